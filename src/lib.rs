@@ -1,0 +1,10 @@
+//! puzzlebase: complete solution databases for classic puzzles.
+//!
+//! The library knows the puzzles ([`puzzles`]), how to number their states ([`rank`]),
+//! how to solve them ([`bfs`] for move graphs, [`peg`] for peg solitaire, [`enumerate`]
+//! for the enumeration puzzles) and how to store and read the results ([`store`]). It
+//! knows nothing of command lines or terminals; `src/main.rs` is a thin layer on top.
+
+pub mod progress;
+pub mod rank;
+pub mod space;

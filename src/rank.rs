@@ -1,0 +1,172 @@
+//! Dense ranking schemes: bijections between arrangements and integers `0..count`.
+//!
+//! Every function here is documented by what it guarantees, so that another tool can
+//! compute the same ranks:
+//!
+//! * [`perm_rank`] / [`perm_unrank`]: lexicographic rank of a permutation of `0..n`
+//!   (Lehmer code read in the factorial number system). `[0,1,..,n-1]` has rank 0 and
+//!   `[n-1,..,1,0]` has rank `n! - 1`. Swapping the last two elements changes the rank
+//!   by exactly one between `2k` and `2k + 1`, which is what lets a puzzle rank only the
+//!   solvable half of a parity-split space.
+//! * [`comb_rank`] / [`comb_unrank`]: colexicographic rank of a `k`-subset of `0..n`
+//!   given as a bit mask: `rank = sum over the i-th smallest element c_i (i from 1) of
+//!   C(c_i, i)`. The subsets of size `k` of `0..n` get ranks `0..C(n, k)`.
+
+/// `FACT[n] = n!` for `n <= 20` (the largest factorial that fits in a `u64`).
+pub const FACT: [u64; 21] = {
+    let mut t = [1u64; 21];
+    let mut i = 1;
+    while i < 21 {
+        t[i] = t[i - 1] * i as u64;
+        i += 1;
+    }
+    t
+};
+
+/// `BINOM[n][k] = C(n, k)` for `n, k <= 64` (0 where `k > n`), saturating at `u64::MAX`.
+pub const BINOM: [[u64; 65]; 65] = {
+    let mut t = [[0u64; 65]; 65];
+    let mut n = 0;
+    while n < 65 {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            t[n][k] = t[n - 1][k - 1].saturating_add(t[n - 1][k]);
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// Lexicographic rank of `perm`, a permutation of `0..perm.len()` (at most 20 elements).
+///
+/// Guarantee: ranks run over `0..perm.len()!` in lexicographic order of the sequences.
+pub fn perm_rank(perm: &[u8]) -> u64 {
+    let n = perm.len();
+    debug_assert!(n <= 20);
+    let mut seen: u32 = 0;
+    let mut rank = 0u64;
+    for (i, &v) in perm.iter().enumerate() {
+        // Lehmer digit: how many smaller values are still unused.
+        let smaller_used = (seen & ((1u32 << v) - 1)).count_ones();
+        let digit = v as u64 - smaller_used as u64;
+        rank += digit * FACT[n - 1 - i];
+        seen |= 1 << v;
+    }
+    rank
+}
+
+/// Inverse of [`perm_rank`]: writes into `out` the permutation of `0..out.len()` whose
+/// lexicographic rank is `rank` (`rank < out.len()!`).
+pub fn perm_unrank(mut rank: u64, out: &mut [u8]) {
+    let n = out.len();
+    debug_assert!(n <= 20 && rank < FACT[n]);
+    let mut unused: u32 = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+    for (i, slot) in out.iter_mut().enumerate() {
+        let f = FACT[n - 1 - i];
+        let digit = (rank / f) as u32;
+        rank %= f;
+        // Select the digit-th lowest set bit of `unused`.
+        let mut m = unused;
+        for _ in 0..digit {
+            m &= m - 1;
+        }
+        let v = m.trailing_zeros();
+        *slot = v as u8;
+        unused &= !(1 << v);
+    }
+}
+
+/// Number of inversions of `seq` modulo 2 (0 even, 1 odd). Works for any distinct values.
+pub fn parity(seq: &[u8]) -> u8 {
+    let mut inv = 0u32;
+    for i in 0..seq.len() {
+        for j in i + 1..seq.len() {
+            inv += (seq[i] > seq[j]) as u32;
+        }
+    }
+    (inv & 1) as u8
+}
+
+/// Colexicographic rank of the subset given as bit mask `set` (bit `i` = element `i`).
+///
+/// Guarantee: the `C(n, k)` subsets of size `k` of `0..n` get ranks `0..C(n, k)`,
+/// independently of `n`, ordered by their largest element first.
+pub fn comb_rank(mut set: u64) -> u64 {
+    let mut rank = 0;
+    let mut i = 1;
+    while set != 0 {
+        let c = set.trailing_zeros() as usize;
+        rank += BINOM[c][i];
+        set &= set - 1;
+        i += 1;
+    }
+    rank
+}
+
+/// Inverse of [`comb_rank`]: the `k`-subset (as a bit mask) whose colex rank is `rank`.
+pub fn comb_unrank(mut rank: u64, k: usize) -> u64 {
+    let mut set = 0u64;
+    for i in (1..=k).rev() {
+        // Largest c with C(c, i) <= rank.
+        let mut c = i - 1;
+        while BINOM[c + 1][i] <= rank {
+            c += 1;
+        }
+        rank -= BINOM[c][i];
+        set |= 1 << c;
+    }
+    set
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn perm_round_trip_is_lexicographic() {
+        let mut prev: Option<Vec<u8>> = None;
+        let mut p = [0u8; 6];
+        for r in 0..FACT[6] {
+            perm_unrank(r, &mut p);
+            assert_eq!(perm_rank(&p), r);
+            if let Some(q) = &prev {
+                assert!(q.as_slice() < p.as_slice());
+            }
+            prev = Some(p.to_vec());
+        }
+    }
+
+    #[test]
+    fn swapping_last_two_pairs_ranks() {
+        let mut p = [0u8; 7];
+        for r in (0..FACT[7]).step_by(2) {
+            perm_unrank(r, &mut p);
+            p.swap(5, 6);
+            assert_eq!(perm_rank(&p), r + 1);
+            assert_ne!(parity(&p), {
+                p.swap(5, 6);
+                parity(&p)
+            });
+        }
+    }
+
+    #[test]
+    fn comb_round_trip_is_dense() {
+        for n in 0..=12usize {
+            for k in 0..=n {
+                let mut seen = vec![false; BINOM[n][k] as usize];
+                for set in 0u64..(1 << n) {
+                    if set.count_ones() as usize == k {
+                        let r = comb_rank(set) as usize;
+                        assert!(!seen[r]);
+                        seen[r] = true;
+                        assert_eq!(comb_unrank(r as u64, k), set);
+                    }
+                }
+                assert!(seen.iter().all(|&s| s));
+            }
+        }
+    }
+}
