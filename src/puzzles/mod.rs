@@ -1,0 +1,3 @@
+//! The puzzle definitions: each is data (a graph, a goal, a notation) for a shared solver.
+
+pub mod sliding;

@@ -1,0 +1,391 @@
+//! Sliding-tile puzzles defined by a cell graph and a goal: `six` (hexagonal),
+//! `seven` (2x4) and `eight` (3x3), and any rectangle (the 3x4 is a definition away).
+//!
+//! # Ranking
+//! A position is the tile value in each cell, 0 for the blank. Its rank is
+//! `blank_cell * B + t`, where `t` ranks the tiles read in cell order with the blank
+//! skipped (values `1..n` taken as `0..n-1`) by lexicographic permutation rank:
+//!
+//! * When the cell graph is bipartite (every rectangle), each move is a transposition
+//!   that also moves the blank to the other colour class, so only half of the
+//!   arrangements can reach the goal. Then `B = (n-1)!/2` and `t = perm_rank(tiles) / 2`:
+//!   swapping the last two tiles pairs each solvable arrangement with an unsolvable one
+//!   of the same blank cell, and the two have permutation ranks `2t` and `2t + 1`.
+//!   An arrangement is solvable exactly when `inversions(cells) + colour(blank)` has the
+//!   parity of the goal's (`inversions` counts pairs out of order among all `n` values,
+//!   blank included as 0).
+//! * Otherwise (the hexagonal `six`, which has triangles) `B = (n-1)!` and
+//!   `t = perm_rank(tiles)`; the search itself finds which arrangements are solvable.
+
+use serde_json::json;
+
+use crate::rank::{FACT, parity, perm_rank, perm_unrank};
+use crate::space::{GraphPuzzle, StateError, StateSpace};
+
+/// Most cells a sliding puzzle may have (ranks of the tiles must fit the factorial table).
+pub const MAX_CELLS: usize = 16;
+
+pub struct Sliding {
+    name: String,
+    adjacency: Vec<Vec<u8>>,
+    goal: Vec<u8>,
+    /// Colour of each cell when the cell graph is bipartite.
+    colour: Option<Vec<u8>>,
+    /// Parity (inversions + blank colour) shared by every solvable arrangement.
+    solvable_parity: u8,
+    block: u64,
+}
+
+impl Sliding {
+    /// A puzzle on an arbitrary cell graph. `goal[i]` is the tile in cell `i` (0 = blank).
+    pub fn new(name: &str, adjacency: Vec<Vec<u8>>, goal: Vec<u8>) -> Self {
+        let n = adjacency.len();
+        assert!(
+            (2..=MAX_CELLS).contains(&n),
+            "a sliding puzzle has 2..=16 cells"
+        );
+        assert_eq!(goal.len(), n);
+        for (c, nbs) in adjacency.iter().enumerate() {
+            for &d in nbs {
+                assert!(
+                    adjacency[d as usize].contains(&(c as u8)),
+                    "adjacency must be symmetric"
+                );
+            }
+        }
+        let colour = two_colouring(&adjacency);
+        let blank = goal.iter().position(|&v| v == 0).expect("goal has a blank");
+        let solvable_parity = parity(&goal) ^ colour.as_ref().map_or(0, |c| c[blank]);
+        let tiles = FACT[n - 1];
+        let block = if colour.is_some() { tiles / 2 } else { tiles };
+        Sliding {
+            name: name.to_string(),
+            adjacency,
+            goal,
+            colour,
+            solvable_parity,
+            block,
+        }
+    }
+
+    /// A `rows` x `cols` rectangle, cells row-major, goal `1 2 .. n-1` with the blank last.
+    pub fn grid(name: &str, rows: usize, cols: usize) -> Self {
+        let mut adjacency = vec![Vec::new(); rows * cols];
+        for r in 0..rows {
+            for c in 0..cols {
+                let i = r * cols + c;
+                let mut push = |rr: usize, cc: usize| adjacency[i].push((rr * cols + cc) as u8);
+                if r > 0 {
+                    push(r - 1, c);
+                }
+                if c > 0 {
+                    push(r, c - 1);
+                }
+                if c + 1 < cols {
+                    push(r, c + 1);
+                }
+                if r + 1 < rows {
+                    push(r + 1, c);
+                }
+            }
+        }
+        let n = rows * cols;
+        let goal = (1..n as u8).chain([0]).collect();
+        Self::new(name, adjacency, goal)
+    }
+
+    /// The hexagonal 6-puzzle of seed 004 (7 cells, cell 3 in the middle).
+    pub fn six() -> Self {
+        let adjacency = vec![
+            vec![1, 2, 3],
+            vec![0, 3, 4],
+            vec![0, 3, 5],
+            vec![0, 1, 2, 4, 5, 6],
+            vec![1, 3, 6],
+            vec![2, 3, 6],
+            vec![3, 4, 5],
+        ];
+        Self::new("six", adjacency, vec![1, 2, 3, 4, 5, 6, 0])
+    }
+
+    pub fn cells(&self) -> usize {
+        self.adjacency.len()
+    }
+
+    pub fn adjacency(&self) -> &[Vec<u8>] {
+        &self.adjacency
+    }
+
+    pub fn is_bipartite(&self) -> bool {
+        self.colour.is_some()
+    }
+
+    /// Whether this arrangement is in the rank space (always true without a parity split).
+    fn in_space(&self, cells: &[u8]) -> bool {
+        match &self.colour {
+            None => true,
+            Some(colour) => {
+                let blank = cells.iter().position(|&v| v == 0).unwrap();
+                parity(cells) ^ colour[blank] == self.solvable_parity
+            }
+        }
+    }
+
+    /// Rank of an arrangement in the rank space (see the module docs).
+    pub fn rank_of(&self, cells: &[u8]) -> u64 {
+        let n = cells.len();
+        let mut tiles = [0u8; MAX_CELLS];
+        let mut k = 0;
+        let mut blank = 0;
+        for (i, &v) in cells.iter().enumerate() {
+            if v == 0 {
+                blank = i;
+            } else {
+                tiles[k] = v - 1;
+                k += 1;
+            }
+        }
+        let t = perm_rank(&tiles[..n - 1]);
+        let t = if self.colour.is_some() { t / 2 } else { t };
+        blank as u64 * self.block + t
+    }
+
+    /// The arrangement with this rank, written into `cells`.
+    pub fn unrank_into(&self, rank: u64, cells: &mut [u8]) {
+        let n = self.cells();
+        let blank = (rank / self.block) as usize;
+        let t = rank % self.block;
+        let mut tiles = [0u8; MAX_CELLS];
+        let t = if self.colour.is_some() { 2 * t } else { t };
+        perm_unrank(t, &mut tiles[..n - 1]);
+        let fill = |cells: &mut [u8], tiles: &[u8]| {
+            let mut k = 0;
+            for (i, c) in cells.iter_mut().enumerate() {
+                if i == blank {
+                    *c = 0;
+                } else {
+                    *c = tiles[k] + 1;
+                    k += 1;
+                }
+            }
+        };
+        fill(cells, &tiles);
+        if !self.in_space(cells) {
+            tiles.swap(n - 3, n - 2);
+            fill(cells, &tiles);
+        }
+    }
+
+    pub fn unrank(&self, rank: u64) -> Vec<u8> {
+        let mut cells = vec![0; self.cells()];
+        self.unrank_into(rank, &mut cells);
+        cells
+    }
+
+    /// Parses cell values: digits (`867254301`) or numbers separated by spaces/commas.
+    pub fn parse_cells(&self, text: &str) -> Result<Vec<u8>, StateError> {
+        let n = self.cells();
+        let trimmed = text.trim();
+        let values: Vec<u32> = if trimmed.contains([',', ' ', '\t']) {
+            trimmed
+                .split([',', ' ', '\t'])
+                .filter(|s| !s.is_empty())
+                .map(|s| {
+                    s.parse::<u32>()
+                        .map_err(|_| StateError::malformed(text, format!("{s:?} is not a number")))
+                })
+                .collect::<Result<_, _>>()?
+        } else {
+            trimmed
+                .chars()
+                .map(|c| {
+                    c.to_digit(10).ok_or_else(|| {
+                        StateError::malformed(text, format!("unexpected character {c:?}"))
+                    })
+                })
+                .collect::<Result<_, _>>()?
+        };
+        if values.len() != n {
+            return Err(StateError::malformed(
+                text,
+                format!("expected {n} cells, found {}", values.len()),
+            ));
+        }
+        let mut seen = 0u32;
+        for &v in &values {
+            if v as usize >= n {
+                return Err(StateError::malformed(
+                    text,
+                    format!("value {v} is out of range 0..={}", n - 1),
+                ));
+            }
+            if seen & (1 << v) != 0 {
+                return Err(StateError::malformed(
+                    text,
+                    format!("value {v} appears twice"),
+                ));
+            }
+            seen |= 1 << v;
+        }
+        Ok(values.into_iter().map(|v| v as u8).collect())
+    }
+
+    pub fn format_cells(&self, cells: &[u8]) -> String {
+        if cells.len() <= 10 {
+            cells.iter().map(|&v| char::from(b'0' + v)).collect()
+        } else {
+            cells
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        }
+    }
+}
+
+/// Two-colours the cell graph, or `None` if it has an odd cycle.
+fn two_colouring(adjacency: &[Vec<u8>]) -> Option<Vec<u8>> {
+    let n = adjacency.len();
+    let mut colour = vec![u8::MAX; n];
+    for s in 0..n {
+        if colour[s] != u8::MAX {
+            continue;
+        }
+        colour[s] = 0;
+        let mut stack = vec![s];
+        while let Some(c) = stack.pop() {
+            for &d in &adjacency[c] {
+                let d = d as usize;
+                if colour[d] == u8::MAX {
+                    colour[d] = colour[c] ^ 1;
+                    stack.push(d);
+                } else if colour[d] == colour[c] {
+                    return None;
+                }
+            }
+        }
+    }
+    Some(colour)
+}
+
+impl StateSpace for Sliding {
+    fn size(&self) -> u64 {
+        self.cells() as u64 * self.block
+    }
+
+    fn goals(&self) -> Vec<u64> {
+        vec![self.rank_of(&self.goal)]
+    }
+
+    fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
+        let mut cells = [0u8; MAX_CELLS];
+        let cells = &mut cells[..self.cells()];
+        self.unrank_into(rank, cells);
+        let blank = (rank / self.block) as usize;
+        for &c in &self.adjacency[blank] {
+            cells.swap(blank, c as usize);
+            out.push(self.rank_of(cells));
+            cells.swap(blank, c as usize);
+        }
+    }
+}
+
+impl GraphPuzzle for Sliding {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn family(&self) -> &str {
+        "sliding"
+    }
+
+    fn definition(&self) -> serde_json::Value {
+        json!({
+            "cells": self.cells(),
+            "adjacency": self.adjacency,
+            "goal": self.format_cells(&self.goal),
+            "notation": "tile in each cell in cell order, 0 for the blank; digits, or comma-separated numbers above 10 cells",
+            "ranking": if self.is_bipartite() {
+                "blank_cell * (n-1)!/2 + floor(lexicographic rank of the tiles in cell order / 2); only the solvable parity class is ranked"
+            } else {
+                "blank_cell * (n-1)! + lexicographic rank of the tiles in cell order"
+            },
+        })
+    }
+
+    fn format(&self, rank: u64) -> String {
+        self.format_cells(&self.unrank(rank))
+    }
+
+    fn parse(&self, text: &str) -> Result<u64, StateError> {
+        let cells = self.parse_cells(text)?;
+        if !self.in_space(&cells) {
+            return Err(StateError::unsolvable(
+                text,
+                "its permutation parity does not match the goal's, so no sequence of moves reaches the goal",
+            ));
+        }
+        Ok(self.rank_of(&cells))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bfs::{UNREACHED, solve};
+    use crate::progress::Silent;
+
+    fn all() -> Vec<Sliding> {
+        vec![
+            Sliding::six(),
+            Sliding::grid("seven", 2, 4),
+            Sliding::grid("eight", 3, 3),
+        ]
+    }
+
+    #[test]
+    fn rank_unrank_round_trips_over_whole_spaces() {
+        for p in all() {
+            let mut cells = vec![0; p.cells()];
+            for r in 0..p.size() {
+                p.unrank_into(r, &mut cells);
+                assert!(p.in_space(&cells));
+                assert_eq!(p.rank_of(&cells), r, "{} rank {r}", p.name);
+                assert_eq!(p.parse(&p.format(r)), Ok(r));
+            }
+        }
+    }
+
+    #[test]
+    fn parity_split_is_detected_from_the_graph() {
+        assert!(!Sliding::six().is_bipartite());
+        assert!(Sliding::grid("seven", 2, 4).is_bipartite());
+        let eight = Sliding::grid("eight", 3, 3);
+        assert!(eight.is_bipartite());
+        assert_eq!(eight.size(), 181_440);
+        assert!(matches!(
+            eight.parse("123456870"),
+            Err(StateError::Unsolvable { .. })
+        ));
+    }
+
+    #[test]
+    fn seed_figures() {
+        let six = Sliding::six();
+        let t = solve(&six, &Silent).unwrap();
+        assert_eq!(t.reached(), 5040);
+        assert_eq!(t.dist[six.parse("1526340").unwrap() as usize], 11);
+        assert_eq!((t.max_distance(), *t.levels.last().unwrap()), (15, 24));
+
+        let seven = Sliding::grid("seven", 2, 4);
+        let t = solve(&seven, &Silent).unwrap();
+        assert_eq!((t.max_distance(), *t.levels.last().unwrap()), (36, 1));
+        assert_eq!(t.dist[seven.parse("07214365").unwrap() as usize], 36);
+
+        let eight = Sliding::grid("eight", 3, 3);
+        let t = solve(&eight, &Silent).unwrap();
+        let r = eight.parse("867254301").unwrap() as usize;
+        assert_eq!((t.dist[r], t.count[r]), (31, 40));
+        assert!(t.dist.iter().all(|&d| d != UNREACHED));
+    }
+}
