@@ -6,7 +6,10 @@
 //! knows nothing of command lines or terminals; `src/main.rs` is a thin layer on top.
 
 pub mod bfs;
+pub mod generate;
 pub mod progress;
 pub mod puzzles;
+pub mod query;
 pub mod rank;
 pub mod space;
+pub mod store;

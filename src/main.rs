@@ -1,1 +1,334 @@
-fn main() {}
+//! The `puzzlebase` command: a thin layer over the library that parses arguments, draws
+//! progress and prints answers as text or one-line JSON.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+
+use puzzlebase::generate::{self, GenerateError, Observer, Options, Summary};
+use puzzlebase::progress::{Progress, Silent};
+use puzzlebase::query::{Database, QueryError};
+
+/// Precomputes complete solution databases for classic puzzles into one SQLite file,
+/// and answers lookups from it without searching.
+#[derive(Parser)]
+#[command(name = "puzzlebase", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args)]
+struct DbArg {
+    /// Database file
+    #[arg(
+        long,
+        env = "PUZZLEBASE_DB",
+        default_value = "data/puzzles.sqlite",
+        value_name = "PATH"
+    )]
+    db: PathBuf,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build every puzzle (or those named) into the database file.
+    ///
+    /// The file is built beside the target and renamed into place only when complete
+    /// and verified; puzzles whose definition is unchanged are copied from the previous
+    /// file instead of recomputed. Prints one summary line per puzzle.
+    Generate {
+        #[command(flatten)]
+        db: DbArg,
+        /// Build only this puzzle (repeatable); others are kept from the previous file
+        #[arg(long = "puzzle", value_name = "NAME")]
+        puzzles: Vec<String>,
+        /// Recompute even puzzles whose definition is unchanged
+        #[arg(long)]
+        force: bool,
+        /// Print only errors
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Look up a position, the longest positions or the distance histogram of a puzzle.
+    Query(QueryArgs),
+    /// List the puzzles in the database with their figures.
+    List {
+        #[command(flatten)]
+        db: DbArg,
+        /// One JSON object per line
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["state", "start", "longest", "histogram"])))]
+struct QueryArgs {
+    #[command(flatten)]
+    db: DbArg,
+    /// Puzzle name (see `puzzlebase list`)
+    #[arg(long, value_name = "NAME")]
+    puzzle: String,
+    /// Distance, number of shortest solutions and one optimal path from this position
+    #[arg(long, value_name = "STATE", allow_hyphen_values = true)]
+    state: Option<String>,
+    /// The same for the puzzle's starting position
+    #[arg(long)]
+    start: bool,
+    /// The maximum distance and every position at it
+    #[arg(long)]
+    longest: bool,
+    /// How many positions lie at each distance
+    #[arg(long)]
+    histogram: bool,
+    /// Print one JSON object on one line
+    #[arg(long)]
+    json: bool,
+}
+
+/// A failure, and whether it was the user's input (exit code 2) or not (exit code 1).
+struct Failure {
+    usage: bool,
+    message: String,
+}
+
+impl From<QueryError> for Failure {
+    fn from(e: QueryError) -> Self {
+        Failure {
+            usage: e.is_usage(),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<GenerateError> for Failure {
+    fn from(e: GenerateError) -> Self {
+        let usage = matches!(e, GenerateError::UnknownPuzzle { .. });
+        let mut message = e.to_string();
+        let mut source = std::error::Error::source(&e);
+        while let Some(s) = source {
+            message = format!("{message}: {s}");
+            source = s.source();
+        }
+        Failure { usage, message }
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
+        Failure {
+            usage: false,
+            message: e.to_string(),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Generate {
+            db,
+            puzzles,
+            force,
+            quiet,
+        } => run_generate(db.db, puzzles, force, quiet),
+        Command::Query(q) => run_query(q),
+        Command::List { db, json } => run_list(db.db, json),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            // A closed pipe (`| head`) is not worth a message.
+            eprintln!("puzzlebase: {}", f.message);
+            ExitCode::from(if f.usage { 2 } else { 1 })
+        }
+    }
+}
+
+/// Draws a bar per phase on stderr when it is a terminal; prints the summary lines.
+struct Terminal {
+    quiet: bool,
+}
+
+struct Bar {
+    puzzle: String,
+    bar: std::sync::Mutex<Option<ProgressBar>>,
+    quiet: bool,
+}
+
+impl Progress for Bar {
+    fn phase(&self, name: &str, total: u64) {
+        if self.quiet {
+            return;
+        }
+        let mut slot = self.bar.lock().unwrap();
+        if let Some(old) = slot.take() {
+            old.finish_and_clear();
+        }
+        // indicatif draws nothing when stderr is not a terminal.
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{prefix:>16} {msg:<18} [{bar:30}] {percent:>3}% {elapsed}",
+            )
+            .unwrap()
+            .progress_chars("=> "),
+        );
+        bar.set_prefix(self.puzzle.clone());
+        bar.set_message(name.to_string());
+        bar.enable_steady_tick(Duration::from_millis(200));
+        *slot = Some(bar);
+    }
+
+    fn advance(&self, n: u64) {
+        if let Some(bar) = self.bar.lock().unwrap().as_ref() {
+            bar.inc(n);
+        }
+    }
+}
+
+impl Drop for Bar {
+    fn drop(&mut self) {
+        if let Some(bar) = self.bar.lock().unwrap().take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Observer for Terminal {
+    fn progress(&self, puzzle: &str) -> Box<dyn Progress + '_> {
+        if self.quiet {
+            return Box::new(Silent);
+        }
+        Box::new(Bar {
+            puzzle: puzzle.to_string(),
+            bar: std::sync::Mutex::new(None),
+            quiet: self.quiet,
+        })
+    }
+
+    fn done(&self, s: &Summary) {
+        if self.quiet {
+            return;
+        }
+        let max = s.max_distance.map_or("-".to_string(), |d| d.to_string());
+        let how = if s.reused {
+            "  (unchanged, reused)"
+        } else {
+            ""
+        };
+        println!(
+            "{:<18} states {:>12}  solvable {:>12}  max distance {:>3}  {:>8.3} s{how}",
+            s.name, s.states, s.solvable, max, s.seconds
+        );
+    }
+}
+
+fn run_generate(db: PathBuf, only: Vec<String>, force: bool, quiet: bool) -> Result<(), Failure> {
+    let opts = Options { db, only, force };
+    generate::generate(&opts, &Terminal { quiet })?;
+    Ok(())
+}
+
+fn out(line: &str) -> Result<(), Failure> {
+    let mut stdout = std::io::stdout().lock();
+    match writeln!(stdout, "{line}") {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r?),
+    }
+}
+
+fn run_query(q: QueryArgs) -> Result<(), Failure> {
+    let db = Database::open(&q.db.db)?;
+    let name = q.puzzle.as_str();
+    if q.state.is_some() || q.start {
+        let a = match &q.state {
+            Some(s) => db.state(name, s)?,
+            None => db.start(name)?,
+        };
+        if q.json {
+            return out(&json!({
+                "puzzle": a.puzzle, "state": a.state, "distance": a.distance,
+                "solutions": a.solutions, "path": a.path,
+            })
+            .to_string());
+        }
+        out(&format!("puzzle:    {}", a.puzzle))?;
+        out(&format!("state:     {}", a.state))?;
+        out(&format!("distance:  {}", a.distance))?;
+        out(&format!(
+            "solutions: {}",
+            a.solutions
+                .map_or("more than 2^63-1".to_string(), |s| s.to_string())
+        ))?;
+        out(&format!("path ({} moves):", a.distance))?;
+        for (i, s) in a.path.iter().enumerate() {
+            out(&format!("{i:>4}  {s}"))?;
+        }
+    } else if q.longest {
+        let a = db.longest(name)?;
+        if q.json {
+            return out(&json!({
+                "puzzle": a.puzzle, "distance": a.distance, "count": a.states.len(), "states": a.states,
+            })
+            .to_string());
+        }
+        out(&format!(
+            "{}: maximum distance {} moves, {} position(s):",
+            a.puzzle,
+            a.distance,
+            a.states.len()
+        ))?;
+        for s in &a.states {
+            out(&format!("  {s}"))?;
+        }
+    } else if q.histogram {
+        let h = db.histogram(name)?;
+        if q.json {
+            let counts: Vec<u64> = h.iter().map(|r| r.positions).collect();
+            return out(&json!({ "puzzle": name, "histogram": counts }).to_string());
+        }
+        out("distance  positions")?;
+        for r in &h {
+            out(&format!("{:>8}  {:>9}", r.distance, r.positions))?;
+        }
+        out(&format!(
+            "   total  {:>9}",
+            h.iter().map(|r| r.positions).sum::<u64>()
+        ))?;
+    }
+    Ok(())
+}
+
+fn run_list(db: PathBuf, json_out: bool) -> Result<(), Failure> {
+    let db = Database::open(&db)?;
+    let infos = db.puzzles()?;
+    if !json_out {
+        out(&format!(
+            "{:<18} {:<9} {:>12} {:>12} {:>5}  {}",
+            "puzzle", "family", "states", "solvable", "max", "generated at"
+        ))?;
+    }
+    for i in infos {
+        if json_out {
+            out(&json!({
+                "puzzle": i.name, "family": i.family, "states": i.states, "solvable": i.solvable,
+                "max_distance": i.max_distance, "generated_at": i.generated_at, "checksum": i.checksum,
+            })
+            .to_string())?;
+        } else {
+            let max = i.max_distance.map_or("-".to_string(), |d| d.to_string());
+            out(&format!(
+                "{:<18} {:<9} {:>12} {:>12} {:>5}  {}",
+                i.name, i.family, i.states, i.solvable, max, i.generated_at
+            ))?;
+        }
+    }
+    Ok(())
+}

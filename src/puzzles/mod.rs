@@ -1,3 +1,53 @@
-//! The puzzle definitions: each is data (a graph, a goal, a notation) for a shared solver.
+//! The puzzle definitions: each is data (a graph, a goal, a notation) for a shared
+//! solver, and [`registry`] lists every puzzle the tool knows.
 
 pub mod sliding;
+
+use crate::space::GraphPuzzle;
+
+/// A puzzle the tool knows, by the kind of solver that handles it.
+pub enum Puzzle {
+    /// A move graph over a dense rank space, solved by [`crate::bfs`].
+    Graph(Box<dyn GraphPuzzle>),
+}
+
+impl Puzzle {
+    pub fn name(&self) -> &str {
+        match self {
+            Puzzle::Graph(g) => g.name(),
+        }
+    }
+
+    pub fn family(&self) -> &str {
+        match self {
+            Puzzle::Graph(g) => g.family(),
+        }
+    }
+
+    /// The definition as JSON: what is stored in the file and hashed to detect changes.
+    pub fn definition(&self) -> serde_json::Value {
+        match self {
+            Puzzle::Graph(g) => g.definition(),
+        }
+    }
+}
+
+/// Every puzzle, in the order `generate` builds them.
+pub fn registry() -> Vec<Puzzle> {
+    use sliding::Sliding;
+    vec![
+        Puzzle::Graph(Box::new(Sliding::six())),
+        Puzzle::Graph(Box::new(Sliding::grid("seven", 2, 4))),
+        Puzzle::Graph(Box::new(Sliding::grid("eight", 3, 3))),
+    ]
+}
+
+/// Looks a puzzle up by name.
+pub fn find(name: &str) -> Option<Puzzle> {
+    registry().into_iter().find(|p| p.name() == name)
+}
+
+/// Names of every known puzzle, for error messages and help.
+pub fn names() -> Vec<String> {
+    registry().iter().map(|p| p.name().to_string()).collect()
+}

@@ -1,0 +1,391 @@
+//! The nightly job: computes every puzzle (or reuses it from the previous file when its
+//! definition is unchanged) into a temporary file beside the target, verifies it, and
+//! renames it into place. An interrupted run leaves the previous file untouched; a
+//! second run on the same file while one is under way is refused.
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rusqlite::Connection;
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+
+use crate::bfs::{self, COUNT_OVERFLOW, NO_NEXT, UNREACHED};
+use crate::progress::Progress;
+use crate::puzzles::{self, Puzzle};
+use crate::space::GraphPuzzle;
+use crate::store::{self, HistogramRow, PositionRow, PuzzleInfo, PuzzleRecord, StoreError};
+
+/// Changes whenever the solvers' output for an unchanged definition may change; part of
+/// every definition hash, so a new generator recomputes everything once.
+pub const GENERATOR_VERSION: &str =
+    concat!("puzzlebase ", env!("CARGO_PKG_VERSION"), " / tables 1");
+
+#[derive(Debug, Error)]
+pub enum GenerateError {
+    #[error("unknown puzzle {name:?}; known puzzles: {known}")]
+    UnknownPuzzle { name: String, known: String },
+    #[error("another generate is already writing {0}; try again when it has finished")]
+    Busy(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("refusing to replace {0}")]
+    Refused(String, #[source] StoreError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("solving {puzzle}: {message}")]
+    Solve { puzzle: String, message: String },
+    #[error("verification of the new file failed: {0}")]
+    Verify(String),
+}
+
+type Result<T, E = GenerateError> = std::result::Result<T, E>;
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> GenerateError + '_ {
+    move |source| GenerateError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+fn sql(path: &Path) -> impl Fn(rusqlite::Error) -> GenerateError + '_ {
+    move |source| {
+        GenerateError::Store(StoreError::Sqlite {
+            path: path.display().to_string(),
+            source,
+        })
+    }
+}
+
+/// What to build.
+pub struct Options {
+    /// The database file to (re)place.
+    pub db: PathBuf,
+    /// Only these puzzles (all when empty); others are carried over when current.
+    pub only: Vec<String>,
+    /// Recompute even puzzles whose definition is unchanged.
+    pub force: bool,
+}
+
+/// One line of the report: what happened to a puzzle.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub name: String,
+    pub states: u64,
+    pub solvable: u64,
+    pub max_distance: Option<u8>,
+    pub seconds: f64,
+    /// Carried over from the previous file because its definition is unchanged.
+    pub reused: bool,
+}
+
+/// Receives progress and results as the run goes.
+pub trait Observer: Sync {
+    /// Progress sink for the computation of one puzzle.
+    fn progress(&self, puzzle: &str) -> Box<dyn Progress + '_>;
+    /// A puzzle is finished (computed or reused).
+    fn done(&self, summary: &Summary);
+}
+
+/// sha256 of the generator version, the puzzle's name and its definition.
+pub fn definition_hash(p: &Puzzle) -> String {
+    let mut h = Sha256::new();
+    h.update(GENERATOR_VERSION.as_bytes());
+    h.update(b"\n");
+    h.update(p.name().as_bytes());
+    h.update(b"\n");
+    h.update(p.definition().to_string().as_bytes());
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Removes the temporary file unless the run completed.
+struct TempFile {
+    path: PathBuf,
+    keep: bool,
+}
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+fn file_name(db: &Path) -> Result<String> {
+    db.file_name()
+        .and_then(|n| n.to_str())
+        .map(str::to_string)
+        .ok_or_else(|| io(db)(std::io::Error::other("not a file path")))
+}
+
+/// Runs the job. On any error the previous file is left as it was.
+pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>> {
+    let registry = puzzles::registry();
+    for name in &opts.only {
+        if !registry.iter().any(|p| p.name() == name) {
+            return Err(GenerateError::UnknownPuzzle {
+                name: name.clone(),
+                known: puzzles::names().join(", "),
+            });
+        }
+    }
+    let db = opts.db.as_path();
+    let base = file_name(db)?;
+    let dir = match db.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !dir.is_dir() {
+        return Err(io(&dir)(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "directory does not exist",
+        )));
+    }
+
+    // The lock lives beside the file and is released by the OS however the process ends.
+    let lock_path = dir.join(format!("{base}.lock"));
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io(&lock_path))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(fs::TryLockError::WouldBlock) => {
+            return Err(GenerateError::Busy(db.display().to_string()));
+        }
+        Err(fs::TryLockError::Error(e)) => return Err(io(&lock_path)(e)),
+    }
+    remove_stale_temporaries(&dir, &base)?;
+
+    let previous = previous_puzzles(db)?;
+    let tmp = TempFile {
+        path: dir.join(format!("{base}.tmp-{}", std::process::id())),
+        keep: false,
+    };
+    let summaries = build(&tmp.path, db, &registry, &previous, opts, observer)?;
+    persist(tmp, db)?;
+    drop(lock);
+    Ok(summaries)
+}
+
+/// Temporary files of runs that were killed: safe to delete because we hold the lock.
+fn remove_stale_temporaries(dir: &Path, base: &str) -> Result<()> {
+    let prefix = format!("{base}.tmp-");
+    for entry in fs::read_dir(dir).map_err(io(dir))? {
+        let entry = entry.map_err(io(dir))?;
+        if entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with(&prefix))
+        {
+            fs::remove_file(entry.path()).map_err(io(&entry.path()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Puzzles in the current file, or nothing when there is no file or an older schema.
+/// A file that is not ours, or is newer, is never replaced.
+fn previous_puzzles(db: &Path) -> Result<HashMap<String, PuzzleInfo>> {
+    if !db.exists() {
+        return Ok(HashMap::new());
+    }
+    match store::open_read(db) {
+        Ok(conn) => Ok(store::puzzles(&conn)
+            .map_err(sql(db))?
+            .into_iter()
+            .map(|i| (i.name.clone(), i))
+            .collect()),
+        Err(StoreError::Older { .. }) => Ok(HashMap::new()),
+        Err(e @ (StoreError::NotOurs(_) | StoreError::Newer { .. })) => {
+            Err(GenerateError::Refused(db.display().to_string(), e))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn build(
+    tmp: &Path,
+    db: &Path,
+    registry: &[Puzzle],
+    previous: &HashMap<String, PuzzleInfo>,
+    opts: &Options,
+    observer: &dyn Observer,
+) -> Result<Vec<Summary>> {
+    let mut conn = Connection::open(tmp).map_err(sql(tmp))?;
+    // Nothing needs rolling back in a file that is discarded on failure.
+    conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
+        .map_err(sql(tmp))?;
+    store::migrate(&mut conn, tmp)?;
+    if !previous.is_empty() {
+        // Read-only, so nothing this run does can touch the previous file.
+        let uri = format!(
+            "file:{}?mode=ro",
+            uri_escape(&db.canonicalize().map_err(io(db))?.display().to_string())
+        );
+        conn.execute("ATTACH DATABASE ?1 AS prev", [uri])
+            .map_err(sql(tmp))?;
+    }
+
+    let tx = conn.transaction().map_err(sql(tmp))?;
+    let mut summaries = Vec::new();
+    for p in registry {
+        let name = p.name();
+        let hash = definition_hash(p);
+        let selected = opts.only.is_empty() || opts.only.iter().any(|o| o == name);
+        let current = previous.get(name).filter(|i| i.definition_hash == hash);
+        let started = Instant::now();
+        let summary = match current {
+            Some(info) if !selected || !opts.force => {
+                store::copy_puzzle(&tx, tmp, name)?;
+                Summary {
+                    name: name.to_string(),
+                    states: info.states,
+                    solvable: info.solvable,
+                    max_distance: info.max_distance,
+                    seconds: started.elapsed().as_secs_f64(),
+                    reused: true,
+                }
+            }
+            _ if !selected => continue,
+            _ => {
+                let progress = observer.progress(name);
+                let rec = compute(p, hash, progress.as_ref())?;
+                let summary = Summary {
+                    name: name.to_string(),
+                    states: rec.states,
+                    solvable: rec.solvable,
+                    max_distance: rec.max_distance,
+                    seconds: 0.0,
+                    reused: false,
+                };
+                store::write_puzzle(&tx, tmp, rec)?;
+                Summary {
+                    seconds: started.elapsed().as_secs_f64(),
+                    ..summary
+                }
+            }
+        };
+        observer.done(&summary);
+        summaries.push(summary);
+    }
+    tx.commit().map_err(sql(tmp))?;
+    if !previous.is_empty() {
+        conn.execute("DETACH DATABASE prev", []).map_err(sql(tmp))?;
+    }
+    verify(&conn, tmp)?;
+    conn.execute_batch("PRAGMA journal_mode = DELETE;")
+        .map_err(sql(tmp))?;
+    conn.close().map_err(|(_, e)| sql(tmp)(e))?;
+    Ok(summaries)
+}
+
+/// Every puzzle's rows must still match its checksum (this also checks rows carried over
+/// from the previous file), and SQLite's own structure check must pass.
+fn verify(conn: &Connection, path: &Path) -> Result<()> {
+    let check: String = conn
+        .query_row("PRAGMA quick_check", [], |r| r.get(0))
+        .map_err(sql(path))?;
+    if check != "ok" {
+        return Err(GenerateError::Verify(check));
+    }
+    for info in store::puzzles(conn).map_err(sql(path))? {
+        if store::checksum(conn, path, &info.name)? != info.checksum {
+            return Err(GenerateError::Verify(format!(
+                "checksum mismatch for {}",
+                info.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Flushes the finished file to disk and renames it over the target.
+fn persist(mut tmp: TempFile, db: &Path) -> Result<()> {
+    File::open(&tmp.path)
+        .and_then(|f| f.sync_all())
+        .map_err(io(&tmp.path))?;
+    fs::rename(&tmp.path, db).map_err(io(db))?;
+    tmp.keep = true;
+    if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
+        // Makes the rename itself durable; not every platform can open a directory.
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
+
+/// Computes one puzzle's complete record.
+fn compute<'a>(p: &'a Puzzle, hash: String, progress: &dyn Progress) -> Result<PuzzleRecord<'a>> {
+    match p {
+        Puzzle::Graph(g) => graph_record(g.as_ref(), hash, progress),
+    }
+}
+
+fn graph_record<'a>(
+    g: &'a dyn GraphPuzzle,
+    hash: String,
+    progress: &dyn Progress,
+) -> Result<PuzzleRecord<'a>> {
+    let started = Instant::now();
+    let table = bfs::solve(g, progress).map_err(|e| GenerateError::Solve {
+        puzzle: g.name().to_string(),
+        message: e.to_string(),
+    })?;
+    let seconds = started.elapsed().as_secs_f64();
+    let histogram = (table.levels.iter().enumerate())
+        .map(|(d, &n)| HistogramRow {
+            distance: d as u32,
+            positions: n,
+            classes: n,
+        })
+        .collect();
+    let (states, solvable, max_distance) = (g.size(), table.reached(), Some(table.max_distance()));
+    let positions = (0..table.dist.len()).filter_map(move |r| {
+        (table.dist[r] != UNREACHED).then(|| PositionRow {
+            rank: r as u64,
+            state: g.format(r as u64),
+            distance: Some(table.dist[r]),
+            next_rank: (table.next[r] != NO_NEXT).then_some(table.next[r] as u64),
+            solutions: (table.count[r] != COUNT_OVERFLOW).then_some(table.count[r]),
+            mv: None,
+        })
+    });
+    Ok(PuzzleRecord {
+        name: g.name().to_string(),
+        family: g.family().to_string(),
+        definition: g.definition().to_string(),
+        definition_hash: hash,
+        states,
+        solvable,
+        max_distance,
+        seconds,
+        positions: Box::new(positions),
+        histogram,
+        peg_layers: Vec::new(),
+        peg_matrix: Vec::new(),
+        solutions: Vec::new(),
+    })
+}
+
+/// Escapes the characters that end or alter the path part of an SQLite URI filename.
+fn uri_escape(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '?' => out.push_str("%3f"),
+            '#' => out.push_str("%23"),
+            _ => out.push(c),
+        }
+    }
+    out
+}

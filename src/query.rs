@@ -1,0 +1,200 @@
+//! Answers from a generated file: parse the user's position, turn it into a rank, and
+//! read stored rows. Nothing here searches or solves; every lookup is an indexed read.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+use thiserror::Error;
+
+use crate::generate::definition_hash;
+use crate::puzzles::{self, Puzzle};
+use crate::space::StateError;
+use crate::store::{self, HistogramRow, PositionRow, PuzzleInfo, StoreError};
+
+#[derive(Debug, Error)]
+pub enum QueryError {
+    #[error("unknown puzzle {name:?}; known puzzles: {known}")]
+    UnknownPuzzle { name: String, known: String },
+    #[error("puzzle {0} is not in the database: run `puzzlebase generate --puzzle {0}`")]
+    NotGenerated(String),
+    #[error(
+        "the stored table of {0} was built from a different definition: run `puzzlebase generate`"
+    )]
+    Stale(String),
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error("{0}")]
+    NotStored(String),
+    #[error("{option} does not apply to {puzzle} ({family} puzzle)")]
+    NotApplicable {
+        option: String,
+        puzzle: String,
+        family: String,
+    },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl QueryError {
+    /// Whether the user asked for something malformed (exit code 2) rather than something
+    /// the data could not answer.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            QueryError::UnknownPuzzle { .. }
+                | QueryError::NotApplicable { .. }
+                | QueryError::State(StateError::Malformed { .. })
+        )
+    }
+}
+
+pub type Result<T, E = QueryError> = std::result::Result<T, E>;
+
+/// A distance lookup with one optimal path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateAnswer {
+    pub puzzle: String,
+    pub state: String,
+    pub distance: u8,
+    pub solutions: Option<u64>,
+    /// Every position from `state` to the goal, both included.
+    pub path: Vec<String>,
+}
+
+/// The positions at the maximum distance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LongestAnswer {
+    pub puzzle: String,
+    pub distance: u8,
+    pub states: Vec<String>,
+}
+
+/// An open database.
+pub struct Database {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Database {
+    pub fn open(path: &Path) -> Result<Database> {
+        Ok(Database {
+            conn: store::open_read(path)?,
+            path: path.to_path_buf(),
+        })
+    }
+
+    fn sql(&self) -> impl Fn(rusqlite::Error) -> QueryError + '_ {
+        |source| {
+            QueryError::Store(StoreError::Sqlite {
+                path: self.path.display().to_string(),
+                source,
+            })
+        }
+    }
+
+    pub fn puzzles(&self) -> Result<Vec<PuzzleInfo>> {
+        store::puzzles(&self.conn).map_err(self.sql())
+    }
+
+    /// The puzzle's definition and its stored metadata, checked to belong together.
+    pub fn puzzle(&self, name: &str) -> Result<(Puzzle, PuzzleInfo)> {
+        let p = puzzles::find(name).ok_or_else(|| QueryError::UnknownPuzzle {
+            name: name.to_string(),
+            known: puzzles::names().join(", "),
+        })?;
+        let info = store::puzzle(&self.conn, name)
+            .map_err(self.sql())?
+            .ok_or_else(|| QueryError::NotGenerated(name.into()))?;
+        if info.definition_hash != definition_hash(&p) {
+            return Err(QueryError::Stale(name.to_string()));
+        }
+        Ok((p, info))
+    }
+
+    fn row(&self, puzzle: &str, rank: u64) -> Result<Option<PositionRow>> {
+        store::position(&self.conn, puzzle, rank).map_err(self.sql())
+    }
+
+    /// Distance, solution count and an optimal path for the position written `text`.
+    pub fn state(&self, name: &str, text: &str) -> Result<StateAnswer> {
+        let (p, _) = self.puzzle(name)?;
+        match &p {
+            Puzzle::Graph(g) => {
+                let rank = g.parse(text)?;
+                self.walk(name, rank, text)
+            }
+        }
+    }
+
+    /// Like [`Database::state`] for the puzzle's own starting position.
+    pub fn start(&self, name: &str) -> Result<StateAnswer> {
+        let (p, _) = self.puzzle(name)?;
+        let rank = match &p {
+            Puzzle::Graph(g) => g.start(),
+        };
+        let rank = rank.ok_or_else(|| self.not_applicable("--start", &p))?;
+        self.walk(name, rank, "start")
+    }
+
+    fn not_applicable(&self, option: &str, p: &Puzzle) -> QueryError {
+        QueryError::NotApplicable {
+            option: option.into(),
+            puzzle: p.name().into(),
+            family: p.family().into(),
+        }
+    }
+
+    /// Follows `next_rank` from `rank` to the goal.
+    fn walk(&self, name: &str, rank: u64, text: &str) -> Result<StateAnswer> {
+        let first = self.row(name, rank)?.ok_or_else(|| {
+            QueryError::NotStored(format!(
+                "{} in {name} cannot be solved: the goal is not reachable from it",
+                text.trim()
+            ))
+        })?;
+        let Some(distance) = first.distance else {
+            return Err(QueryError::NotStored(format!(
+                "{} in {name} cannot reach the goal",
+                first.state
+            )));
+        };
+        let mut path = vec![first.state.clone()];
+        let mut next = first.next_rank;
+        while let Some(r) = next {
+            let row = self.row(name, r)?.ok_or_else(|| {
+                QueryError::NotStored(format!(
+                    "database is inconsistent: {name} rank {r} is missing"
+                ))
+            })?;
+            path.push(row.state);
+            next = row.next_rank;
+        }
+        Ok(StateAnswer {
+            puzzle: name.to_string(),
+            state: first.state,
+            distance,
+            solutions: first.solutions,
+            path,
+        })
+    }
+
+    pub fn longest(&self, name: &str) -> Result<LongestAnswer> {
+        let (p, _) = self.puzzle(name)?;
+        let (max, rows) = store::longest(&self.conn, name).map_err(self.sql())?;
+        let distance = max.ok_or_else(|| self.not_applicable("--longest", &p))?;
+        Ok(LongestAnswer {
+            puzzle: name.to_string(),
+            distance,
+            states: rows.into_iter().map(|r| r.state).collect(),
+        })
+    }
+
+    pub fn histogram(&self, name: &str) -> Result<Vec<HistogramRow>> {
+        let (p, _) = self.puzzle(name)?;
+        let rows = store::histogram(&self.conn, name).map_err(self.sql())?;
+        if rows.is_empty() {
+            return Err(self.not_applicable("--histogram", &p));
+        }
+        Ok(rows)
+    }
+}

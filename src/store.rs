@@ -1,0 +1,497 @@
+//! The SQLite file: schema migrations, the bulk writer used by `generate`, checksums,
+//! and the read-only queries used by `query` (every one an indexed read).
+
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+
+/// `PRAGMA application_id` of a puzzlebase file ("PZB1").
+pub const APPLICATION_ID: i32 = 0x505A_4231;
+
+/// Schema migrations in order; `PRAGMA user_version` = how many have been applied.
+const MIGRATIONS: &[(&str, &str)] = &[("0001_init", include_str!("../migrations/0001_init.sql"))];
+
+/// Schema version this build writes and reads.
+pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
+
+#[derive(Debug, Error)]
+pub enum StoreError {
+    #[error("no database at {0}: run `puzzlebase generate` first")]
+    Missing(String),
+    #[error("{0} is not a puzzlebase database")]
+    NotOurs(String),
+    #[error(
+        "{path} has schema version {found}, newer than this build understands ({SCHEMA_VERSION}); upgrade puzzlebase"
+    )]
+    Newer { path: String, found: i32 },
+    #[error(
+        "{path} has schema version {found}, older than this build's {SCHEMA_VERSION}: run `puzzlebase generate`"
+    )]
+    Older { path: String, found: i32 },
+    #[error("database {path}: {source}")]
+    Sqlite {
+        path: String,
+        source: rusqlite::Error,
+    },
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+fn sql(path: &Path) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+    move |source| StoreError::Sqlite {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Applies every migration newer than the file's `user_version`, each in a transaction.
+pub fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
+    let found: i32 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(sql(path))?;
+    if found > SCHEMA_VERSION {
+        return Err(StoreError::Newer {
+            path: path.display().to_string(),
+            found,
+        });
+    }
+    for (version, (_name, script)) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        let tx = conn.transaction().map_err(sql(path))?;
+        tx.execute_batch(script).map_err(sql(path))?;
+        tx.pragma_update(None, "user_version", version as i32 + 1)
+            .map_err(sql(path))?;
+        tx.pragma_update(None, "application_id", APPLICATION_ID)
+            .map_err(sql(path))?;
+        tx.commit().map_err(sql(path))?;
+    }
+    Ok(())
+}
+
+/// Checks that `conn` is a puzzlebase file of exactly this build's schema version.
+pub fn check_identity(conn: &Connection, path: &Path) -> Result<()> {
+    let id: i32 = conn
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .map_err(|e| match e {
+            // A file that is not SQLite at all fails on its first read.
+            rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => {
+                StoreError::NotOurs(path.display().to_string())
+            }
+            other => sql(path)(other),
+        })?;
+    if id != APPLICATION_ID {
+        return Err(StoreError::NotOurs(path.display().to_string()));
+    }
+    let found: i32 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(sql(path))?;
+    let p = path.display().to_string();
+    match found.cmp(&SCHEMA_VERSION) {
+        std::cmp::Ordering::Greater => Err(StoreError::Newer { path: p, found }),
+        std::cmp::Ordering::Less => Err(StoreError::Older { path: p, found }),
+        std::cmp::Ordering::Equal => Ok(()),
+    }
+}
+
+/// Opens an existing database read-only after checking that it is ours and current.
+pub fn open_read(path: &Path) -> Result<Connection> {
+    if !path.is_file() {
+        return Err(StoreError::Missing(path.display().to_string()));
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(sql(path))?;
+    check_identity(&conn, path)?;
+    Ok(conn)
+}
+
+// ---------------------------------------------------------------------------------------
+// Rows
+
+/// A row of `positions`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PositionRow {
+    pub rank: u64,
+    pub state: String,
+    pub distance: Option<u8>,
+    pub next_rank: Option<u64>,
+    pub solutions: Option<u64>,
+    pub mv: Option<String>,
+}
+
+/// A row of `histogram`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistogramRow {
+    pub distance: u32,
+    pub positions: u64,
+    pub classes: u64,
+}
+
+/// A row of `peg_layers`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PegLayerRow {
+    pub pegs: u8,
+    pub reachable: u64,
+    pub can_finish: u64,
+    pub reachable_classes: u64,
+    pub can_finish_classes: u64,
+}
+
+/// A row of `solutions`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SolutionRow {
+    pub rank: u64,
+    pub state: String,
+    pub value: Option<i64>,
+    pub canonical: bool,
+}
+
+/// Everything one puzzle contributes to the file.
+pub struct PuzzleRecord<'a> {
+    pub name: String,
+    pub family: String,
+    pub definition: String,
+    pub definition_hash: String,
+    pub states: u64,
+    pub solvable: u64,
+    pub max_distance: Option<u8>,
+    pub seconds: f64,
+    pub positions: Box<dyn Iterator<Item = PositionRow> + 'a>,
+    pub histogram: Vec<HistogramRow>,
+    pub peg_layers: Vec<PegLayerRow>,
+    /// (start hole, finish hole, minimum moves)
+    pub peg_matrix: Vec<(u8, u8, Option<u8>)>,
+    pub solutions: Vec<SolutionRow>,
+}
+
+/// Metadata of a stored puzzle (a row of `puzzles`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PuzzleInfo {
+    pub name: String,
+    pub family: String,
+    pub definition: String,
+    pub states: u64,
+    pub solvable: u64,
+    pub max_distance: Option<u8>,
+    pub generated_at: String,
+    pub definition_hash: String,
+    pub checksum: String,
+    pub seconds: f64,
+}
+
+fn opt_i64(v: Option<u64>) -> Option<i64> {
+    v.map(|x| x as i64)
+}
+
+/// Writes one puzzle's rows into `conn` (inside the caller's transaction) and records its
+/// checksum, computed by reading the rows back exactly as [`checksum`] does later.
+pub fn write_puzzle(conn: &Connection, path: &Path, rec: PuzzleRecord<'_>) -> Result<()> {
+    let e = sql(path);
+    (|| -> rusqlite::Result<()> {
+        conn.execute(
+            "INSERT INTO puzzles (name, family, definition, states, solvable, max_distance, generated_at,
+                                  definition_hash, checksum, seconds)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?7, '', ?8)",
+            params![
+                rec.name,
+                rec.family,
+                rec.definition,
+                rec.states as i64,
+                rec.solvable as i64,
+                rec.max_distance,
+                rec.definition_hash,
+                rec.seconds
+            ],
+        )?;
+        let mut st = conn.prepare_cached(
+            "INSERT INTO positions (puzzle, rank, state, distance, next_rank, solutions, move)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for p in rec.positions {
+            st.execute(params![
+                rec.name,
+                p.rank as i64,
+                p.state,
+                p.distance,
+                opt_i64(p.next_rank),
+                opt_i64(p.solutions),
+                p.mv
+            ])?;
+        }
+        let mut st = conn.prepare_cached(
+            "INSERT INTO histogram (puzzle, distance, positions, classes) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for h in &rec.histogram {
+            st.execute(params![rec.name, h.distance, h.positions as i64, h.classes as i64])?;
+        }
+        let mut st = conn.prepare_cached(
+            "INSERT INTO peg_layers (puzzle, pegs, reachable, can_finish, reachable_classes, can_finish_classes)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?;
+        for l in &rec.peg_layers {
+            st.execute(params![
+                rec.name,
+                l.pegs,
+                l.reachable as i64,
+                l.can_finish as i64,
+                l.reachable_classes as i64,
+                l.can_finish_classes as i64
+            ])?;
+        }
+        let mut st = conn
+            .prepare_cached("INSERT INTO peg_matrix (puzzle, start, finish, distance) VALUES (?1, ?2, ?3, ?4)")?;
+        for &(s, f, d) in &rec.peg_matrix {
+            st.execute(params![rec.name, s, f, d])?;
+        }
+        let mut st = conn.prepare_cached(
+            "INSERT INTO solutions (puzzle, rank, state, value, canonical) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        for s in &rec.solutions {
+            st.execute(params![rec.name, s.rank as i64, s.state, s.value, s.canonical])?;
+        }
+        Ok(())
+    })()
+    .map_err(&e)?;
+    let sum = checksum(conn, path, &rec.name)?;
+    conn.execute(
+        "UPDATE puzzles SET checksum = ?1 WHERE name = ?2",
+        params![sum, rec.name],
+    )
+    .map_err(e)?;
+    Ok(())
+}
+
+/// Tables holding per-puzzle rows, with the order that makes their content canonical.
+const DATA_TABLES: &[(&str, &str)] = &[
+    ("positions", "rank"),
+    ("histogram", "distance"),
+    ("peg_layers", "pegs"),
+    ("peg_matrix", "start, finish"),
+    ("solutions", "rank"),
+];
+
+/// SHA-256 over every row of `puzzle` in every data table, in key order. Identical
+/// contents give identical checksums whatever produced them.
+pub fn checksum(conn: &Connection, path: &Path, puzzle: &str) -> Result<String> {
+    let mut h = Sha256::new();
+    for (table, order) in DATA_TABLES {
+        h.update(table.as_bytes());
+        let mut st = conn
+            .prepare(&format!(
+                "SELECT * FROM {table} WHERE puzzle = ?1 ORDER BY {order}"
+            ))
+            .map_err(sql(path))?;
+        let cols = st.column_count();
+        let mut rows = st.query([puzzle]).map_err(sql(path))?;
+        while let Some(row) = rows.next().map_err(sql(path))? {
+            h.update(b"\n");
+            for i in 0..cols {
+                use rusqlite::types::ValueRef::*;
+                match row.get_ref(i).map_err(sql(path))? {
+                    Null => h.update(b"\x00N"),
+                    Integer(v) => {
+                        h.update(b"\x00I");
+                        h.update(v.to_le_bytes());
+                    }
+                    Real(v) => {
+                        h.update(b"\x00R");
+                        h.update(v.to_le_bytes());
+                    }
+                    Text(t) | Blob(t) => {
+                        h.update(b"\x00T");
+                        h.update((t.len() as u64).to_le_bytes());
+                        h.update(t);
+                    }
+                }
+            }
+        }
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Copies one puzzle's rows from the attached database `prev` into the main database.
+pub fn copy_puzzle(conn: &Connection, path: &Path, puzzle: &str) -> Result<()> {
+    conn.execute(
+        "INSERT INTO main.puzzles SELECT * FROM prev.puzzles WHERE name = ?1",
+        [puzzle],
+    )
+    .map_err(sql(path))?;
+    for (table, _) in DATA_TABLES {
+        conn.execute(
+            &format!("INSERT INTO main.{table} SELECT * FROM prev.{table} WHERE puzzle = ?1"),
+            [puzzle],
+        )
+        .map_err(sql(path))?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Reads
+
+fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PuzzleInfo> {
+    Ok(PuzzleInfo {
+        name: r.get(0)?,
+        family: r.get(1)?,
+        definition: r.get(2)?,
+        states: r.get::<_, i64>(3)? as u64,
+        solvable: r.get::<_, i64>(4)? as u64,
+        max_distance: r.get(5)?,
+        generated_at: r.get(6)?,
+        definition_hash: r.get(7)?,
+        checksum: r.get(8)?,
+        seconds: r.get(9)?,
+    })
+}
+
+const INFO_COLUMNS: &str = "name, family, definition, states, solvable, max_distance, generated_at, definition_hash, checksum, seconds";
+
+/// Every stored puzzle, by name.
+pub fn puzzles(conn: &Connection) -> rusqlite::Result<Vec<PuzzleInfo>> {
+    let mut st = conn.prepare(&format!("SELECT {INFO_COLUMNS} FROM puzzles ORDER BY name"))?;
+    st.query_map([], info_from_row)?.collect()
+}
+
+pub fn puzzle(conn: &Connection, name: &str) -> rusqlite::Result<Option<PuzzleInfo>> {
+    conn.query_row(
+        &format!("SELECT {INFO_COLUMNS} FROM puzzles WHERE name = ?1"),
+        [name],
+        info_from_row,
+    )
+    .optional()
+}
+
+fn position_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PositionRow> {
+    Ok(PositionRow {
+        rank: r.get::<_, i64>(0)? as u64,
+        state: r.get(1)?,
+        distance: r.get(2)?,
+        next_rank: r.get::<_, Option<i64>>(3)?.map(|v| v as u64),
+        solutions: r.get::<_, Option<i64>>(4)?.map(|v| v as u64),
+        mv: r.get(5)?,
+    })
+}
+
+pub fn position(
+    conn: &Connection,
+    puzzle: &str,
+    rank: u64,
+) -> rusqlite::Result<Option<PositionRow>> {
+    conn.prepare_cached(
+        "SELECT rank, state, distance, next_rank, solutions, move FROM positions WHERE puzzle = ?1 AND rank = ?2",
+    )?
+    .query_row(params![puzzle, rank as i64], position_from_row)
+    .optional()
+}
+
+/// The positions at the puzzle's maximum distance, by rank.
+pub fn longest(
+    conn: &Connection,
+    puzzle: &str,
+) -> rusqlite::Result<(Option<u8>, Vec<PositionRow>)> {
+    let max: Option<u8> = conn.query_row(
+        "SELECT max(distance) FROM positions WHERE puzzle = ?1",
+        [puzzle],
+        |r| r.get(0),
+    )?;
+    let Some(max) = max else {
+        return Ok((None, Vec::new()));
+    };
+    let mut st = conn.prepare(
+        "SELECT rank, state, distance, next_rank, solutions, move FROM positions
+         WHERE puzzle = ?1 AND distance = ?2 ORDER BY rank",
+    )?;
+    let rows = st
+        .query_map(params![puzzle, max], position_from_row)?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok((Some(max), rows))
+}
+
+pub fn histogram(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<HistogramRow>> {
+    let mut st = conn.prepare(
+        "SELECT distance, positions, classes FROM histogram WHERE puzzle = ?1 ORDER BY distance",
+    )?;
+    st.query_map([puzzle], |r| {
+        Ok(HistogramRow {
+            distance: r.get(0)?,
+            positions: r.get::<_, i64>(1)? as u64,
+            classes: r.get::<_, i64>(2)? as u64,
+        })
+    })?
+    .collect()
+}
+
+pub fn peg_layers(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<PegLayerRow>> {
+    let mut st = conn.prepare(
+        "SELECT pegs, reachable, can_finish, reachable_classes, can_finish_classes FROM peg_layers
+         WHERE puzzle = ?1 ORDER BY pegs",
+    )?;
+    st.query_map([puzzle], |r| {
+        Ok(PegLayerRow {
+            pegs: r.get(0)?,
+            reachable: r.get::<_, i64>(1)? as u64,
+            can_finish: r.get::<_, i64>(2)? as u64,
+            reachable_classes: r.get::<_, i64>(3)? as u64,
+            can_finish_classes: r.get::<_, i64>(4)? as u64,
+        })
+    })?
+    .collect()
+}
+
+/// The start x finish matrix, `None` entries where the finish cannot be reached.
+pub fn peg_matrix(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<Vec<Option<u8>>>> {
+    let mut st = conn.prepare(
+        "SELECT start, finish, distance FROM peg_matrix WHERE puzzle = ?1 ORDER BY start, finish",
+    )?;
+    let cells: Vec<(usize, usize, Option<u8>)> = st
+        .query_map([puzzle], |r| {
+            Ok((
+                r.get::<_, u8>(0)? as usize,
+                r.get::<_, u8>(1)? as usize,
+                r.get(2)?,
+            ))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let n = cells.iter().map(|c| c.0.max(c.1) + 1).max().unwrap_or(0);
+    let mut m = vec![vec![None; n]; n];
+    for (s, f, d) in cells {
+        m[s][f] = d;
+    }
+    Ok(m)
+}
+
+/// Stored solutions of an enumeration puzzle, optionally only canonical ones and only
+/// those with a given value, by rank.
+pub fn solutions(
+    conn: &Connection,
+    puzzle: &str,
+    canonical_only: bool,
+    value: Option<i64>,
+) -> rusqlite::Result<Vec<SolutionRow>> {
+    let mut st = conn.prepare(
+        "SELECT rank, state, value, canonical FROM solutions
+         WHERE puzzle = ?1 AND (?2 = 0 OR canonical = 1) AND (?3 IS NULL OR value = ?3) ORDER BY rank",
+    )?;
+    st.query_map(params![puzzle, canonical_only, value], |r| {
+        Ok(SolutionRow {
+            rank: r.get::<_, i64>(0)? as u64,
+            state: r.get(1)?,
+            value: r.get(2)?,
+            canonical: r.get(3)?,
+        })
+    })?
+    .collect()
+}
+
+/// Number of canonical solutions per value (the magic triangle's side sums).
+pub fn solutions_by_value(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<(i64, u64)>> {
+    let mut st = conn.prepare(
+        "SELECT value, count(*) FROM solutions WHERE puzzle = ?1 AND canonical = 1 AND value IS NOT NULL
+         GROUP BY value ORDER BY value",
+    )?;
+    st.query_map([puzzle], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?
+        .collect()
+}
