@@ -1,0 +1,134 @@
+//! Bad input of every kind gives one clear line on stderr and a non-zero exit (2 when
+//! the user typed something malformed), never a panic.
+
+use std::fs;
+
+use crate::util::{assert_clean_failure, run, shared_db};
+
+fn query(args: &[&str]) -> std::process::Output {
+    let db = shared_db().to_str().unwrap();
+    let mut all = vec!["query", "--db", db];
+    all.extend_from_slice(args);
+    run(&all)
+}
+
+#[test]
+fn unknown_puzzle_is_a_usage_error() {
+    let err = assert_clean_failure(&query(&["--puzzle", "nine", "--longest"]), 2);
+    assert!(
+        err.contains("unknown puzzle") && err.contains("eight"),
+        "{err}"
+    );
+}
+
+#[test]
+fn malformed_states_are_usage_errors() {
+    for (state, why) in [
+        ("86725430", "expected 9 cells"),
+        ("8672543011", "expected 9 cells"),
+        ("867254331", "appears twice"),
+        ("86725x301", "unexpected character"),
+        ("867254309", "out of range"),
+        ("", "expected 9 cells"),
+    ] {
+        let err = assert_clean_failure(&query(&["--puzzle", "eight", "--state", state]), 2);
+        assert!(err.contains(why), "{state:?}: {err}");
+    }
+}
+
+#[test]
+fn unsolvable_state_says_so() {
+    let err = assert_clean_failure(&query(&["--puzzle", "eight", "--state", "123456870"]), 1);
+    assert!(err.contains("cannot be solved"), "{err}");
+    let err = assert_clean_failure(&query(&["--puzzle", "seven", "--state", "21345670"]), 1);
+    assert!(err.contains("cannot be solved"), "{err}");
+}
+
+#[test]
+fn missing_database_says_to_generate() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("none.sqlite");
+    let o = run(&[
+        "query",
+        "--db",
+        db.to_str().unwrap(),
+        "--puzzle",
+        "eight",
+        "--longest",
+    ]);
+    let err = assert_clean_failure(&o, 1);
+    assert!(err.contains("generate"), "{err}");
+    let o = run(&["list", "--db", db.to_str().unwrap()]);
+    assert_clean_failure(&o, 1);
+}
+
+#[test]
+fn foreign_and_newer_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("notes.sqlite");
+    fs::write(&text, "just some text, not a database at all").unwrap();
+    let other = dir.path().join("other.sqlite");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+        .unwrap();
+    for f in [&text, &other] {
+        let err = assert_clean_failure(&run(&["list", "--db", f.to_str().unwrap()]), 1);
+        assert!(err.contains("not a puzzlebase database"), "{err}");
+        // generate must not overwrite somebody else's file either
+        let before = fs::read(f).unwrap();
+        let err = assert_clean_failure(
+            &run(&[
+                "generate",
+                "--quiet",
+                "--db",
+                f.to_str().unwrap(),
+                "--puzzle",
+                "six",
+            ]),
+            1,
+        );
+        assert!(err.contains("refusing"), "{err}");
+        assert_eq!(fs::read(f).unwrap(), before);
+    }
+    let newer = dir.path().join("newer.sqlite");
+    fs::copy(shared_db(), &newer).unwrap();
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .pragma_update(None, "user_version", 999)
+        .unwrap();
+    let err = assert_clean_failure(&run(&["list", "--db", newer.to_str().unwrap()]), 1);
+    assert!(err.contains("newer"), "{err}");
+}
+
+#[test]
+fn unwritable_output_path_fails_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("no/such/dir/x.sqlite");
+    let err = assert_clean_failure(
+        &run(&["generate", "--quiet", "--db", db.to_str().unwrap()]),
+        1,
+    );
+    assert!(err.contains("does not exist"), "{err}");
+}
+
+#[test]
+fn missing_query_mode_and_unknown_generate_puzzle_are_usage_errors() {
+    let db = shared_db().to_str().unwrap();
+    let o = run(&["query", "--db", db, "--puzzle", "eight"]);
+    assert_eq!(o.status.code(), Some(2));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.sqlite");
+    let err = assert_clean_failure(
+        &run(&[
+            "generate",
+            "--db",
+            out.to_str().unwrap(),
+            "--puzzle",
+            "nine",
+        ]),
+        2,
+    );
+    assert!(err.contains("unknown puzzle"), "{err}");
+    assert!(!out.exists());
+}

@@ -1,0 +1,6 @@
+//! One integration binary: the command line and the file, end to end.
+
+mod bad_input;
+mod nightly;
+mod sliding;
+mod util;

@@ -1,0 +1,145 @@
+//! The nightly job: atomic replacement, refusal of concurrent runs, reuse of unchanged
+//! puzzles, determinism across thread counts.
+
+use std::fs;
+use std::process::Command;
+
+use crate::util::{assert_clean_failure, generate_into, run};
+
+fn checksums(db: &std::path::Path) -> Vec<(String, String)> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut st = conn
+        .prepare("SELECT name, checksum FROM puzzles ORDER BY name")
+        .unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[test]
+fn unchanged_puzzles_are_reused_and_force_recomputes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.sqlite");
+    let first = generate_into(&db, &["six", "seven"], false);
+    assert!(first.iter().all(|s| !s.reused));
+    let second = generate_into(&db, &["six", "seven"], false);
+    assert!(second.iter().all(|s| s.reused));
+    let forced = generate_into(&db, &["six"], true);
+    // six recomputed, seven carried over although not named
+    assert_eq!(
+        forced
+            .iter()
+            .map(|s| (s.name.as_str(), s.reused))
+            .collect::<Vec<_>>(),
+        [("six", false), ("seven", true)]
+    );
+    assert_eq!(checksums(&db).len(), 2);
+    let leftovers: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        leftovers
+            .iter()
+            .all(|n| !n.to_string_lossy().contains(".tmp-")),
+        "{leftovers:?}"
+    );
+}
+
+#[test]
+fn tables_are_identical_whatever_the_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sums = Vec::new();
+    for threads in ["1", "2"] {
+        let db = dir.path().join(format!("t{threads}.sqlite"));
+        let o = Command::new(env!("CARGO_BIN_EXE_puzzlebase"))
+            .args([
+                "generate",
+                "--quiet",
+                "--db",
+                db.to_str().unwrap(),
+                "--puzzle",
+                "seven",
+                "--puzzle",
+                "eight",
+            ])
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        sums.push(checksums(&db));
+    }
+    assert_eq!(sums[0], sums[1]);
+}
+
+#[test]
+fn stale_temporaries_are_cleaned_and_a_locked_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.sqlite");
+    generate_into(&db, &["six"], false);
+    let before = fs::read(&db).unwrap();
+    // What a run killed with -9 leaves behind.
+    fs::write(dir.path().join("p.sqlite.tmp-99999"), b"half written").unwrap();
+
+    let lock = fs::OpenOptions::new()
+        .write(true)
+        .open(dir.path().join("p.sqlite.lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    let err = assert_clean_failure(
+        &run(&["generate", "--db", db.to_str().unwrap(), "--puzzle", "six"]),
+        1,
+    );
+    assert!(err.contains("already"), "{err}");
+    assert_eq!(
+        fs::read(&db).unwrap(),
+        before,
+        "the refused run left the file alone"
+    );
+    lock.unlock().unwrap();
+
+    generate_into(&db, &["six"], true);
+    assert!(!dir.path().join("p.sqlite.tmp-99999").exists());
+}
+
+#[test]
+fn a_killed_run_leaves_the_previous_file_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.sqlite");
+    generate_into(&db, &["six"], false);
+    let before = fs::read(&db).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_puzzlebase"))
+        .args([
+            "generate",
+            "--quiet",
+            "--force",
+            "--db",
+            db.to_str().unwrap(),
+            "--puzzle",
+            "eight",
+        ])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Either the run finished and renamed a complete file, or the old file is untouched.
+    let after = fs::read(&db).unwrap();
+    let o = run(&["list", "--db", db.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    if after != before {
+        assert!(String::from_utf8_lossy(&o.stdout).contains("eight"));
+    }
+    generate_into(&db, &["six"], false);
+    let leftovers: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        leftovers
+            .iter()
+            .all(|n| !n.to_string_lossy().contains(".tmp-")),
+        "{leftovers:?}"
+    );
+}
