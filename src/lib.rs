@@ -7,5 +7,6 @@
 
 pub mod bfs;
 pub mod progress;
+pub mod puzzles;
 pub mod rank;
 pub mod space;
