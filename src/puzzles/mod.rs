@@ -1,1 +1,2 @@
 pub mod knights;
+pub mod oshidori;
