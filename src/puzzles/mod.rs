@@ -1,6 +1,8 @@
 //! The puzzle definitions: each is data (a graph, a goal, a notation) for a shared
 //! solver, and [`registry`] lists every puzzle the tool knows.
 
+pub mod knights;
+pub mod oshidori;
 pub mod sliding;
 
 use crate::space::GraphPuzzle;
@@ -39,6 +41,8 @@ pub fn registry() -> Vec<Puzzle> {
         Puzzle::Graph(Box::new(Sliding::six())),
         Puzzle::Graph(Box::new(Sliding::grid("seven", 2, 4))),
         Puzzle::Graph(Box::new(Sliding::grid("eight", 3, 3))),
+        Puzzle::Graph(Box::new(knights::KnightSwap::new())),
+        Puzzle::Graph(Box::new(oshidori::Oshidori::new())),
     ]
 }
 

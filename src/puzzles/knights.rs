@@ -1,0 +1,479 @@
+//! `knight-swap`: the knight exchange on a 3x4 board (seed 003).
+//!
+//! The board has four rows of three squares, numbered row-major:
+//!
+//! ```text
+//!  0  1  2
+//!  3  4  5
+//!  6  7  8
+//!  9 10 11
+//! ```
+//!
+//! Three black (`B`) and three white (`W`) knights stand on it; knights of one colour are
+//! interchangeable. A move takes one knight one knight's move (two squares along one axis
+//! and one along the other) to an empty square. The knight-move adjacency is derived from
+//! the geometry by [`knight_adjacency`]. Start `BBB------WWW`, goal `WWW------BBB`
+//! (the only goal).
+//!
+//! # Notation
+//!
+//! Twelve characters, square 0 first: `B` black knight, `W` white knight, `-` empty.
+//! [`GraphPuzzle::format`] writes upper case; [`GraphPuzzle::parse`] also accepts lower
+//! case and ignores surrounding whitespace. Exactly three `B` and three `W` are required.
+//!
+//! # Ranking scheme (`occupied-colex-x20+black-colex`)
+//!
+//! Every arrangement of 3 `B`, 3 `W` and 6 empty squares gets a rank in
+//! `0..C(12,6)*C(6,3) = 0..18_480`, whether or not it can reach the goal:
+//!
+//! 1. `occupied` = the set of the six occupied squares, as a bit mask (bit `s` = square
+//!    `s`). `o = comb_rank(occupied)`, its colexicographic rank: with the occupied
+//!    squares sorted `s_1 < s_2 < .. < s_6`, `o = sum over i of C(s_i, i)`, in `0..924`.
+//! 2. Index the occupied squares `0..5` in increasing square order (`s_1` is index 0).
+//!    `black` = the set of indices whose square holds `B`, as a bit mask over `0..6`.
+//!    `b = comb_rank(black)`, computed the same way, in `0..20`.
+//! 3. `rank = o * 20 + b`.
+//!
+//! Examples: the start `BBB------WWW` has `o = C(9,4)+C(10,5)+C(11,6) = 840`, `b = 0`,
+//! rank 16 800; the goal `WWW------BBB` has the same `o` and `b = C(3,1)+C(4,2)+C(5,3) =
+//! 19`, rank 16 819. See [`crate::rank::comb_rank`].
+
+use serde_json::json;
+
+use crate::rank::{BINOM, comb_rank, comb_unrank};
+use crate::space::{GraphPuzzle, StateError, StateSpace};
+
+/// Rows of the board.
+pub const ROWS: usize = 4;
+/// Columns of the board.
+pub const COLS: usize = 3;
+/// Squares on the board.
+pub const CELLS: usize = ROWS * COLS;
+/// Knights of each colour.
+pub const PER_COLOUR: usize = 3;
+/// Number of ranks: `C(12, 6) * C(6, 3)`.
+pub const SIZE: u64 = BINOM[CELLS][2 * PER_COLOUR] * BINOM[2 * PER_COLOUR][PER_COLOUR];
+/// The usual start.
+pub const START: &str = "BBB------WWW";
+/// The goal.
+pub const GOAL: &str = "WWW------BBB";
+
+const EMPTY: u8 = 0;
+const BLACK: u8 = 1;
+const WHITE: u8 = 2;
+
+/// Knight-move adjacency of a `rows` x `cols` board numbered row-major: entry `s` lists,
+/// in increasing order, the squares one knight's move from square `s`.
+pub fn knight_adjacency(rows: usize, cols: usize) -> Vec<Vec<usize>> {
+    const JUMPS: [(isize, isize); 8] = [
+        (-2, -1),
+        (-2, 1),
+        (-1, -2),
+        (-1, 2),
+        (1, -2),
+        (1, 2),
+        (2, -1),
+        (2, 1),
+    ];
+    (0..rows * cols)
+        .map(|s| {
+            let (r, c) = ((s / cols) as isize, (s % cols) as isize);
+            let mut to: Vec<usize> = JUMPS
+                .iter()
+                .map(|&(dr, dc)| (r + dr, c + dc))
+                .filter(|&(r2, c2)| {
+                    (0..rows as isize).contains(&r2) && (0..cols as isize).contains(&c2)
+                })
+                .map(|(r2, c2)| r2 as usize * cols + c2 as usize)
+                .collect();
+            to.sort_unstable();
+            to
+        })
+        .collect()
+}
+
+/// The knight exchange on the 3x4 board. See the module documentation.
+pub struct KnightSwap {
+    adj: Vec<Vec<usize>>,
+    start: u64,
+    goal: u64,
+}
+
+impl Default for KnightSwap {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl KnightSwap {
+    pub fn new() -> Self {
+        let mut p = KnightSwap {
+            adj: knight_adjacency(ROWS, COLS),
+            start: 0,
+            goal: 0,
+        };
+        p.start = p.parse(START).expect("start is well-formed");
+        p.goal = p.parse(GOAL).expect("goal is well-formed");
+        p
+    }
+
+    /// The knight-move adjacency in use (square -> squares one move away).
+    pub fn adjacency(&self) -> &[Vec<usize>] {
+        &self.adj
+    }
+
+    fn rank_cells(cells: &[u8; CELLS]) -> u64 {
+        let mut occupied = 0u64;
+        let mut black = 0u64;
+        let mut k = 0;
+        for (s, &c) in cells.iter().enumerate() {
+            if c != EMPTY {
+                occupied |= 1 << s;
+                if c == BLACK {
+                    black |= 1 << k;
+                }
+                k += 1;
+            }
+        }
+        comb_rank(occupied) * BINOM[2 * PER_COLOUR][PER_COLOUR] + comb_rank(black)
+    }
+
+    fn unrank_cells(rank: u64) -> [u8; CELLS] {
+        debug_assert!(rank < SIZE);
+        let per = BINOM[2 * PER_COLOUR][PER_COLOUR];
+        let occupied = comb_unrank(rank / per, 2 * PER_COLOUR);
+        let black = comb_unrank(rank % per, PER_COLOUR);
+        let mut cells = [EMPTY; CELLS];
+        let mut k = 0;
+        for (s, cell) in cells.iter_mut().enumerate() {
+            if occupied >> s & 1 == 1 {
+                *cell = if black >> k & 1 == 1 { BLACK } else { WHITE };
+                k += 1;
+            }
+        }
+        cells
+    }
+}
+
+impl StateSpace for KnightSwap {
+    fn size(&self) -> u64 {
+        SIZE
+    }
+    fn goals(&self) -> Vec<u64> {
+        vec![self.goal]
+    }
+    fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
+        let mut cells = Self::unrank_cells(rank);
+        for from in 0..CELLS {
+            if cells[from] == EMPTY {
+                continue;
+            }
+            for &to in &self.adj[from] {
+                if cells[to] == EMPTY {
+                    cells.swap(from, to);
+                    out.push(Self::rank_cells(&cells));
+                    cells.swap(from, to);
+                }
+            }
+        }
+    }
+}
+
+impl GraphPuzzle for KnightSwap {
+    fn name(&self) -> &str {
+        "knight-swap"
+    }
+    fn family(&self) -> &str {
+        "knights"
+    }
+    fn definition(&self) -> serde_json::Value {
+        json!({
+            "name": self.name(),
+            "rows": ROWS,
+            "cols": COLS,
+            "squares": "row-major: 0 1 2 / 3 4 5 / 6 7 8 / 9 10 11",
+            "adjacency": self.adj,
+            "pieces": { "B": PER_COLOUR, "W": PER_COLOUR },
+            "move": "one knight makes one knight's move to an empty square",
+            "start": START,
+            "goal": GOAL,
+            "notation": "12 characters, square 0 first: B black knight, W white knight, - empty",
+            "ranking": "occupied-colex-x20+black-colex",
+            "size": SIZE,
+        })
+    }
+    fn format(&self, rank: u64) -> String {
+        Self::unrank_cells(rank)
+            .iter()
+            .map(|&c| match c {
+                BLACK => 'B',
+                WHITE => 'W',
+                _ => '-',
+            })
+            .collect()
+    }
+    fn parse(&self, text: &str) -> Result<u64, StateError> {
+        let t = text.trim();
+        let n = t.chars().count();
+        if n != CELLS {
+            return Err(StateError::malformed(
+                text,
+                format!("expected {CELLS} characters (B, W or -), found {n}"),
+            ));
+        }
+        let mut cells = [EMPTY; CELLS];
+        for (s, ch) in t.chars().enumerate() {
+            cells[s] = match ch.to_ascii_uppercase() {
+                'B' => BLACK,
+                'W' => WHITE,
+                '-' => EMPTY,
+                other => {
+                    return Err(StateError::malformed(
+                        text,
+                        format!("unexpected character {other:?} on square {s}; use B, W or -"),
+                    ));
+                }
+            };
+        }
+        for (colour, name) in [(BLACK, 'B'), (WHITE, 'W')] {
+            let k = cells.iter().filter(|&&c| c == colour).count();
+            if k != PER_COLOUR {
+                return Err(StateError::malformed(
+                    text,
+                    format!("expected {PER_COLOUR} {name} knights, found {k}"),
+                ));
+            }
+        }
+        Ok(Self::rank_cells(&cells))
+    }
+    fn start(&self) -> Option<u64> {
+        Some(self.start)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bfs::{self, NO_NEXT, UNREACHED};
+    use crate::progress::Silent;
+    use std::collections::{HashMap, HashSet, VecDeque};
+
+    /// The adjacency printed in seed 003.
+    const SEED_ADJ: [&[usize]; 12] = [
+        &[5, 7],
+        &[6, 8],
+        &[3, 7],
+        &[2, 8, 10],
+        &[9, 11],
+        &[0, 6, 10],
+        &[1, 5, 11],
+        &[0, 2],
+        &[1, 3, 9],
+        &[4, 8],
+        &[3, 5],
+        &[4, 6],
+    ];
+
+    fn all_neighbors(p: &KnightSwap) -> Vec<Vec<u64>> {
+        (0..p.size())
+            .map(|r| {
+                let mut v = Vec::new();
+                p.neighbors(r, &mut v);
+                v
+            })
+            .collect()
+    }
+
+    #[test]
+    fn derived_adjacency_matches_seed() {
+        let adj = knight_adjacency(ROWS, COLS);
+        let seed: Vec<Vec<usize>> = SEED_ADJ.iter().map(|a| a.to_vec()).collect();
+        assert_eq!(adj, seed);
+    }
+
+    #[test]
+    fn rank_round_trip_is_dense() {
+        let p = KnightSwap::new();
+        assert_eq!(SIZE, 18_480);
+        let mut seen = HashSet::new();
+        for r in 0..p.size() {
+            let s = p.format(r);
+            assert_eq!(s.len(), CELLS);
+            assert_eq!(s.matches('B').count(), 3);
+            assert_eq!(s.matches('W').count(), 3);
+            assert!(seen.insert(s.clone()), "{s} formatted twice");
+            assert_eq!(p.parse(&s), Ok(r));
+            assert_eq!(p.parse(&format!("  {}\n", s.to_lowercase())), Ok(r));
+        }
+        // C(12,6) * C(6,3) distinct arrangements: every one has exactly one rank.
+        assert_eq!(seen.len() as u64, BINOM[12][6] * BINOM[6][3]);
+    }
+
+    #[test]
+    fn documented_example_ranks() {
+        let p = KnightSwap::new();
+        assert_eq!(p.parse(START), Ok(16_800));
+        assert_eq!(p.parse(GOAL), Ok(16_819));
+        assert_eq!(p.start(), Some(16_800));
+        assert_eq!(p.goals(), vec![16_819]);
+    }
+
+    #[test]
+    fn parse_rejects_malformed_input() {
+        let p = KnightSwap::new();
+        for bad in [
+            "",
+            "BBB------WW",
+            "BBB------WWWW",
+            "BBB---.--WWW",
+            "BBBB-----WWW",
+            "BB-------WWW",
+            "BBB-----WWWW",
+            "BBB - -- WWW",
+        ] {
+            match p.parse(bad) {
+                Err(StateError::Malformed { reason, .. }) => assert!(!reason.is_empty()),
+                other => panic!("{bad:?} parsed as {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn neighbors_are_symmetric_single_knight_moves() {
+        let p = KnightSwap::new();
+        let nbs = all_neighbors(&p);
+        let sets: Vec<HashSet<u64>> = nbs.iter().map(|v| v.iter().copied().collect()).collect();
+        for (a, list) in nbs.iter().enumerate() {
+            assert_eq!(sets[a].len(), list.len(), "duplicate neighbour of {a}");
+            let sa: Vec<char> = p.format(a as u64).chars().collect();
+            for &b in list {
+                assert!(
+                    sets[b as usize].contains(&(a as u64)),
+                    "{a} -> {b} not undone"
+                );
+                let sb: Vec<char> = p.format(b).chars().collect();
+                let diff: Vec<usize> = (0..CELLS).filter(|&i| sa[i] != sb[i]).collect();
+                assert_eq!(diff.len(), 2, "{sa:?} -> {sb:?}");
+                let (from, to) = if sb[diff[0]] == '-' {
+                    (diff[0], diff[1])
+                } else {
+                    (diff[1], diff[0])
+                };
+                assert_eq!(sb[from], '-');
+                assert_eq!(sa[to], '-');
+                assert_eq!(sa[from], sb[to]);
+                assert!(
+                    SEED_ADJ[from].contains(&to),
+                    "{from}->{to} is no knight move"
+                );
+            }
+            // Every legal move is offered.
+            let legal: usize = (0..CELLS)
+                .filter(|&s| sa[s] != '-')
+                .map(|s| SEED_ADJ[s].iter().filter(|&&t| sa[t] == '-').count())
+                .sum();
+            assert_eq!(list.len(), legal);
+        }
+    }
+
+    #[test]
+    fn solves_start_in_16_moves_and_distances_are_consistent() {
+        let p = KnightSwap::new();
+        let t = bfs::solve(&p, &Silent).unwrap();
+        let start = p.start().unwrap() as usize;
+        assert_eq!(t.dist[start], 16, "seed 003 reports 16 moves");
+
+        // Following `next` from the start reaches the goal in 16 legal moves.
+        let mut r = start as u64;
+        let mut steps = 0;
+        while t.next[r as usize] != NO_NEXT {
+            let n = t.next[r as usize] as u64;
+            let mut v = Vec::new();
+            p.neighbors(r, &mut v);
+            assert!(v.contains(&n));
+            assert_eq!(t.dist[n as usize] + 1, t.dist[r as usize]);
+            r = n;
+            steps += 1;
+        }
+        assert_eq!(steps, 16);
+        assert_eq!(p.format(r), GOAL);
+
+        // Distance invariant over the whole space.
+        let nbs = all_neighbors(&p);
+        for (r, list) in nbs.iter().enumerate() {
+            let best = list.iter().map(|&n| t.dist[n as usize]).min();
+            match t.dist[r] {
+                0 => assert_eq!(r as u64, p.goals()[0]),
+                UNREACHED => assert!(list.iter().all(|&n| t.dist[n as usize] == UNREACHED)),
+                d => assert_eq!(best, Some(d - 1), "rank {r}"),
+            }
+        }
+        let max = t.max_distance();
+        let farthest: Vec<String> = (0..p.size())
+            .filter(|&r| t.dist[r as usize] == max)
+            .map(|r| p.format(r))
+            .collect();
+        eprintln!("knight-swap farthest: {farthest:?}");
+        eprintln!(
+            "knight-swap: {} of {} arrangements reach the goal; max distance {} ({} positions); \
+             start: {} moves, {} shortest solutions, {} overflowed",
+            t.reached(),
+            p.size(),
+            max,
+            t.levels[max as usize],
+            t.dist[start],
+            t.count[start],
+            t.overflowed,
+        );
+    }
+
+    /// An independent forward search from the start over strings, with the seed's
+    /// adjacency, confirms the distance and the number of shortest solutions.
+    #[test]
+    fn independent_string_search_agrees() {
+        let p = KnightSwap::new();
+        let t = bfs::solve(&p, &Silent).unwrap();
+        let mut dist: HashMap<String, u32> = HashMap::new();
+        let mut count: HashMap<String, u64> = HashMap::new();
+        let mut queue = VecDeque::new();
+        dist.insert(START.to_string(), 0);
+        count.insert(START.to_string(), 1);
+        queue.push_back(START.to_string());
+        while let Some(s) = queue.pop_front() {
+            let d = dist[&s];
+            let c = count[&s];
+            let b = s.as_bytes();
+            for from in 0..CELLS {
+                if b[from] == b'-' {
+                    continue;
+                }
+                for &to in SEED_ADJ[from] {
+                    if b[to] != b'-' {
+                        continue;
+                    }
+                    let mut nb = b.to_vec();
+                    nb.swap(from, to);
+                    let nb = String::from_utf8(nb).unwrap();
+                    match dist.get(&nb) {
+                        None => {
+                            dist.insert(nb.clone(), d + 1);
+                            count.insert(nb.clone(), c);
+                            queue.push_back(nb);
+                        }
+                        Some(&dn) if dn == d + 1 => *count.get_mut(&nb).unwrap() += c,
+                        Some(_) => {}
+                    }
+                }
+            }
+        }
+        let start = p.start().unwrap() as usize;
+        assert_eq!(dist[GOAL], t.dist[start] as u32);
+        // Paths from start to goal counted forwards equal those counted backwards.
+        assert_eq!(count[GOAL], t.count[start]);
+        // The start's component is exactly the set of ranks that reach the goal.
+        assert_eq!(dist.len() as u64, t.reached());
+        for s in dist.keys() {
+            assert_ne!(t.dist[p.parse(s).unwrap() as usize], UNREACHED);
+        }
+    }
+}

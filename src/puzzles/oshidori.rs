@@ -1,0 +1,390 @@
+//! `oshidori`: the stone-pair puzzle ("おしどりの遊び", seed 004).
+//!
+//! Eight cells in a row, numbered 0 to 7 from the left, hold three black (`B`) and three
+//! white (`W`) stones and two empty cells, which are always adjacent. A move takes two
+//! stones on adjacent cells `i, i+1` and moves them, order kept, into the empty pair
+//! `j, j+1` (any such pair of stones may move, as in the seed's C program); cells `i, i+1`
+//! become the new empty pair. Every move is undone by moving the pair back.
+//!
+//! Start `BWBWBW--`, goal `BBBWWW--`. [`Oshidori::with_goal`] builds the same puzzle with
+//! another goal (the seed also solves `WWWBBB--`).
+//!
+//! # Notation
+//!
+//! Eight characters, cell 0 first: `B` black, `W` white, `-` empty. [`GraphPuzzle::format`]
+//! writes upper case; [`GraphPuzzle::parse`] also accepts lower case and ignores
+//! surrounding whitespace. Exactly three `B`, three `W` and two adjacent `-` are required.
+//!
+//! # Ranking scheme (`gap-x20+black-colex`)
+//!
+//! Every arrangement with adjacent empties gets a rank in `0..7*C(6,3) = 0..140`:
+//!
+//! 1. `g` = the first empty cell (the empty pair is `g, g+1`), in `0..7`.
+//! 2. Index the six stone cells `0..5` from left to right (skipping the empty pair).
+//!    `black` = the set of indices whose cell holds `B`, as a bit mask over `0..6`;
+//!    `b = comb_rank(black)`, its colexicographic rank: with the indices sorted
+//!    `k_1 < k_2 < k_3`, `b = C(k_1,1) + C(k_2,2) + C(k_3,3)`, in `0..20`.
+//! 3. `rank = g * 20 + b`.
+//!
+//! Examples: `BWBWBW--` (g = 6, black indices 0, 2, 4, b = 0 + 1 + 4 = 5) has rank 125;
+//! `BBBWWW--` has rank 120; `WWWBBB--` (b = 3 + 6 + 10 = 19) has rank 139. See
+//! [`crate::rank::comb_rank`].
+
+use serde_json::json;
+
+use crate::rank::{BINOM, comb_rank, comb_unrank};
+use crate::space::{GraphPuzzle, StateError, StateSpace};
+
+/// Cells in the row.
+pub const CELLS: usize = 8;
+/// Stones of each colour.
+pub const PER_COLOUR: usize = 3;
+/// Ways to colour the six stone cells: `C(6, 3)`.
+const COLOURINGS: u64 = BINOM[2 * PER_COLOUR][PER_COLOUR];
+/// Number of ranks: 7 positions of the empty pair times `C(6, 3)`.
+pub const SIZE: u64 = (CELLS as u64 - 1) * COLOURINGS;
+/// The usual start.
+pub const START: &str = "BWBWBW--";
+/// The usual goal.
+pub const GOAL: &str = "BBBWWW--";
+
+const EMPTY: u8 = 0;
+const BLACK: u8 = 1;
+const WHITE: u8 = 2;
+
+/// The stone-pair puzzle. See the module documentation.
+pub struct Oshidori {
+    start: u64,
+    goal: u64,
+}
+
+impl Default for Oshidori {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Oshidori {
+    /// The seed's puzzle: start `BWBWBW--`, goal `BBBWWW--`.
+    pub fn new() -> Self {
+        Self::with_goal(GOAL).expect("the standard goal is well-formed")
+    }
+
+    /// The same puzzle with another goal arrangement (same start), e.g. `WWWBBB--`.
+    pub fn with_goal(goal: &str) -> Result<Self, StateError> {
+        Ok(Oshidori {
+            start: parse_cells(START).map(|c| rank_cells(&c))?,
+            goal: parse_cells(goal).map(|c| rank_cells(&c))?,
+        })
+    }
+}
+
+fn rank_cells(cells: &[u8; CELLS]) -> u64 {
+    let gap = cells.iter().position(|&c| c == EMPTY).expect("two empties") as u64;
+    let mut black = 0u64;
+    for (k, &c) in cells.iter().filter(|&&c| c != EMPTY).enumerate() {
+        if c == BLACK {
+            black |= 1 << k;
+        }
+    }
+    gap * COLOURINGS + comb_rank(black)
+}
+
+fn unrank_cells(rank: u64) -> [u8; CELLS] {
+    debug_assert!(rank < SIZE);
+    let gap = (rank / COLOURINGS) as usize;
+    let black = comb_unrank(rank % COLOURINGS, PER_COLOUR);
+    let mut cells = [EMPTY; CELLS];
+    let mut k = 0;
+    for (i, cell) in cells.iter_mut().enumerate() {
+        if i == gap || i == gap + 1 {
+            continue;
+        }
+        *cell = if black >> k & 1 == 1 { BLACK } else { WHITE };
+        k += 1;
+    }
+    cells
+}
+
+fn parse_cells(text: &str) -> Result<[u8; CELLS], StateError> {
+    let t = text.trim();
+    let n = t.chars().count();
+    if n != CELLS {
+        return Err(StateError::malformed(
+            text,
+            format!("expected {CELLS} characters (B, W or -), found {n}"),
+        ));
+    }
+    let mut cells = [EMPTY; CELLS];
+    for (i, ch) in t.chars().enumerate() {
+        cells[i] = match ch.to_ascii_uppercase() {
+            'B' => BLACK,
+            'W' => WHITE,
+            '-' => EMPTY,
+            other => {
+                return Err(StateError::malformed(
+                    text,
+                    format!("unexpected character {other:?} in cell {i}; use B, W or -"),
+                ));
+            }
+        };
+    }
+    for (colour, name) in [(BLACK, 'B'), (WHITE, 'W')] {
+        let k = cells.iter().filter(|&&c| c == colour).count();
+        if k != PER_COLOUR {
+            return Err(StateError::malformed(
+                text,
+                format!("expected {PER_COLOUR} {name} stones, found {k}"),
+            ));
+        }
+    }
+    // Six stones leave exactly two empties; they must be neighbours.
+    let gap = cells.iter().position(|&c| c == EMPTY).expect("two empties");
+    if cells[gap + 1] != EMPTY {
+        return Err(StateError::malformed(
+            text,
+            "the two empty cells must be adjacent",
+        ));
+    }
+    Ok(cells)
+}
+
+impl StateSpace for Oshidori {
+    fn size(&self) -> u64 {
+        SIZE
+    }
+    fn goals(&self) -> Vec<u64> {
+        vec![self.goal]
+    }
+    fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
+        let cells = unrank_cells(rank);
+        let gap = (rank / COLOURINGS) as usize;
+        for i in 0..CELLS - 1 {
+            if cells[i] != EMPTY && cells[i + 1] != EMPTY {
+                let mut next = cells;
+                next[gap] = cells[i];
+                next[gap + 1] = cells[i + 1];
+                next[i] = EMPTY;
+                next[i + 1] = EMPTY;
+                out.push(rank_cells(&next));
+            }
+        }
+    }
+}
+
+impl GraphPuzzle for Oshidori {
+    fn name(&self) -> &str {
+        "oshidori"
+    }
+    fn family(&self) -> &str {
+        "oshidori"
+    }
+    fn definition(&self) -> serde_json::Value {
+        json!({
+            "name": self.name(),
+            "cells": CELLS,
+            "pieces": { "B": PER_COLOUR, "W": PER_COLOUR },
+            "move": "two stones on adjacent cells move, order kept, into the adjacent empty pair",
+            "start": self.format(self.start),
+            "goal": self.format(self.goal),
+            "notation": "8 characters, cell 0 first: B black, W white, - empty; the two empties adjacent",
+            "ranking": "gap-x20+black-colex",
+            "size": SIZE,
+        })
+    }
+    fn format(&self, rank: u64) -> String {
+        unrank_cells(rank)
+            .iter()
+            .map(|&c| match c {
+                BLACK => 'B',
+                WHITE => 'W',
+                _ => '-',
+            })
+            .collect()
+    }
+    fn parse(&self, text: &str) -> Result<u64, StateError> {
+        parse_cells(text).map(|c| rank_cells(&c))
+    }
+    fn start(&self) -> Option<u64> {
+        Some(self.start)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bfs::{self, NO_NEXT, Table, UNREACHED};
+    use crate::progress::Silent;
+    use std::collections::HashSet;
+
+    fn all_neighbors(p: &Oshidori) -> Vec<Vec<u64>> {
+        (0..p.size())
+            .map(|r| {
+                let mut v = Vec::new();
+                p.neighbors(r, &mut v);
+                v
+            })
+            .collect()
+    }
+
+    /// Follows `next` from `from` to a goal, checking each step; returns the moves made.
+    fn walk(p: &Oshidori, t: &Table, from: u64) -> Vec<String> {
+        let mut r = from;
+        let mut line = vec![p.format(r)];
+        while t.next[r as usize] != NO_NEXT {
+            let n = t.next[r as usize] as u64;
+            let mut v = Vec::new();
+            p.neighbors(r, &mut v);
+            assert!(v.contains(&n));
+            assert_eq!(t.dist[n as usize] + 1, t.dist[r as usize]);
+            r = n;
+            line.push(p.format(r));
+        }
+        assert_eq!(t.dist[r as usize], 0);
+        line
+    }
+
+    fn check_distances(p: &Oshidori, t: &Table) {
+        for (r, list) in all_neighbors(p).iter().enumerate() {
+            let best = list.iter().map(|&n| t.dist[n as usize]).min();
+            match t.dist[r] {
+                0 => assert_eq!(r as u64, p.goals()[0]),
+                UNREACHED => assert!(list.iter().all(|&n| t.dist[n as usize] == UNREACHED)),
+                d => assert_eq!(best, Some(d - 1), "rank {r}"),
+            }
+        }
+    }
+
+    #[test]
+    fn rank_round_trip_is_dense() {
+        let p = Oshidori::new();
+        assert_eq!(SIZE, 140);
+        let mut seen = HashSet::new();
+        for r in 0..p.size() {
+            let s = p.format(r);
+            assert!(s.contains("--"), "{s}");
+            assert_eq!(s.matches('B').count(), 3);
+            assert_eq!(s.matches('W').count(), 3);
+            assert!(seen.insert(s.clone()), "{s} formatted twice");
+            assert_eq!(p.parse(&s), Ok(r));
+            assert_eq!(p.parse(&format!(" {} ", s.to_lowercase())), Ok(r));
+        }
+        assert_eq!(seen.len(), 140);
+    }
+
+    #[test]
+    fn documented_example_ranks() {
+        let p = Oshidori::new();
+        assert_eq!(p.parse(START), Ok(125));
+        assert_eq!(p.parse(GOAL), Ok(120));
+        assert_eq!(p.parse("WWWBBB--"), Ok(139));
+        assert_eq!(p.start(), Some(125));
+        assert_eq!(p.goals(), vec![120]);
+        assert_eq!(Oshidori::with_goal("WWWBBB--").unwrap().goals(), vec![139]);
+    }
+
+    #[test]
+    fn parse_rejects_malformed_input() {
+        let p = Oshidori::new();
+        for bad in [
+            "",
+            "BWBWBW-",
+            "BWBWBW---",
+            "BWBWBWx-",
+            "BBBBWW--",
+            "BWBWBWW-",
+        ] {
+            assert!(
+                matches!(p.parse(bad), Err(StateError::Malformed { .. })),
+                "{bad:?}"
+            );
+        }
+        match p.parse("BWB-WBW-") {
+            Err(StateError::Malformed { reason, .. }) => {
+                assert_eq!(reason, "the two empty cells must be adjacent")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(Oshidori::with_goal("-BWBWBW-").is_err());
+    }
+
+    #[test]
+    fn neighbors_are_symmetric_pair_moves() {
+        let p = Oshidori::new();
+        let nbs = all_neighbors(&p);
+        let sets: Vec<HashSet<u64>> = nbs.iter().map(|v| v.iter().copied().collect()).collect();
+        for (a, list) in nbs.iter().enumerate() {
+            assert_eq!(sets[a].len(), list.len(), "duplicate neighbour of {a}");
+            let sa = p.format(a as u64).into_bytes();
+            let g = sa.iter().position(|&c| c == b'-').unwrap();
+            // One move per pair of adjacent stones.
+            let pairs = (0..CELLS - 1)
+                .filter(|&i| sa[i] != b'-' && sa[i + 1] != b'-')
+                .count();
+            assert_eq!(list.len(), pairs);
+            for &b in list {
+                assert!(
+                    sets[b as usize].contains(&(a as u64)),
+                    "{a} -> {b} not undone"
+                );
+                let sb = p.format(b).into_bytes();
+                let i = sb.iter().position(|&c| c == b'-').unwrap();
+                // The pair that was on i, i+1 is now on g, g+1, in order; nothing else moved.
+                assert_eq!(&sb[g..g + 2], &sa[i..i + 2]);
+                assert_eq!(&sb[i..i + 2], b"--");
+                for c in 0..CELLS {
+                    if ![g, g + 1, i, i + 1].contains(&c) {
+                        assert_eq!(sa[c], sb[c]);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn start_solves_in_4_moves() {
+        let p = Oshidori::new();
+        let t = bfs::solve(&p, &Silent).unwrap();
+        let start = p.start().unwrap();
+        assert_eq!(t.dist[start as usize], 4, "seed 004 reports 4 moves");
+        let line = walk(&p, &t, start);
+        assert_eq!(line.len(), 5);
+        assert_eq!(line.last().unwrap(), GOAL);
+        check_distances(&p, &t);
+        let farthest: Vec<String> = (0..p.size())
+            .filter(|&r| t.dist[r as usize] == t.max_distance())
+            .map(|r| p.format(r))
+            .collect();
+        eprintln!("oshidori {GOAL} farthest: {farthest:?}");
+        eprintln!(
+            "oshidori {GOAL}: {} of {} arrangements reach the goal; max distance {} ({} \
+             positions); start: {} solutions; line {line:?}",
+            t.reached(),
+            p.size(),
+            t.max_distance(),
+            t.levels[t.max_distance() as usize],
+            t.count[start as usize],
+        );
+    }
+
+    #[test]
+    fn reversed_goal_also_solves_in_4_moves() {
+        let p = Oshidori::with_goal("WWWBBB--").unwrap();
+        assert_eq!(p.definition()["goal"], "WWWBBB--");
+        let t = bfs::solve(&p, &Silent).unwrap();
+        let start = p.start().unwrap();
+        assert_eq!(
+            t.dist[start as usize], 4,
+            "seed 004: the reversed split takes 4 too"
+        );
+        let line = walk(&p, &t, start);
+        assert_eq!(line.last().unwrap(), "WWWBBB--");
+        check_distances(&p, &t);
+        eprintln!(
+            "oshidori WWWBBB--: {} of {} reach it; start: {} solutions; line {line:?}",
+            t.reached(),
+            p.size(),
+            t.count[start as usize],
+        );
+    }
+}
