@@ -3,8 +3,9 @@
 //! a pass that counts shortest paths and picks an optimal next position.
 //!
 //! Memory is one byte of distance, four bytes of next rank and eight bytes of count per
-//! rank, plus the ranks of each level (four bytes each): no hash maps and no allocation
-//! per state. Every result is a function of the graph alone (the distance is unique, the
+//! rank, plus the ranks of the current frontier: no hash maps and no allocation per state.
+//! Counts are accumulated in the same pass as distances: count(s) = sum of count(n) over
+//! neighbours n one move closer. Every result is a function of the graph alone (the distance is unique, the
 //! next position is the smallest-ranked optimal neighbour, the count is a sum), so the
 //! tables are identical whatever the number of threads.
 
@@ -73,175 +74,166 @@ pub fn solve<S: StateSpace + ?Sized>(
         return Err(SolveError::TooLarge(n));
     }
     let len = n as usize;
-    let dist: Vec<AtomicU8> = (0..len)
-        .into_par_iter()
-        .map(|_| AtomicU8::new(UNREACHED))
-        .collect();
+    let t = Tables {
+        dist: (0..len)
+            .into_par_iter()
+            .map(|_| AtomicU8::new(UNREACHED))
+            .collect(),
+        next: (0..len)
+            .into_par_iter()
+            .map(|_| AtomicU32::new(NO_NEXT))
+            .collect(),
+        count: (0..len)
+            .into_par_iter()
+            .map(|_| AtomicU64::new(0))
+            .collect(),
+    };
 
     let mut frontier: Vec<u32> = Vec::new();
     for g in space.goals() {
         if g >= n {
             return Err(SolveError::BadGoal(g));
         }
-        if dist[g as usize].swap(0, Relaxed) == UNREACHED {
+        if t.dist[g as usize].swap(0, Relaxed) == UNREACHED {
+            t.count[g as usize].store(1, Relaxed);
             frontier.push(g as u32);
         }
     }
     frontier.sort_unstable();
 
-    progress.phase("distances", n);
-    let mut levels: Vec<Vec<u32>> = Vec::new();
+    progress.phase("distances and counts", n);
+    let mut levels: Vec<u64> = Vec::new();
     let mut unvisited = n;
     let mut d: u8 = 0;
     while !frontier.is_empty() {
         unvisited -= frontier.len() as u64;
         progress.advance(frontier.len() as u64);
+        levels.push(frontier.len() as u64);
         if d == UNREACHED - 1 {
             return Err(SolveError::TooDeep { max: UNREACHED - 1 });
         }
         // Pull once the unexplored part is no larger than a couple of frontiers: scanning
-        // it then costs less than expanding the frontier, and needs no compare-and-swap.
-        let next = if unvisited <= 2 * frontier.len() as u64 {
-            pull_level(space, &dist, d)
+        // it then costs less than expanding the frontier, and needs no atomic updates.
+        frontier = if unvisited <= 2 * frontier.len() as u64 {
+            t.pull_level(space, d)
         } else {
-            push_level(space, &dist, &frontier, d)
+            t.push_level(space, &frontier, d)
         };
-        levels.push(std::mem::replace(&mut frontier, next));
         d += 1;
     }
 
-    let counts = count_paths(space, &dist, &levels, progress);
-    let hist = levels.iter().map(|l| l.len() as u64).collect();
-    let overflowed = counts.1;
-    let (next, count) = counts.0;
+    let overflowed = t
+        .count
+        .par_iter()
+        .filter(|c| c.load(Relaxed) == COUNT_OVERFLOW)
+        .count() as u64;
     Ok(Table {
-        dist: into_plain_u8(dist),
-        next,
-        count,
-        levels: hist,
+        dist: into_plain_u8(t.dist),
+        next: into_plain_u32(t.next),
+        count: into_plain_u64(t.count),
+        levels,
         overflowed,
     })
 }
 
-/// Expands every rank at distance `d` and claims unreached neighbours for `d + 1`.
-fn push_level<S: StateSpace + ?Sized>(
-    space: &S,
-    dist: &[AtomicU8],
-    frontier: &[u32],
-    d: u8,
-) -> Vec<u32> {
-    let parts: Vec<Vec<u32>> = frontier
-        .par_chunks(CHUNK / 4)
-        .map(|chunk| {
-            let mut out = Vec::new();
-            let mut buf = Vec::with_capacity(16);
-            for &r in chunk {
-                buf.clear();
-                space.neighbors(r as u64, &mut buf);
-                for &nb in &buf {
-                    let cell = &dist[nb as usize];
-                    // The exchange makes exactly one thread own each newly reached rank.
-                    if cell.load(Relaxed) == UNREACHED
-                        && cell
-                            .compare_exchange(UNREACHED, d + 1, Relaxed, Relaxed)
-                            .is_ok()
-                    {
-                        out.push(nb as u32);
-                    }
-                }
-            }
-            out
-        })
-        .collect();
-    let mut next = parts.concat();
-    // Levels are kept in rank order so later passes read memory in order.
-    next.par_sort_unstable();
-    next
+/// The three tables under construction. Every state's neighbours are generated once per
+/// role: as a parent when its level is pushed, or as a child when its level is pulled.
+struct Tables {
+    dist: Vec<AtomicU8>,
+    next: Vec<AtomicU32>,
+    count: Vec<AtomicU64>,
 }
 
-/// Scans every unreached rank for a neighbour at distance `d`; writes only its own entry.
-fn pull_level<S: StateSpace + ?Sized>(space: &S, dist: &[AtomicU8], d: u8) -> Vec<u32> {
-    let parts: Vec<Vec<u32>> = dist
-        .par_chunks(CHUNK)
-        .enumerate()
-        .map(|(ci, chunk)| {
-            let base = ci * CHUNK;
-            let mut out = Vec::new();
-            let mut buf = Vec::with_capacity(16);
-            for (i, cell) in chunk.iter().enumerate() {
-                if cell.load(Relaxed) != UNREACHED {
-                    continue;
-                }
-                let r = base + i;
-                buf.clear();
-                space.neighbors(r as u64, &mut buf);
-                if buf.iter().any(|&nb| dist[nb as usize].load(Relaxed) == d) {
-                    cell.store(d + 1, Relaxed);
-                    out.push(r as u32);
-                }
-            }
-            out
-        })
-        .collect();
-    parts.concat()
-}
-
-/// Level by level, count(s) = sum of count(n) over neighbours n one move closer; the
-/// next position is the smallest such n. Returns (next, count) and the overflow tally.
-fn count_paths<S: StateSpace + ?Sized>(
-    space: &S,
-    dist: &[AtomicU8],
-    levels: &[Vec<u32>],
-    progress: &dyn Progress,
-) -> ((Vec<u32>, Vec<u64>), u64) {
-    let len = dist.len();
-    progress.phase("solution counts", len as u64);
-    let next: Vec<AtomicU32> = (0..len)
-        .into_par_iter()
-        .map(|_| AtomicU32::new(NO_NEXT))
-        .collect();
-    let count: Vec<AtomicU64> = (0..len)
-        .into_par_iter()
-        .map(|_| AtomicU64::new(0))
-        .collect();
-    for &g in levels.first().into_iter().flatten() {
-        count[g as usize].store(1, Relaxed);
+/// `a + b`, or [`COUNT_OVERFLOW`] past [`COUNT_LIMIT`] (overflow is sticky).
+fn add_counts(a: u64, b: u64) -> u64 {
+    match a.checked_add(b) {
+        Some(s) if s <= COUNT_LIMIT => s,
+        _ => COUNT_OVERFLOW,
     }
-    progress.advance(levels.first().map_or(0, |l| l.len() as u64));
-    let mut overflowed = 0u64;
-    for (d, level) in levels.iter().enumerate().skip(1) {
-        let closer = (d - 1) as u8;
-        overflowed += level
+}
+
+impl Tables {
+    /// Expands every rank at distance `d`: claims unreached neighbours for `d + 1` and adds
+    /// this rank's count to every neighbour at `d + 1`. Sums and minima do not depend on
+    /// the order in which threads apply them.
+    fn push_level<S: StateSpace + ?Sized>(&self, space: &S, frontier: &[u32], d: u8) -> Vec<u32> {
+        let parts: Vec<Vec<u32>> = frontier
             .par_chunks(CHUNK / 4)
             .map(|chunk| {
+                let mut out = Vec::new();
                 let mut buf = Vec::with_capacity(16);
-                let mut over = 0u64;
                 for &r in chunk {
+                    let c = self.count[r as usize].load(Relaxed);
+                    buf.clear();
+                    space.neighbors(r as u64, &mut buf);
+                    for &nb in &buf {
+                        let i = nb as usize;
+                        let cell = &self.dist[i];
+                        let mut nd = cell.load(Relaxed);
+                        if nd == UNREACHED {
+                            // The exchange makes exactly one thread list each new rank.
+                            match cell.compare_exchange(UNREACHED, d + 1, Relaxed, Relaxed) {
+                                Ok(_) => {
+                                    out.push(nb as u32);
+                                    nd = d + 1;
+                                }
+                                Err(now) => nd = now,
+                            }
+                        }
+                        if nd == d + 1 {
+                            self.next[i].fetch_min(r, Relaxed);
+                            let _ = self.count[i]
+                                .fetch_update(Relaxed, Relaxed, |old| Some(add_counts(old, c)));
+                        }
+                    }
+                }
+                out
+            })
+            .collect();
+        let mut next = parts.concat();
+        // Frontiers are kept in rank order so the next expansion reads memory in order.
+        next.par_sort_unstable();
+        next
+    }
+
+    /// Scans every unreached rank for neighbours at distance `d`; such a rank joins level
+    /// `d + 1` with the sum of their counts. Writes only its own entries.
+    fn pull_level<S: StateSpace + ?Sized>(&self, space: &S, d: u8) -> Vec<u32> {
+        let parts: Vec<Vec<u32>> = self
+            .dist
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(ci, chunk)| {
+                let base = ci * CHUNK;
+                let mut out = Vec::new();
+                let mut buf = Vec::with_capacity(16);
+                for (i, cell) in chunk.iter().enumerate() {
+                    if cell.load(Relaxed) != UNREACHED {
+                        continue;
+                    }
+                    let r = base + i;
                     buf.clear();
                     space.neighbors(r as u64, &mut buf);
                     let mut sum = 0u64;
                     let mut best = NO_NEXT;
                     for &nb in &buf {
-                        if dist[nb as usize].load(Relaxed) != closer {
-                            continue;
+                        if self.dist[nb as usize].load(Relaxed) == d {
+                            best = best.min(nb as u32);
+                            sum = add_counts(sum, self.count[nb as usize].load(Relaxed));
                         }
-                        best = best.min(nb as u32);
-                        let c = count[nb as usize].load(Relaxed);
-                        sum = match sum.checked_add(c) {
-                            Some(s) if s <= COUNT_LIMIT => s,
-                            _ => COUNT_OVERFLOW,
-                        };
                     }
-                    over += (sum == COUNT_OVERFLOW) as u64;
-                    count[r as usize].store(sum, Relaxed);
-                    next[r as usize].store(best, Relaxed);
+                    if best != NO_NEXT {
+                        cell.store(d + 1, Relaxed);
+                        self.next[r].store(best, Relaxed);
+                        self.count[r].store(sum, Relaxed);
+                        out.push(r as u32);
+                    }
                 }
-                progress.advance(chunk.len() as u64);
-                over
+                out
             })
-            .sum::<u64>();
+            .collect();
+        parts.concat()
     }
-    ((into_plain_u32(next), into_plain_u64(count)), overflowed)
 }
 
 // The atomic integer types have the same size, alignment and bit validity as the plain

@@ -58,14 +58,17 @@ pub fn perm_rank(perm: &[u8]) -> u64 {
 }
 
 /// Inverse of [`perm_rank`]: writes into `out` the permutation of `0..out.len()` whose
-/// lexicographic rank is `rank` (`rank < out.len()!`).
-pub fn perm_unrank(mut rank: u64, out: &mut [u8]) {
+/// lexicographic rank is `rank` (`rank < out.len()!`). Returns its parity (the number of
+/// inversions modulo 2), which is free here: it is the sum of the Lehmer digits.
+pub fn perm_unrank(mut rank: u64, out: &mut [u8]) -> u8 {
     let n = out.len();
     debug_assert!(n <= 20 && rank < FACT[n]);
     let mut unused: u32 = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+    let mut digit_sum = 0u32;
     for (i, slot) in out.iter_mut().enumerate() {
         let f = FACT[n - 1 - i];
         let digit = (rank / f) as u32;
+        digit_sum += digit;
         rank %= f;
         // Select the digit-th lowest set bit of `unused`.
         let mut m = unused;
@@ -76,6 +79,7 @@ pub fn perm_unrank(mut rank: u64, out: &mut [u8]) {
         *slot = v as u8;
         unused &= !(1 << v);
     }
+    (digit_sum & 1) as u8
 }
 
 /// Number of inversions of `seq` modulo 2 (0 even, 1 odd). Works for any distinct values.
@@ -129,8 +133,9 @@ mod tests {
         let mut prev: Option<Vec<u8>> = None;
         let mut p = [0u8; 6];
         for r in 0..FACT[6] {
-            perm_unrank(r, &mut p);
+            let par = perm_unrank(r, &mut p);
             assert_eq!(perm_rank(&p), r);
+            assert_eq!(par, parity(&p));
             if let Some(q) = &prev {
                 assert!(q.as_slice() < p.as_slice());
             }

@@ -156,23 +156,26 @@ impl Sliding {
         let blank = (rank / self.block) as usize;
         let t = rank % self.block;
         let mut tiles = [0u8; MAX_CELLS];
-        let t = if self.colour.is_some() { 2 * t } else { t };
-        perm_unrank(t, &mut tiles[..n - 1]);
-        let fill = |cells: &mut [u8], tiles: &[u8]| {
-            let mut k = 0;
-            for (i, c) in cells.iter_mut().enumerate() {
-                if i == blank {
-                    *c = 0;
-                } else {
-                    *c = tiles[k] + 1;
-                    k += 1;
+        match &self.colour {
+            None => {
+                perm_unrank(t, &mut tiles[..n - 1]);
+            }
+            Some(colour) => {
+                // The blank (value 0) at cell b is out of order with the b values before it.
+                let p = perm_unrank(2 * t, &mut tiles[..n - 1]) ^ (blank & 1) as u8;
+                if p ^ colour[blank] != self.solvable_parity {
+                    tiles.swap(n - 3, n - 2);
                 }
             }
-        };
-        fill(cells, &tiles);
-        if !self.in_space(cells) {
-            tiles.swap(n - 3, n - 2);
-            fill(cells, &tiles);
+        }
+        let mut k = 0;
+        for (i, c) in cells.iter_mut().enumerate() {
+            if i == blank {
+                *c = 0;
+            } else {
+                *c = tiles[k] + 1;
+                k += 1;
+            }
         }
     }
 
