@@ -140,10 +140,7 @@ pub fn format_magic(digits: &[u8; 9]) -> String {
 /// Reads an arrangement: nine distinct digits 1-9 in position order, optionally
 /// separated by spaces or commas.
 pub fn parse_magic(text: &str) -> Result<[u8; 9], StateError> {
-    let bad = |reason: String| StateError::Malformed {
-        text: text.to_string(),
-        reason,
-    };
+    let bad = |reason: String| StateError::malformed(text, reason);
     let mut digits = Vec::with_capacity(9);
     for c in text.trim().chars() {
         match c {
