@@ -6,6 +6,7 @@
 //! knows nothing of command lines or terminals; `src/main.rs` is a thin layer on top.
 
 pub mod bfs;
+pub mod enumerate;
 pub mod generate;
 pub mod progress;
 pub mod puzzles;
