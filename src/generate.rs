@@ -13,10 +13,14 @@ use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 use crate::bfs::{self, COUNT_OVERFLOW, NO_NEXT, UNREACHED};
+use crate::enumerate;
 use crate::progress::Progress;
 use crate::puzzles::{self, Puzzle};
+use crate::rank::FACT;
 use crate::space::GraphPuzzle;
-use crate::store::{self, HistogramRow, PositionRow, PuzzleInfo, PuzzleRecord, StoreError};
+use crate::store::{
+    self, HistogramRow, PositionRow, PuzzleInfo, PuzzleRecord, SolutionRow, StoreError,
+};
 
 /// Changes whenever the solvers' output for an unchanged definition may change; part of
 /// every definition hash, so a new generator recomputes everything once.
@@ -327,6 +331,55 @@ fn persist(mut tmp: TempFile, db: &Path) -> Result<()> {
 fn compute<'a>(p: &'a Puzzle, hash: String, progress: &dyn Progress) -> Result<PuzzleRecord<'a>> {
     match p {
         Puzzle::Graph(g) => graph_record(g.as_ref(), hash, progress),
+        Puzzle::Magic => {
+            let started = Instant::now();
+            let found = enumerate::magic_triangle(progress);
+            Ok(solutions_record(p, hash, FACT[9], found, started))
+        }
+        Puzzle::Tour(board) => {
+            let started = Instant::now();
+            let found = enumerate::closed_tours(board, progress);
+            Ok(solutions_record(
+                p,
+                hash,
+                found.len() as u64,
+                found,
+                started,
+            ))
+        }
+    }
+}
+
+/// An enumeration puzzle's record: its solutions, nothing in the move tables.
+fn solutions_record<'a>(
+    p: &Puzzle,
+    hash: String,
+    states: u64,
+    found: Vec<enumerate::Solution>,
+    started: Instant,
+) -> PuzzleRecord<'a> {
+    PuzzleRecord {
+        name: p.name().to_string(),
+        family: p.family().to_string(),
+        definition: p.definition().to_string(),
+        definition_hash: hash,
+        states,
+        solvable: found.len() as u64,
+        max_distance: None,
+        seconds: started.elapsed().as_secs_f64(),
+        positions: Box::new(std::iter::empty()),
+        histogram: Vec::new(),
+        peg_layers: Vec::new(),
+        peg_matrix: Vec::new(),
+        solutions: found
+            .into_iter()
+            .map(|s| SolutionRow {
+                rank: s.rank,
+                state: s.state,
+                value: s.value,
+                canonical: s.canonical,
+            })
+            .collect(),
     }
 }
 

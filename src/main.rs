@@ -12,7 +12,7 @@ use serde_json::json;
 
 use puzzlebase::generate::{self, GenerateError, Observer, Options, Summary};
 use puzzlebase::progress::{Progress, Silent};
-use puzzlebase::query::{Database, QueryError};
+use puzzlebase::query::{Database, Histogram, QueryError};
 
 /// Precomputes complete solution databases for classic puzzles into one SQLite file,
 /// and answers lookups from it without searching.
@@ -68,7 +68,7 @@ enum Command {
 }
 
 #[derive(Args)]
-#[command(group(clap::ArgGroup::new("what").required(true).args(["state", "start", "longest", "histogram"])))]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["state", "start", "longest", "histogram", "all", "sum"])))]
 struct QueryArgs {
     #[command(flatten)]
     db: DbArg,
@@ -84,9 +84,15 @@ struct QueryArgs {
     /// The maximum distance and every position at it
     #[arg(long)]
     longest: bool,
-    /// How many positions lie at each distance
+    /// How many positions lie at each distance (magic triangle: solutions per side sum)
     #[arg(long)]
     histogram: bool,
+    /// Every solution of an enumeration puzzle, one per equivalence class
+    #[arg(long)]
+    all: bool,
+    /// The magic triangles whose sides sum to N, one per equivalence class
+    #[arg(long, value_name = "N")]
+    sum: Option<i64>,
     /// Print one JSON object on one line
     #[arg(long)]
     json: bool,
@@ -289,19 +295,52 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
             out(&format!("  {s}"))?;
         }
     } else if q.histogram {
-        let h = db.histogram(name)?;
+        match db.histogram(name)? {
+            Histogram::ByDistance(h) => {
+                if q.json {
+                    let counts: Vec<u64> = h.iter().map(|r| r.positions).collect();
+                    return out(&json!({ "puzzle": name, "histogram": counts }).to_string());
+                }
+                out("distance  positions")?;
+                for r in &h {
+                    out(&format!("{:>8}  {:>9}", r.distance, r.positions))?;
+                }
+                out(&format!(
+                    "   total  {:>9}",
+                    h.iter().map(|r| r.positions).sum::<u64>()
+                ))?;
+            }
+            Histogram::ByValue(h) => {
+                if q.json {
+                    let map: serde_json::Map<String, serde_json::Value> =
+                        h.iter().map(|&(v, n)| (v.to_string(), n.into())).collect();
+                    return out(&json!({ "puzzle": name, "histogram": map }).to_string());
+                }
+                out("side sum  solutions")?;
+                for (v, n) in &h {
+                    out(&format!("{v:>8}  {n:>9}"))?;
+                }
+                out(&format!(
+                    "   total  {:>9}",
+                    h.iter().map(|r| r.1).sum::<u64>()
+                ))?;
+            }
+        }
+    } else if q.all || q.sum.is_some() {
+        let a = match q.sum {
+            Some(sum) => db.sum(name, sum)?,
+            None => db.all(name)?,
+        };
         if q.json {
-            let counts: Vec<u64> = h.iter().map(|r| r.positions).collect();
-            return out(&json!({ "puzzle": name, "histogram": counts }).to_string());
+            return out(
+                &json!({ "puzzle": a.puzzle, "count": a.states.len(), "states": a.states })
+                    .to_string(),
+            );
         }
-        out("distance  positions")?;
-        for r in &h {
-            out(&format!("{:>8}  {:>9}", r.distance, r.positions))?;
+        out(&format!("{}: {} solution(s)", a.puzzle, a.states.len()))?;
+        for s in &a.states {
+            out(&format!("  {s}"))?;
         }
-        out(&format!(
-            "   total  {:>9}",
-            h.iter().map(|r| r.positions).sum::<u64>()
-        ))?;
     }
     Ok(())
 }

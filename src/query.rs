@@ -69,6 +69,20 @@ pub struct LongestAnswer {
     pub states: Vec<String>,
 }
 
+/// A list of positions or solutions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListAnswer {
+    pub puzzle: String,
+    pub states: Vec<String>,
+}
+
+/// Counts per distance (move puzzles) or per value (the magic triangle's side sums).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Histogram {
+    ByDistance(Vec<HistogramRow>),
+    ByValue(Vec<(i64, u64)>),
+}
+
 /// An open database.
 pub struct Database {
     conn: Connection,
@@ -123,6 +137,7 @@ impl Database {
                 let rank = g.parse(text)?;
                 self.walk(name, rank, text)
             }
+            _ => Err(self.not_applicable("--state", &p)),
         }
     }
 
@@ -131,6 +146,7 @@ impl Database {
         let (p, _) = self.puzzle(name)?;
         let rank = match &p {
             Puzzle::Graph(g) => g.start(),
+            _ => None,
         };
         let rank = rank.ok_or_else(|| self.not_applicable("--start", &p))?;
         self.walk(name, rank, "start")
@@ -189,12 +205,43 @@ impl Database {
         })
     }
 
-    pub fn histogram(&self, name: &str) -> Result<Vec<HistogramRow>> {
+    pub fn histogram(&self, name: &str) -> Result<Histogram> {
         let (p, _) = self.puzzle(name)?;
+        if let Puzzle::Magic = p {
+            return Ok(Histogram::ByValue(
+                store::solutions_by_value(&self.conn, name).map_err(self.sql())?,
+            ));
+        }
         let rows = store::histogram(&self.conn, name).map_err(self.sql())?;
         if rows.is_empty() {
             return Err(self.not_applicable("--histogram", &p));
         }
-        Ok(rows)
+        Ok(Histogram::ByDistance(rows))
+    }
+
+    /// Every solution of an enumeration puzzle, one per equivalence class.
+    pub fn all(&self, name: &str) -> Result<ListAnswer> {
+        let (p, _) = self.puzzle(name)?;
+        if !matches!(p, Puzzle::Magic | Puzzle::Tour(_)) {
+            return Err(self.not_applicable("--all", &p));
+        }
+        self.solutions(name, None)
+    }
+
+    /// The canonical magic triangles with side sum `sum`.
+    pub fn sum(&self, name: &str, sum: i64) -> Result<ListAnswer> {
+        let (p, _) = self.puzzle(name)?;
+        if !matches!(p, Puzzle::Magic) {
+            return Err(self.not_applicable("--sum", &p));
+        }
+        self.solutions(name, Some(sum))
+    }
+
+    fn solutions(&self, name: &str, value: Option<i64>) -> Result<ListAnswer> {
+        let rows = store::solutions(&self.conn, name, true, value).map_err(self.sql())?;
+        Ok(ListAnswer {
+            puzzle: name.to_string(),
+            states: rows.into_iter().map(|r| r.state).collect(),
+        })
     }
 }

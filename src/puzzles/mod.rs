@@ -5,24 +5,33 @@ pub mod knights;
 pub mod oshidori;
 pub mod sliding;
 
+use crate::enumerate::{self, TourBoard};
 use crate::space::GraphPuzzle;
 
 /// A puzzle the tool knows, by the kind of solver that handles it.
 pub enum Puzzle {
     /// A move graph over a dense rank space, solved by [`crate::bfs`].
     Graph(Box<dyn GraphPuzzle>),
+    /// The magic triangle: every arrangement with equal side sums ([`crate::enumerate::magic`]).
+    Magic,
+    /// Closed knight's tours on a board ([`crate::enumerate::tour`]).
+    Tour(TourBoard),
 }
 
 impl Puzzle {
     pub fn name(&self) -> &str {
         match self {
             Puzzle::Graph(g) => g.name(),
+            Puzzle::Magic => "magic-triangle",
+            Puzzle::Tour(b) => b.name,
         }
     }
 
     pub fn family(&self) -> &str {
         match self {
             Puzzle::Graph(g) => g.family(),
+            Puzzle::Magic => "magic",
+            Puzzle::Tour(_) => "tour",
         }
     }
 
@@ -30,6 +39,8 @@ impl Puzzle {
     pub fn definition(&self) -> serde_json::Value {
         match self {
             Puzzle::Graph(g) => g.definition(),
+            Puzzle::Magic => enumerate::magic_definition(),
+            Puzzle::Tour(b) => b.definition(),
         }
     }
 }
@@ -37,13 +48,16 @@ impl Puzzle {
 /// Every puzzle, in the order `generate` builds them.
 pub fn registry() -> Vec<Puzzle> {
     use sliding::Sliding;
-    vec![
+    let mut all = vec![
         Puzzle::Graph(Box::new(Sliding::six())),
         Puzzle::Graph(Box::new(Sliding::grid("seven", 2, 4))),
         Puzzle::Graph(Box::new(Sliding::grid("eight", 3, 3))),
         Puzzle::Graph(Box::new(knights::KnightSwap::new())),
         Puzzle::Graph(Box::new(oshidori::Oshidori::new())),
-    ]
+        Puzzle::Magic,
+    ];
+    all.extend(enumerate::tour_boards().into_iter().map(Puzzle::Tour));
+    all
 }
 
 /// Looks a puzzle up by name.

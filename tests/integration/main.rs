@@ -2,5 +2,6 @@
 
 mod bad_input;
 mod nightly;
+mod others;
 mod sliding;
 mod util;

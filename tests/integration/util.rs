@@ -8,7 +8,16 @@ use puzzlebase::generate::{self, Observer, Options, Summary};
 use puzzlebase::progress::{Progress, Silent};
 
 /// Puzzles cheap enough to build for every test run.
-pub const LIGHT: &[&str] = &["six", "seven", "eight"];
+pub const LIGHT: &[&str] = &[
+    "six",
+    "seven",
+    "eight",
+    "knight-swap",
+    "oshidori",
+    "magic-triangle",
+    "knight-tour",
+    "knight-tour-6x6",
+];
 
 struct Quiet;
 impl Observer for Quiet {
