@@ -5,6 +5,7 @@
 //! for the enumeration puzzles) and how to store and read the results ([`store`]). It
 //! knows nothing of command lines or terminals; `src/main.rs` is a thin layer on top.
 
+pub mod peg;
 pub mod progress;
 pub mod rank;
 pub mod space;

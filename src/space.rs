@@ -29,10 +29,16 @@ pub enum StateError {
 
 impl StateError {
     pub fn malformed(text: &str, reason: impl Into<String>) -> Self {
-        StateError::Malformed { text: text.to_string(), reason: reason.into() }
+        StateError::Malformed {
+            text: text.to_string(),
+            reason: reason.into(),
+        }
     }
     pub fn unsolvable(text: &str, reason: impl Into<String>) -> Self {
-        StateError::Unsolvable { text: text.to_string(), reason: reason.into() }
+        StateError::Unsolvable {
+            text: text.to_string(),
+            reason: reason.into(),
+        }
     }
 }
 
