@@ -8,6 +8,7 @@
 pub mod bfs;
 pub mod enumerate;
 pub mod generate;
+pub mod peg;
 pub mod progress;
 pub mod puzzles;
 pub mod query;
