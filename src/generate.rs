@@ -14,12 +14,13 @@ use thiserror::Error;
 
 use crate::bfs::{self, COUNT_OVERFLOW, NO_NEXT, UNREACHED};
 use crate::enumerate;
+use crate::peg::{self, Board};
 use crate::progress::Progress;
 use crate::puzzles::{self, Puzzle};
 use crate::rank::FACT;
 use crate::space::GraphPuzzle;
 use crate::store::{
-    self, HistogramRow, PositionRow, PuzzleInfo, PuzzleRecord, SolutionRow, StoreError,
+    self, HistogramRow, PegLayerRow, PositionRow, PuzzleInfo, PuzzleRecord, SolutionRow, StoreError,
 };
 
 /// Changes whenever the solvers' output for an unchanged definition may change; part of
@@ -331,6 +332,7 @@ fn persist(mut tmp: TempFile, db: &Path) -> Result<()> {
 fn compute<'a>(p: &'a Puzzle, hash: String, progress: &dyn Progress) -> Result<PuzzleRecord<'a>> {
     match p {
         Puzzle::Graph(g) => graph_record(g.as_ref(), hash, progress),
+        Puzzle::Peg(board) => peg_record(p, board, hash, progress),
         Puzzle::Magic => {
             let started = Instant::now();
             let found = enumerate::magic_triangle(progress);
@@ -348,6 +350,86 @@ fn compute<'a>(p: &'a Puzzle, hash: String, progress: &dyn Progress) -> Result<P
             ))
         }
     }
+}
+
+/// Boards up to this many holes also get the start x finish matrix.
+pub const MATRIX_MAX_HOLES: usize = 21;
+
+fn peg_record<'a>(
+    p: &Puzzle,
+    board: &'a Board,
+    hash: String,
+    progress: &dyn Progress,
+) -> Result<PuzzleRecord<'a>> {
+    let started = Instant::now();
+    let table = peg::solve(board, progress).map_err(|e| GenerateError::Solve {
+        puzzle: board.name.to_string(),
+        message: e.to_string(),
+    })?;
+    let matrix = if board.holes <= MATRIX_MAX_HOLES {
+        peg::matrix(board, progress)
+    } else {
+        Vec::new()
+    };
+    let seconds = started.elapsed().as_secs_f64();
+
+    let mut histogram: Vec<HistogramRow> = Vec::new();
+    for row in &table.rows {
+        if let Some(d) = row.distance {
+            let d = d as usize;
+            if histogram.len() <= d {
+                histogram.extend((histogram.len()..=d).map(|i| HistogramRow {
+                    distance: i as u32,
+                    positions: 0,
+                    classes: 0,
+                }));
+            }
+            histogram[d].positions += row.class_size as u64;
+            histogram[d].classes += 1;
+        }
+    }
+    let peg_layers = (table.layers.iter())
+        .map(|l| PegLayerRow {
+            pegs: l.pegs,
+            reachable: l.reachable,
+            can_finish: l.can_finish,
+            reachable_classes: l.reachable_classes,
+            can_finish_classes: l.can_finish_classes,
+        })
+        .collect();
+    let peg_matrix = (matrix.iter().enumerate())
+        .flat_map(|(s, row)| {
+            row.iter()
+                .enumerate()
+                .map(move |(f, &d)| (s as u8, f as u8, d))
+        })
+        .collect();
+    let states = table.layers.iter().map(|l| l.reachable).sum();
+    let solvable = table.layers.iter().map(|l| l.can_finish).sum();
+    let max_distance = table.rows.iter().filter_map(|r| r.distance).max();
+    let positions = table.rows.into_iter().map(move |r| PositionRow {
+        rank: r.bits,
+        state: board.format(r.bits),
+        distance: r.distance,
+        next_rank: r.next_bits,
+        solutions: r.solutions,
+        mv: r.next_move.map(|m| Board::format_moves(&[m])),
+    });
+    Ok(PuzzleRecord {
+        name: p.name().to_string(),
+        family: p.family().to_string(),
+        definition: p.definition().to_string(),
+        definition_hash: hash,
+        states,
+        solvable,
+        max_distance,
+        seconds,
+        positions: Box::new(positions),
+        histogram,
+        peg_layers,
+        peg_matrix,
+        solutions: Vec::new(),
+    })
 }
 
 /// An enumeration puzzle's record: its solutions, nothing in the move tables.

@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
 use puzzlebase::generate::{self, GenerateError, Observer, Options, Summary};
+use puzzlebase::peg::Board;
 use puzzlebase::progress::{Progress, Silent};
 use puzzlebase::query::{Database, Histogram, QueryError};
 
@@ -68,7 +69,7 @@ enum Command {
 }
 
 #[derive(Args)]
-#[command(group(clap::ArgGroup::new("what").required(true).args(["state", "start", "longest", "histogram", "all", "sum"])))]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["state", "start", "longest", "histogram", "matrix", "all", "sum"])))]
 struct QueryArgs {
     #[command(flatten)]
     db: DbArg,
@@ -87,6 +88,9 @@ struct QueryArgs {
     /// How many positions lie at each distance (magic triangle: solutions per side sum)
     #[arg(long)]
     histogram: bool,
+    /// Peg boards: minimum moves from every single-vacancy start to every single-peg finish
+    #[arg(long)]
+    matrix: bool,
     /// Every solution of an enumeration puzzle, one per equivalence class
     #[arg(long)]
     all: bool,
@@ -259,11 +263,14 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
             None => db.start(name)?,
         };
         if q.json {
-            return out(&json!({
+            let mut obj = json!({
                 "puzzle": a.puzzle, "state": a.state, "distance": a.distance,
                 "solutions": a.solutions, "path": a.path,
-            })
-            .to_string());
+            });
+            if let Some(moves) = &a.moves {
+                obj["moves"] = json!(moves);
+            }
+            return out(&obj.to_string());
         }
         out(&format!("puzzle:    {}", a.puzzle))?;
         out(&format!("state:     {}", a.state))?;
@@ -273,6 +280,9 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
             a.solutions
                 .map_or("more than 2^63-1".to_string(), |s| s.to_string())
         ))?;
+        if let Some(moves) = &a.moves {
+            out(&format!("moves:     {}", Board::format_moves(moves)))?;
+        }
         out(&format!("path ({} moves):", a.distance))?;
         for (i, s) in a.path.iter().enumerate() {
             out(&format!("{i:>4}  {s}"))?;
@@ -298,7 +308,11 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
         match db.histogram(name)? {
             Histogram::ByDistance(h) => {
                 if q.json {
-                    let counts: Vec<u64> = h.iter().map(|r| r.positions).collect();
+                    let len = h.last().map_or(0, |r| r.distance as usize + 1);
+                    let mut counts = vec![0u64; len];
+                    for r in &h {
+                        counts[r.distance as usize] = r.positions;
+                    }
                     return out(&json!({ "puzzle": name, "histogram": counts }).to_string());
                 }
                 out("distance  positions")?;
@@ -325,6 +339,27 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
                     h.iter().map(|r| r.1).sum::<u64>()
                 ))?;
             }
+        }
+    } else if q.matrix {
+        let m = db.matrix(name)?;
+        if q.json {
+            return out(&json!({ "puzzle": name, "matrix": m }).to_string());
+        }
+        out(&format!(
+            "{name}: minimum moves from start (row: empty hole) to finish (column: last peg); - = impossible"
+        ))?;
+        let cell = |d: &Option<u8>| d.map_or("-".to_string(), |d| d.to_string());
+        out(&format!(
+            "     {}",
+            (0..m.len()).map(|f| format!("{f:>3}")).collect::<String>()
+        ))?;
+        for (s, row) in m.iter().enumerate() {
+            out(&format!(
+                "{s:>3}  {}",
+                row.iter()
+                    .map(|d| format!("{:>3}", cell(d)))
+                    .collect::<String>()
+            ))?;
         }
     } else if q.all || q.sum.is_some() {
         let a = match q.sum {

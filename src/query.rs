@@ -7,6 +7,7 @@ use rusqlite::Connection;
 use thiserror::Error;
 
 use crate::generate::definition_hash;
+use crate::peg::Board;
 use crate::puzzles::{self, Puzzle};
 use crate::space::StateError;
 use crate::store::{self, HistogramRow, PositionRow, PuzzleInfo, StoreError};
@@ -59,6 +60,8 @@ pub struct StateAnswer {
     pub solutions: Option<u64>,
     /// Every position from `state` to the goal, both included.
     pub path: Vec<String>,
+    /// Peg puzzles: the move leading to each next position, `[from, to1, to2, ...]`.
+    pub moves: Option<Vec<Vec<u8>>>,
 }
 
 /// The positions at the maximum distance.
@@ -81,6 +84,12 @@ pub struct ListAnswer {
 pub enum Histogram {
     ByDistance(Vec<HistogramRow>),
     ByValue(Vec<(i64, u64)>),
+}
+
+/// Parses a stored move, `[3,10,12,3]`.
+fn parse_move(text: &str) -> Option<Vec<u8>> {
+    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
+    inner.split(',').map(|h| h.trim().parse().ok()).collect()
 }
 
 /// An open database.
@@ -137,6 +146,10 @@ impl Database {
                 let rank = g.parse(text)?;
                 self.walk(name, rank, text)
             }
+            Puzzle::Peg(board) => {
+                let bits = board.parse(text)?;
+                self.walk_peg(board, bits)
+            }
             _ => Err(self.not_applicable("--state", &p)),
         }
     }
@@ -146,6 +159,7 @@ impl Database {
         let (p, _) = self.puzzle(name)?;
         let rank = match &p {
             Puzzle::Graph(g) => g.start(),
+            Puzzle::Peg(board) => return self.walk_peg(board, board.start),
             _ => None,
         };
         let rank = rank.ok_or_else(|| self.not_applicable("--start", &p))?;
@@ -191,7 +205,92 @@ impl Database {
             distance,
             solutions: first.solutions,
             path,
+            moves: None,
         })
+    }
+
+    /// Follows the stored optimal moves from `bits` to the finish. Rows are stored in
+    /// canonical form, so each step canonicalises the position, reads its row, and maps
+    /// the stored move back through the inverse symmetry into the user's orientation.
+    fn walk_peg(&self, board: &Board, bits: u64) -> Result<StateAnswer> {
+        let name = board.name;
+        let text = board.format(bits);
+        let finish = board.finish.trailing_zeros();
+        let lookup =
+            |bits: u64| -> Result<Option<PositionRow>> { self.row(name, board.canonical(bits).0) };
+        let Some(first) = lookup(bits)? else {
+            let why = if self.peg_stores_all(name)? {
+                "it is not reachable from the start position".to_string()
+            } else {
+                format!(
+                    "only positions that can still finish are stored for {name}, so it is either \
+                     not reachable from the start or cannot finish with one peg in hole {finish}"
+                )
+            };
+            return Err(QueryError::NotStored(format!(
+                "{text} has no entry in {name}: {why}"
+            )));
+        };
+        let Some(distance) = first.distance else {
+            return Err(QueryError::NotStored(format!(
+                "{text} is reachable in {name} but cannot finish with one peg in hole {finish}"
+            )));
+        };
+        let inconsistent =
+            |what: &str| QueryError::NotStored(format!("database is inconsistent at {what}"));
+        let mut path = vec![text.clone()];
+        let mut moves = Vec::new();
+        let mut cur = bits;
+        let mut row = first.clone();
+        while row.distance != Some(0) {
+            let (Some(mv_text), Some(next_rank)) = (&row.mv, row.next_rank) else {
+                return Err(inconsistent(&row.state));
+            };
+            let (_, sym) = board.canonical(cur);
+            let stored = parse_move(mv_text).ok_or_else(|| inconsistent(mv_text))?;
+            let mv = board.map_move(&stored, sym, true);
+            cur = board
+                .apply_move(cur, &mv)
+                .ok_or_else(|| inconsistent(mv_text))?;
+            if board.canonical(cur).0 != next_rank {
+                return Err(inconsistent(&row.state));
+            }
+            path.push(board.format(cur));
+            moves.push(mv);
+            row = lookup(cur)?.ok_or_else(|| inconsistent(&board.format(cur)))?;
+        }
+        Ok(StateAnswer {
+            puzzle: name.to_string(),
+            state: text,
+            distance,
+            solutions: first.solutions,
+            path,
+            moves: Some(moves),
+        })
+    }
+
+    /// Whether the file keeps every reachable position of this peg puzzle (rows that
+    /// cannot finish have a NULL distance) or only those that can still finish.
+    fn peg_stores_all(&self, name: &str) -> Result<bool> {
+        let stored = (self.conn)
+            .query_row(
+                "SELECT count(*) FROM positions WHERE puzzle = ?1",
+                [name],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(self.sql())?;
+        let layers = store::peg_layers(&self.conn, name).map_err(self.sql())?;
+        Ok(stored as u64 == layers.iter().map(|l| l.reachable_classes).sum::<u64>())
+    }
+
+    /// The start x finish matrix of a peg board.
+    pub fn matrix(&self, name: &str) -> Result<Vec<Vec<Option<u8>>>> {
+        let (p, _) = self.puzzle(name)?;
+        let m = store::peg_matrix(&self.conn, name).map_err(self.sql())?;
+        if m.is_empty() {
+            return Err(self.not_applicable("--matrix", &p));
+        }
+        Ok(m)
     }
 
     pub fn longest(&self, name: &str) -> Result<LongestAnswer> {

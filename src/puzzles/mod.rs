@@ -6,12 +6,15 @@ pub mod oshidori;
 pub mod sliding;
 
 use crate::enumerate::{self, TourBoard};
+use crate::peg::{self, Board};
 use crate::space::GraphPuzzle;
 
 /// A puzzle the tool knows, by the kind of solver that handles it.
 pub enum Puzzle {
     /// A move graph over a dense rank space, solved by [`crate::bfs`].
     Graph(Box<dyn GraphPuzzle>),
+    /// Peg solitaire on a board, solved by [`crate::peg`].
+    Peg(Board),
     /// The magic triangle: every arrangement with equal side sums ([`crate::enumerate::magic`]).
     Magic,
     /// Closed knight's tours on a board ([`crate::enumerate::tour`]).
@@ -22,6 +25,7 @@ impl Puzzle {
     pub fn name(&self) -> &str {
         match self {
             Puzzle::Graph(g) => g.name(),
+            Puzzle::Peg(b) => b.name,
             Puzzle::Magic => "magic-triangle",
             Puzzle::Tour(b) => b.name,
         }
@@ -30,6 +34,7 @@ impl Puzzle {
     pub fn family(&self) -> &str {
         match self {
             Puzzle::Graph(g) => g.family(),
+            Puzzle::Peg(_) => "peg",
             Puzzle::Magic => "magic",
             Puzzle::Tour(_) => "tour",
         }
@@ -39,6 +44,7 @@ impl Puzzle {
     pub fn definition(&self) -> serde_json::Value {
         match self {
             Puzzle::Graph(g) => g.definition(),
+            Puzzle::Peg(b) => b.definition(),
             Puzzle::Magic => enumerate::magic_definition(),
             Puzzle::Tour(b) => b.definition(),
         }
@@ -54,8 +60,15 @@ pub fn registry() -> Vec<Puzzle> {
         Puzzle::Graph(Box::new(Sliding::grid("eight", 3, 3))),
         Puzzle::Graph(Box::new(knights::KnightSwap::new())),
         Puzzle::Graph(Box::new(oshidori::Oshidori::new())),
-        Puzzle::Magic,
     ];
+    // Boards too large to tabulate (french37, board41) are definitions only.
+    all.extend(
+        peg::boards()
+            .into_iter()
+            .filter(|b| b.tabulate)
+            .map(Puzzle::Peg),
+    );
+    all.push(Puzzle::Magic);
     all.extend(enumerate::tour_boards().into_iter().map(Puzzle::Tour));
     all
 }

@@ -3,5 +3,6 @@
 mod bad_input;
 mod nightly;
 mod others;
+mod peg;
 mod sliding;
 mod util;
