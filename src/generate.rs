@@ -484,8 +484,12 @@ fn graph_record<'a>(
         })
         .collect();
     let (states, solvable, max_distance) = (g.size(), table.reached(), Some(table.max_distance()));
+    // One closure owns the table; unreached ranks (unsolvable arrangements) are skipped.
     let positions = (0..table.dist.len()).filter_map(move |r| {
-        (table.dist[r] != UNREACHED).then(|| PositionRow {
+        if table.dist[r] == UNREACHED {
+            return None;
+        }
+        Some(PositionRow {
             rank: r as u64,
             state: g.format(r as u64),
             distance: Some(table.dist[r]),

@@ -24,7 +24,7 @@ pub const FACT: [u64; 21] = {
 };
 
 /// `BINOM[n][k] = C(n, k)` for `n, k <= 64` (0 where `k > n`), saturating at `u64::MAX`.
-pub const BINOM: [[u64; 65]; 65] = {
+pub static BINOM: [[u64; 65]; 65] = {
     let mut t = [[0u64; 65]; 65];
     let mut n = 0;
     while n < 65 {
@@ -158,6 +158,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::needless_range_loop)] // n and k are the subject, not just indices
     fn comb_round_trip_is_dense() {
         for n in 0..=12usize {
             for k in 0..=n {

@@ -74,12 +74,11 @@ fn seed_counts_with_the_first_move_fixed() {
         let d = d.unwrap();
         let mut total = 0;
         for (mv, after) in b.moves(b.start) {
-            if mv[..2] == first {
-                if let Some((Some(dd), Some(c))) = stored(&conn, &b, after) {
-                    if dd + 1 == d {
-                        total += c;
-                    }
-                }
+            if mv[..2] == first
+                && let Some((Some(dd), Some(c))) = stored(&conn, &b, after)
+                && dd + 1 == d
+            {
+                total += c;
             }
         }
         assert_eq!(total, expected, "{name}");
@@ -107,6 +106,9 @@ fn the_seed_chinese_checkers_solution_replays() {
     assert_eq!(cur, b.finish);
 }
 
+/// (rank, state, distance, solutions, move) of a `positions` row.
+type Row = (i64, String, Option<u8>, Option<i64>, Option<String>);
+
 #[test]
 fn every_stored_row_obeys_the_move_recurrences() {
     let conn = Connection::open(shared_db()).unwrap();
@@ -117,7 +119,7 @@ fn every_stored_row_obeys_the_move_recurrences() {
                 "SELECT rank, state, distance, solutions, move FROM positions WHERE puzzle = ?1",
             )
             .unwrap();
-        let rows: Vec<(i64, String, Option<u8>, Option<i64>, Option<String>)> = st
+        let rows: Vec<Row> = st
             .query_map([name], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
             })
