@@ -1,11 +1,13 @@
-//! Prints speed figures (never asserted): `cargo bench`, or
-//! `cargo bench --bench generate -- 3x4` to add the 239,500,800-state 3x4 puzzle.
+//! Prints speed figures (never asserted): `cargo bench`. Heavy runs are opt-in:
+//! `cargo bench --bench generate -- 3x4` adds the 239,500,800-state 3x4 sliding puzzle,
+//! `cargo bench --bench generate -- english33` the 33-hole central game.
 
 use std::process::Command;
 use std::time::Instant;
 
 use puzzlebase::bfs;
 use puzzlebase::generate::{self, Observer, Options, Summary};
+use puzzlebase::peg::{self, Board};
 use puzzlebase::progress::{Progress, Silent};
 use puzzlebase::puzzles::sliding::Sliding;
 use puzzlebase::space::StateSpace;
@@ -85,6 +87,77 @@ fn main() {
         1e3 * median(runs)
     );
 
+    let boards: Vec<Board> = peg::boards()
+        .into_iter()
+        .filter(|b| ["chinese-checkers", "hoppers", "triangle21"].contains(&b.name))
+        .collect();
+    let runs: Vec<f64> = (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            for b in &boards {
+                peg::solve(b, &Silent).unwrap();
+                peg::matrix(b, &Silent);
+            }
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    println!(
+        "peg seed boards (tables + start/finish matrices): {:.3} s (median of 3; target <= 2 s)",
+        median(runs)
+    );
+
+    let light: Vec<String> = puzzlebase::puzzles::names()
+        .into_iter()
+        .filter(|n| n != "english33")
+        .collect();
+    let db2 = dir.path().join("nightly.sqlite");
+    let t = Instant::now();
+    generate::generate(
+        &Options {
+            db: db2.clone(),
+            only: light.clone(),
+            force: true,
+        },
+        &Quiet,
+    )
+    .unwrap();
+    let full = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    generate::generate(
+        &Options {
+            db: db2.clone(),
+            only: light,
+            force: false,
+        },
+        &Quiet,
+    )
+    .unwrap();
+    let rerun = t.elapsed().as_secs_f64();
+    println!(
+        "generate of every puzzle but english33: full {full:.3} s, unchanged re-run {rerun:.3} s ({:.0}% of full)",
+        100.0 * rerun / full
+    );
+
+    if args.iter().any(|a| a == "english33") {
+        let b = peg::boards()
+            .into_iter()
+            .find(|b| b.name == "english33")
+            .unwrap();
+        let t = Instant::now();
+        let table = peg::solve(&b, &Silent).unwrap();
+        let s = t.elapsed().as_secs_f64();
+        let reachable: u64 = table.layers.iter().map(|l| l.reachable).sum();
+        let can_finish: u64 = table.layers.iter().map(|l| l.can_finish).sum();
+        println!(
+            "english33: {reachable} reachable, {can_finish} can finish, {} rows, start distance {}, {s:.1} s, \
+             {:.2} M positions/s, peak memory {} (target <= 10 min, <= 8 GiB)",
+            table.rows.len(),
+            table.max_distance,
+            reachable as f64 / s / 1e6,
+            peak_memory()
+        );
+    }
+
     if args.iter().any(|a| a == "3x4") {
         let p = Sliding::grid("eleven", 3, 4);
         let t = Instant::now();
@@ -99,5 +172,18 @@ fn main() {
             s,
             table.reached() as f64 / s / 1e6
         );
+        println!("3x4 peak memory so far: {}", peak_memory());
     }
+}
+
+/// Peak resident memory of this process (Linux `VmHWM`).
+fn peak_memory() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .map(|l| l[6..].trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_string())
 }
