@@ -69,7 +69,7 @@ enum Command {
 }
 
 #[derive(Args)]
-#[command(group(clap::ArgGroup::new("what").required(true).args(["state", "start", "longest", "histogram", "matrix", "all", "sum"])))]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["state", "start", "longest", "histogram", "matrix", "layers", "all", "sum"])))]
 struct QueryArgs {
     #[command(flatten)]
     db: DbArg,
@@ -91,6 +91,9 @@ struct QueryArgs {
     /// Peg boards: minimum moves from every single-vacancy start to every single-peg finish
     #[arg(long)]
     matrix: bool,
+    /// Peg boards: positions reachable from the start and able to finish, per peg count
+    #[arg(long)]
+    layers: bool,
     /// Every solution of an enumeration puzzle, one per equivalence class
     #[arg(long)]
     all: bool,
@@ -361,6 +364,29 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
                     .collect::<String>()
             ))?;
         }
+    } else if q.layers {
+        let rows = db.layers(name)?;
+        if q.json {
+            let layers: Vec<_> = rows
+                .iter()
+                .map(|l| {
+                    json!({"pegs": l.pegs, "reachable": l.reachable, "can_finish": l.can_finish,
+                           "reachable_classes": l.reachable_classes, "can_finish_classes": l.can_finish_classes})
+                })
+                .collect();
+            return out(&json!({ "puzzle": name, "layers": layers }).to_string());
+        }
+        out("pegs     reachable    can finish   (up to symmetry:  reachable  can finish)")?;
+        for l in &rows {
+            out(&format!(
+                "{:>4}  {:>12}  {:>12}                    {:>10}  {:>10}",
+                l.pegs, l.reachable, l.can_finish, l.reachable_classes, l.can_finish_classes
+            ))?;
+        }
+        let (r, c) = rows
+            .iter()
+            .fold((0, 0), |(r, c), l| (r + l.reachable, c + l.can_finish));
+        out(&format!("total {r:>12}  {c:>12}"))?;
     } else if q.all || q.sum.is_some() {
         let a = match q.sum {
             Some(sum) => db.sum(name, sum)?,

@@ -283,6 +283,16 @@ impl Database {
         Ok(stored as u64 == layers.iter().map(|l| l.reachable_classes).sum::<u64>())
     }
 
+    /// Positions reachable from the start and able to finish, per number of pegs.
+    pub fn layers(&self, name: &str) -> Result<Vec<store::PegLayerRow>> {
+        let (p, _) = self.puzzle(name)?;
+        let rows = store::peg_layers(&self.conn, name).map_err(self.sql())?;
+        if rows.is_empty() {
+            return Err(self.not_applicable("--layers", &p));
+        }
+        Ok(rows)
+    }
+
     /// The start x finish matrix of a peg board.
     pub fn matrix(&self, name: &str) -> Result<Vec<Vec<Option<u8>>>> {
         let (p, _) = self.puzzle(name)?;

@@ -47,6 +47,18 @@ fn unchanged_puzzles_are_reused_and_force_recomputes() {
     );
 }
 
+/// One or two cheap puzzles of every family.
+const EVERY_FAMILY: &[&str] = &[
+    "seven",
+    "eight",
+    "knight-swap",
+    "oshidori",
+    "hoppers",
+    "triangle21",
+    "magic-triangle",
+    "knight-tour-6x6",
+];
+
 #[test]
 fn tables_are_identical_whatever_the_thread_count() {
     let dir = tempfile::tempdir().unwrap();
@@ -54,22 +66,15 @@ fn tables_are_identical_whatever_the_thread_count() {
     for threads in ["1", "2"] {
         let db = dir.path().join(format!("t{threads}.sqlite"));
         let o = Command::new(env!("CARGO_BIN_EXE_puzzlebase"))
-            .args([
-                "generate",
-                "--quiet",
-                "--db",
-                db.to_str().unwrap(),
-                "--puzzle",
-                "seven",
-                "--puzzle",
-                "eight",
-            ])
+            .args(["generate", "--quiet", "--db", db.to_str().unwrap()])
+            .args(EVERY_FAMILY.iter().flat_map(|p| ["--puzzle", p]))
             .env("RAYON_NUM_THREADS", threads)
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         sums.push(checksums(&db));
     }
+    assert_eq!(sums[0].len(), EVERY_FAMILY.len());
     assert_eq!(sums[0], sums[1]);
 }
 
