@@ -24,6 +24,23 @@ struct Cli {
     command: Command,
 }
 
+const QUERY_EXAMPLES: &str = "\
+Puzzles and notation:
+  six seven eight          tiles in cell order, 0 = blank: 867254301 (or 8,6,7,2,5,4,3,0,1)
+  knight-swap oshidori     B, W and - per square: BBB------WWW, BWBWBW--
+  chinese-checkers hoppers triangle21 english33
+                           1 = peg, 0 = empty, one character per hole: 1111110111111
+  magic-triangle           --sum N, --all, --histogram
+  knight-tour knight-tour-6x6
+                           --all
+
+Examples:
+  puzzlebase query --puzzle eight --state 867254301
+  puzzlebase query --puzzle seven --longest --json
+  puzzlebase query --puzzle hoppers --start
+  puzzlebase query --puzzle triangle21 --matrix
+  puzzlebase query --puzzle magic-triangle --sum 20";
+
 #[derive(Args)]
 struct DbArg {
     /// Database file
@@ -56,7 +73,9 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
-    /// Look up a position, the longest positions or the distance histogram of a puzzle.
+    /// Answer from the database without searching: a position's distance and optimal
+    /// path, the longest positions, histograms, peg matrices, enumerated solutions.
+    #[command(after_help = QUERY_EXAMPLES)]
     Query(QueryArgs),
     /// List the puzzles in the database with their figures.
     List {
