@@ -24,17 +24,7 @@ use crate::enumerate::Solution;
 use crate::progress::Progress;
 use crate::space::StateError;
 
-/// The eight knight moves as (row, column) offsets.
-const KNIGHT: [(isize, isize); 8] = [
-    (-2, -1),
-    (-2, 1),
-    (-1, -2),
-    (-1, 2),
-    (1, -2),
-    (1, 2),
-    (2, -1),
-    (2, 1),
-];
+use crate::puzzles::knights::KNIGHT_MOVES as KNIGHT;
 
 /// A board for knight's tours: `rows` x `cols` cells minus the `missing` ones.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -58,27 +58,27 @@ pub const START: &str = "BBB------WWW";
 /// The goal.
 pub const GOAL: &str = "WWW------BBB";
 
-const EMPTY: u8 = 0;
-const BLACK: u8 = 1;
-const WHITE: u8 = 2;
+use super::stones::{self, BLACK, EMPTY, WHITE};
+
+/// The eight knight moves as (row, column) offsets.
+pub const KNIGHT_MOVES: [(isize, isize); 8] = [
+    (-2, -1),
+    (-2, 1),
+    (-1, -2),
+    (-1, 2),
+    (1, -2),
+    (1, 2),
+    (2, -1),
+    (2, 1),
+];
 
 /// Knight-move adjacency of a `rows` x `cols` board numbered row-major: entry `s` lists,
 /// in increasing order, the squares one knight's move from square `s`.
 pub fn knight_adjacency(rows: usize, cols: usize) -> Vec<Vec<usize>> {
-    const JUMPS: [(isize, isize); 8] = [
-        (-2, -1),
-        (-2, 1),
-        (-1, -2),
-        (-1, 2),
-        (1, -2),
-        (1, 2),
-        (2, -1),
-        (2, 1),
-    ];
     (0..rows * cols)
         .map(|s| {
             let (r, c) = ((s / cols) as isize, (s % cols) as isize);
-            let mut to: Vec<usize> = JUMPS
+            let mut to: Vec<usize> = KNIGHT_MOVES
                 .iter()
                 .map(|&(dr, dc)| (r + dr, c + dc))
                 .filter(|&(r2, c2)| {
@@ -203,47 +203,10 @@ impl GraphPuzzle for KnightSwap {
         })
     }
     fn format(&self, rank: u64) -> String {
-        Self::unrank_cells(rank)
-            .iter()
-            .map(|&c| match c {
-                BLACK => 'B',
-                WHITE => 'W',
-                _ => '-',
-            })
-            .collect()
+        stones::format(&Self::unrank_cells(rank))
     }
     fn parse(&self, text: &str) -> Result<u64, StateError> {
-        let t = text.trim();
-        let n = t.chars().count();
-        if n != CELLS {
-            return Err(StateError::malformed(
-                text,
-                format!("expected {CELLS} characters (B, W or -), found {n}"),
-            ));
-        }
-        let mut cells = [EMPTY; CELLS];
-        for (s, ch) in t.chars().enumerate() {
-            cells[s] = match ch.to_ascii_uppercase() {
-                'B' => BLACK,
-                'W' => WHITE,
-                '-' => EMPTY,
-                other => {
-                    return Err(StateError::malformed(
-                        text,
-                        format!("unexpected character {other:?} on square {s}; use B, W or -"),
-                    ));
-                }
-            };
-        }
-        for (colour, name) in [(BLACK, 'B'), (WHITE, 'W')] {
-            let k = cells.iter().filter(|&&c| c == colour).count();
-            if k != PER_COLOUR {
-                return Err(StateError::malformed(
-                    text,
-                    format!("expected {PER_COLOUR} {name} knights, found {k}"),
-                ));
-            }
-        }
+        let cells = stones::parse::<CELLS>(text, PER_COLOUR, "knights")?;
         Ok(Self::rank_cells(&cells))
     }
     fn start(&self) -> Option<u64> {

@@ -4,6 +4,7 @@
 pub mod knights;
 pub mod oshidori;
 pub mod sliding;
+pub mod stones;
 
 use crate::enumerate::{self, TourBoard};
 use crate::peg::{self, Board};

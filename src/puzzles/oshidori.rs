@@ -48,9 +48,7 @@ pub const START: &str = "BWBWBW--";
 /// The usual goal.
 pub const GOAL: &str = "BBBWWW--";
 
-const EMPTY: u8 = 0;
-const BLACK: u8 = 1;
-const WHITE: u8 = 2;
+use super::stones::{self, BLACK, EMPTY, WHITE};
 
 /// The stone-pair puzzle. See the module documentation.
 pub struct Oshidori {
@@ -107,37 +105,7 @@ fn unrank_cells(rank: u64) -> [u8; CELLS] {
 }
 
 fn parse_cells(text: &str) -> Result<[u8; CELLS], StateError> {
-    let t = text.trim();
-    let n = t.chars().count();
-    if n != CELLS {
-        return Err(StateError::malformed(
-            text,
-            format!("expected {CELLS} characters (B, W or -), found {n}"),
-        ));
-    }
-    let mut cells = [EMPTY; CELLS];
-    for (i, ch) in t.chars().enumerate() {
-        cells[i] = match ch.to_ascii_uppercase() {
-            'B' => BLACK,
-            'W' => WHITE,
-            '-' => EMPTY,
-            other => {
-                return Err(StateError::malformed(
-                    text,
-                    format!("unexpected character {other:?} in cell {i}; use B, W or -"),
-                ));
-            }
-        };
-    }
-    for (colour, name) in [(BLACK, 'B'), (WHITE, 'W')] {
-        let k = cells.iter().filter(|&&c| c == colour).count();
-        if k != PER_COLOUR {
-            return Err(StateError::malformed(
-                text,
-                format!("expected {PER_COLOUR} {name} stones, found {k}"),
-            ));
-        }
-    }
+    let cells = stones::parse::<CELLS>(text, PER_COLOUR, "stones")?;
     // Six stones leave exactly two empties; they must be neighbours.
     let gap = cells.iter().position(|&c| c == EMPTY).expect("two empties");
     if cells[gap + 1] != EMPTY {
@@ -193,14 +161,7 @@ impl GraphPuzzle for Oshidori {
         })
     }
     fn format(&self, rank: u64) -> String {
-        unrank_cells(rank)
-            .iter()
-            .map(|&c| match c {
-                BLACK => 'B',
-                WHITE => 'W',
-                _ => '-',
-            })
-            .collect()
+        stones::format(&unrank_cells(rank))
     }
     fn parse(&self, text: &str) -> Result<u64, StateError> {
         parse_cells(text).map(|c| rank_cells(&c))
