@@ -130,15 +130,35 @@ pub fn reachable_layers(
     max_layers: usize,
     progress: &dyn Progress,
 ) -> Vec<Vec<u64>> {
+    let mut layers = vec![Vec::new(); board.start.count_ones() as usize + 1];
+    for_each_reachable_layer(board, max_layers, progress, |pegs, layer| {
+        layers[pegs] = layer.to_vec()
+    });
+    layers
+}
+
+/// Like [`reachable_layers`], but hands each layer (peg count, sorted canonical
+/// positions) to `f` and keeps only the layer being expanded: for measuring boards
+/// whose reachable sets do not fit in memory all at once.
+pub fn for_each_reachable_layer(
+    board: &Board,
+    max_layers: usize,
+    progress: &dyn Progress,
+    mut f: impl FnMut(usize, &[u64]),
+) {
     let top = board.start.count_ones() as usize;
     let masks = jump_masks(board);
-    let mut layers = vec![Vec::new(); top + 1];
-    layers[top] = vec![board.canonical(board.start).0];
+    let mut layer = vec![board.canonical(board.start).0];
     progress.phase("reachable positions", top as u64);
-    progress.advance(1);
     let mut k = top;
-    while k > 1 && top - k + 1 < max_layers && !layers[k].is_empty() {
-        layers[k - 1] = expand_layer(&layers[k], |b, out| {
+    let mut done = 1;
+    loop {
+        f(k, &layer);
+        progress.advance(1);
+        if k <= 1 || done >= max_layers || layer.is_empty() {
+            break;
+        }
+        layer = expand_layer(&layer, |b, out| {
             for m in &masks {
                 if b & m.need == m.need && b & m.land == 0 {
                     out.push(board.canonical(b ^ m.all).0);
@@ -146,9 +166,8 @@ pub fn reachable_layers(
             }
         });
         k -= 1;
-        progress.advance(1);
+        done += 1;
     }
-    layers
 }
 
 /// For each layer, the sorted positions of the forward set that can still reach the
