@@ -52,7 +52,7 @@ pub struct PegRow {
     /// Canonical form of the position after `next_move`.
     pub next_bits: Option<u64>,
     /// Number of distinct sequences of single jumps reaching the finish in `distance`
-    /// moves; `None` if it exceeds `i64::MAX` (and for positions that cannot finish).
+    /// moves (0 for positions that cannot finish); `None` only if it exceeds `i64::MAX`.
     pub solutions: Option<u64>,
     /// Number of positions in its symmetry class.
     pub class_size: u32,
@@ -339,7 +339,7 @@ pub fn solve(board: &Board, progress: &dyn Progress) -> Result<PegTable, PegErro
             distance: s.map(|s| s.distance),
             next_move: s.and_then(|s| s.next.as_ref().map(|n| n.0.clone())),
             next_bits: s.and_then(|s| s.next.as_ref().map(|n| n.1)),
-            solutions: s.and_then(|s| s.solutions),
+            solutions: s.map_or(Some(0), |s| s.solutions),
             class_size: board.class_size(bits),
         };
         if all_reachable_stored {
@@ -417,4 +417,20 @@ fn matrix_row(board: &Board, start: u64) -> Vec<Option<u8>> {
         frontier = next;
     }
     row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peg_counts_never_wrap() {
+        let max = i64::MAX as u64;
+        assert_eq!(add_count(Some(2), Some(3)), Some(5));
+        assert_eq!(add_count(Some(max), Some(0)), Some(max));
+        assert_eq!(add_count(Some(max), Some(1)), None);
+        assert_eq!(add_count(Some(u64::MAX), Some(1)), None);
+        assert_eq!(add_count(None, Some(1)), None);
+        assert_eq!(add_count(Some(1), None), None);
+    }
 }
