@@ -24,7 +24,8 @@ pub mod solve;
 
 pub use board::{Board, Jump, boards};
 pub use solve::{
-    LayerStats, PegError, PegRow, PegTable, STORE_ALL_LIMIT, matrix, reachable_layers, solve,
+    LayerStats, PegError, PegRow, PegTable, STORE_ALL_LIMIT, for_each_reachable_layer, matrix,
+    reachable_layers, solve,
 };
 
 #[cfg(test)]

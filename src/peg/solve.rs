@@ -52,7 +52,7 @@ pub struct PegRow {
     /// Canonical form of the position after `next_move`.
     pub next_bits: Option<u64>,
     /// Number of distinct sequences of single jumps reaching the finish in `distance`
-    /// moves; `None` if it exceeds `i64::MAX` (and for positions that cannot finish).
+    /// moves (0 for positions that cannot finish); `None` only if it exceeds `i64::MAX`.
     pub solutions: Option<u64>,
     /// Number of positions in its symmetry class.
     pub class_size: u32,
@@ -130,15 +130,35 @@ pub fn reachable_layers(
     max_layers: usize,
     progress: &dyn Progress,
 ) -> Vec<Vec<u64>> {
+    let mut layers = vec![Vec::new(); board.start.count_ones() as usize + 1];
+    for_each_reachable_layer(board, max_layers, progress, |pegs, layer| {
+        layers[pegs] = layer.to_vec()
+    });
+    layers
+}
+
+/// Like [`reachable_layers`], but hands each layer (peg count, sorted canonical
+/// positions) to `f` and keeps only the layer being expanded: for measuring boards
+/// whose reachable sets do not fit in memory all at once.
+pub fn for_each_reachable_layer(
+    board: &Board,
+    max_layers: usize,
+    progress: &dyn Progress,
+    mut f: impl FnMut(usize, &[u64]),
+) {
     let top = board.start.count_ones() as usize;
     let masks = jump_masks(board);
-    let mut layers = vec![Vec::new(); top + 1];
-    layers[top] = vec![board.canonical(board.start).0];
+    let mut layer = vec![board.canonical(board.start).0];
     progress.phase("reachable positions", top as u64);
-    progress.advance(1);
     let mut k = top;
-    while k > 1 && top - k + 1 < max_layers && !layers[k].is_empty() {
-        layers[k - 1] = expand_layer(&layers[k], |b, out| {
+    let mut done = 1;
+    loop {
+        f(k, &layer);
+        progress.advance(1);
+        if k <= 1 || done >= max_layers || layer.is_empty() {
+            break;
+        }
+        layer = expand_layer(&layer, |b, out| {
             for m in &masks {
                 if b & m.need == m.need && b & m.land == 0 {
                     out.push(board.canonical(b ^ m.all).0);
@@ -146,9 +166,8 @@ pub fn reachable_layers(
             }
         });
         k -= 1;
-        progress.advance(1);
+        done += 1;
     }
-    layers
 }
 
 /// For each layer, the sorted positions of the forward set that can still reach the
@@ -320,7 +339,7 @@ pub fn solve(board: &Board, progress: &dyn Progress) -> Result<PegTable, PegErro
             distance: s.map(|s| s.distance),
             next_move: s.and_then(|s| s.next.as_ref().map(|n| n.0.clone())),
             next_bits: s.and_then(|s| s.next.as_ref().map(|n| n.1)),
-            solutions: s.and_then(|s| s.solutions),
+            solutions: s.map_or(Some(0), |s| s.solutions),
             class_size: board.class_size(bits),
         };
         if all_reachable_stored {
@@ -398,4 +417,20 @@ fn matrix_row(board: &Board, start: u64) -> Vec<Option<u8>> {
         frontier = next;
     }
     row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peg_counts_never_wrap() {
+        let max = i64::MAX as u64;
+        assert_eq!(add_count(Some(2), Some(3)), Some(5));
+        assert_eq!(add_count(Some(max), Some(0)), Some(max));
+        assert_eq!(add_count(Some(max), Some(1)), None);
+        assert_eq!(add_count(Some(u64::MAX), Some(1)), None);
+        assert_eq!(add_count(None, Some(1)), None);
+        assert_eq!(add_count(Some(1), None), None);
+    }
 }
