@@ -1,0 +1,73 @@
+//! The central game on the 33-hole English board, end to end through the file: the
+//! known minimum of 18 moves, a full solution that replays, and the published sizes of
+//! the reachable and can-finish sets.
+
+use puzzlebase::peg::Board;
+use puzzlebase::puzzles::{self, Puzzle};
+
+use crate::util::{generate_into, run};
+
+#[test]
+fn central_game_from_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("english33.sqlite");
+    generate_into(&db, &["english33"], false);
+    let db = db.to_str().unwrap();
+
+    let o = run(&[
+        "query",
+        "--db",
+        db,
+        "--puzzle",
+        "english33",
+        "--start",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let a: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        a["distance"], 18,
+        "the central game's minimum number of moves"
+    );
+    let Some(Puzzle::Peg(b)) = puzzles::find("english33") else {
+        panic!()
+    };
+    let moves: Vec<Vec<u8>> = serde_json::from_value(a["moves"].clone()).unwrap();
+    assert_eq!(moves.len(), 18);
+    let mut cur = b.start;
+    for mv in &moves {
+        for jump in mv.windows(2) {
+            cur = b.apply_move(cur, jump).expect("legal jump");
+        }
+    }
+    assert_eq!(cur, b.finish, "{}", Board::format_moves(&moves));
+
+    let o = run(&[
+        "query",
+        "--db",
+        db,
+        "--puzzle",
+        "english33",
+        "--layers",
+        "--json",
+    ]);
+    let l: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let layers = l["layers"].as_array().unwrap();
+    let sum = |k: &str| layers.iter().map(|x| x[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(sum("reachable"), 187_636_299);
+    assert_eq!(sum("can_finish"), 13_428_122);
+
+    // A position that cannot finish is not stored; the answer says why.
+    let stuck = "1".repeat(16) + "0" + &"1".repeat(14) + "00";
+    let o = run(&[
+        "query",
+        "--db",
+        db,
+        "--puzzle",
+        "english33",
+        "--state",
+        &stuck,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot finish"));
+}
