@@ -170,6 +170,15 @@ pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>>
     remove_stale_temporaries(&dir, &base)?;
 
     let previous = previous_puzzles(db)?;
+    if !opts.force && is_current(&registry, &previous) {
+        // Nothing to compute and nothing to drop: the file stays exactly as it is.
+        let summaries: Vec<Summary> = registry
+            .iter()
+            .map(|p| reused(&previous[p.name()], 0.0))
+            .collect();
+        summaries.iter().for_each(|s| observer.done(s));
+        return Ok(summaries);
+    }
     let tmp = TempFile {
         path: dir.join(format!("{base}.tmp-{}", std::process::id())),
         keep: false,
@@ -178,6 +187,27 @@ pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>>
     persist(tmp, db)?;
     drop(lock);
     Ok(summaries)
+}
+
+/// Whether the file holds exactly the known puzzles, each from its current definition.
+fn is_current(registry: &[Puzzle], previous: &HashMap<String, PuzzleInfo>) -> bool {
+    previous.len() == registry.len()
+        && registry.iter().all(|p| {
+            previous
+                .get(p.name())
+                .is_some_and(|i| i.definition_hash == definition_hash(p))
+        })
+}
+
+fn reused(info: &PuzzleInfo, seconds: f64) -> Summary {
+    Summary {
+        name: info.name.clone(),
+        states: info.states,
+        solvable: info.solvable,
+        max_distance: info.max_distance,
+        seconds,
+        reused: true,
+    }
 }
 
 /// Temporary files of runs that were killed: safe to delete because we hold the lock.
@@ -250,14 +280,7 @@ fn build(
         let summary = match current {
             Some(info) if !selected || !opts.force => {
                 store::copy_puzzle(&tx, tmp, name)?;
-                Summary {
-                    name: name.to_string(),
-                    states: info.states,
-                    solvable: info.solvable,
-                    max_distance: info.max_distance,
-                    seconds: started.elapsed().as_secs_f64(),
-                    reused: true,
-                }
+                reused(info, started.elapsed().as_secs_f64())
             }
             _ if !selected => continue,
             _ => {

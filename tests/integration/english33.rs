@@ -8,10 +8,23 @@ use puzzlebase::puzzles::{self, Puzzle};
 use crate::util::{generate_into, run};
 
 #[test]
-fn central_game_from_the_file() {
+fn central_game_from_the_file_and_an_unchanged_nightly_run() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("english33.sqlite");
-    generate_into(&db, &["english33"], false);
+    // Every puzzle, as the nightly job builds them.
+    let first = generate_into(&db, &[], false);
+    assert!(first.iter().all(|s| !s.reused));
+    let bytes = std::fs::read(&db).unwrap();
+    let second = generate_into(&db, &[], false);
+    assert!(
+        second.iter().all(|s| s.reused),
+        "an unchanged nightly run recomputes nothing"
+    );
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        bytes,
+        "and leaves the file as it was"
+    );
     let db = db.to_str().unwrap();
 
     let o = run(&[
