@@ -269,18 +269,17 @@ impl Database {
         })
     }
 
-    /// Whether the file keeps every reachable position of this peg puzzle (rows that
-    /// cannot finish have a NULL distance) or only those that can still finish.
+    /// Whether the file keeps every reachable position of this peg puzzle, rather than
+    /// only those that can still finish: only then are there rows without a distance
+    /// (one probe of the `(puzzle, distance)` index).
     fn peg_stores_all(&self, name: &str) -> Result<bool> {
-        let stored = (self.conn)
+        (self.conn)
             .query_row(
-                "SELECT count(*) FROM positions WHERE puzzle = ?1",
+                "SELECT EXISTS (SELECT 1 FROM positions WHERE puzzle = ?1 AND distance IS NULL)",
                 [name],
-                |r| r.get::<_, i64>(0),
+                |r| r.get(0),
             )
-            .map_err(self.sql())?;
-        let layers = store::peg_layers(&self.conn, name).map_err(self.sql())?;
-        Ok(stored as u64 == layers.iter().map(|l| l.reachable_classes).sum::<u64>())
+            .map_err(self.sql())
     }
 
     /// Positions reachable from the start and able to finish, per number of pegs.
