@@ -285,7 +285,10 @@ fn build(
             _ if !selected => continue,
             _ => {
                 let progress = observer.progress(name);
-                let rec = compute(p, hash, progress.as_ref())?;
+                let mut rec = compute(p, hash, progress.as_ref())?;
+                progress.phase("writing", rec.position_rows);
+                let progress = progress.as_ref();
+                rec.positions = Box::new(rec.positions.inspect(move |_| progress.advance(1)));
                 let summary = Summary {
                     name: name.to_string(),
                     states: rec.states,
@@ -430,6 +433,7 @@ fn peg_record<'a>(
     let states = table.layers.iter().map(|l| l.reachable).sum();
     let solvable = table.layers.iter().map(|l| l.can_finish).sum();
     let max_distance = table.rows.iter().filter_map(|r| r.distance).max();
+    let position_rows = table.rows.len() as u64;
     let positions = table.rows.into_iter().map(move |r| PositionRow {
         rank: r.bits,
         state: board.format(r.bits),
@@ -448,6 +452,7 @@ fn peg_record<'a>(
         max_distance,
         seconds,
         positions: Box::new(positions),
+        position_rows,
         histogram,
         peg_layers,
         peg_matrix,
@@ -473,6 +478,7 @@ fn solutions_record<'a>(
         max_distance: None,
         seconds: started.elapsed().as_secs_f64(),
         positions: Box::new(std::iter::empty()),
+        position_rows: 0,
         histogram: Vec::new(),
         peg_layers: Vec::new(),
         peg_matrix: Vec::new(),
@@ -531,6 +537,7 @@ fn graph_record<'a>(
         max_distance,
         seconds,
         positions: Box::new(positions),
+        position_rows: solvable,
         histogram,
         peg_layers: Vec::new(),
         peg_matrix: Vec::new(),

@@ -160,6 +160,8 @@ pub struct PuzzleRecord<'a> {
     pub max_distance: Option<u8>,
     pub seconds: f64,
     pub positions: Box<dyn Iterator<Item = PositionRow> + 'a>,
+    /// How many rows `positions` yields (for progress reports).
+    pub position_rows: u64,
     pub histogram: Vec<HistogramRow>,
     pub peg_layers: Vec<PegLayerRow>,
     /// (start hole, finish hole, minimum moves)
