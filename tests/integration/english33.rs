@@ -2,10 +2,9 @@
 //! known minimum of 18 moves, a full solution that replays, and the published sizes of
 //! the reachable and can-finish sets.
 
-use puzzlebase::peg::Board;
 use puzzlebase::puzzles::{self, Puzzle};
 
-use crate::util::{generate_into, run};
+use crate::util::{assert_replays, generate_into, run};
 
 #[test]
 fn central_game_from_the_file_and_an_unchanged_nightly_run() {
@@ -43,17 +42,9 @@ fn central_game_from_the_file_and_an_unchanged_nightly_run() {
         "the central game's minimum number of moves"
     );
     let Some(Puzzle::Peg(b)) = puzzles::find("english33") else {
-        panic!()
+        panic!("english33 is a peg board")
     };
-    let moves: Vec<Vec<u8>> = serde_json::from_value(a["moves"].clone()).unwrap();
-    assert_eq!(moves.len(), 18);
-    let mut cur = b.start;
-    for mv in &moves {
-        for jump in mv.windows(2) {
-            cur = b.apply_move(cur, jump).expect("legal jump");
-        }
-    }
-    assert_eq!(cur, b.finish, "{}", Board::format_moves(&moves));
+    assert_replays(&b, &a);
 
     let o = run(&[
         "query",

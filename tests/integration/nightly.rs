@@ -4,7 +4,7 @@
 use std::fs;
 use std::process::Command;
 
-use crate::util::{assert_clean_failure, generate_into, run};
+use crate::util::{assert_clean_failure, assert_no_temporaries, generate_into, run};
 
 fn checksums(db: &std::path::Path) -> Vec<(String, String)> {
     let conn = rusqlite::Connection::open(db).unwrap();
@@ -35,16 +35,7 @@ fn unchanged_puzzles_are_reused_and_force_recomputes() {
         [("six", false), ("seven", true)]
     );
     assert_eq!(checksums(&db).len(), 2);
-    let leftovers: Vec<_> = fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert!(
-        leftovers
-            .iter()
-            .all(|n| !n.to_string_lossy().contains(".tmp-")),
-        "{leftovers:?}"
-    );
+    assert_no_temporaries(dir.path());
 }
 
 /// One or two cheap puzzles of every family.
@@ -137,14 +128,5 @@ fn a_killed_run_leaves_the_previous_file_readable() {
         assert!(String::from_utf8_lossy(&o.stdout).contains("eight"));
     }
     generate_into(&db, &["six"], false);
-    let leftovers: Vec<_> = fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert!(
-        leftovers
-            .iter()
-            .all(|n| !n.to_string_lossy().contains(".tmp-")),
-        "{leftovers:?}"
-    );
+    assert_no_temporaries(dir.path());
 }

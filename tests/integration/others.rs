@@ -1,30 +1,8 @@
 //! knight-swap, oshidori, the magic triangle and the knight's tours from the file.
 
-use puzzlebase::puzzles::{self, Puzzle};
 use serde_json::json;
 
-use crate::util::{assert_clean_failure, query_json, run, shared_db};
-
-fn legal_path(name: &str, path: &[serde_json::Value]) {
-    let Some(Puzzle::Graph(g)) = puzzles::find(name) else {
-        panic!("{name} is a move puzzle")
-    };
-    let ranks: Vec<u64> = path
-        .iter()
-        .map(|s| g.parse(s.as_str().unwrap()).unwrap())
-        .collect();
-    for w in ranks.windows(2) {
-        let mut nbs = Vec::new();
-        g.neighbors(w[0], &mut nbs);
-        assert!(
-            nbs.contains(&w[1]),
-            "{name}: {} -> {} is not a move",
-            g.format(w[0]),
-            g.format(w[1])
-        );
-    }
-    assert!(g.goals().contains(ranks.last().unwrap()));
-}
+use crate::util::{assert_clean_failure, assert_legal_path, query_json, run, shared_db};
 
 #[test]
 fn knight_swap_start_takes_16_moves() {
@@ -34,7 +12,7 @@ fn knight_swap_start_takes_16_moves() {
     let path = a["path"].as_array().unwrap();
     assert_eq!(path.len(), 17);
     assert_eq!(path.last().unwrap(), "WWW------BBB");
-    legal_path("knight-swap", path);
+    assert_legal_path("knight-swap", path);
     let l = query_json(&["--puzzle", "knight-swap", "--longest"]);
     assert_eq!(
         l["count"].as_u64().unwrap() as usize,
@@ -60,7 +38,7 @@ fn oshidori_takes_4_moves_over_140_arrangements() {
         (a["state"].as_str(), a["distance"].as_u64()),
         (Some("BWBWBW--"), Some(4))
     );
-    legal_path("oshidori", a["path"].as_array().unwrap());
+    assert_legal_path("oshidori", a["path"].as_array().unwrap());
     let h = query_json(&["--puzzle", "oshidori", "--histogram"]);
     let total: u64 = h["histogram"]
         .as_array()

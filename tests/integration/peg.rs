@@ -5,7 +5,7 @@ use puzzlebase::peg::Board;
 use puzzlebase::puzzles::{self, Puzzle};
 use rusqlite::{Connection, OptionalExtension};
 
-use crate::util::{assert_clean_failure, query_json, run, shared_db};
+use crate::util::{assert_clean_failure, assert_replays, query_json, run, shared_db};
 
 fn board(name: &str) -> Board {
     match puzzles::find(name) {
@@ -23,29 +23,6 @@ fn stored(conn: &Connection, b: &Board, bits: u64) -> Option<(Option<u8>, Option
     )
     .optional()
     .unwrap()
-}
-
-/// Replays the answer's moves jump by jump and checks they visit its path to the finish.
-fn assert_replays(b: &Board, a: &serde_json::Value) {
-    let path: Vec<u64> = a["path"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| b.parse(s.as_str().unwrap()).unwrap())
-        .collect();
-    let moves: Vec<Vec<u8>> = serde_json::from_value(a["moves"].clone()).unwrap();
-    assert_eq!(moves.len(), a["distance"].as_u64().unwrap() as usize);
-    assert_eq!(path.len(), moves.len() + 1);
-    let mut cur = path[0];
-    for (i, mv) in moves.iter().enumerate() {
-        for jump in mv.windows(2) {
-            cur = b
-                .apply_move(cur, jump)
-                .unwrap_or_else(|| panic!("{}: jump {jump:?} is illegal", b.name));
-        }
-        assert_eq!(cur, path[i + 1]);
-    }
-    assert_eq!(cur, b.finish);
 }
 
 #[test]

@@ -5,7 +5,9 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use puzzlebase::generate::{self, Observer, Options, Summary};
+use puzzlebase::peg::Board;
 use puzzlebase::progress::{Progress, Silent};
+use puzzlebase::puzzles::{self, Puzzle};
 
 /// Puzzles cheap enough to build for every test run.
 pub const LIGHT: &[&str] = &[
@@ -97,4 +99,65 @@ pub fn assert_clean_failure(o: &Output, code: i32) -> String {
         String::from_utf8_lossy(&o.stdout)
     );
     err
+}
+
+/// Checks that `path` (a JSON array of states) is a chain of legal single moves of the
+/// move puzzle `name` ending at a goal.
+pub fn assert_legal_path(name: &str, path: &[serde_json::Value]) {
+    let Some(Puzzle::Graph(g)) = puzzles::find(name) else {
+        panic!("{name} is a move puzzle")
+    };
+    let ranks: Vec<u64> = path
+        .iter()
+        .map(|s| g.parse(s.as_str().unwrap()).unwrap())
+        .collect();
+    for w in ranks.windows(2) {
+        let mut nbs = Vec::new();
+        g.neighbors(w[0], &mut nbs);
+        assert!(
+            nbs.contains(&w[1]),
+            "{name}: {} -> {} is not a move",
+            g.format(w[0]),
+            g.format(w[1])
+        );
+    }
+    assert!(
+        g.goals().contains(ranks.last().unwrap()),
+        "{name}: the path ends at the goal"
+    );
+}
+
+/// Replays a peg answer's moves jump by jump and checks they visit its path to the finish.
+pub fn assert_replays(b: &Board, a: &serde_json::Value) {
+    let path: Vec<u64> = a["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| b.parse(s.as_str().unwrap()).unwrap())
+        .collect();
+    let moves: Vec<Vec<u8>> = serde_json::from_value(a["moves"].clone()).unwrap();
+    assert_eq!(moves.len(), a["distance"].as_u64().unwrap() as usize);
+    assert_eq!(path.len(), moves.len() + 1);
+    let mut cur = path[0];
+    for (i, mv) in moves.iter().enumerate() {
+        for jump in mv.windows(2) {
+            cur = b
+                .apply_move(cur, jump)
+                .unwrap_or_else(|| panic!("{}: jump {jump:?} is illegal", b.name));
+        }
+        assert_eq!(cur, path[i + 1]);
+    }
+    assert_eq!(cur, b.finish, "{}", Board::format_moves(&moves));
+}
+
+/// Asserts that no temporary file of an interrupted or finished run is left in `dir`.
+pub fn assert_no_temporaries(dir: &Path) {
+    let names: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        names.iter().all(|n| !n.to_string_lossy().contains(".tmp-")),
+        "{names:?}"
+    );
 }
