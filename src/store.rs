@@ -403,8 +403,11 @@ pub fn longest(
         return Ok((None, Vec::new()));
     };
     let mut st = conn.prepare(
+        // Entries of the distance index are ordered by (puzzle, distance, rank): naming it
+        // makes this a range read, where the planner would otherwise walk every row of
+        // the puzzle in key order.
         "SELECT rank, state, distance, next_rank, solutions, move FROM positions
-         WHERE puzzle = ?1 AND distance = ?2 ORDER BY rank",
+         INDEXED BY positions_by_distance WHERE puzzle = ?1 AND distance = ?2 ORDER BY rank",
     )?;
     let rows = st
         .query_map(params![puzzle, max], position_from_row)?
