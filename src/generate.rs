@@ -12,16 +12,10 @@ use rusqlite::Connection;
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use crate::bfs::{self, COUNT_OVERFLOW, NO_NEXT, UNREACHED};
-use crate::enumerate;
-use crate::peg::{self, Board};
 use crate::progress::Progress;
 use crate::puzzles::{self, Puzzle};
-use crate::rank::FACT;
-use crate::space::GraphPuzzle;
-use crate::store::{
-    self, HistogramRow, PegLayerRow, PositionRow, PuzzleInfo, PuzzleRecord, SolutionRow, StoreError,
-};
+use crate::records;
+use crate::store::{self, PuzzleInfo, StoreError};
 
 /// Changes whenever the solvers' output for an unchanged definition may change; part of
 /// every definition hash, so a new generator recomputes everything once.
@@ -285,7 +279,12 @@ fn build(
             _ if !selected => continue,
             _ => {
                 let progress = observer.progress(name);
-                let mut rec = compute(p, hash, progress.as_ref())?;
+                let mut rec = records::compute(p, hash, progress.as_ref()).map_err(|e| {
+                    GenerateError::Solve {
+                        puzzle: name.to_string(),
+                        message: e.0,
+                    }
+                })?;
                 progress.phase("writing", rec.position_rows);
                 let progress = progress.as_ref();
                 rec.positions = Box::new(rec.positions.inspect(move |_| progress.advance(1)));
@@ -352,197 +351,6 @@ fn persist(mut tmp: TempFile, db: &Path) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Computes one puzzle's complete record.
-fn compute<'a>(p: &'a Puzzle, hash: String, progress: &dyn Progress) -> Result<PuzzleRecord<'a>> {
-    match p {
-        Puzzle::Graph(g) => graph_record(g.as_ref(), hash, progress),
-        Puzzle::Peg(board) => peg_record(p, board, hash, progress),
-        Puzzle::Magic => {
-            let started = Instant::now();
-            let found = enumerate::magic_triangle(progress);
-            Ok(solutions_record(p, hash, FACT[9], found, started))
-        }
-        Puzzle::Tour(board) => {
-            let started = Instant::now();
-            let found = enumerate::closed_tours(board, progress);
-            Ok(solutions_record(
-                p,
-                hash,
-                found.len() as u64,
-                found,
-                started,
-            ))
-        }
-    }
-}
-
-/// Boards up to this many holes also get the start x finish matrix.
-pub const MATRIX_MAX_HOLES: usize = 21;
-
-fn peg_record<'a>(
-    p: &Puzzle,
-    board: &'a Board,
-    hash: String,
-    progress: &dyn Progress,
-) -> Result<PuzzleRecord<'a>> {
-    let started = Instant::now();
-    let table = peg::solve(board, progress).map_err(|e| GenerateError::Solve {
-        puzzle: board.name.to_string(),
-        message: e.to_string(),
-    })?;
-    let matrix = if board.holes <= MATRIX_MAX_HOLES {
-        peg::matrix(board, progress)
-    } else {
-        Vec::new()
-    };
-    let seconds = started.elapsed().as_secs_f64();
-
-    let mut histogram: Vec<HistogramRow> = Vec::new();
-    for row in &table.rows {
-        if let Some(d) = row.distance {
-            let d = d as usize;
-            if histogram.len() <= d {
-                histogram.extend((histogram.len()..=d).map(|i| HistogramRow {
-                    distance: i as u32,
-                    positions: 0,
-                    classes: 0,
-                }));
-            }
-            histogram[d].positions += row.class_size as u64;
-            histogram[d].classes += 1;
-        }
-    }
-    let peg_layers = (table.layers.iter())
-        .map(|l| PegLayerRow {
-            pegs: l.pegs,
-            reachable: l.reachable,
-            can_finish: l.can_finish,
-            reachable_classes: l.reachable_classes,
-            can_finish_classes: l.can_finish_classes,
-        })
-        .collect();
-    let peg_matrix = (matrix.iter().enumerate())
-        .flat_map(|(s, row)| {
-            row.iter()
-                .enumerate()
-                .map(move |(f, &d)| (s as u8, f as u8, d))
-        })
-        .collect();
-    let states = table.layers.iter().map(|l| l.reachable).sum();
-    let solvable = table.layers.iter().map(|l| l.can_finish).sum();
-    let max_distance = table.rows.iter().filter_map(|r| r.distance).max();
-    let position_rows = table.rows.len() as u64;
-    let positions = table.rows.into_iter().map(move |r| PositionRow {
-        rank: r.bits,
-        state: board.format(r.bits),
-        distance: r.distance,
-        next_rank: r.next_bits,
-        solutions: r.solutions,
-        mv: r.next_move.map(|m| Board::format_moves(&[m])),
-    });
-    Ok(PuzzleRecord {
-        name: p.name().to_string(),
-        family: p.family().to_string(),
-        definition: p.definition().to_string(),
-        definition_hash: hash,
-        states,
-        solvable,
-        max_distance,
-        seconds,
-        positions: Box::new(positions),
-        position_rows,
-        histogram,
-        peg_layers,
-        peg_matrix,
-        solutions: Vec::new(),
-    })
-}
-
-/// An enumeration puzzle's record: its solutions, nothing in the move tables.
-fn solutions_record<'a>(
-    p: &Puzzle,
-    hash: String,
-    states: u64,
-    found: Vec<enumerate::Solution>,
-    started: Instant,
-) -> PuzzleRecord<'a> {
-    PuzzleRecord {
-        name: p.name().to_string(),
-        family: p.family().to_string(),
-        definition: p.definition().to_string(),
-        definition_hash: hash,
-        states,
-        solvable: found.len() as u64,
-        max_distance: None,
-        seconds: started.elapsed().as_secs_f64(),
-        positions: Box::new(std::iter::empty()),
-        position_rows: 0,
-        histogram: Vec::new(),
-        peg_layers: Vec::new(),
-        peg_matrix: Vec::new(),
-        solutions: found
-            .into_iter()
-            .map(|s| SolutionRow {
-                rank: s.rank,
-                state: s.state,
-                value: s.value,
-                canonical: s.canonical,
-            })
-            .collect(),
-    }
-}
-
-fn graph_record<'a>(
-    g: &'a dyn GraphPuzzle,
-    hash: String,
-    progress: &dyn Progress,
-) -> Result<PuzzleRecord<'a>> {
-    let started = Instant::now();
-    let table = bfs::solve(g, progress).map_err(|e| GenerateError::Solve {
-        puzzle: g.name().to_string(),
-        message: e.to_string(),
-    })?;
-    let seconds = started.elapsed().as_secs_f64();
-    let histogram = (table.levels.iter().enumerate())
-        .map(|(d, &n)| HistogramRow {
-            distance: d as u32,
-            positions: n,
-            classes: n,
-        })
-        .collect();
-    let (states, solvable, max_distance) = (g.size(), table.reached(), Some(table.max_distance()));
-    // One closure owns the table; unreached ranks (unsolvable arrangements) are skipped.
-    let positions = (0..table.dist.len()).filter_map(move |r| {
-        if table.dist[r] == UNREACHED {
-            return None;
-        }
-        Some(PositionRow {
-            rank: r as u64,
-            state: g.format(r as u64),
-            distance: Some(table.dist[r]),
-            next_rank: (table.next[r] != NO_NEXT).then_some(table.next[r] as u64),
-            solutions: (table.count[r] != COUNT_OVERFLOW).then_some(table.count[r]),
-            mv: None,
-        })
-    });
-    Ok(PuzzleRecord {
-        name: g.name().to_string(),
-        family: g.family().to_string(),
-        definition: g.definition().to_string(),
-        definition_hash: hash,
-        states,
-        solvable,
-        max_distance,
-        seconds,
-        positions: Box::new(positions),
-        position_rows: solvable,
-        histogram,
-        peg_layers: Vec::new(),
-        peg_matrix: Vec::new(),
-        solutions: Vec::new(),
-    })
 }
 
 /// Escapes the characters that end or alter the path part of an SQLite URI filename.

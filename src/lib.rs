@@ -13,5 +13,6 @@ pub mod progress;
 pub mod puzzles;
 pub mod query;
 pub mod rank;
+pub mod records;
 pub mod space;
 pub mod store;
