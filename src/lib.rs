@@ -1,9 +1,12 @@
 //! puzzlebase: complete solution databases for classic puzzles.
 //!
-//! The library knows the puzzles ([`puzzles`]), how to number their states ([`rank`]),
-//! how to solve them ([`bfs`] for move graphs, [`peg`] for peg solitaire, [`enumerate`]
-//! for the enumeration puzzles) and how to store and read the results ([`store`]). It
-//! knows nothing of command lines or terminals; `src/main.rs` is a thin layer on top.
+//! The library knows the puzzles ([`puzzles`], [`peg`] boards), how to number their
+//! states ([`rank`]), how to solve them ([`bfs`] for move graphs, [`peg`] for peg
+//! solitaire, [`enumerate`] for the enumeration puzzles), how their results become rows
+//! ([`records`]), how the nightly job builds the file ([`generate`]), and how the file is
+//! written and read ([`store`], [`query`]). It knows nothing of command lines or
+//! terminals: progress goes through [`progress::Progress`], and `src/main.rs` is a thin
+//! layer on top.
 
 pub mod bfs;
 pub mod enumerate;

@@ -4,7 +4,7 @@
 //!   symmetries (computed as automorphisms of the jump structure, never hand-listed),
 //!   and the notation of positions (`"0111…"`, one character per hole) and moves
 //!   (`[from,to1,to2,...]`, a chain of jumps by one peg).
-//! - [`solve`]: reachable positions, positions that can still finish, minimum numbers
+//! - [`solve`](mod@solve): reachable positions, positions that can still finish, minimum numbers
 //!   of moves, counts of optimal jump sequences, and the start/finish matrix.
 //!
 //! This module is a pure library: no storage, no command line, no printing.
