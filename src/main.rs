@@ -176,7 +176,6 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            // A closed pipe (`| head`) is not worth a message.
             eprintln!("puzzlebase: {}", f.message);
             ExitCode::from(if f.usage { 2 } else { 1 })
         }
@@ -255,9 +254,15 @@ impl Observer for Terminal {
         } else {
             ""
         };
-        println!(
+        // A closed pipe (`| head`) must not abort the run that is building the file.
+        let _ = writeln!(
+            std::io::stdout(),
             "{:<18} states {:>12}  solvable {:>12}  max distance {:>3}  {:>8.3} s{how}",
-            s.name, s.states, s.solvable, max, s.seconds
+            s.name,
+            s.states,
+            s.solvable,
+            max,
+            s.seconds
         );
     }
 }
