@@ -4,7 +4,7 @@
 
 use puzzlebase::puzzles::{self, Puzzle};
 
-use crate::util::{assert_replays, generate_into, run};
+use crate::util::{assert_clean_failure, assert_replays, generate_into, query_json_in, run};
 
 #[test]
 fn central_game_from_the_file_and_an_unchanged_nightly_run() {
@@ -24,19 +24,8 @@ fn central_game_from_the_file_and_an_unchanged_nightly_run() {
         bytes,
         "and leaves the file as it was"
     );
-    let db = db.to_str().unwrap();
 
-    let o = run(&[
-        "query",
-        "--db",
-        db,
-        "--puzzle",
-        "english33",
-        "--start",
-        "--json",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let a: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let a = query_json_in(&db, &["--puzzle", "english33", "--start"]);
     assert_eq!(
         a["distance"], 18,
         "the central game's minimum number of moves"
@@ -46,16 +35,7 @@ fn central_game_from_the_file_and_an_unchanged_nightly_run() {
     };
     assert_replays(&b, &a);
 
-    let o = run(&[
-        "query",
-        "--db",
-        db,
-        "--puzzle",
-        "english33",
-        "--layers",
-        "--json",
-    ]);
-    let l: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let l = query_json_in(&db, &["--puzzle", "english33", "--layers"]);
     let layers = l["layers"].as_array().unwrap();
     let sum = |k: &str| layers.iter().map(|x| x[k].as_u64().unwrap()).sum::<u64>();
     assert_eq!(sum("reachable"), 187_636_299);
@@ -66,12 +46,12 @@ fn central_game_from_the_file_and_an_unchanged_nightly_run() {
     let o = run(&[
         "query",
         "--db",
-        db,
+        db.to_str().unwrap(),
         "--puzzle",
         "english33",
         "--state",
         &stuck,
     ]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot finish"));
+    let err = assert_clean_failure(&o, 1);
+    assert!(err.contains("cannot finish"), "{err}");
 }

@@ -2,7 +2,9 @@
 
 use serde_json::json;
 
-use crate::util::{assert_clean_failure, assert_legal_path, query_json, run, shared_db};
+use crate::util::{
+    assert_clean_failure, assert_legal_path, histogram_total, query_json, run, shared_db,
+};
 
 #[test]
 fn knight_swap_start_takes_16_moves() {
@@ -18,13 +20,7 @@ fn knight_swap_start_takes_16_moves() {
         l["count"].as_u64().unwrap() as usize,
         l["states"].as_array().unwrap().len()
     );
-    let h = query_json(&["--puzzle", "knight-swap", "--histogram"]);
-    let total: u64 = h["histogram"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
+    let total = histogram_total("knight-swap");
     assert_eq!(
         total, 18_480,
         "every arrangement of 3+3 knights on the 3x4 board is stored"
@@ -39,13 +35,7 @@ fn oshidori_takes_4_moves_over_140_arrangements() {
         (Some("BWBWBW--"), Some(4))
     );
     assert_legal_path("oshidori", a["path"].as_array().unwrap());
-    let h = query_json(&["--puzzle", "oshidori", "--histogram"]);
-    let total: u64 = h["histogram"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
+    let total = histogram_total("oshidori");
     assert_eq!(total, 140);
     let err = assert_clean_failure(
         &run(&[

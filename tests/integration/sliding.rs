@@ -6,7 +6,7 @@ use puzzlebase::puzzles::{self, Puzzle};
 use puzzlebase::space::GraphPuzzle;
 use rusqlite::Connection;
 
-use crate::util::{assert_legal_path, query_json, shared_db};
+use crate::util::{assert_legal_path, histogram_total, query_json, shared_db};
 
 fn graph(name: &str) -> Box<dyn GraphPuzzle> {
     match puzzles::find(name) {
@@ -38,13 +38,7 @@ fn six_seed_figures() {
         (l["distance"].as_u64(), l["count"].as_u64()),
         (Some(15), Some(24))
     );
-    let h = query_json(&["--puzzle", "six", "--histogram"]);
-    let total: u64 = h["histogram"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
+    let total = histogram_total("six");
     assert_eq!(
         total, 5040,
         "every arrangement of the hexagonal puzzle is solvable"

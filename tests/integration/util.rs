@@ -65,8 +65,12 @@ pub fn run(args: &[&str]) -> Output {
 
 /// Runs a query against the shared database and parses its one-line JSON answer.
 pub fn query_json(args: &[&str]) -> serde_json::Value {
-    let db = shared_db().to_str().unwrap();
-    let mut all = vec!["query", "--db", db, "--json"];
+    query_json_in(shared_db(), args)
+}
+
+/// Runs a query against `db` and parses its one-line JSON answer.
+pub fn query_json_in(db: &Path, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["query", "--db", db.to_str().unwrap(), "--json"];
     all.extend_from_slice(args);
     let o = run(&all);
     assert!(
@@ -77,6 +81,17 @@ pub fn query_json(args: &[&str]) -> serde_json::Value {
     let text = String::from_utf8(o.stdout).unwrap();
     assert_eq!(text.lines().count(), 1, "JSON answers are one line: {text}");
     serde_json::from_str(&text).unwrap()
+}
+
+/// Total number of positions in a move puzzle's `--histogram` from the shared database.
+pub fn histogram_total(puzzle: &str) -> u64 {
+    let h = query_json(&["--puzzle", puzzle, "--histogram"]);
+    h["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .sum()
 }
 
 /// Asserts that a command failed with exactly one line on stderr, no panic, and `code`;
