@@ -86,10 +86,13 @@ pub enum Histogram {
     ByValue(Vec<(i64, u64)>),
 }
 
-/// Parses a stored move, `[3,10,12,3]`.
-fn parse_move(text: &str) -> Option<Vec<u8>> {
+/// Parses a stored move, `[3,10,12,3]`, on a board of `holes` holes.
+fn parse_move(text: &str, holes: usize) -> Option<Vec<u8>> {
     let inner = text.strip_prefix('[')?.strip_suffix(']')?;
-    inner.split(',').map(|h| h.trim().parse().ok()).collect()
+    inner
+        .split(',')
+        .map(|h| h.trim().parse().ok().filter(|&h: &u8| (h as usize) < holes))
+        .collect()
 }
 
 /// An open database.
@@ -247,7 +250,7 @@ impl Database {
                 return Err(inconsistent(&row.state));
             };
             let (_, sym) = board.canonical(cur);
-            let stored = parse_move(mv_text).ok_or_else(|| inconsistent(mv_text))?;
+            let stored = parse_move(mv_text, board.holes).ok_or_else(|| inconsistent(mv_text))?;
             let mv = board.map_move(&stored, sym, true);
             cur = board
                 .apply_move(cur, &mv)
@@ -351,5 +354,18 @@ impl Database {
             puzzle: name.to_string(),
             states: rows.into_iter().map(|r| r.state).collect(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_move;
+
+    #[test]
+    fn stored_moves_must_name_holes_of_the_board() {
+        assert_eq!(parse_move("[3,10,12,3]", 15), Some(vec![3, 10, 12, 3]));
+        assert_eq!(parse_move("[3,10,15]", 15), None);
+        assert_eq!(parse_move("[3,x]", 15), None);
+        assert_eq!(parse_move("3,10", 15), None);
     }
 }
