@@ -86,6 +86,12 @@ pub enum Histogram {
     ByValue(Vec<(i64, u64)>),
 }
 
+fn inconsistent(puzzle: &str, at: &str) -> QueryError {
+    QueryError::NotStored(format!(
+        "the database is inconsistent: {puzzle} at {at}; run `puzzlebase generate --force`"
+    ))
+}
+
 /// Parses a stored move, `[3,10,12,3]`, on a board of `holes` holes.
 fn parse_move(text: &str, holes: usize) -> Option<Vec<u8>> {
     let inner = text.strip_prefix('[')?.strip_suffix(']')?;
@@ -191,16 +197,18 @@ impl Database {
                 first.state
             )));
         };
+        // Each step must be exactly one move closer, so a damaged file cannot loop.
         let mut path = vec![first.state.clone()];
-        let mut next = first.next_rank;
-        while let Some(r) = next {
-            let row = self.row(name, r)?.ok_or_else(|| {
-                QueryError::NotStored(format!(
-                    "database is inconsistent: {name} rank {r} is missing"
-                ))
-            })?;
-            path.push(row.state);
-            next = row.next_rank;
+        let mut row = first.clone();
+        while let Some(r) = row.next_rank {
+            let next = (self.row(name, r)?)
+                .filter(|n| n.distance.map(|d| d + 1) == row.distance)
+                .ok_or_else(|| inconsistent(name, &row.state))?;
+            path.push(next.state.clone());
+            row = next;
+        }
+        if row.distance != Some(0) {
+            return Err(inconsistent(name, &row.state));
         }
         Ok(StateAnswer {
             puzzle: name.to_string(),
@@ -239,8 +247,7 @@ impl Database {
                 "{text} is reachable in {name} but cannot finish with one peg in hole {finish}"
             )));
         };
-        let inconsistent =
-            |what: &str| QueryError::NotStored(format!("database is inconsistent at {what}"));
+        let inconsistent = |what: &str| inconsistent(name, what);
         let mut path = vec![text.clone()];
         let mut moves = Vec::new();
         let mut cur = bits;
@@ -260,7 +267,10 @@ impl Database {
             }
             path.push(board.format(cur));
             moves.push(mv);
-            row = lookup(cur)?.ok_or_else(|| inconsistent(&board.format(cur)))?;
+            let closer = row.distance.map(|d| d - 1);
+            row = (lookup(cur)?)
+                .filter(|r| r.distance == closer)
+                .ok_or_else(|| inconsistent(&board.format(cur)))?;
         }
         Ok(StateAnswer {
             puzzle: name.to_string(),

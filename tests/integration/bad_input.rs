@@ -132,3 +132,33 @@ fn missing_query_mode_and_unknown_generate_puzzle_are_usage_errors() {
     assert!(err.contains("unknown puzzle"), "{err}");
     assert!(!out.exists());
 }
+
+#[test]
+fn a_damaged_file_is_reported_not_looped_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("damaged.sqlite");
+    fs::copy(shared_db(), &db).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    // eight: the seed position now points at itself; hoppers: the start's move is off the board.
+    conn.execute(
+        "UPDATE positions SET next_rank = rank WHERE puzzle = 'eight' AND state = '867254301'",
+        [],
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE positions SET move = '[0,99]' WHERE puzzle = 'hoppers' AND state = '1111110111111'",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let db = db.to_str().unwrap();
+    for args in [
+        ["--puzzle", "eight", "--state", "867254301"],
+        ["--puzzle", "hoppers", "--state", "1111110111111"],
+    ] {
+        let mut all = vec!["query", "--db", db];
+        all.extend_from_slice(&args);
+        let err = assert_clean_failure(&run(&all), 1);
+        assert!(err.contains("inconsistent"), "{args:?}: {err}");
+    }
+}
