@@ -52,13 +52,15 @@ pub const CELLS: usize = ROWS * COLS;
 /// Knights of each colour.
 pub const PER_COLOUR: usize = 3;
 /// Number of ranks: `C(12, 6) * C(6, 3)`.
-pub const SIZE: u64 = BINOM[CELLS][2 * PER_COLOUR] * BINOM[2 * PER_COLOUR][PER_COLOUR];
+/// Ways to colour the six occupied squares with three black knights.
+const COLOURINGS: u64 = BINOM[2 * PER_COLOUR][PER_COLOUR];
+pub const SIZE: u64 = BINOM[CELLS][2 * PER_COLOUR] * COLOURINGS;
 /// The usual start.
 pub const START: &str = "BBB------WWW";
 /// The goal.
 pub const GOAL: &str = "WWW------BBB";
 
-use super::stones::{self, BLACK, EMPTY, WHITE};
+use super::stones::{self, EMPTY};
 
 /// The eight knight moves as (row, column) offsets.
 pub const KNIGHT_MOVES: [(isize, isize); 8] = [
@@ -123,34 +125,22 @@ impl KnightSwap {
     }
 
     fn rank_cells(cells: &[u8; CELLS]) -> u64 {
-        let mut occupied = 0u64;
-        let mut black = 0u64;
-        let mut k = 0;
-        for (s, &c) in cells.iter().enumerate() {
-            if c != EMPTY {
-                occupied |= 1 << s;
-                if c == BLACK {
-                    black |= 1 << k;
-                }
-                k += 1;
-            }
-        }
-        comb_rank(occupied) * BINOM[2 * PER_COLOUR][PER_COLOUR] + comb_rank(black)
+        let occupied = (0..CELLS)
+            .filter(|&s| cells[s] != EMPTY)
+            .fold(0u64, |m, s| m | 1 << s);
+        comb_rank(occupied) * COLOURINGS + stones::colouring_rank(cells)
     }
 
     fn unrank_cells(rank: u64) -> [u8; CELLS] {
         debug_assert!(rank < SIZE);
-        let per = BINOM[2 * PER_COLOUR][PER_COLOUR];
-        let occupied = comb_unrank(rank / per, 2 * PER_COLOUR);
-        let black = comb_unrank(rank % per, PER_COLOUR);
+        let occupied = comb_unrank(rank / COLOURINGS, 2 * PER_COLOUR);
         let mut cells = [EMPTY; CELLS];
-        let mut k = 0;
-        for (s, cell) in cells.iter_mut().enumerate() {
-            if occupied >> s & 1 == 1 {
-                *cell = if black >> k & 1 == 1 { BLACK } else { WHITE };
-                k += 1;
-            }
-        }
+        stones::colour(
+            &mut cells,
+            |s| occupied >> s & 1 == 1,
+            rank % COLOURINGS,
+            PER_COLOUR,
+        );
         cells
     }
 }

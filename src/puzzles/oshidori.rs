@@ -32,7 +32,7 @@
 
 use serde_json::json;
 
-use crate::rank::{BINOM, comb_rank, comb_unrank};
+use crate::rank::BINOM;
 use crate::space::{GraphPuzzle, StateError, StateSpace};
 
 /// Cells in the row.
@@ -48,7 +48,7 @@ pub const START: &str = "BWBWBW--";
 /// The usual goal.
 pub const GOAL: &str = "BBBWWW--";
 
-use super::stones::{self, BLACK, EMPTY, WHITE};
+use super::stones::{self, EMPTY};
 
 /// The stone-pair puzzle. See the module documentation.
 pub struct Oshidori {
@@ -79,28 +79,19 @@ impl Oshidori {
 
 fn rank_cells(cells: &[u8; CELLS]) -> u64 {
     let gap = cells.iter().position(|&c| c == EMPTY).expect("two empties") as u64;
-    let mut black = 0u64;
-    for (k, &c) in cells.iter().filter(|&&c| c != EMPTY).enumerate() {
-        if c == BLACK {
-            black |= 1 << k;
-        }
-    }
-    gap * COLOURINGS + comb_rank(black)
+    gap * COLOURINGS + stones::colouring_rank(cells)
 }
 
 fn unrank_cells(rank: u64) -> [u8; CELLS] {
     debug_assert!(rank < SIZE);
     let gap = (rank / COLOURINGS) as usize;
-    let black = comb_unrank(rank % COLOURINGS, PER_COLOUR);
     let mut cells = [EMPTY; CELLS];
-    let mut k = 0;
-    for (i, cell) in cells.iter_mut().enumerate() {
-        if i == gap || i == gap + 1 {
-            continue;
-        }
-        *cell = if black >> k & 1 == 1 { BLACK } else { WHITE };
-        k += 1;
-    }
+    stones::colour(
+        &mut cells,
+        |i| i != gap && i != gap + 1,
+        rank % COLOURINGS,
+        PER_COLOUR,
+    );
     cells
 }
 

@@ -1,6 +1,7 @@
 //! The notation shared by puzzles of black and white pieces that are interchangeable
 //! within a colour (knight-swap, oshidori): one character per cell, `B`, `W` or `-`.
 
+use crate::rank::{comb_rank, comb_unrank};
 use crate::space::StateError;
 
 pub const EMPTY: u8 = 0;
@@ -58,4 +59,36 @@ pub fn parse<const N: usize>(
         }
     }
     Ok(cells)
+}
+
+/// Colex rank of which pieces, taken in cell order, are black: the colour part of both
+/// puzzles' ranks, in `0..C(pieces, per_colour)`.
+pub fn colouring_rank(cells: &[u8]) -> u64 {
+    let mut black = 0u64;
+    for (k, &c) in cells.iter().filter(|&&c| c != EMPTY).enumerate() {
+        if c == BLACK {
+            black |= 1 << k;
+        }
+    }
+    comb_rank(black)
+}
+
+/// Inverse of [`colouring_rank`]: colours the cells for which `occupied` holds, in cell
+/// order, with `per_colour` black pieces chosen by `rank` and white ones elsewhere;
+/// every other cell becomes empty.
+pub fn colour(cells: &mut [u8], occupied: impl Fn(usize) -> bool, rank: u64, per_colour: usize) {
+    let black = comb_unrank(rank, per_colour);
+    let mut k = 0;
+    for (i, cell) in cells.iter_mut().enumerate() {
+        *cell = if !occupied(i) {
+            EMPTY
+        } else {
+            k += 1;
+            if black >> (k - 1) & 1 == 1 {
+                BLACK
+            } else {
+                WHITE
+            }
+        };
+    }
 }
