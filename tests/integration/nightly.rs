@@ -130,3 +130,36 @@ fn a_killed_run_leaves_the_previous_file_readable() {
     generate_into(&db, &["six"], false);
     assert_no_temporaries(dir.path());
 }
+
+#[test]
+fn a_carried_over_puzzle_whose_rows_no_longer_match_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.sqlite");
+    generate_into(&db, &["six", "seven"], false);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute(
+        "UPDATE positions SET distance = 3 WHERE puzzle = 'seven' AND distance = 36",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let before = fs::read(&db).unwrap();
+    // six is recomputed, seven would be copied: its rows no longer match its checksum.
+    let o = run(&[
+        "generate",
+        "--quiet",
+        "--force",
+        "--db",
+        db.to_str().unwrap(),
+        "--puzzle",
+        "six",
+    ]);
+    let err = assert_clean_failure(&o, 1);
+    assert!(err.contains("checksum mismatch for seven"), "{err}");
+    assert_eq!(
+        fs::read(&db).unwrap(),
+        before,
+        "the previous file is left as it was"
+    );
+    assert_no_temporaries(dir.path());
+}
