@@ -4,6 +4,8 @@
 //!
 //! Memory is one byte of distance, four bytes of next rank and eight bytes of count per
 //! rank, plus the ranks of the current frontier: no hash maps and no allocation per state.
+//! A caller that needs only distances ([`Outputs::DISTANCES`], the packed tables of the
+//! largest puzzles) pays for the byte alone.
 //! Counts are accumulated in the same pass as distances: count(s) = sum of count(n) over
 //! neighbours n one move closer. Every result is a function of the graph alone (the distance is unique, the
 //! next position is the smallest-ranked optimal neighbour, the count is a sum), so the
@@ -40,14 +42,36 @@ pub enum SolveError {
     BadGoal(u64),
 }
 
+/// Which tables besides the distances a solve computes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outputs {
+    /// The smallest-ranked optimal next position of every rank (four bytes per rank).
+    pub next: bool,
+    /// The number of shortest solutions of every rank (eight bytes per rank).
+    pub counts: bool,
+}
+
+impl Outputs {
+    pub const ALL: Outputs = Outputs {
+        next: true,
+        counts: true,
+    };
+    pub const DISTANCES: Outputs = Outputs {
+        next: false,
+        counts: false,
+    };
+}
+
 /// Distances, optimal next positions and shortest-path counts for every rank.
 pub struct Table {
     /// Moves to the nearest goal, [`UNREACHED`] where the goal cannot be reached.
     pub dist: Vec<u8>,
     /// Smallest rank of a neighbour one move closer, [`NO_NEXT`] for goals and unreached.
+    /// Empty unless [`Outputs::next`] was asked for.
     pub next: Vec<u32>,
     /// Number of distinct shortest move sequences to a goal (0 where unreached,
-    /// [`COUNT_OVERFLOW`] where it exceeds [`COUNT_LIMIT`]).
+    /// [`COUNT_OVERFLOW`] where it exceeds [`COUNT_LIMIT`]). Empty unless
+    /// [`Outputs::counts`] was asked for.
     pub count: Vec<u64>,
     /// `levels[d]` = number of ranks at distance `d`.
     pub levels: Vec<u64>,
@@ -64,9 +88,19 @@ impl Table {
     }
 }
 
-/// Solves `space` backwards from its goals.
+/// Solves `space` backwards from its goals: distances, next positions and counts.
 pub fn solve<S: StateSpace + ?Sized>(
     space: &S,
+    progress: &dyn Progress,
+) -> Result<Table, SolveError> {
+    solve_with(space, Outputs::ALL, progress)
+}
+
+/// Solves `space` backwards from its goals, computing only the tables in `outputs`
+/// besides the distances (which are the same either way).
+pub fn solve_with<S: StateSpace + ?Sized>(
+    space: &S,
+    outputs: Outputs,
     progress: &dyn Progress,
 ) -> Result<Table, SolveError> {
     let n = space.size();
@@ -79,11 +113,11 @@ pub fn solve<S: StateSpace + ?Sized>(
             .into_par_iter()
             .map(|_| AtomicU8::new(UNREACHED))
             .collect(),
-        next: (0..len)
+        next: (0..if outputs.next { len } else { 0 })
             .into_par_iter()
             .map(|_| AtomicU32::new(NO_NEXT))
             .collect(),
-        count: (0..len)
+        count: (0..if outputs.counts { len } else { 0 })
             .into_par_iter()
             .map(|_| AtomicU64::new(0))
             .collect(),
@@ -95,13 +129,22 @@ pub fn solve<S: StateSpace + ?Sized>(
             return Err(SolveError::BadGoal(g));
         }
         if t.dist[g as usize].swap(0, Relaxed) == UNREACHED {
-            t.count[g as usize].store(1, Relaxed);
+            if let Some(c) = t.count.get(g as usize) {
+                c.store(1, Relaxed);
+            }
             frontier.push(g as u32);
         }
     }
     frontier.sort_unstable();
 
-    progress.phase("distances and counts", n);
+    progress.phase(
+        if outputs.counts {
+            "distances and counts"
+        } else {
+            "distances"
+        },
+        n,
+    );
     let mut levels: Vec<u64> = Vec::new();
     let mut unvisited = n;
     let mut d: u8 = 0;
@@ -136,8 +179,9 @@ pub fn solve<S: StateSpace + ?Sized>(
     })
 }
 
-/// The three tables under construction. Every state's neighbours are generated once per
-/// role: as a parent when its level is pushed, or as a child when its level is pulled.
+/// The three tables under construction (`next` and `count` empty when not wanted). Every
+/// state's neighbours are generated once per role: as a parent when its level is pushed,
+/// or as a child when its level is pulled.
 struct Tables {
     dist: Vec<AtomicU8>,
     next: Vec<AtomicU32>,
@@ -162,8 +206,9 @@ impl Tables {
             .map(|chunk| {
                 let mut out = Vec::new();
                 let mut buf = Vec::with_capacity(16);
+                let (want_next, want_count) = (!self.next.is_empty(), !self.count.is_empty());
                 for &r in chunk {
-                    let c = self.count[r as usize].load(Relaxed);
+                    let c = self.count.get(r as usize).map_or(0, |c| c.load(Relaxed));
                     buf.clear();
                     space.neighbors(r as u64, &mut buf);
                     for &nb in &buf {
@@ -181,9 +226,13 @@ impl Tables {
                             }
                         }
                         if nd == d + 1 {
-                            self.next[i].fetch_min(r, Relaxed);
-                            let _ = self.count[i]
-                                .fetch_update(Relaxed, Relaxed, |old| Some(add_counts(old, c)));
+                            if want_next {
+                                self.next[i].fetch_min(r, Relaxed);
+                            }
+                            if want_count {
+                                let _ = self.count[i]
+                                    .fetch_update(Relaxed, Relaxed, |old| Some(add_counts(old, c)));
+                            }
                         }
                     }
                 }
@@ -219,13 +268,19 @@ impl Tables {
                     for &nb in &buf {
                         if self.dist[nb as usize].load(Relaxed) == d {
                             best = best.min(nb as u32);
-                            sum = add_counts(sum, self.count[nb as usize].load(Relaxed));
+                            if let Some(c) = self.count.get(nb as usize) {
+                                sum = add_counts(sum, c.load(Relaxed));
+                            }
                         }
                     }
                     if best != NO_NEXT {
                         cell.store(d + 1, Relaxed);
-                        self.next[r].store(best, Relaxed);
-                        self.count[r].store(sum, Relaxed);
+                        if let Some(n) = self.next.get(r) {
+                            n.store(best, Relaxed);
+                        }
+                        if let Some(c) = self.count.get(r) {
+                            c.store(sum, Relaxed);
+                        }
                         out.push(r as u32);
                     }
                 }
@@ -318,5 +373,15 @@ mod tests {
         assert_eq!(t.dist, vec![0, 1, UNREACHED, UNREACHED]);
         assert_eq!(t.count, vec![1, 1, 0, 0]);
         assert_eq!(t.levels, vec![1, 1]);
+    }
+
+    #[test]
+    fn distances_alone_are_the_same_distances() {
+        let full = solve(&Diamonds(12), &Silent).unwrap();
+        let bare = solve_with(&Diamonds(12), Outputs::DISTANCES, &Silent).unwrap();
+        assert_eq!(bare.dist, full.dist);
+        assert_eq!(bare.levels, full.levels);
+        assert!(bare.next.is_empty() && bare.count.is_empty());
+        assert_eq!(bare.overflowed, 0);
     }
 }

@@ -20,7 +20,7 @@ use crate::store::{self, PuzzleInfo, StoreError};
 /// Changes whenever the solvers' output for an unchanged definition may change; part of
 /// every definition hash, so a new generator recomputes everything once.
 pub const GENERATOR_VERSION: &str =
-    concat!("puzzlebase ", env!("CARGO_PKG_VERSION"), " / tables 1");
+    concat!("puzzlebase ", env!("CARGO_PKG_VERSION"), " / tables 2");
 
 #[derive(Debug, Error)]
 pub enum GenerateError {

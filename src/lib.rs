@@ -3,14 +3,16 @@
 //! The library knows the puzzles ([`puzzles`], [`peg`] boards), how to number their
 //! states ([`rank`]), how to solve them ([`bfs`] for move graphs, [`peg`] for peg
 //! solitaire, [`enumerate`] for the enumeration puzzles), how their results become rows
-//! ([`records`]), how the nightly job builds the file ([`generate`]), and how the file is
-//! written and read ([`store`], [`query`]). It knows nothing of command lines or
+//! ([`records`]) or packed tables ([`packed`]), how the nightly job builds the file
+//! ([`generate`]), and how the file is written and read ([`store`], [`query`]). It knows nothing of command lines or
 //! terminals: progress goes through [`progress::Progress`], and `src/main.rs` is a thin
 //! layer on top.
 
 pub mod bfs;
 pub mod enumerate;
 pub mod generate;
+pub mod memory;
+pub mod packed;
 pub mod peg;
 pub mod progress;
 pub mod puzzles;

@@ -1,21 +1,26 @@
 //! Sliding-tile puzzles defined by a cell graph and a goal: `six` (hexagonal),
-//! `seven` (2x4) and `eight` (3x3), and any rectangle (the 3x4 is a definition away).
+//! `seven` (2x4), `eight` (3x3), `nine` (2x5) and `eleven` (3x4), and any other graph.
 //!
 //! # Ranking
 //! A position is the tile value in each cell, 0 for the blank. Its rank is
-//! `blank_cell * B + t`, where `t` ranks the tiles read in cell order with the blank
-//! skipped (values `1..n` taken as `0..n-1`) by lexicographic permutation rank:
+//! `t * n + blank_cell` (`n` cells), where `t` ranks the tiles read in cell order with
+//! the blank skipped (values `1..n` taken as `0..n-1`) by lexicographic permutation rank:
 //!
 //! * When the cell graph is bipartite (every rectangle), each move is a transposition
 //!   that also moves the blank to the other colour class, so only half of the
-//!   arrangements can reach the goal. Then `B = (n-1)!/2` and `t = perm_rank(tiles) / 2`:
-//!   swapping the last two tiles pairs each solvable arrangement with an unsolvable one
-//!   of the same blank cell, and the two have permutation ranks `2t` and `2t + 1`.
-//!   An arrangement is solvable exactly when `inversions(cells) + colour(blank)` has the
-//!   parity of the goal's (`inversions` counts pairs out of order among all `n` values,
-//!   blank included as 0).
-//! * Otherwise (the hexagonal `six`, which has triangles) `B = (n-1)!` and
-//!   `t = perm_rank(tiles)`; the search itself finds which arrangements are solvable.
+//!   arrangements can reach the goal. Then `t = perm_rank(tiles) / 2` runs over
+//!   `(n-1)!/2` values: swapping the last two tiles pairs each solvable arrangement with
+//!   an unsolvable one of the same blank cell, and the two have permutation ranks `2t`
+//!   and `2t + 1`. An arrangement is solvable exactly when
+//!   `inversions(cells) + colour(blank)` has the parity of the goal's (`inversions`
+//!   counts pairs out of order among all `n` values, blank included as 0).
+//! * Otherwise (the hexagonal `six`, which has triangles) `t = perm_rank(tiles)` runs
+//!   over `(n-1)!` values; the search itself finds which arrangements are solvable.
+//!
+//! The blank cell is the low digit because a move between cells `c` and `c + 1` leaves
+//! the tiles in cell order, and so `t`, unchanged: such a move changes the rank by
+//! exactly one. The cells joined this way form [`Sliding::runs`] (the rows of a
+//! rectangle), the unit of the packed distance tables ([`crate::packed`]).
 
 use serde_json::json;
 
@@ -33,7 +38,8 @@ pub struct Sliding {
     colour: Option<Vec<u8>>,
     /// Parity (inversions + blank colour) shared by every solvable arrangement.
     solvable_parity: u8,
-    block: u64,
+    /// Number of values `t` takes (see the module docs).
+    tile_ranks: u64,
 }
 
 impl Sliding {
@@ -57,14 +63,14 @@ impl Sliding {
         let blank = goal.iter().position(|&v| v == 0).expect("goal has a blank");
         let solvable_parity = parity(&goal) ^ colour.as_ref().map_or(0, |c| c[blank]);
         let tiles = FACT[n - 1];
-        let block = if colour.is_some() { tiles / 2 } else { tiles };
+        let tile_ranks = if colour.is_some() { tiles / 2 } else { tiles };
         Sliding {
             name: name.to_string(),
             adjacency,
             goal,
             colour,
             solvable_parity,
-            block,
+            tile_ranks,
         }
     }
 
@@ -120,6 +126,28 @@ impl Sliding {
         self.colour.is_some()
     }
 
+    /// Number of values of `t`, the tiles' part of the rank: `size() / cells()`.
+    pub fn tile_ranks(&self) -> u64 {
+        self.tile_ranks
+    }
+
+    /// The runs of cells: maximal ranges `first..first + len` of consecutive cells each
+    /// adjacent to the next. Moving the blank within a run changes only the low digit of
+    /// the rank. Every cell is in exactly one run; runs are in cell order.
+    pub fn runs(&self) -> Vec<(u8, u8)> {
+        let mut runs: Vec<(u8, u8)> = Vec::new();
+        for c in 0..self.cells() {
+            match runs.last_mut() {
+                Some((first, len)) if self.adjacency[c - 1].contains(&(c as u8)) => {
+                    debug_assert_eq!(*first as usize + *len as usize, c);
+                    *len += 1;
+                }
+                _ => runs.push((c as u8, 1)),
+            }
+        }
+        runs
+    }
+
     /// Whether this arrangement is in the rank space (always true without a parity split).
     fn in_space(&self, cells: &[u8]) -> bool {
         match &self.colour {
@@ -147,14 +175,14 @@ impl Sliding {
         }
         let t = perm_rank(&tiles[..n - 1]);
         let t = if self.colour.is_some() { t / 2 } else { t };
-        blank as u64 * self.block + t
+        t * n as u64 + blank as u64
     }
 
     /// The arrangement with this rank, written into `cells`.
     pub fn unrank_into(&self, rank: u64, cells: &mut [u8]) {
         let n = self.cells();
-        let blank = (rank / self.block) as usize;
-        let t = rank % self.block;
+        let blank = (rank % n as u64) as usize;
+        let t = rank / n as u64;
         let mut tiles = [0u8; MAX_CELLS];
         match &self.colour {
             None => {
@@ -273,7 +301,7 @@ fn two_colouring(adjacency: &[Vec<u8>]) -> Option<Vec<u8>> {
 
 impl StateSpace for Sliding {
     fn size(&self) -> u64 {
-        self.cells() as u64 * self.block
+        self.cells() as u64 * self.tile_ranks
     }
 
     fn goals(&self) -> Vec<u64> {
@@ -283,12 +311,22 @@ impl StateSpace for Sliding {
     fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
         let mut cells = [0u8; MAX_CELLS];
         let cells = &mut cells[..self.cells()];
-        self.unrank_into(rank, cells);
-        let blank = (rank / self.block) as usize;
+        let blank = (rank % cells.len() as u64) as usize;
+        let mut unranked = false;
         for &c in &self.adjacency[blank] {
-            cells.swap(blank, c as usize);
+            let c = c as usize;
+            if c.abs_diff(blank) == 1 {
+                // The tiles in cell order are unchanged (see the module docs).
+                out.push(rank - blank as u64 + c as u64);
+                continue;
+            }
+            if !unranked {
+                self.unrank_into(rank, cells);
+                unranked = true;
+            }
+            cells.swap(blank, c);
             out.push(self.rank_of(cells));
-            cells.swap(blank, c as usize);
+            cells.swap(blank, c);
         }
     }
 }
@@ -309,9 +347,9 @@ impl GraphPuzzle for Sliding {
             "goal": self.format_cells(&self.goal),
             "notation": "tile in each cell in cell order, 0 for the blank; digits, or comma-separated numbers above 10 cells",
             "ranking": if self.is_bipartite() {
-                "blank_cell * (n-1)!/2 + floor(lexicographic rank of the tiles in cell order / 2); only the solvable parity class is ranked"
+                "floor(lexicographic rank of the tiles in cell order / 2) * n + blank_cell; only the solvable parity class is ranked"
             } else {
-                "blank_cell * (n-1)! + lexicographic rank of the tiles in cell order"
+                "lexicographic rank of the tiles in cell order * n + blank_cell"
             },
         })
     }
@@ -357,6 +395,74 @@ mod tests {
                 assert_eq!(p.parse(&p.format(r)), Ok(r));
             }
         }
+    }
+
+    /// A fixed pseudo-random sequence (SplitMix64), so sampled tests are reproducible.
+    fn samples(seed: u64, count: usize, below: u64) -> impl Iterator<Item = u64> {
+        let mut x = seed;
+        (0..count).map(move |_| {
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ (z >> 31)) % below
+        })
+    }
+
+    /// Neighbours of the unranked arrangement, found the slow way: swap and rank.
+    fn neighbours_by_swapping(p: &Sliding, r: u64) -> Vec<u64> {
+        let cells = p.unrank(r);
+        let blank = cells.iter().position(|&v| v == 0).unwrap();
+        p.adjacency()[blank]
+            .iter()
+            .map(|&c| {
+                let mut next = cells.clone();
+                next.swap(blank, c as usize);
+                p.rank_of(&next)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sampled_ranks_of_the_larger_grids() {
+        for (name, rows, cols, size) in [("nine", 2, 5, 1_814_400), ("eleven", 3, 4, 239_500_800)] {
+            let p = Sliding::grid(name, rows, cols);
+            assert_eq!(p.size(), size);
+            let corners = [0, 1, size - 2, size - 1];
+            let mut cells = vec![0; p.cells()];
+            let mut nbs = Vec::new();
+            for r in samples(7, 20_000, size).chain(corners) {
+                p.unrank_into(r, &mut cells);
+                assert!(p.in_space(&cells), "{name} rank {r}");
+                assert_eq!(p.rank_of(&cells), r, "{name} rank {r}");
+                let text = p.format(r);
+                assert_eq!(text.contains(','), p.cells() > 10, "{text}");
+                assert_eq!(p.parse(&text), Ok(r));
+                nbs.clear();
+                p.neighbors(r, &mut nbs);
+                assert_eq!(nbs, neighbours_by_swapping(&p, r), "{name} rank {r}");
+                for &nb in &nbs {
+                    assert!(nb < size);
+                    // A move within a row changes only the blank digit.
+                    if (nb / p.cells() as u64) == (r / p.cells() as u64) {
+                        assert_eq!(nb.abs_diff(r), 1);
+                    }
+                }
+            }
+            // The goal's tiles are in order (t = 0) with the blank in the last cell.
+            assert_eq!(p.goals(), vec![p.cells() as u64 - 1]);
+        }
+    }
+
+    #[test]
+    fn runs_are_the_rows_of_a_rectangle() {
+        assert_eq!(
+            Sliding::grid("eleven", 3, 4).runs(),
+            [(0, 4), (4, 4), (8, 4)]
+        );
+        assert_eq!(Sliding::grid("nine", 2, 5).runs(), [(0, 5), (5, 5)]);
+        // The hexagon: 0-1, 2-3-4 and 5-6 (1-2 and 4-5 are not adjacent).
+        assert_eq!(Sliding::six().runs(), [(0, 2), (2, 3), (5, 2)]);
     }
 
     #[test]

@@ -1,0 +1,467 @@
+//! Packed tables for state spaces too large for one row per position (`nine`, `eleven`):
+//! fixed-layout little-endian blobs, one per range of ranks, so that any one entry is a
+//! single read at a computed offset. The layouts are documented here and in the README
+//! for tools that read the file with plain SQL.
+//!
+//! # Distances: `run-steps`
+//! The rank space is split into blocks of `block` consecutive ranks (a sliding puzzle's
+//! `rank = t * block + blank_cell`). Within a block, the ranks `first..first + len` of
+//! each *run* are a path in the move graph, and on a bipartite graph neighbours' distances
+//! differ by exactly one. So a run of up to nine positions is stored in two bytes:
+//!
+//! * byte 0: the distance of the run's first position (255: the run is unreachable);
+//! * byte 1: bit `j` is 1 when position `j + 1` of the run is one move *farther* than
+//!   position `j`, 0 when it is one move closer.
+//!
+//! The distance of position `k` of the run is
+//! `byte0 + 2 * popcount(byte1 & ((1 << k) - 1)) - k`. Entry `(block b, run i)` is at
+//! byte offset `2 * ((b % blocks_per_chunk) * runs + i)` of chunk `b / blocks_per_chunk`.
+//! On `eleven` (3x4, rows of four) this is four bits per solvable rank.
+//!
+//! # Solution counts: `u64le`
+//! Eight bytes per rank, little-endian: the number of distinct shortest solutions, 0 for
+//! an unreachable rank, `2^64 - 1` when the count exceeds `2^63 - 1`. Rank `r` is at byte
+//! offset `8 * (r % ranks_per_chunk)` of chunk `r / ranks_per_chunk`.
+//!
+//! Chunks are sized to fit one SQLite page each (about 4 KB), so a lookup touches a
+//! single page after the index descent, and the table adds about 2% to the raw bytes.
+
+use serde_json::json;
+use thiserror::Error;
+
+use crate::bfs::{COUNT_OVERFLOW, UNREACHED};
+
+/// Target size of one chunk's blob: a little under a 4096-byte SQLite page, leaving room
+/// for the row's other columns so that the row never spills onto overflow pages.
+pub const CHUNK_BYTES: usize = 3900;
+
+/// Longest run one entry can describe: byte 1 holds a step bit per move within the run.
+pub const MAX_RUN: u8 = 9;
+
+/// Byte 0 of an entry whose run cannot reach the goal.
+pub const UNREACHABLE_RUN: u8 = UNREACHED;
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PackError {
+    #[error(
+        "ranks {0} and {1} are neighbours whose distances do not differ by one: the run-steps encoding needs a bipartite move graph"
+    )]
+    NotBipartite(u64, u64),
+    #[error("packed layout {0}")]
+    BadLayout(String),
+}
+
+/// Where a rank's entry lies: `chunk`, the byte `offset` of its entry in that chunk's
+/// blob, and (run-steps) the position `k` of the rank within its run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    pub chunk: u64,
+    pub offset: usize,
+    pub step: u8,
+}
+
+/// The `run-steps` layout of a distance table (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunLayout {
+    block: u64,
+    blocks: u64,
+    /// `(first, len)` of each run, covering `0..block` in order, `len <= MAX_RUN`.
+    runs: Vec<(u8, u8)>,
+    /// Index into `runs` of each position in a block.
+    run_of: Vec<u8>,
+    blocks_per_chunk: u64,
+}
+
+impl RunLayout {
+    /// A layout for `blocks` blocks of `block` ranks whose runs are `runs` (runs longer
+    /// than [`MAX_RUN`] are split). Fails unless the runs cover the block in order.
+    pub fn new(block: u64, blocks: u64, runs: &[(u8, u8)]) -> Result<RunLayout, PackError> {
+        let mut split = Vec::new();
+        let mut next = 0u64;
+        for &(first, len) in runs {
+            if first as u64 != next || len == 0 {
+                return Err(PackError::BadLayout(format!(
+                    "runs {runs:?} do not cover 0..{block} in order"
+                )));
+            }
+            let mut at = first;
+            let mut left = len;
+            while left > 0 {
+                let l = left.min(MAX_RUN);
+                split.push((at, l));
+                at += l;
+                left -= l;
+            }
+            next = first as u64 + len as u64;
+        }
+        if next != block || block == 0 || blocks == 0 {
+            return Err(PackError::BadLayout(format!(
+                "runs {runs:?} do not cover 0..{block}"
+            )));
+        }
+        let mut run_of = vec![0u8; block as usize];
+        for (i, &(first, len)) in split.iter().enumerate() {
+            for k in 0..len {
+                run_of[(first + k) as usize] = i as u8;
+            }
+        }
+        let blocks_per_chunk = (CHUNK_BYTES / (2 * split.len())).max(1) as u64;
+        Ok(RunLayout {
+            block,
+            blocks,
+            runs: split,
+            run_of,
+            blocks_per_chunk,
+        })
+    }
+
+    /// Reads a layout back from its [`RunLayout::describe`] JSON.
+    pub fn from_description(v: &serde_json::Value) -> Result<RunLayout, PackError> {
+        let bad = || PackError::BadLayout(format!("description {v} is malformed"));
+        let num = |k: &str| v[k].as_u64().ok_or_else(bad);
+        let runs = (v["runs"].as_array().ok_or_else(bad)?.iter())
+            .map(|r| match (r[0].as_u64(), r[1].as_u64()) {
+                (Some(f), Some(l)) if f < 256 && (1..=MAX_RUN as u64).contains(&l) => {
+                    Ok((f as u8, l as u8))
+                }
+                _ => Err(bad()),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if v["encoding"] != "run-steps" {
+            return Err(bad());
+        }
+        let mut layout = RunLayout::new(num("block")?, num("blocks")?, &runs)?;
+        if layout.runs != runs {
+            return Err(bad());
+        }
+        layout.blocks_per_chunk = num("blocks_per_chunk")?.max(1);
+        Ok(layout)
+    }
+
+    /// The layout as stored in `packed_tables.layout`: everything a reader needs.
+    pub fn describe(&self) -> serde_json::Value {
+        json!({
+            "encoding": "run-steps",
+            "block": self.block,
+            "blocks": self.blocks,
+            "runs": self.runs.iter().map(|&(f, l)| [f, l]).collect::<Vec<_>>(),
+            "blocks_per_chunk": self.blocks_per_chunk,
+            "ranks_per_chunk": self.ranks_per_chunk(),
+            "entry_bytes": 2,
+        })
+    }
+
+    pub fn ranks(&self) -> u64 {
+        self.block * self.blocks
+    }
+
+    pub fn ranks_per_chunk(&self) -> u64 {
+        self.blocks_per_chunk * self.block
+    }
+
+    pub fn chunks(&self) -> u64 {
+        self.blocks.div_ceil(self.blocks_per_chunk)
+    }
+
+    /// Where `rank`'s entry is. `rank` must be below [`RunLayout::ranks`].
+    pub fn locate(&self, rank: u64) -> Slot {
+        let (b, p) = (rank / self.block, (rank % self.block) as usize);
+        let i = self.run_of[p] as usize;
+        let within = b % self.blocks_per_chunk;
+        Slot {
+            chunk: b / self.blocks_per_chunk,
+            offset: 2 * (within as usize * self.runs.len() + i),
+            step: p as u8 - self.runs[i].0,
+        }
+    }
+
+    /// The distance of `rank` from the blob of its chunk; `None` where the goal is out of
+    /// reach. `Err` when the blob is too short or the entry is impossible (a damaged file).
+    pub fn distance(&self, chunk: &[u8], rank: u64) -> Result<Option<u8>, PackError> {
+        let s = self.locate(rank);
+        let entry = chunk
+            .get(s.offset..s.offset + 2)
+            .ok_or_else(|| PackError::BadLayout(format!("chunk {} is too short", s.chunk)))?;
+        decode(entry[0], entry[1], s.step)
+            .ok_or_else(|| PackError::BadLayout(format!("entry for rank {rank} is impossible")))
+    }
+
+    /// The blob of chunk `c`, from `dist` (one byte per rank, [`UNREACHED`] where the goal
+    /// is out of reach).
+    pub fn encode_chunk(&self, c: u64, dist: &[u8]) -> Result<Vec<u8>, PackError> {
+        self.encode_chunk_with(c, |r| dist[r as usize])
+    }
+
+    /// Like [`RunLayout::encode_chunk`], with the distance of each rank of the chunk
+    /// given by `dist` (nothing outside the chunk is asked for).
+    pub fn encode_chunk_with(
+        &self,
+        c: u64,
+        dist: impl Fn(u64) -> u8,
+    ) -> Result<Vec<u8>, PackError> {
+        let first = c * self.blocks_per_chunk;
+        let last = (first + self.blocks_per_chunk).min(self.blocks);
+        let mut out = Vec::with_capacity(2 * self.runs.len() * (last - first) as usize);
+        for b in first..last {
+            let base = b * self.block;
+            for &(f, len) in &self.runs {
+                let at = base + f as u64;
+                let d0 = dist(at);
+                let mut steps = 0u8;
+                if d0 == UNREACHED {
+                    if let Some(k) = (1..len as u64).find(|&k| dist(at + k) != UNREACHED) {
+                        return Err(PackError::NotBipartite(at, at + k));
+                    }
+                } else {
+                    let mut a = d0;
+                    for j in 0..len as u64 - 1 {
+                        let b = dist(at + j + 1);
+                        if b == UNREACHED || a.abs_diff(b) != 1 {
+                            return Err(PackError::NotBipartite(at + j, at + j + 1));
+                        }
+                        steps |= ((b > a) as u8) << j;
+                        a = b;
+                    }
+                }
+                out.extend([d0, steps]);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Distance of position `step` of a run from its entry bytes; `Some(None)` for an
+/// unreachable run, `None` for an entry no encoder writes.
+fn decode(d0: u8, steps: u8, step: u8) -> Option<Option<u8>> {
+    if d0 == UNREACHABLE_RUN {
+        return Some(None);
+    }
+    let up = (steps & ((1u16 << step) - 1) as u8).count_ones() as i32;
+    let d = d0 as i32 + 2 * up - step as i32;
+    (0..UNREACHED as i32).contains(&d).then_some(Some(d as u8))
+}
+
+/// The `u64le` layout of a per-rank solution count table (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CountLayout {
+    ranks: u64,
+    ranks_per_chunk: u64,
+}
+
+impl CountLayout {
+    pub fn new(ranks: u64) -> CountLayout {
+        CountLayout {
+            ranks,
+            ranks_per_chunk: (CHUNK_BYTES / 8) as u64,
+        }
+    }
+
+    pub fn from_description(v: &serde_json::Value) -> Result<CountLayout, PackError> {
+        match (
+            v["encoding"].as_str(),
+            v["ranks"].as_u64(),
+            v["ranks_per_chunk"].as_u64(),
+        ) {
+            (Some("u64le"), Some(ranks), Some(per)) if per > 0 => Ok(CountLayout {
+                ranks,
+                ranks_per_chunk: per,
+            }),
+            _ => Err(PackError::BadLayout(format!(
+                "description {v} is malformed"
+            ))),
+        }
+    }
+
+    pub fn describe(&self) -> serde_json::Value {
+        json!({
+            "encoding": "u64le",
+            "ranks": self.ranks,
+            "ranks_per_chunk": self.ranks_per_chunk,
+            "entry_bytes": 8,
+        })
+    }
+
+    pub fn ranks_per_chunk(&self) -> u64 {
+        self.ranks_per_chunk
+    }
+
+    pub fn chunks(&self) -> u64 {
+        self.ranks.div_ceil(self.ranks_per_chunk)
+    }
+
+    pub fn locate(&self, rank: u64) -> Slot {
+        Slot {
+            chunk: rank / self.ranks_per_chunk,
+            offset: 8 * (rank % self.ranks_per_chunk) as usize,
+            step: 0,
+        }
+    }
+
+    /// The count of `rank` from the blob of its chunk: `None` above `2^63 - 1`.
+    pub fn count(&self, chunk: &[u8], rank: u64) -> Result<Option<u64>, PackError> {
+        let s = self.locate(rank);
+        let bytes = chunk
+            .get(s.offset..s.offset + 8)
+            .ok_or_else(|| PackError::BadLayout(format!("chunk {} is too short", s.chunk)))?;
+        let v = u64::from_le_bytes(bytes.try_into().unwrap());
+        Ok((v != COUNT_OVERFLOW).then_some(v))
+    }
+
+    /// The blob of chunk `c` from `count` (one `u64` per rank).
+    pub fn encode_chunk(&self, c: u64, count: &[u64]) -> Vec<u8> {
+        let first = (c * self.ranks_per_chunk) as usize;
+        let last = (first + self.ranks_per_chunk as usize).min(self.ranks as usize);
+        count[first..last]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bfs::{self, COUNT_OVERFLOW};
+    use crate::progress::Silent;
+    use crate::puzzles::sliding::Sliding;
+    use crate::space::StateSpace;
+
+    fn layout(p: &Sliding) -> RunLayout {
+        RunLayout::new(p.cells() as u64, p.tile_ranks(), &p.runs()).unwrap()
+    }
+
+    /// Packs a whole table chunk by chunk and reads every rank back.
+    fn round_trip(l: &RunLayout, dist: &[u8]) {
+        let chunks: Vec<Vec<u8>> = (0..l.chunks())
+            .map(|c| l.encode_chunk(c, dist).unwrap())
+            .collect();
+        for (r, &d) in dist.iter().enumerate() {
+            let s = l.locate(r as u64);
+            let want = (d != UNREACHED).then_some(d);
+            assert_eq!(
+                l.distance(&chunks[s.chunk as usize], r as u64),
+                Ok(want),
+                "rank {r}"
+            );
+        }
+        let bytes: usize = chunks.iter().map(Vec::len).sum();
+        assert_eq!(bytes as u64, 2 * l.blocks * l.runs.len() as u64);
+        assert!(chunks.iter().all(|c| c.len() <= CHUNK_BYTES));
+    }
+
+    #[test]
+    fn distances_of_small_puzzles_round_trip() {
+        for p in [
+            Sliding::grid("seven", 2, 4),
+            Sliding::grid("eight", 3, 3),
+            Sliding::grid("nine", 2, 5),
+            Sliding::grid("row", 1, 10),
+        ] {
+            let t = bfs::solve_with(&p, bfs::Outputs::DISTANCES, &Silent).unwrap();
+            let l = layout(&p);
+            round_trip(&l, &t.dist);
+            assert_eq!(RunLayout::from_description(&l.describe()), Ok(l));
+        }
+    }
+
+    #[test]
+    fn a_long_row_is_split_into_runs_of_at_most_nine() {
+        let l = layout(&Sliding::grid("row", 1, 10));
+        assert_eq!(l.runs, [(0, 9), (9, 1)]);
+        assert_eq!(
+            l.locate(10 + 9),
+            Slot {
+                chunk: 0,
+                offset: 6,
+                step: 0
+            }
+        );
+        assert_eq!(
+            l.locate(10 + 8),
+            Slot {
+                chunk: 0,
+                offset: 4,
+                step: 8
+            }
+        );
+    }
+
+    /// The Manhattan distance of every tile from its goal cell changes by exactly one
+    /// with every move, as a true distance does: a stand-in for eleven's table, which the
+    /// test run does not compute.
+    fn manhattan(p: &Sliding, rank: u64, cols: usize) -> u8 {
+        let cells = p.unrank(rank);
+        let mut sum = 0;
+        for (i, &v) in cells.iter().enumerate() {
+            if v != 0 {
+                let g = v as usize - 1;
+                sum += (i / cols).abs_diff(g / cols) + (i % cols).abs_diff(g % cols);
+            }
+        }
+        sum as u8
+    }
+
+    #[test]
+    fn sampled_chunks_of_the_3x4_space() {
+        let p = Sliding::grid("eleven", 3, 4);
+        let l = layout(&p);
+        assert_eq!(l.ranks(), p.size());
+        assert_eq!(l.chunks(), p.tile_ranks().div_ceil(650));
+        assert_eq!(2 * 3 * l.blocks_per_chunk, CHUNK_BYTES as u64);
+        let last = l.chunks() - 1;
+        for c in [0, 1, 12_345, last / 2, last] {
+            let lo = c * l.ranks_per_chunk();
+            let hi = (lo + l.ranks_per_chunk()).min(p.size());
+            let dist: Vec<u8> = (lo..hi).map(|r| manhattan(&p, r, 4)).collect();
+            let blob = l.encode_chunk_with(c, |r| dist[(r - lo) as usize]).unwrap();
+            for r in lo..hi {
+                assert_eq!(l.locate(r).chunk, c);
+                let want = Some(dist[(r - lo) as usize]);
+                assert_eq!(l.distance(&blob, r), Ok(want), "rank {r}");
+            }
+        }
+        // The last rank is in the last chunk, inside its blob.
+        let s = l.locate(p.size() - 1);
+        assert_eq!(s.chunk, last);
+        assert_eq!(s.step, 3);
+    }
+
+    #[test]
+    fn neighbours_that_do_not_differ_by_one_are_refused() {
+        let l = RunLayout::new(2, 2, &[(0, 2)]).unwrap();
+        assert_eq!(
+            l.encode_chunk(0, &[3, 4, 5, 5]),
+            Err(PackError::NotBipartite(2, 3))
+        );
+        assert_eq!(
+            l.encode_chunk(0, &[3, 4, UNREACHED, 5]),
+            Err(PackError::NotBipartite(2, 3))
+        );
+        let ok = l.encode_chunk(0, &[3, 2, UNREACHED, UNREACHED]).unwrap();
+        assert_eq!(ok, [3, 0, UNREACHED, 0]);
+        assert_eq!(l.distance(&ok, 1), Ok(Some(2)));
+        assert_eq!(l.distance(&ok, 3), Ok(None));
+        assert!(l.distance(&ok[..2], 3).is_err(), "a short blob is an error");
+        // Distance 0 and a step down is no distance at all: a damaged entry.
+        assert!(l.distance(&[0, 0, 0, 0], 1).is_err());
+        assert!(RunLayout::new(4, 1, &[(0, 2), (3, 1)]).is_err());
+    }
+
+    #[test]
+    fn counts_round_trip_with_the_overflow_marker() {
+        let counts: Vec<u64> = (0..2000u64)
+            .map(|i| i * i * 1_000_003)
+            .chain([COUNT_OVERFLOW])
+            .collect();
+        let l = CountLayout::new(counts.len() as u64);
+        let chunks: Vec<Vec<u8>> = (0..l.chunks())
+            .map(|c| l.encode_chunk(c, &counts))
+            .collect();
+        for (r, &c) in counts.iter().enumerate() {
+            let s = l.locate(r as u64);
+            let want = (c != COUNT_OVERFLOW).then_some(c);
+            assert_eq!(l.count(&chunks[s.chunk as usize], r as u64), Ok(want));
+        }
+        assert_eq!(CountLayout::from_description(&l.describe()), Ok(l));
+    }
+}
