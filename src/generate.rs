@@ -12,6 +12,7 @@ use rusqlite::Connection;
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
+use crate::memory;
 use crate::progress::Progress;
 use crate::puzzles::{self, Puzzle};
 use crate::records;
@@ -81,6 +82,9 @@ pub struct Summary {
     pub seconds: f64,
     /// Carried over from the previous file because its definition is unchanged.
     pub reused: bool,
+    /// Peak resident memory of the process while this puzzle was computed and written,
+    /// in bytes (where the platform can measure it; never for a reused puzzle).
+    pub peak_memory: Option<u64>,
 }
 
 /// Receives progress and results as the run goes.
@@ -164,11 +168,12 @@ pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>>
     remove_stale_temporaries(&dir, &base)?;
 
     let previous = previous_puzzles(db)?;
-    if !opts.force && is_current(&registry, &previous) {
+    if !opts.force && is_current(&registry, &previous, &opts.only) {
         // Nothing to compute and nothing to drop: the file stays exactly as it is.
         let summaries: Vec<Summary> = registry
             .iter()
-            .map(|p| reused(&previous[p.name()], 0.0))
+            .filter_map(|p| previous.get(p.name()))
+            .map(|info| reused(info, 0.0))
             .collect();
         summaries.iter().for_each(|s| observer.done(s));
         return Ok(summaries);
@@ -183,13 +188,30 @@ pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>>
     Ok(summaries)
 }
 
-/// Whether the file holds exactly the known puzzles, each from its current definition.
-fn is_current(registry: &[Puzzle], previous: &HashMap<String, PuzzleInfo>) -> bool {
-    previous.len() == registry.len()
+/// Whether a run would leave the file as it is: every puzzle asked for (all when `only`
+/// is empty) is already there, and everything there is a known puzzle built from its
+/// current definition (anything else would be dropped).
+fn is_current(
+    registry: &[Puzzle],
+    previous: &HashMap<String, PuzzleInfo>,
+    only: &[String],
+) -> bool {
+    let current = |p: &Puzzle| {
+        previous
+            .get(p.name())
+            .is_some_and(|i| i.definition_hash == definition_hash(p))
+    };
+    let asked = |p: &Puzzle| only.is_empty() || only.iter().any(|o| o == p.name());
+    let known = previous
+        .keys()
+        .all(|name| registry.iter().any(|p| p.name() == name));
+    known
         && registry.iter().all(|p| {
-            previous
-                .get(p.name())
-                .is_some_and(|i| i.definition_hash == definition_hash(p))
+            if asked(p) {
+                current(p)
+            } else {
+                !previous.contains_key(p.name()) || current(p)
+            }
         })
 }
 
@@ -201,6 +223,7 @@ fn reused(info: &PuzzleInfo, seconds: f64) -> Summary {
         max_distance: info.max_distance,
         seconds,
         reused: true,
+        peak_memory: None,
     }
 }
 
@@ -278,16 +301,15 @@ fn build(
             }
             _ if !selected => continue,
             _ => {
+                let measured = memory::reset_peak();
                 let progress = observer.progress(name);
-                let mut rec = records::compute(p, hash, progress.as_ref()).map_err(|e| {
+                let rec = records::compute(p, hash, progress.as_ref()).map_err(|e| {
                     GenerateError::Solve {
                         puzzle: name.to_string(),
                         message: e.0,
                     }
                 })?;
-                progress.phase("writing", rec.position_rows);
-                let progress = progress.as_ref();
-                rec.positions = Box::new(rec.positions.inspect(move |_| progress.advance(1)));
+                progress.phase("writing", rec.write_units());
                 let summary = Summary {
                     name: name.to_string(),
                     states: rec.states,
@@ -295,10 +317,12 @@ fn build(
                     max_distance: rec.max_distance,
                     seconds: 0.0,
                     reused: false,
+                    peak_memory: None,
                 };
-                store::write_puzzle(&tx, tmp, rec)?;
+                store::write_puzzle(&tx, tmp, rec, &|| progress.advance(1))?;
                 Summary {
                     seconds: started.elapsed().as_secs_f64(),
+                    peak_memory: memory::peak().filter(|_| measured),
                     ..summary
                 }
             }

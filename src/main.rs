@@ -13,7 +13,7 @@ use serde_json::json;
 use puzzlebase::generate::{self, GenerateError, Observer, Options, Summary};
 use puzzlebase::peg::Board;
 use puzzlebase::progress::{Progress, Silent};
-use puzzlebase::query::{Database, Histogram, QueryError};
+use puzzlebase::query::{Database, Histogram, QueryError, Solutions};
 
 /// Precomputes complete solution databases for classic puzzles into one SQLite file,
 /// and answers lookups from it without searching.
@@ -250,9 +250,15 @@ impl Observer for Terminal {
         }
         let max = s.max_distance.map_or("-".to_string(), |d| d.to_string());
         let how = if s.reused {
-            "  (unchanged, reused)"
+            "  (unchanged, reused)".to_string()
         } else {
-            ""
+            // States examined per second of wall time, and the peak memory of the run
+            // while this puzzle was built.
+            let rate = s.states as f64 / s.seconds.max(1e-9);
+            let peak = s.peak_memory.map_or("-".to_string(), |b| {
+                format!("{:.0} MiB", b as f64 / (1 << 20) as f64)
+            });
+            format!("  {:>7.2} M states/s  peak {peak:>9}", rate / 1e6)
         };
         // A closed pipe (`| head`) must not abort the run that is building the file.
         let _ = writeln!(
@@ -289,10 +295,15 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
             Some(s) => db.state(name, s)?,
             None => db.start(name)?,
         };
+        let count = match a.solutions {
+            Solutions::Exactly(n) => Some(n),
+            Solutions::Overflow | Solutions::NotStored => None,
+        };
         if q.json {
             let mut obj = json!({
                 "puzzle": a.puzzle, "state": a.state, "distance": a.distance,
-                "solutions": a.solutions, "path": a.path,
+                "solutions": count, "solutions_stored": a.solutions != Solutions::NotStored,
+                "path": a.path,
             });
             if let Some(moves) = &a.moves {
                 obj["moves"] = json!(moves);
@@ -304,8 +315,12 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
         out(&format!("distance:  {}", a.distance))?;
         out(&format!(
             "solutions: {}",
-            a.solutions
-                .map_or("more than 2^63-1".to_string(), |s| s.to_string())
+            match a.solutions {
+                Solutions::Exactly(n) => n.to_string(),
+                Solutions::Overflow => "more than 2^63-1".to_string(),
+                Solutions::NotStored =>
+                    "not stored (counts are kept for puzzles up to 10^8 states)".to_string(),
+            }
         ))?;
         if let Some(moves) = &a.moves {
             out(&format!("moves:     {}", Board::format_moves(moves)))?;
@@ -444,6 +459,7 @@ fn run_list(db: PathBuf, json_out: bool) -> Result<(), Failure> {
             out(&json!({
                 "puzzle": i.name, "family": i.family, "states": i.states, "solvable": i.solvable,
                 "max_distance": i.max_distance, "generated_at": i.generated_at, "checksum": i.checksum,
+                "storage": i.storage.as_str(), "counts": i.counts,
             })
             .to_string())?;
         } else {

@@ -1,16 +1,19 @@
 //! Answers from a generated file: parse the user's position, turn it into a rank, and
 //! read stored rows. Nothing here searches or solves; every lookup is an indexed read.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 use thiserror::Error;
 
 use crate::generate::definition_hash;
+use crate::packed::{CountLayout, RunLayout};
 use crate::peg::Board;
 use crate::puzzles::{self, Puzzle};
-use crate::space::StateError;
-use crate::store::{self, HistogramRow, PositionRow, PuzzleInfo, StoreError};
+use crate::space::{GraphPuzzle, StateError};
+use crate::store::{self, HistogramRow, PositionRow, PuzzleInfo, Storage, StoreError};
 
 #[derive(Debug, Error)]
 pub enum QueryError {
@@ -51,13 +54,29 @@ impl QueryError {
 
 pub type Result<T, E = QueryError> = std::result::Result<T, E>;
 
+/// How many distinct shortest solutions a position has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Solutions {
+    Exactly(u64),
+    /// More than 2^63 - 1.
+    Overflow,
+    /// The file keeps no counts for this puzzle (packed spaces above 10^8 states).
+    NotStored,
+}
+
+impl Solutions {
+    fn from_stored(count: Option<u64>) -> Solutions {
+        count.map_or(Solutions::Overflow, Solutions::Exactly)
+    }
+}
+
 /// A distance lookup with one optimal path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StateAnswer {
     pub puzzle: String,
     pub state: String,
     pub distance: u8,
-    pub solutions: Option<u64>,
+    pub solutions: Solutions,
     /// Every position from `state` to the goal, both included.
     pub path: Vec<String>,
     /// Peg puzzles: the move leading to each next position, `[from, to1, to2, ...]`.
@@ -101,6 +120,14 @@ fn parse_move(text: &str, holes: usize) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// The definition of a puzzle this build knows.
+fn known(name: &str) -> Result<Puzzle> {
+    puzzles::find(name).ok_or_else(|| QueryError::UnknownPuzzle {
+        name: name.to_string(),
+        known: puzzles::names().join(", "),
+    })
+}
+
 /// An open database.
 pub struct Database {
     conn: Connection,
@@ -130,17 +157,21 @@ impl Database {
 
     /// The puzzle's definition and its stored metadata, checked to belong together.
     pub fn puzzle(&self, name: &str) -> Result<(Puzzle, PuzzleInfo)> {
-        let p = puzzles::find(name).ok_or_else(|| QueryError::UnknownPuzzle {
-            name: name.to_string(),
-            known: puzzles::names().join(", "),
-        })?;
+        let p = known(name)?;
+        let info = self.info(&p)?;
+        Ok((p, info))
+    }
+
+    /// The stored metadata of a known puzzle, checked to come from its definition.
+    fn info(&self, p: &Puzzle) -> Result<PuzzleInfo> {
+        let name = p.name();
         let info = store::puzzle(&self.conn, name)
             .map_err(self.sql())?
             .ok_or_else(|| QueryError::NotGenerated(name.into()))?;
-        if info.definition_hash != definition_hash(&p) {
+        if info.definition_hash != definition_hash(p) {
             return Err(QueryError::Stale(name.to_string()));
         }
-        Ok((p, info))
+        Ok(info)
     }
 
     fn row(&self, puzzle: &str, rank: u64) -> Result<Option<PositionRow>> {
@@ -148,31 +179,88 @@ impl Database {
     }
 
     /// Distance, solution count and an optimal path for the position written `text`.
+    /// The text is checked before the file, so a malformed position is reported as such
+    /// even for a puzzle that has not been generated.
     pub fn state(&self, name: &str, text: &str) -> Result<StateAnswer> {
-        let (p, _) = self.puzzle(name)?;
+        let p = known(name)?;
         match &p {
             Puzzle::Graph(g) => {
                 let rank = g.parse(text)?;
-                self.walk(name, rank, text)
+                if self.info(&p)?.storage == Storage::Packed {
+                    self.walk_packed(g.as_ref(), rank, text)
+                } else {
+                    self.walk(name, rank, text)
+                }
             }
             Puzzle::Peg(board) => {
                 let bits = board.parse(text)?;
+                self.info(&p)?;
                 self.walk_peg(board, bits)
             }
-            _ => Err(self.not_applicable("--state", &p)),
+            _ => {
+                self.info(&p)?;
+                Err(self.not_applicable("--state", &p))
+            }
         }
     }
 
     /// Like [`Database::state`] for the puzzle's own starting position.
     pub fn start(&self, name: &str) -> Result<StateAnswer> {
-        let (p, _) = self.puzzle(name)?;
+        let (p, info) = self.puzzle(name)?;
         let rank = match &p {
             Puzzle::Graph(g) => g.start(),
             Puzzle::Peg(board) => return self.walk_peg(board, board.start),
             _ => None,
         };
         let rank = rank.ok_or_else(|| self.not_applicable("--start", &p))?;
-        self.walk(name, rank, "start")
+        match &p {
+            Puzzle::Graph(g) if info.storage == Storage::Packed => {
+                self.walk_packed(g.as_ref(), rank, "start")
+            }
+            _ => self.walk(name, rank, "start"),
+        }
+    }
+
+    /// Reads distances from the packed table and steps, from `rank`, to the
+    /// smallest-ranked neighbour one move closer until the goal: the same path the
+    /// positions table's `next_rank` gives for the smaller puzzles.
+    fn walk_packed(&self, g: &dyn GraphPuzzle, rank: u64, text: &str) -> Result<StateAnswer> {
+        let name = g.name();
+        let tables = PackedReader::open(self, g)?;
+        let state = g.format(rank);
+        let Some(distance) = tables.distance(rank)? else {
+            return Err(QueryError::NotStored(format!(
+                "{} in {name} cannot be solved: the goal is not reachable from it",
+                text.trim()
+            )));
+        };
+        let mut path = vec![state.clone()];
+        let (mut cur, mut d) = (rank, distance);
+        let mut nbs = Vec::new();
+        while d > 0 {
+            nbs.clear();
+            g.neighbors(cur, &mut nbs);
+            let mut next = None;
+            for &nb in &nbs {
+                if tables.distance(nb)? == Some(d - 1) && next.is_none_or(|n| nb < n) {
+                    next = Some(nb);
+                }
+            }
+            cur = next.ok_or_else(|| inconsistent(name, &g.format(cur)))?;
+            d -= 1;
+            path.push(g.format(cur));
+        }
+        if !g.goals().contains(&cur) {
+            return Err(inconsistent(name, &g.format(cur)));
+        }
+        Ok(StateAnswer {
+            puzzle: name.to_string(),
+            state,
+            distance,
+            solutions: tables.solutions(rank)?,
+            path,
+            moves: None,
+        })
     }
 
     fn not_applicable(&self, option: &str, p: &Puzzle) -> QueryError {
@@ -214,7 +302,7 @@ impl Database {
             puzzle: name.to_string(),
             state: first.state,
             distance,
-            solutions: first.solutions,
+            solutions: Solutions::from_stored(first.solutions),
             path,
             moves: None,
         })
@@ -276,7 +364,7 @@ impl Database {
             puzzle: name.to_string(),
             state: text,
             distance,
-            solutions: first.solutions,
+            solutions: Solutions::from_stored(first.solutions),
             path,
             moves: Some(moves),
         })
@@ -316,7 +404,18 @@ impl Database {
     }
 
     pub fn longest(&self, name: &str) -> Result<LongestAnswer> {
-        let (p, _) = self.puzzle(name)?;
+        let (p, info) = self.puzzle(name)?;
+        if info.storage == Storage::Packed {
+            let rows = store::farthest(&self.conn, name).map_err(self.sql())?;
+            let distance = (rows.first().map(|r| r.distance))
+                .filter(|&d| Some(d) == info.max_distance)
+                .ok_or_else(|| inconsistent(name, "its farthest positions"))?;
+            return Ok(LongestAnswer {
+                puzzle: name.to_string(),
+                distance,
+                states: rows.into_iter().map(|r| r.state).collect(),
+            });
+        }
         let (max, rows) = store::longest(&self.conn, name).map_err(self.sql())?;
         let distance = max.ok_or_else(|| self.not_applicable("--longest", &p))?;
         Ok(LongestAnswer {
@@ -364,6 +463,81 @@ impl Database {
             puzzle: name.to_string(),
             states: rows.into_iter().map(|r| r.state).collect(),
         })
+    }
+}
+
+/// The packed tables of one puzzle, read chunk by chunk as lookups need them. A path
+/// visits a few dozen chunks, so each is read once and kept for the rest of the query.
+struct PackedReader<'a> {
+    db: &'a Database,
+    name: &'a str,
+    distance: RunLayout,
+    counts: Option<CountLayout>,
+    chunks: RefCell<HashMap<(&'static str, u64), Vec<u8>>>,
+}
+
+impl<'a> PackedReader<'a> {
+    fn open(db: &'a Database, g: &'a dyn GraphPuzzle) -> Result<PackedReader<'a>> {
+        let name = g.name();
+        let bad = |what: &str| inconsistent(name, what);
+        let layout = |kind: &str| -> Result<Option<serde_json::Value>> {
+            let Some((text, _)) = store::packed_table(&db.conn, name, kind).map_err(db.sql())?
+            else {
+                return Ok(None);
+            };
+            serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|_| bad("its packed layout"))
+        };
+        let distance = layout("distance")?
+            .and_then(|v| RunLayout::from_description(&v).ok())
+            .filter(|l| l.ranks() == g.size())
+            .ok_or_else(|| bad("its packed distance table"))?;
+        let counts = match layout("solutions")? {
+            None => None,
+            Some(v) => Some(
+                CountLayout::from_description(&v).map_err(|_| bad("its packed solution counts"))?,
+            ),
+        };
+        Ok(PackedReader {
+            db,
+            name,
+            distance,
+            counts,
+            chunks: RefCell::new(HashMap::new()),
+        })
+    }
+
+    /// Runs `read` on the blob of chunk `chunk` of table `kind`, reading it if needed.
+    fn with_chunk<T>(
+        &self,
+        kind: &'static str,
+        chunk: u64,
+        read: impl FnOnce(&[u8]) -> Option<T>,
+    ) -> Result<T> {
+        let mut chunks = self.chunks.borrow_mut();
+        if !chunks.contains_key(&(kind, chunk)) {
+            let blob = store::packed_chunk(&self.db.conn, self.name, kind, chunk)
+                .map_err(self.db.sql())?
+                .ok_or_else(|| inconsistent(self.name, &format!("{kind} chunk {chunk}")))?;
+            chunks.insert((kind, chunk), blob);
+        }
+        read(&chunks[&(kind, chunk)])
+            .ok_or_else(|| inconsistent(self.name, &format!("{kind} chunk {chunk}")))
+    }
+
+    fn distance(&self, rank: u64) -> Result<Option<u8>> {
+        let chunk = self.distance.locate(rank).chunk;
+        self.with_chunk("distance", chunk, |b| self.distance.distance(b, rank).ok())
+    }
+
+    fn solutions(&self, rank: u64) -> Result<Solutions> {
+        let Some(l) = &self.counts else {
+            return Ok(Solutions::NotStored);
+        };
+        let count =
+            self.with_chunk("solutions", l.locate(rank).chunk, |b| l.count(b, rank).ok())?;
+        Ok(Solutions::from_stored(count))
     }
 }
 

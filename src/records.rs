@@ -4,19 +4,32 @@
 
 use std::time::Instant;
 
+use rayon::prelude::*;
 use thiserror::Error;
 
-use crate::bfs::{self, COUNT_OVERFLOW, NO_NEXT, UNREACHED};
+use crate::bfs::{self, COUNT_OVERFLOW, NO_NEXT, Outputs, UNREACHED};
 use crate::enumerate;
+use crate::packed::{CountLayout, RunLayout};
 use crate::peg::{self, Board};
 use crate::progress::Progress;
 use crate::puzzles::Puzzle;
 use crate::rank::FACT;
 use crate::space::GraphPuzzle;
-use crate::store::{HistogramRow, PegLayerRow, PositionRow, PuzzleRecord, SolutionRow};
+use crate::store::{
+    FarthestRow, HistogramRow, PackedTable, PegLayerRow, PositionRow, PuzzleRecord, SolutionRow,
+    Storage,
+};
 
 /// Peg boards up to this many holes also get the start x finish matrix.
 pub const MATRIX_MAX_HOLES: usize = 21;
+
+/// Move graphs with more ranks than this are stored as packed tables when they offer a
+/// layout ([`GraphPuzzle::packing`]): one row per position would cost some 50 bytes each.
+pub const PACK_ABOVE: u64 = 1 << 20;
+
+/// Packed puzzles up to this many ranks also store shortest-solution counts (eight bytes
+/// per rank, and eight more while solving).
+pub const COUNTS_MAX_STATES: u64 = 100_000_000;
 
 /// A solver refused or failed; the message says why.
 #[derive(Debug, Error)]
@@ -35,6 +48,8 @@ pub fn compute<'a>(
         family: p.family().to_string(),
         definition: p.definition().to_string(),
         definition_hash: hash,
+        storage: Storage::Positions,
+        counts: false,
         states: 0,
         solvable: 0,
         max_distance: None,
@@ -45,6 +60,8 @@ pub fn compute<'a>(
         peg_layers: Vec::new(),
         peg_matrix: Vec::new(),
         solutions: Vec::new(),
+        packed: Vec::new(),
+        farthest: Vec::new(),
     };
     let rec = match p {
         Puzzle::Graph(g) => graph(g.as_ref(), base, progress)?,
@@ -61,20 +78,29 @@ pub fn compute<'a>(
     })
 }
 
-/// A move graph: one row per rank that reaches the goal.
-fn graph<'a>(
-    g: &'a dyn GraphPuzzle,
-    base: PuzzleRecord<'a>,
-    progress: &dyn Progress,
-) -> Result<PuzzleRecord<'a>, SolveFailure> {
-    let table = bfs::solve(g, progress).map_err(|e| SolveFailure(e.to_string()))?;
-    let histogram = (table.levels.iter().enumerate())
+fn levels_histogram(levels: &[u64]) -> Vec<HistogramRow> {
+    (levels.iter().enumerate())
         .map(|(d, &n)| HistogramRow {
             distance: d as u32,
             positions: n,
             classes: n,
         })
-        .collect();
+        .collect()
+}
+
+/// A move graph: one row per rank that reaches the goal, or packed tables when large.
+fn graph<'a>(
+    g: &'a dyn GraphPuzzle,
+    base: PuzzleRecord<'a>,
+    progress: &dyn Progress,
+) -> Result<PuzzleRecord<'a>, SolveFailure> {
+    if g.size() > PACK_ABOVE
+        && let Some(layout) = g.packing()
+    {
+        return packed_graph(g, layout, base, progress);
+    }
+    let table = bfs::solve(g, progress).map_err(|e| SolveFailure(e.to_string()))?;
+    let histogram = levels_histogram(&table.levels);
     let (states, solvable, max_distance) = (g.size(), table.reached(), Some(table.max_distance()));
     // One closure owns the table; unreached ranks (unsolvable arrangements) are skipped.
     let positions = (0..table.dist.len()).filter_map(move |r| {
@@ -91,12 +117,90 @@ fn graph<'a>(
         })
     });
     Ok(PuzzleRecord {
+        counts: true,
         states,
         solvable,
         max_distance,
         positions: Box::new(positions),
         position_rows: solvable,
         histogram,
+        ..base
+    })
+}
+
+/// A large move graph: distances (and, up to [`COUNTS_MAX_STATES`], solution counts) as
+/// packed tables, the histogram, and the positions at the maximum distance.
+fn packed_graph<'a>(
+    g: &'a dyn GraphPuzzle,
+    layout: RunLayout,
+    base: PuzzleRecord<'a>,
+    progress: &dyn Progress,
+) -> Result<PuzzleRecord<'a>, SolveFailure> {
+    if layout.ranks() != g.size() {
+        return Err(SolveFailure(format!(
+            "packed layout covers {} ranks, the puzzle has {}",
+            layout.ranks(),
+            g.size()
+        )));
+    }
+    let counts = g.size() <= COUNTS_MAX_STATES;
+    let outputs = Outputs {
+        next: false,
+        counts,
+    };
+    let table = bfs::solve_with(g, outputs, progress).map_err(|e| SolveFailure(e.to_string()))?;
+    let max = table.max_distance();
+    let mut farthest: Vec<u64> = (table.dist.par_iter().enumerate())
+        .filter(|&(_, &d)| d == max)
+        .map(|(r, _)| r as u64)
+        .collect();
+    farthest.sort_unstable();
+
+    progress.phase("packing", layout.chunks());
+    let distance = (0..layout.chunks())
+        .into_par_iter()
+        .map(|c| {
+            let blob = layout.encode_chunk(c, &table.dist);
+            progress.advance(1);
+            blob
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| SolveFailure(e.to_string()))?;
+    let mut packed = vec![PackedTable {
+        kind: "distance",
+        encoding: "run-steps",
+        ranks_per_chunk: layout.ranks_per_chunk(),
+        layout: layout.describe().to_string(),
+        chunks: distance,
+    }];
+    if counts {
+        let l = CountLayout::new(g.size());
+        packed.push(PackedTable {
+            kind: "solutions",
+            encoding: "u64le",
+            ranks_per_chunk: l.ranks_per_chunk(),
+            layout: l.describe().to_string(),
+            chunks: (0..l.chunks())
+                .into_par_iter()
+                .map(|c| l.encode_chunk(c, &table.count))
+                .collect(),
+        });
+    }
+    Ok(PuzzleRecord {
+        storage: Storage::Packed,
+        counts,
+        states: g.size(),
+        solvable: table.reached(),
+        max_distance: Some(max),
+        histogram: levels_histogram(&table.levels),
+        farthest: (farthest.into_iter())
+            .map(|rank| FarthestRow {
+                rank,
+                state: g.format(rank),
+                distance: max,
+            })
+            .collect(),
+        packed,
         ..base
     })
 }
@@ -159,6 +263,7 @@ fn peg_board<'a>(
         mv: r.next_move.map(|m| Board::format_moves(&[m])),
     });
     Ok(PuzzleRecord {
+        counts: true,
         states,
         solvable,
         max_distance,
@@ -178,6 +283,7 @@ fn solutions(
     base: PuzzleRecord<'_>,
 ) -> PuzzleRecord<'_> {
     PuzzleRecord {
+        storage: Storage::Solutions,
         states: examined,
         solvable: found.len() as u64,
         solutions: found

@@ -3,6 +3,8 @@
 
 use thiserror::Error;
 
+use crate::packed::RunLayout;
+
 /// A finite set of states numbered densely `0..size()`, with reversible moves.
 ///
 /// The breadth-first solver walks this graph backwards from the goals; because every
@@ -58,6 +60,12 @@ pub trait GraphPuzzle: StateSpace + Send {
     fn parse(&self, text: &str) -> Result<u64, StateError>;
     /// The puzzle's usual starting position, if it has one (`query --start`).
     fn start(&self) -> Option<u64> {
+        None
+    }
+    /// The packed distance layout for this rank space, if it has one: blocks of
+    /// consecutive ranks whose runs are paths in a bipartite move graph (see
+    /// [`crate::packed`]). Large spaces with a layout are stored packed.
+    fn packing(&self) -> Option<RunLayout> {
         None
     }
 }

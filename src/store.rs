@@ -11,7 +11,10 @@ use thiserror::Error;
 pub const APPLICATION_ID: i32 = 0x505A_4231;
 
 /// Schema migrations in order; `PRAGMA user_version` = how many have been applied.
-const MIGRATIONS: &[(&str, &str)] = &[("0001_init", include_str!("../migrations/0001_init.sql"))];
+const MIGRATIONS: &[(&str, &str)] = &[
+    ("0001_init", include_str!("../migrations/0001_init.sql")),
+    ("0002_packed", include_str!("../migrations/0002_packed.sql")),
+];
 
 /// Schema version this build writes and reads.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
@@ -149,12 +152,61 @@ pub struct SolutionRow {
     pub canonical: bool,
 }
 
+/// Where a puzzle's answers are stored (`puzzles.storage`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Storage {
+    /// One row per position in `positions`.
+    Positions,
+    /// Packed tables (`packed_tables`, `packed_chunks`) and the `farthest` rows.
+    Packed,
+    /// Enumerated solutions in `solutions`.
+    Solutions,
+}
+
+impl Storage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Storage::Positions => "positions",
+            Storage::Packed => "packed",
+            Storage::Solutions => "solutions",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Storage> {
+        [Storage::Positions, Storage::Packed, Storage::Solutions]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+    }
+}
+
+/// One packed table: its layout (see [`crate::packed`]) and its chunks in order.
+pub struct PackedTable {
+    /// `distance` or `solutions`.
+    pub kind: &'static str,
+    pub encoding: &'static str,
+    pub ranks_per_chunk: u64,
+    /// The layout as JSON (`packed_tables.layout`).
+    pub layout: String,
+    pub chunks: Vec<Vec<u8>>,
+}
+
+/// A row of `farthest`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FarthestRow {
+    pub rank: u64,
+    pub state: String,
+    pub distance: u8,
+}
+
 /// Everything one puzzle contributes to the file.
 pub struct PuzzleRecord<'a> {
     pub name: String,
     pub family: String,
     pub definition: String,
     pub definition_hash: String,
+    pub storage: Storage,
+    /// Whether shortest-solution counts are stored for every position.
+    pub counts: bool,
     pub states: u64,
     pub solvable: u64,
     pub max_distance: Option<u8>,
@@ -167,6 +219,20 @@ pub struct PuzzleRecord<'a> {
     /// (start hole, finish hole, minimum moves)
     pub peg_matrix: Vec<(u8, u8, Option<u8>)>,
     pub solutions: Vec<SolutionRow>,
+    pub packed: Vec<PackedTable>,
+    pub farthest: Vec<FarthestRow>,
+}
+
+impl PuzzleRecord<'_> {
+    /// Rows and chunks still to write (for progress reports).
+    pub fn write_units(&self) -> u64 {
+        self.position_rows
+            + self
+                .packed
+                .iter()
+                .map(|t| t.chunks.len() as u64)
+                .sum::<u64>()
+    }
 }
 
 /// Metadata of a stored puzzle (a row of `puzzles`).
@@ -175,6 +241,8 @@ pub struct PuzzleInfo {
     pub name: String,
     pub family: String,
     pub definition: String,
+    pub storage: Storage,
+    pub counts: bool,
     pub states: u64,
     pub solvable: u64,
     pub max_distance: Option<u8>,
@@ -190,13 +258,19 @@ fn opt_i64(v: Option<u64>) -> Option<i64> {
 
 /// Writes one puzzle's rows into `conn` (inside the caller's transaction) and records its
 /// checksum, computed by reading the rows back exactly as [`checksum`] does later.
-pub fn write_puzzle(conn: &Connection, path: &Path, rec: PuzzleRecord<'_>) -> Result<()> {
+/// `written` is called once per position row and once per packed chunk.
+pub fn write_puzzle(
+    conn: &Connection,
+    path: &Path,
+    rec: PuzzleRecord<'_>,
+    written: &dyn Fn(),
+) -> Result<()> {
     let e = sql(path);
     (|| -> rusqlite::Result<()> {
         conn.execute(
             "INSERT INTO puzzles (name, family, definition, states, solvable, max_distance, generated_at,
-                                  definition_hash, checksum, seconds)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?7, '', ?8)",
+                                  definition_hash, checksum, seconds, storage, counts)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?7, '', ?8, ?9, ?10)",
             params![
                 rec.name,
                 rec.family,
@@ -205,7 +279,9 @@ pub fn write_puzzle(conn: &Connection, path: &Path, rec: PuzzleRecord<'_>) -> Re
                 rec.solvable as i64,
                 rec.max_distance,
                 rec.definition_hash,
-                rec.seconds
+                rec.seconds,
+                rec.storage.as_str(),
+                rec.counts
             ],
         )?;
         let mut st = conn.prepare_cached(
@@ -222,6 +298,34 @@ pub fn write_puzzle(conn: &Connection, path: &Path, rec: PuzzleRecord<'_>) -> Re
                 opt_i64(p.solutions),
                 p.mv
             ])?;
+            written();
+        }
+        let mut table = conn.prepare_cached(
+            "INSERT INTO packed_tables (puzzle, kind, encoding, ranks_per_chunk, chunks, layout)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?;
+        let mut chunk = conn.prepare_cached(
+            "INSERT INTO packed_chunks (puzzle, kind, chunk, data) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for t in &rec.packed {
+            table.execute(params![
+                rec.name,
+                t.kind,
+                t.encoding,
+                t.ranks_per_chunk as i64,
+                t.chunks.len() as i64,
+                t.layout
+            ])?;
+            for (i, data) in t.chunks.iter().enumerate() {
+                chunk.execute(params![rec.name, t.kind, i as i64, data])?;
+                written();
+            }
+        }
+        let mut st = conn.prepare_cached(
+            "INSERT INTO farthest (puzzle, rank, state, distance) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for f in &rec.farthest {
+            st.execute(params![rec.name, f.rank as i64, f.state, f.distance])?;
         }
         let mut st = conn.prepare_cached(
             "INSERT INTO histogram (puzzle, distance, positions, classes) VALUES (?1, ?2, ?3, ?4)",
@@ -273,6 +377,9 @@ const DATA_TABLES: &[(&str, &str)] = &[
     ("peg_layers", "pegs"),
     ("peg_matrix", "start, finish"),
     ("solutions", "rank"),
+    ("packed_tables", "kind"),
+    ("packed_chunks", "kind, chunk"),
+    ("farthest", "rank"),
 ];
 
 /// SHA-256 over every row of `puzzle` in every data table, in key order. Identical
@@ -335,10 +442,19 @@ pub fn copy_puzzle(conn: &Connection, path: &Path, puzzle: &str) -> Result<()> {
 // Reads
 
 fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PuzzleInfo> {
+    let storage: String = r.get(10)?;
     Ok(PuzzleInfo {
         name: r.get(0)?,
         family: r.get(1)?,
         definition: r.get(2)?,
+        storage: Storage::parse(&storage).ok_or_else(|| {
+            rusqlite::Error::FromSqlConversionFailure(
+                10,
+                rusqlite::types::Type::Text,
+                format!("unknown storage {storage:?}").into(),
+            )
+        })?,
+        counts: r.get(11)?,
         states: r.get::<_, i64>(3)? as u64,
         solvable: r.get::<_, i64>(4)? as u64,
         max_distance: r.get(5)?,
@@ -349,7 +465,7 @@ fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PuzzleInfo> {
     })
 }
 
-const INFO_COLUMNS: &str = "name, family, definition, states, solvable, max_distance, generated_at, definition_hash, checksum, seconds";
+const INFO_COLUMNS: &str = "name, family, definition, states, solvable, max_distance, generated_at, definition_hash, checksum, seconds, storage, counts";
 
 /// Every stored puzzle, by name.
 pub fn puzzles(conn: &Connection) -> rusqlite::Result<Vec<PuzzleInfo>> {
@@ -387,6 +503,47 @@ pub fn position(
     )?
     .query_row(params![puzzle, rank as i64], position_from_row)
     .optional()
+}
+
+/// The layout (JSON) and chunk count of a packed table, if the puzzle has one of `kind`.
+pub fn packed_table(
+    conn: &Connection,
+    puzzle: &str,
+    kind: &str,
+) -> rusqlite::Result<Option<(String, u64)>> {
+    conn.prepare_cached("SELECT layout, chunks FROM packed_tables WHERE puzzle = ?1 AND kind = ?2")?
+        .query_row(params![puzzle, kind], |r| {
+            Ok((r.get(0)?, r.get::<_, i64>(1)? as u64))
+        })
+        .optional()
+}
+
+/// One chunk's blob of a packed table (one indexed read).
+pub fn packed_chunk(
+    conn: &Connection,
+    puzzle: &str,
+    kind: &str,
+    chunk: u64,
+) -> rusqlite::Result<Option<Vec<u8>>> {
+    conn.prepare_cached(
+        "SELECT data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 AND chunk = ?3",
+    )?
+    .query_row(params![puzzle, kind, chunk as i64], |r| r.get(0))
+    .optional()
+}
+
+/// The `farthest` rows of a packed puzzle, by rank.
+pub fn farthest(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<FarthestRow>> {
+    let mut st =
+        conn.prepare("SELECT rank, state, distance FROM farthest WHERE puzzle = ?1 ORDER BY rank")?;
+    st.query_map([puzzle], |r| {
+        Ok(FarthestRow {
+            rank: r.get::<_, i64>(0)? as u64,
+            state: r.get(1)?,
+            distance: r.get(2)?,
+        })
+    })?
+    .collect()
 }
 
 /// The positions at the puzzle's maximum distance, by rank.

@@ -59,6 +59,8 @@ pub fn registry() -> Vec<Puzzle> {
         Puzzle::Graph(Box::new(Sliding::six())),
         Puzzle::Graph(Box::new(Sliding::grid("seven", 2, 4))),
         Puzzle::Graph(Box::new(Sliding::grid("eight", 3, 3))),
+        Puzzle::Graph(Box::new(Sliding::grid("nine", 2, 5))),
+        Puzzle::Graph(Box::new(Sliding::grid("eleven", 3, 4))),
         Puzzle::Graph(Box::new(knights::KnightSwap::new())),
         Puzzle::Graph(Box::new(oshidori::Oshidori::new())),
     ];

@@ -24,6 +24,7 @@
 
 use serde_json::json;
 
+use crate::packed::RunLayout;
 use crate::rank::{FACT, parity, perm_rank, perm_unrank};
 use crate::space::{GraphPuzzle, StateError, StateSpace};
 
@@ -356,6 +357,14 @@ impl GraphPuzzle for Sliding {
 
     fn format(&self, rank: u64) -> String {
         self.format_cells(&self.unrank(rank))
+    }
+
+    fn packing(&self) -> Option<RunLayout> {
+        // Within a run the ranks differ by one per move; on a bipartite graph neighbours'
+        // distances differ by exactly one, which is what the run-steps encoding needs.
+        self.is_bipartite()
+            .then(|| RunLayout::new(self.cells() as u64, self.tile_ranks, &self.runs()).ok())
+            .flatten()
     }
 
     fn parse(&self, text: &str) -> Result<u64, StateError> {

@@ -4,6 +4,7 @@ mod bad_input;
 mod english33;
 mod nightly;
 mod others;
+mod packed;
 mod peg;
 mod sliding;
 mod util;

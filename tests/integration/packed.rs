@@ -1,0 +1,321 @@
+//! The packed tables (`nine` here; `eleven` in the ignored test at the end): read back as
+//! another tool would, with plain SQL and the layout documented in the README, and
+//! checked against a fresh solve and against the distance invariant.
+
+use puzzlebase::bfs::{self, COUNT_OVERFLOW, UNREACHED};
+use puzzlebase::puzzles::{self, Puzzle};
+use puzzlebase::space::GraphPuzzle;
+use rusqlite::Connection;
+
+use crate::util::{
+    assert_clean_failure, assert_legal_path, histogram_total, query_json, query_json_in, run,
+    shared_db,
+};
+
+fn graph(name: &str) -> Box<dyn GraphPuzzle> {
+    match puzzles::find(name) {
+        Some(Puzzle::Graph(g)) => g,
+        _ => panic!("{name} is a graph puzzle"),
+    }
+}
+
+/// A packed distance table decoded with nothing but the README's description: the
+/// layout JSON, and per run two bytes (first distance, step bits).
+struct Decoded {
+    dist: Vec<u8>,
+}
+
+fn layout(conn: &Connection, puzzle: &str, kind: &str) -> (serde_json::Value, u64) {
+    let (text, chunks): (String, i64) = conn
+        .query_row(
+            "SELECT layout, chunks FROM packed_tables WHERE puzzle = ?1 AND kind = ?2",
+            [puzzle, kind],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    (serde_json::from_str(&text).unwrap(), chunks as u64)
+}
+
+fn chunks(conn: &Connection, puzzle: &str, kind: &str) -> Vec<Vec<u8>> {
+    let mut st = conn
+        .prepare(
+            "SELECT chunk, data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 ORDER BY chunk",
+        )
+        .unwrap();
+    let rows: Vec<(i64, Vec<u8>)> = st
+        .query_map([puzzle, kind], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    for (i, (c, _)) in rows.iter().enumerate() {
+        assert_eq!(*c, i as i64, "chunks are numbered from 0 without gaps");
+    }
+    rows.into_iter().map(|(_, d)| d).collect()
+}
+
+/// Distance of position `k` of a run from its two bytes, as the README gives it.
+fn run_distance(d0: u8, steps: u8, k: u32) -> u8 {
+    let up = (steps as u32 & ((1 << k) - 1)).count_ones();
+    (d0 as u32 + 2 * up - k) as u8
+}
+
+fn decode_all(conn: &Connection, puzzle: &str) -> Decoded {
+    let (l, n) = layout(conn, puzzle, "distance");
+    assert_eq!(l["encoding"], "run-steps");
+    let block = l["block"].as_u64().unwrap();
+    let blocks = l["blocks"].as_u64().unwrap();
+    let per = l["blocks_per_chunk"].as_u64().unwrap();
+    let runs: Vec<(u64, u64)> = l["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r[0].as_u64().unwrap(), r[1].as_u64().unwrap()))
+        .collect();
+    let data = chunks(conn, puzzle, "distance");
+    assert_eq!(data.len() as u64, n);
+    let mut dist = vec![0u8; (block * blocks) as usize];
+    for (rank, d) in dist.iter_mut().enumerate() {
+        let (b, p) = (rank as u64 / block, rank as u64 % block);
+        let (i, &(first, _)) = (runs.iter().enumerate())
+            .find(|(_, (f, len))| (*f..f + len).contains(&p))
+            .unwrap();
+        let off = 2 * ((b % per) as usize * runs.len() + i);
+        let chunk = &data[(b / per) as usize];
+        *d = if chunk[off] == UNREACHED {
+            UNREACHED
+        } else {
+            run_distance(chunk[off], chunk[off + 1], (p - first) as u32)
+        };
+    }
+    Decoded { dist }
+}
+
+#[test]
+fn nine_from_the_file_equals_a_fresh_solve_and_keeps_the_invariant() {
+    let conn = Connection::open(shared_db()).unwrap();
+    let (storage, counts): (String, bool) = conn
+        .query_row(
+            "SELECT storage, counts FROM puzzles WHERE name = 'nine'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((storage.as_str(), counts), ("packed", true));
+    let stored_rows: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM positions WHERE puzzle = 'nine'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(stored_rows, 0, "a packed puzzle has no rows per position");
+
+    let g = graph("nine");
+    let file = decode_all(&conn, "nine");
+    let fresh = bfs::solve(g.as_ref(), &puzzlebase::progress::Silent).unwrap();
+    assert_eq!(file.dist, fresh.dist);
+
+    // Every distance is 1 + the minimum over the neighbours (0 at the goal only).
+    let goal = g.goals()[0];
+    let mut nbs = Vec::new();
+    for (r, &d) in file.dist.iter().enumerate() {
+        nbs.clear();
+        g.neighbors(r as u64, &mut nbs);
+        let best = nbs.iter().map(|&n| file.dist[n as usize]).min().unwrap();
+        if r as u64 == goal {
+            assert_eq!(d, 0);
+        } else {
+            assert_eq!(d, best + 1, "rank {r}");
+        }
+    }
+
+    // Solution counts, eight little-endian bytes per rank.
+    let (l, _) = layout(&conn, "nine", "solutions");
+    assert_eq!(l["encoding"], "u64le");
+    let per = l["ranks_per_chunk"].as_u64().unwrap() as usize;
+    let data = chunks(&conn, "nine", "solutions");
+    for (r, &c) in fresh.count.iter().enumerate() {
+        let chunk = &data[r / per];
+        let off = 8 * (r % per);
+        let v = u64::from_le_bytes(chunk[off..off + 8].try_into().unwrap());
+        assert_eq!(v, c, "rank {r}");
+    }
+    assert!(fresh.count.iter().all(|&c| c != COUNT_OVERFLOW && c > 0));
+}
+
+#[test]
+fn one_entry_is_one_sql_read_at_an_offset() {
+    let conn = Connection::open(shared_db()).unwrap();
+    let g = graph("nine");
+    let (l, _) = layout(&conn, "nine", "distance");
+    let per = l["blocks_per_chunk"].as_u64().unwrap();
+    for state in ["0532194876", "1234567890", "1234506789", "5432109876"] {
+        let rank = g.parse(state).unwrap();
+        let (b, p) = (rank / 10, rank % 10);
+        // Rows of five: run p / 5, position p % 5 within it.
+        let (run, k) = (p / 5, p % 5);
+        let off = 2 * ((b % per) * 2 + run);
+        let entry: Vec<u8> = conn
+            .query_row(
+                "SELECT substr(data, ?1, 2) FROM packed_chunks
+                 WHERE puzzle = 'nine' AND kind = 'distance' AND chunk = ?2",
+                [off as i64 + 1, (b / per) as i64],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let d = run_distance(entry[0], entry[1], k as u32);
+        let a = query_json(&["--puzzle", "nine", "--state", state]);
+        assert_eq!(a["distance"], d, "{state}");
+    }
+}
+
+#[test]
+fn nine_queries_answer_from_the_packed_table() {
+    let l = query_json(&["--puzzle", "nine", "--longest"]);
+    assert_eq!(
+        l,
+        serde_json::json!({"puzzle": "nine", "distance": 55, "count": 2,
+                           "states": ["0532194876", "0937154826"]})
+    );
+    for s in ["0532194876", "0937154826"] {
+        let a = query_json(&["--puzzle", "nine", "--state", s]);
+        assert_eq!(a["distance"], 55);
+        assert_eq!(a["solutions_stored"], true);
+        assert!(a["solutions"].as_u64().unwrap() >= 1);
+        let path = a["path"].as_array().unwrap();
+        assert_eq!(path.len(), 56);
+        assert_legal_path("nine", path);
+    }
+    // Comma-separated input is accepted too; the answer uses the digits.
+    let a = query_json(&["--puzzle", "nine", "--state", "1,2,3,4,5,6,7,8,0,9"]);
+    assert_eq!(
+        (a["state"].as_str(), a["distance"].as_u64()),
+        (Some("1234567809"), Some(1))
+    );
+    assert_eq!(a["path"], serde_json::json!(["1234567809", "1234567890"]));
+    assert_eq!(histogram_total("nine"), 1_814_400);
+}
+
+#[test]
+fn bad_input_for_the_large_grids() {
+    let db = shared_db().to_str().unwrap();
+    let q = |puzzle: &str, state: &str| {
+        run(&["query", "--db", db, "--puzzle", puzzle, "--state", state])
+    };
+    let err = assert_clean_failure(&q("nine", "12345"), 2);
+    assert!(err.contains("expected 10 cells"), "{err}");
+    let err = assert_clean_failure(&q("nine", "2134567890"), 1);
+    assert!(err.contains("cannot be solved"), "{err}");
+    // Twelve cells need separators: 10 and 11 are not digits.
+    let err = assert_clean_failure(&q("eleven", "123456789ab0"), 2);
+    assert!(err.contains("unexpected character"), "{err}");
+    let err = assert_clean_failure(&q("eleven", "1,2,3,4,5,6,7,8,9,10,11,11"), 2);
+    assert!(err.contains("appears twice"), "{err}");
+    let err = assert_clean_failure(&q("eleven", "1,2,3,4,5,6,7,8,9,10,11,12"), 2);
+    assert!(err.contains("out of range"), "{err}");
+    // Well formed, but not generated in this file.
+    let err = assert_clean_failure(&q("eleven", "1,2,3,4,5,6,7,8,9,10,0,11"), 1);
+    assert!(err.contains("generate --puzzle eleven"), "{err}");
+}
+
+#[test]
+fn a_damaged_chunk_is_reported_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("damaged.sqlite");
+    std::fs::copy(shared_db(), &db).unwrap();
+    let conn = Connection::open(&db).unwrap();
+    let g = graph("nine");
+    let rank = g.parse("0532194876").unwrap();
+    let (l, _) = layout(&conn, "nine", "distance");
+    let per = l["blocks_per_chunk"].as_u64().unwrap();
+    conn.execute(
+        "UPDATE packed_chunks SET data = zeroblob(length(data))
+         WHERE puzzle = 'nine' AND kind = 'distance' AND chunk = ?1",
+        [((rank / 10) / per) as i64],
+    )
+    .unwrap();
+    drop(conn);
+    let o = run(&[
+        "query",
+        "--db",
+        db.to_str().unwrap(),
+        "--puzzle",
+        "nine",
+        "--state",
+        "0532194876",
+    ]);
+    let err = assert_clean_failure(&o, 1);
+    assert!(err.contains("inconsistent"), "{err}");
+    // Another position far from the damage still answers.
+    let a = query_json_in(&db, &["--puzzle", "nine", "--state", "1234567809"]);
+    assert_eq!(a["distance"], 1);
+}
+
+/// The full 3x4 space: about 25 s and half a gigabyte in a release build. Run with
+/// `cargo test --release -- --ignored eleven`.
+#[test]
+#[ignore]
+fn eleven_generated_in_full() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("eleven.sqlite");
+    crate::util::generate_into(&db, &["eleven"], false);
+    let l = query_json_in(&db, &["--puzzle", "eleven", "--longest"]);
+    assert_eq!(
+        (l["distance"].as_u64(), l["count"].as_u64()),
+        (Some(53), Some(18))
+    );
+    let h = query_json_in(&db, &["--puzzle", "eleven", "--histogram"]);
+    let h: Vec<u64> = serde_json::from_value(h["histogram"].clone()).unwrap();
+    assert_eq!(h.iter().sum::<u64>(), 239_500_800);
+    assert_eq!(h.len(), 54);
+    for s in l["states"].as_array().unwrap() {
+        let a = query_json_in(&db, &["--puzzle", "eleven", "--state", s.as_str().unwrap()]);
+        assert_eq!(a["distance"], 53);
+        assert_eq!(a["solutions_stored"], false);
+        assert_legal_path("eleven", a["path"].as_array().unwrap());
+    }
+    // Sampled ranks keep the invariant: 1 + the minimum over the neighbours.
+    let conn = Connection::open(&db).unwrap();
+    let g = graph("eleven");
+    let (lay, _) = layout(&conn, "eleven", "distance");
+    let per = lay["blocks_per_chunk"].as_u64().unwrap();
+    let dist = |rank: u64| -> u8 {
+        let (b, p) = (rank / 12, rank % 12);
+        let (run, k) = (p / 4, p % 4);
+        let e: Vec<u8> = conn
+            .query_row(
+                "SELECT substr(data, ?1, 2) FROM packed_chunks
+                 WHERE puzzle = 'eleven' AND kind = 'distance' AND chunk = ?2",
+                [(2 * ((b % per) * 3 + run)) as i64 + 1, (b / per) as i64],
+                |r| r.get(0),
+            )
+            .unwrap();
+        run_distance(e[0], e[1], k as u32)
+    };
+    let mut nbs = Vec::new();
+    let mut x = 12345u64;
+    for _ in 0..20_000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let r = (x >> 11) % g.size();
+        nbs.clear();
+        g.neighbors(r, &mut nbs);
+        let best = nbs.iter().map(|&n| dist(n)).min().unwrap();
+        if r != g.goals()[0] {
+            assert_eq!(dist(r), best + 1, "rank {r}");
+        }
+    }
+    // Its share of the file: the packed chunks' pages and their index.
+    let pages: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM packed_chunks WHERE puzzle = 'eleven'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        pages * 4096 <= 150_000_000,
+        "{pages} chunks of one page each"
+    );
+}
