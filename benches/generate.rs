@@ -1,6 +1,8 @@
-//! Prints speed figures (never asserted): `cargo bench`. Heavy runs are opt-in:
-//! `cargo bench --bench generate -- 3x4` adds the 239,500,800-state 3x4 sliding puzzle,
-//! `cargo bench --bench generate -- english33` the 33-hole central game.
+//! Prints speed figures (never asserted): `cargo bench --bench generate`. Heavy runs are
+//! opt-in: `cargo bench --bench generate -- eleven` adds the 239,500,800-state 3x4
+//! sliding puzzle end to end (generation time and peak memory, its share of the file,
+//! and a query on it against the same query on `six`), `-- english33` the 33-hole
+//! central game.
 
 use std::process::Command;
 use std::time::Instant;
@@ -10,7 +12,6 @@ use puzzlebase::generate::{self, Observer, Options, Summary};
 use puzzlebase::peg::{self, Board};
 use puzzlebase::progress::{Progress, Silent};
 use puzzlebase::puzzles::sliding::Sliding;
-use puzzlebase::space::StateSpace;
 
 struct Quiet;
 impl Observer for Quiet {
@@ -168,22 +169,69 @@ fn main() {
         );
     }
 
-    if args.iter().any(|a| a == "3x4") {
-        let p = Sliding::grid("eleven", 3, 4);
-        let t = Instant::now();
-        let table = bfs::solve(&p, &Silent).unwrap();
-        let s = t.elapsed().as_secs_f64();
-        println!(
-            "3x4 engine: {} states reached of {}, max distance {}, {} at it, {:.1} s, {:.1} M states/s",
-            table.reached(),
-            p.size(),
-            table.max_distance(),
-            table.levels.last().unwrap(),
-            s,
-            table.reached() as f64 / s / 1e6
-        );
-        println!("3x4 peak memory so far: {}", peak_memory());
+    if args.iter().any(|a| a == "eleven") {
+        eleven(dir.path());
     }
+}
+
+/// `eleven` through the nightly job, its share of the file, and query processes on it
+/// and on `six` from the same file.
+fn eleven(dir: &std::path::Path) {
+    let db = dir.join("eleven.sqlite");
+    let build = |only: &[&str]| {
+        generate::generate(
+            &Options {
+                db: db.clone(),
+                only: only.iter().map(|s| s.to_string()).collect(),
+                force: false,
+            },
+            &Quiet,
+        )
+        .unwrap()
+    };
+    build(&["six"]);
+    let without = std::fs::metadata(&db).unwrap().len();
+    let summaries = build(&["six", "eleven"]);
+    let with = std::fs::metadata(&db).unwrap().len();
+    let s = summaries.iter().find(|s| s.name == "eleven").unwrap();
+    println!(
+        "eleven via generate: {} states in {:.1} s ({:.1} M states/s), peak memory {} MiB \
+         (targets <= 60 s, <= 1 GiB); max distance {}",
+        s.states,
+        s.seconds,
+        s.states as f64 / s.seconds / 1e6,
+        s.peak_memory.map_or(0, |b| b >> 20),
+        s.max_distance.unwrap()
+    );
+    println!(
+        "eleven's share of the file: {:.1} MB (target <= 150 MB)",
+        (with - without) as f64 / 1e6
+    );
+
+    let bin = env!("CARGO_BIN_EXE_puzzlebase");
+    let time_query = |puzzle: &str, state: &str| {
+        let runs: Vec<f64> = (0..30)
+            .map(|_| {
+                let t = Instant::now();
+                let o = Command::new(bin)
+                    .args(["query", "--db", db.to_str().unwrap(), "--puzzle", puzzle])
+                    .args(["--state", state, "--json"])
+                    .output()
+                    .unwrap();
+                assert!(o.status.success());
+                t.elapsed().as_secs_f64()
+            })
+            .collect();
+        median(runs)
+    };
+    let six = time_query("six", "1526340");
+    let far = time_query("eleven", "0,3,2,1,8,7,6,5,4,11,10,9");
+    println!(
+        "`query --state` process: six {:.1} ms, eleven at distance 53 {:.1} ms ({:.2}x; target <= 2x)",
+        1e3 * six,
+        1e3 * far,
+        far / six
+    );
 }
 
 /// Peak resident memory of this process (Linux `VmHWM`).

@@ -21,20 +21,27 @@ fn checksums(db: &std::path::Path) -> Vec<(String, String)> {
 fn unchanged_puzzles_are_reused_and_force_recomputes() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("p.sqlite");
-    let first = generate_into(&db, &["six", "seven"], false);
+    let first = generate_into(&db, &["six", "seven", "nine"], false);
     assert!(first.iter().all(|s| !s.reused));
-    let second = generate_into(&db, &["six", "seven"], false);
+    let before = checksums(&db);
+    let second = generate_into(&db, &["six", "seven", "nine"], false);
     assert!(second.iter().all(|s| s.reused));
     let forced = generate_into(&db, &["six"], true);
-    // six recomputed, seven carried over although not named
+    // six recomputed, seven and nine (packed) carried over although not named
     assert_eq!(
         forced
             .iter()
             .map(|s| (s.name.as_str(), s.reused))
             .collect::<Vec<_>>(),
-        [("six", false), ("seven", true)]
+        [("six", false), ("seven", true), ("nine", true)]
     );
-    assert_eq!(checksums(&db).len(), 2);
+    assert_eq!(
+        checksums(&db),
+        before,
+        "the copies and the recomputation are identical"
+    );
+    let a = crate::util::query_json_in(&db, &["--puzzle", "nine", "--state", "0532194876"]);
+    assert_eq!(a["distance"], 55);
     assert_no_temporaries(dir.path());
 }
 
@@ -42,6 +49,7 @@ fn unchanged_puzzles_are_reused_and_force_recomputes() {
 const EVERY_FAMILY: &[&str] = &[
     "seven",
     "eight",
+    "nine",
     "knight-swap",
     "oshidori",
     "hoppers",
