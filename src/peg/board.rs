@@ -110,22 +110,39 @@ const ORTHOGONAL: &[(i8, i8)] = &[(-1, 0), (1, 0), (0, -1), (0, 1)];
 
 /// All boards, in the fixed order the store and CLI list them.
 pub fn boards() -> Vec<Board> {
-    vec![
-        Board::from_table("chinese-checkers", CHINESE_CHECKERS, 12, 12, true),
-        Board::from_table("hoppers", HOPPERS, 6, 6, true),
-        Board::from_table("triangle21", TRIANGLE21, 6, 6, true),
+    BOARD_NAMES.iter().filter_map(|n| board(n)).collect()
+}
+
+/// The names of [`boards`], in order, without building them.
+pub const BOARD_NAMES: [&str; 6] = [
+    "chinese-checkers",
+    "hoppers",
+    "triangle21",
+    "english33",
+    "french37",
+    "board41",
+];
+
+/// One board by name. Building a board searches its symmetries, so a caller that needs
+/// one board builds only that one.
+pub fn board(name: &str) -> Option<Board> {
+    Some(match name {
+        "chinese-checkers" => Board::from_table("chinese-checkers", CHINESE_CHECKERS, 12, 12, true),
+        "hoppers" => Board::from_table("hoppers", HOPPERS, 6, 6, true),
+        "triangle21" => Board::from_table("triangle21", TRIANGLE21, 6, 6, true),
         // 7x7 without the 2x2 corners; centre = hole 16.
-        Board::from_grid("english33", &[3, 3, 7, 7, 7, 3, 3], 16, 16, true),
+        "english33" => Board::from_grid("english33", &[3, 3, 7, 7, 7, 3, 3], 16, 16, true),
         // Rows 3,5,7,7,7,5,3. The position-class argument (module docs of `peg`) rules
         // out every complement problem on this board (the full board is not in the
         // zero class), so start and finish differ: vacancy at hole 5 (d2), last peg at
         // hole 31 (d6), a class-compatible pair on the vertical axis.
-        Board::from_grid("french37", &[3, 5, 7, 7, 7, 5, 3], 5, 31, false),
+        "french37" => Board::from_grid("french37", &[3, 5, 7, 7, 7, 5, 3], 5, 31, false),
         // The 41-hole diamond: rows 1,3,5,7,9,7,5,3,1 (centre = hole 20). Its full board
         // is not in the zero class either, so no complement problem exists; we use the
         // class-compatible pair 12 -> 28 (one above / one below the centre).
-        Board::from_grid("board41", &[1, 3, 5, 7, 9, 7, 5, 3, 1], 12, 28, false),
-    ]
+        "board41" => Board::from_grid("board41", &[1, 3, 5, 7, 9, 7, 5, 3, 1], 12, 28, false),
+        _ => return None,
+    })
 }
 
 impl Board {

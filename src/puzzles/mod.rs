@@ -54,16 +54,7 @@ impl Puzzle {
 
 /// Every puzzle, in the order `generate` builds them.
 pub fn registry() -> Vec<Puzzle> {
-    use sliding::Sliding;
-    let mut all = vec![
-        Puzzle::Graph(Box::new(Sliding::six())),
-        Puzzle::Graph(Box::new(Sliding::grid("seven", 2, 4))),
-        Puzzle::Graph(Box::new(Sliding::grid("eight", 3, 3))),
-        Puzzle::Graph(Box::new(Sliding::grid("nine", 2, 5))),
-        Puzzle::Graph(Box::new(Sliding::grid("eleven", 3, 4))),
-        Puzzle::Graph(Box::new(knights::KnightSwap::new())),
-        Puzzle::Graph(Box::new(oshidori::Oshidori::new())),
-    ];
+    let mut all = graphs();
     // Boards too large to tabulate (french37, board41) are definitions only.
     all.extend(
         peg::boards()
@@ -71,17 +62,58 @@ pub fn registry() -> Vec<Puzzle> {
             .filter(|b| b.tabulate)
             .map(Puzzle::Peg),
     );
-    all.push(Puzzle::Magic);
+    all.extend(enumerations());
+    all
+}
+
+/// The move-graph puzzles, in registry order.
+fn graphs() -> Vec<Puzzle> {
+    use sliding::Sliding;
+    vec![
+        Puzzle::Graph(Box::new(Sliding::six())),
+        Puzzle::Graph(Box::new(Sliding::grid("seven", 2, 4))),
+        Puzzle::Graph(Box::new(Sliding::grid("eight", 3, 3))),
+        Puzzle::Graph(Box::new(Sliding::grid("nine", 2, 5))),
+        Puzzle::Graph(Box::new(Sliding::grid("eleven", 3, 4))),
+        Puzzle::Graph(Box::new(knights::KnightSwap::new())),
+        Puzzle::Graph(Box::new(oshidori::Oshidori::new())),
+    ]
+}
+
+/// The enumeration puzzles, in registry order.
+fn enumerations() -> Vec<Puzzle> {
+    let mut all = vec![Puzzle::Magic];
     all.extend(enumerate::tour_boards().into_iter().map(Puzzle::Tour));
     all
 }
 
-/// Looks a puzzle up by name.
+/// Looks a puzzle up by name. Only the peg board asked for is built: the symmetry search
+/// of every board would be most of a query's time.
 pub fn find(name: &str) -> Option<Puzzle> {
-    registry().into_iter().find(|p| p.name() == name)
+    if let Some(b) = peg::board::board(name) {
+        return b.tabulate.then_some(Puzzle::Peg(b));
+    }
+    graphs()
+        .into_iter()
+        .chain(enumerations())
+        .find(|p| p.name() == name)
 }
 
 /// Names of every known puzzle, for error messages and help.
 pub fn names() -> Vec<String> {
     registry().iter().map(|p| p.name().to_string()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn find_knows_exactly_the_registry() {
+        for p in super::registry() {
+            let found = super::find(p.name()).expect("every registered puzzle is found");
+            assert_eq!(found.definition(), p.definition());
+        }
+        for name in ["french37", "board41", "fifteen", ""] {
+            assert!(super::find(name).is_none(), "{name}");
+        }
+    }
 }
