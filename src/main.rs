@@ -451,8 +451,8 @@ fn run_list(db: PathBuf, json_out: bool) -> Result<(), Failure> {
     let infos = db.puzzles()?;
     if !json_out {
         out(&format!(
-            "{:<18} {:<9} {:>12} {:>12} {:>5}  {}",
-            "puzzle", "family", "states", "solvable", "max", "generated at"
+            "{:<18} {:<9} {:<9} {:>12} {:>12} {:>5}  {}",
+            "puzzle", "family", "storage", "states", "solvable", "max", "generated at"
         ))?;
     }
     for i in infos {
@@ -466,8 +466,14 @@ fn run_list(db: PathBuf, json_out: bool) -> Result<(), Failure> {
         } else {
             let max = i.max_distance.map_or("-".to_string(), |d| d.to_string());
             out(&format!(
-                "{:<18} {:<9} {:>12} {:>12} {:>5}  {}",
-                i.name, i.family, i.states, i.solvable, max, i.generated_at
+                "{:<18} {:<9} {:<9} {:>12} {:>12} {:>5}  {}",
+                i.name,
+                i.family,
+                i.storage.as_str(),
+                i.states,
+                i.solvable,
+                max,
+                i.generated_at
             ))?;
         }
     }

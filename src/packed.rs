@@ -155,6 +155,12 @@ impl RunLayout {
         self.block * self.blocks
     }
 
+    /// Whether `other` describes the same blocks and runs (chunking may differ): a
+    /// stored layout must match the one the puzzle's definition gives.
+    pub fn same_shape(&self, other: &RunLayout) -> bool {
+        (self.block, self.blocks, &self.runs) == (other.block, other.blocks, &other.runs)
+    }
+
     pub fn ranks_per_chunk(&self) -> u64 {
         self.blocks_per_chunk * self.block
     }

@@ -491,7 +491,7 @@ impl<'a> PackedReader<'a> {
         };
         let distance = layout("distance")?
             .and_then(|v| RunLayout::from_description(&v).ok())
-            .filter(|l| l.ranks() == g.size())
+            .filter(|l| g.packing().is_some_and(|want| want.same_shape(l)))
             .ok_or_else(|| bad("its packed distance table"))?;
         let counts = match layout("solutions")? {
             None => None,

@@ -249,6 +249,27 @@ fn a_damaged_chunk_is_reported_not_followed() {
     // Another position far from the damage still answers.
     let a = query_json_in(&db, &["--puzzle", "nine", "--state", "1234567809"]);
     assert_eq!(a["distance"], 1);
+
+    // A layout that is well formed but not the puzzle's rows is refused outright.
+    let conn = Connection::open(&db).unwrap();
+    conn.execute(
+        "UPDATE packed_tables SET layout = json_set(layout, '$.runs', json('[[0,2],[2,3],[5,5]]'))
+         WHERE puzzle = 'nine' AND kind = 'distance'",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let o = run(&[
+        "query",
+        "--db",
+        db.to_str().unwrap(),
+        "--puzzle",
+        "nine",
+        "--state",
+        "1234567809",
+    ]);
+    let err = assert_clean_failure(&o, 1);
+    assert!(err.contains("inconsistent"), "{err}");
 }
 
 /// The full 3x4 space: about 25 s and half a gigabyte in a release build. Run with
