@@ -516,14 +516,15 @@ impl<'a> PackedReader<'a> {
         read: impl FnOnce(&[u8]) -> Option<T>,
     ) -> Result<T> {
         let mut chunks = self.chunks.borrow_mut();
-        if !chunks.contains_key(&(kind, chunk)) {
-            let blob = store::packed_chunk(&self.db.conn, self.name, kind, chunk)
-                .map_err(self.db.sql())?
-                .ok_or_else(|| inconsistent(self.name, &format!("{kind} chunk {chunk}")))?;
-            chunks.insert((kind, chunk), blob);
-        }
-        read(&chunks[&(kind, chunk)])
-            .ok_or_else(|| inconsistent(self.name, &format!("{kind} chunk {chunk}")))
+        let blob = match chunks.entry((kind, chunk)) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(
+                store::packed_chunk(&self.db.conn, self.name, kind, chunk)
+                    .map_err(self.db.sql())?
+                    .ok_or_else(|| inconsistent(self.name, &format!("{kind} chunk {chunk}")))?,
+            ),
+        };
+        read(blob).ok_or_else(|| inconsistent(self.name, &format!("{kind} chunk {chunk}")))
     }
 
     fn distance(&self, rank: u64) -> Result<Option<u8>> {

@@ -1,5 +1,6 @@
-//! The SQLite file: schema migrations, the bulk writer used by `generate`, checksums,
-//! and the read-only queries used by `query` (every one an indexed read).
+//! The SQLite file: schema migrations, the bulk writer used by `generate` (rows, and the
+//! chunks of packed tables laid out by [`crate::packed`]), checksums, and the read-only
+//! queries used by `query` (every one an indexed read).
 
 use std::path::Path;
 
