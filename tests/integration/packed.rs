@@ -223,53 +223,45 @@ fn a_damaged_chunk_is_reported_not_followed() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("damaged.sqlite");
     std::fs::copy(shared_db(), &db).unwrap();
-    let conn = Connection::open(&db).unwrap();
-    let g = graph("nine");
-    let rank = g.parse("0532194876").unwrap();
-    let (l, _) = layout(&conn, "nine", "distance");
+    let damage = |sql: &str, params: &[i64]| {
+        let conn = Connection::open(&db).unwrap();
+        conn.execute(sql, rusqlite::params_from_iter(params))
+            .unwrap();
+    };
+    let inconsistent = |state: &str| {
+        let o = run(&[
+            "query",
+            "--db",
+            db.to_str().unwrap(),
+            "--puzzle",
+            "nine",
+            "--state",
+            state,
+        ]);
+        let err = assert_clean_failure(&o, 1);
+        assert!(err.contains("inconsistent"), "{state}: {err}");
+    };
+
+    let rank = graph("nine").parse("0532194876").unwrap();
+    let (l, _) = layout(&Connection::open(&db).unwrap(), "nine", "distance");
     let per = l["blocks_per_chunk"].as_u64().unwrap();
-    conn.execute(
+    damage(
         "UPDATE packed_chunks SET data = zeroblob(length(data))
          WHERE puzzle = 'nine' AND kind = 'distance' AND chunk = ?1",
-        [((rank / 10) / per) as i64],
-    )
-    .unwrap();
-    drop(conn);
-    let o = run(&[
-        "query",
-        "--db",
-        db.to_str().unwrap(),
-        "--puzzle",
-        "nine",
-        "--state",
-        "0532194876",
-    ]);
-    let err = assert_clean_failure(&o, 1);
-    assert!(err.contains("inconsistent"), "{err}");
+        &[((rank / 10) / per) as i64],
+    );
+    inconsistent("0532194876");
     // Another position far from the damage still answers.
     let a = query_json_in(&db, &["--puzzle", "nine", "--state", "1234567809"]);
     assert_eq!(a["distance"], 1);
 
     // A layout that is well formed but not the puzzle's rows is refused outright.
-    let conn = Connection::open(&db).unwrap();
-    conn.execute(
+    damage(
         "UPDATE packed_tables SET layout = json_set(layout, '$.runs', json('[[0,2],[2,3],[5,5]]'))
          WHERE puzzle = 'nine' AND kind = 'distance'",
-        [],
-    )
-    .unwrap();
-    drop(conn);
-    let o = run(&[
-        "query",
-        "--db",
-        db.to_str().unwrap(),
-        "--puzzle",
-        "nine",
-        "--state",
-        "1234567809",
-    ]);
-    let err = assert_clean_failure(&o, 1);
-    assert!(err.contains("inconsistent"), "{err}");
+        &[],
+    );
+    inconsistent("1234567809");
 }
 
 /// The full 3x4 space: about 25 s and half a gigabyte in a release build. Run with
