@@ -205,14 +205,11 @@ fn is_current(
     let known = previous
         .keys()
         .all(|name| registry.iter().any(|p| p.name() == name));
+    // A puzzle not asked for may also be absent: it stays absent.
     known
-        && registry.iter().all(|p| {
-            if asked(p) {
-                current(p)
-            } else {
-                !previous.contains_key(p.name()) || current(p)
-            }
-        })
+        && registry
+            .iter()
+            .all(|p| current(p) || (!asked(p) && !previous.contains_key(p.name())))
 }
 
 fn reused(info: &PuzzleInfo, seconds: f64) -> Summary {

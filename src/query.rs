@@ -186,11 +186,7 @@ impl Database {
         match &p {
             Puzzle::Graph(g) => {
                 let rank = g.parse(text)?;
-                if self.info(&p)?.storage == Storage::Packed {
-                    self.walk_packed(g.as_ref(), rank, text)
-                } else {
-                    self.walk(name, rank, text)
-                }
+                self.walk_graph(g.as_ref(), &self.info(&p)?, rank, text)
             }
             Puzzle::Peg(board) => {
                 let bits = board.parse(text)?;
@@ -207,17 +203,29 @@ impl Database {
     /// Like [`Database::state`] for the puzzle's own starting position.
     pub fn start(&self, name: &str) -> Result<StateAnswer> {
         let (p, info) = self.puzzle(name)?;
-        let rank = match &p {
-            Puzzle::Graph(g) => g.start(),
-            Puzzle::Peg(board) => return self.walk_peg(board, board.start),
-            _ => None,
-        };
-        let rank = rank.ok_or_else(|| self.not_applicable("--start", &p))?;
         match &p {
-            Puzzle::Graph(g) if info.storage == Storage::Packed => {
-                self.walk_packed(g.as_ref(), rank, "start")
+            Puzzle::Graph(g) => {
+                let rank = g
+                    .start()
+                    .ok_or_else(|| self.not_applicable("--start", &p))?;
+                self.walk_graph(g.as_ref(), &info, rank, "start")
             }
-            _ => self.walk(name, rank, "start"),
+            Puzzle::Peg(board) => self.walk_peg(board, board.start),
+            _ => Err(self.not_applicable("--start", &p)),
+        }
+    }
+
+    /// An optimal path from `rank` of a move puzzle, from wherever it is stored.
+    fn walk_graph(
+        &self,
+        g: &dyn GraphPuzzle,
+        info: &PuzzleInfo,
+        rank: u64,
+        text: &str,
+    ) -> Result<StateAnswer> {
+        match info.storage {
+            Storage::Packed => self.walk_packed(g, rank, text),
+            _ => self.walk(g.name(), rank, text),
         }
     }
 
