@@ -8,9 +8,11 @@
 //! terminals: progress goes through [`progress::Progress`], and `src/main.rs` is a thin
 //! layer on top.
 
+pub mod answers;
 pub mod bfs;
 pub mod enumerate;
 pub mod generate;
+pub mod layout;
 pub mod memory;
 pub mod packed;
 pub mod peg;
@@ -19,5 +21,6 @@ pub mod puzzles;
 pub mod query;
 pub mod rank;
 pub mod records;
+pub mod server;
 pub mod space;
 pub mod store;

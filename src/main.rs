@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde_json::json;
 
+use puzzlebase::answers;
 use puzzlebase::generate::{self, GenerateError, Observer, Options, Summary};
 use puzzlebase::peg::Board;
 use puzzlebase::progress::{Progress, Silent};
@@ -78,6 +78,17 @@ enum Command {
     /// path, the longest positions, histograms, peg matrices, enumerated solutions.
     #[command(after_help = QUERY_EXAMPLES)]
     Query(QueryArgs),
+    /// Serve the database read-only over HTTP: a page that draws the boards and a JSON
+    /// API with the same answers as `query --json`, until interrupted (Ctrl-C).
+    ///
+    /// API: GET /api/puzzles, /api/puzzles/NAME, /api/puzzles/NAME/positions/STATE.
+    Serve {
+        #[command(flatten)]
+        db: DbArg,
+        /// Address to listen on; loopback only unless this says otherwise
+        #[arg(long, default_value = "127.0.0.1:8080", value_name = "IP:PORT")]
+        addr: std::net::SocketAddr,
+    },
     /// List the puzzles in the database with their figures.
     List {
         #[command(flatten)]
@@ -173,6 +184,7 @@ fn main() -> ExitCode {
         } => run_generate(db.db, puzzles, force, quiet),
         Command::Query(q) => run_query(q),
         Command::List { db, json } => run_list(db.db, json),
+        Command::Serve { db, addr } => run_serve(db.db, addr),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -296,20 +308,8 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
             Some(s) => db.state(name, s)?,
             None => db.start(name)?,
         };
-        let count = match a.solutions {
-            Solutions::Exactly(n) => Some(n),
-            Solutions::Overflow | Solutions::NotStored => None,
-        };
         if q.json {
-            let mut obj = json!({
-                "puzzle": a.puzzle, "state": a.state, "distance": a.distance,
-                "solutions": count, "solutions_stored": a.solutions != Solutions::NotStored,
-                "path": a.path,
-            });
-            if let Some(moves) = &a.moves {
-                obj["moves"] = json!(moves);
-            }
-            return out(&obj.to_string());
+            return out(&answers::state(&a).to_string());
         }
         out(&format!("puzzle:    {}", a.puzzle))?;
         out(&format!("state:     {}", a.state))?;
@@ -333,10 +333,7 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
     } else if q.longest {
         let a = db.longest(name)?;
         if q.json {
-            return out(&json!({
-                "puzzle": a.puzzle, "distance": a.distance, "count": a.states.len(), "states": a.states,
-            })
-            .to_string());
+            return out(&answers::longest(&a).to_string());
         }
         out(&format!(
             "{}: maximum distance {} moves, {} position(s):",
@@ -348,16 +345,12 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
             out(&format!("  {s}"))?;
         }
     } else if q.histogram {
-        match db.histogram(name)? {
+        let h = db.histogram(name)?;
+        if q.json {
+            return out(&answers::histogram(name, &h).to_string());
+        }
+        match h {
             Histogram::ByDistance(h) => {
-                if q.json {
-                    let len = h.last().map_or(0, |r| r.distance as usize + 1);
-                    let mut counts = vec![0u64; len];
-                    for r in &h {
-                        counts[r.distance as usize] = r.positions;
-                    }
-                    return out(&json!({ "puzzle": name, "histogram": counts }).to_string());
-                }
                 out("distance  positions")?;
                 for r in &h {
                     out(&format!("{:>8}  {:>9}", r.distance, r.positions))?;
@@ -368,11 +361,6 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
                 ))?;
             }
             Histogram::ByValue(h) => {
-                if q.json {
-                    let map: serde_json::Map<String, serde_json::Value> =
-                        h.iter().map(|&(v, n)| (v.to_string(), n.into())).collect();
-                    return out(&json!({ "puzzle": name, "histogram": map }).to_string());
-                }
                 out("side sum  solutions")?;
                 for (v, n) in &h {
                     out(&format!("{v:>8}  {n:>9}"))?;
@@ -386,7 +374,7 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
     } else if q.matrix {
         let m = db.matrix(name)?;
         if q.json {
-            return out(&json!({ "puzzle": name, "matrix": m }).to_string());
+            return out(&answers::matrix(name, &m).to_string());
         }
         out(&format!(
             "{name}: minimum moves from start (row: empty hole) to finish (column: last peg); - = impossible"
@@ -407,14 +395,7 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
     } else if q.layers {
         let rows = db.layers(name)?;
         if q.json {
-            let layers: Vec<_> = rows
-                .iter()
-                .map(|l| {
-                    json!({"pegs": l.pegs, "reachable": l.reachable, "can_finish": l.can_finish,
-                           "reachable_classes": l.reachable_classes, "can_finish_classes": l.can_finish_classes})
-                })
-                .collect();
-            return out(&json!({ "puzzle": name, "layers": layers }).to_string());
+            return out(&answers::layers(name, &rows).to_string());
         }
         out("pegs     reachable    can finish   (up to symmetry:  reachable  can finish)")?;
         for l in &rows {
@@ -433,10 +414,7 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
             None => db.all(name)?,
         };
         if q.json {
-            return out(
-                &json!({ "puzzle": a.puzzle, "count": a.states.len(), "states": a.states })
-                    .to_string(),
-            );
+            return out(&answers::list(&a).to_string());
         }
         out(&format!("{}: {} solution(s)", a.puzzle, a.states.len()))?;
         for s in &a.states {
@@ -444,6 +422,18 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+fn run_serve(db: PathBuf, addr: std::net::SocketAddr) -> Result<(), Failure> {
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime
+        .block_on(puzzlebase::server::run(&db, addr, |at| {
+            eprintln!("puzzlebase: serving {} on http://{at}/ (Ctrl-C stops)", db.display());
+        }))
+        .map_err(|e| Failure {
+            usage: false,
+            message: format!("{e:#}"),
+        })
 }
 
 fn run_list(db: PathBuf, json_out: bool) -> Result<(), Failure> {
@@ -457,12 +447,7 @@ fn run_list(db: PathBuf, json_out: bool) -> Result<(), Failure> {
     }
     for i in infos {
         if json_out {
-            out(&json!({
-                "puzzle": i.name, "family": i.family, "states": i.states, "solvable": i.solvable,
-                "max_distance": i.max_distance, "generated_at": i.generated_at, "checksum": i.checksum,
-                "storage": i.storage.as_str(), "counts": i.counts,
-            })
-            .to_string())?;
+            out(&answers::info(&i).to_string())?;
         } else {
             let max = i.max_distance.map_or("-".to_string(), |d| d.to_string());
             out(&format!(

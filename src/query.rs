@@ -474,6 +474,196 @@ impl Database {
     }
 }
 
+/// One legal move from a position: the move in the puzzle's own terms, where it leads,
+/// and that position's distance (`None`: the goal cannot be reached from it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveOption {
+    pub mv: Move,
+    pub state: String,
+    pub distance: Option<u8>,
+}
+
+/// A move as its family writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Move {
+    /// Move puzzles: the cells the moving pieces leave and the cells they land on, in
+    /// cell order (a sliding tile: one each; an oshidori pair: two each).
+    Cells { from: Vec<usize>, to: Vec<usize> },
+    /// Peg boards: a chain of jumps by one peg, `[from, to1, to2, ...]`.
+    Jumps(Vec<u8>),
+}
+
+/// What an enumeration puzzle says about one arrangement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArrangementAnswer {
+    /// The magic triangle: the three side sums and, when they agree, whether the file
+    /// holds the arrangement and its class representative.
+    Magic {
+        state: String,
+        sums: [i64; 3],
+        solution: bool,
+        canonical: Option<String>,
+    },
+    /// A closed knight's tour (parsing checks it), rotated to start at square 0, and
+    /// whether the file holds it.
+    Tour {
+        state: String,
+        canonical: bool,
+        stored: bool,
+    },
+}
+
+/// The cells of a move puzzle's notation: comma-separated above ten cells, else one
+/// character each.
+fn cell_tokens(state: &str) -> Vec<&str> {
+    if state.contains(',') {
+        state.split(',').collect()
+    } else {
+        (0..state.len()).map(|i| &state[i..i + 1]).collect()
+    }
+}
+
+fn is_empty_cell(t: &str) -> bool {
+    t == "0" || t == "-"
+}
+
+/// The move between two positions of a move puzzle, from which cells changed.
+fn cells_move(before: &str, after: &str) -> Move {
+    let (a, b) = (cell_tokens(before), cell_tokens(after));
+    let mut from = Vec::new();
+    let mut to = Vec::new();
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        if !is_empty_cell(x) && is_empty_cell(y) {
+            from.push(i);
+        } else if is_empty_cell(x) && !is_empty_cell(y) {
+            to.push(i);
+        }
+    }
+    Move::Cells { from, to }
+}
+
+impl Database {
+    /// Every legal move from the position written `text`, with the position it leads to
+    /// and that position's distance, best first (then by resulting position). The
+    /// position itself need not be able to reach the goal.
+    pub fn moves(&self, name: &str, text: &str) -> Result<Vec<MoveOption>> {
+        let p = known(name)?;
+        let mut out = match &p {
+            Puzzle::Graph(g) => {
+                let rank = g.parse(text)?;
+                let info = self.info(&p)?;
+                let before = g.format(rank);
+                let mut nbs = Vec::new();
+                g.neighbors(rank, &mut nbs);
+                let packed = match info.storage {
+                    Storage::Packed => Some(PackedReader::open(self, g.as_ref())?),
+                    _ => None,
+                };
+                let mut out = Vec::with_capacity(nbs.len());
+                for nb in nbs {
+                    let distance = match &packed {
+                        Some(t) => t.distance(nb)?,
+                        None => self.row(g.name(), nb)?.and_then(|r| r.distance),
+                    };
+                    let state = g.format(nb);
+                    out.push(MoveOption {
+                        mv: cells_move(&before, &state),
+                        state,
+                        distance,
+                    });
+                }
+                out
+            }
+            Puzzle::Peg(board) => {
+                let bits = board.parse(text)?;
+                self.info(&p)?;
+                let mut out = Vec::new();
+                for (mv, after) in board.moves(bits) {
+                    let distance = self
+                        .row(board.name, board.canonical(after).0)?
+                        .and_then(|r| r.distance);
+                    out.push(MoveOption {
+                        mv: Move::Jumps(mv),
+                        state: board.format(after),
+                        distance,
+                    });
+                }
+                out
+            }
+            _ => {
+                self.info(&p)?;
+                return Err(self.not_applicable("--state", &p));
+            }
+        };
+        out.sort_by(|a, b| {
+            (a.distance.is_none(), a.distance, &a.state).cmp(&(
+                b.distance.is_none(),
+                b.distance,
+                &b.state,
+            ))
+        });
+        Ok(out)
+    }
+
+    /// An enumeration puzzle's view of one arrangement (the magic triangle, tours).
+    pub fn arrangement(&self, name: &str, text: &str) -> Result<ArrangementAnswer> {
+        let p = known(name)?;
+        match &p {
+            Puzzle::Magic => {
+                let digits = crate::enumerate::magic::parse_magic(text)?;
+                self.info(&p)?;
+                use crate::enumerate::magic;
+                let sums = magic::SIDES.map(|side| side.iter().map(|&i| digits[i] as i64).sum());
+                let state = magic::format_magic(&digits);
+                let value = magic::side_sum(&digits);
+                let canonical = match value {
+                    None => None,
+                    Some(v) => {
+                        let group = magic::symmetries();
+                        let class: Vec<String> = group
+                            .iter()
+                            .map(|s| magic::format_magic(&magic::apply(s, &digits)))
+                            .collect();
+                        store::solutions(&self.conn, name, true, Some(v))
+                            .map_err(self.sql())?
+                            .into_iter()
+                            .map(|r| r.state)
+                            .find(|s| class.contains(s))
+                    }
+                };
+                Ok(ArrangementAnswer::Magic {
+                    state,
+                    sums,
+                    solution: value.is_some() && canonical.is_some(),
+                    canonical,
+                })
+            }
+            Puzzle::Tour(board) => {
+                use crate::enumerate::tour;
+                let seq = board.parse_tour(text)?;
+                self.info(&p)?;
+                let state = tour::format_tour(&seq);
+                let stored = (self.conn)
+                    .query_row(
+                        "SELECT EXISTS (SELECT 1 FROM solutions WHERE puzzle = ?1 AND state = ?2)",
+                        [name, state.as_str()],
+                        |r| r.get(0),
+                    )
+                    .map_err(self.sql())?;
+                Ok(ArrangementAnswer::Tour {
+                    canonical: tour::is_canonical_direction(&seq),
+                    state,
+                    stored,
+                })
+            }
+            _ => {
+                self.info(&p)?;
+                Err(self.not_applicable("an arrangement", &p))
+            }
+        }
+    }
+}
+
 /// The packed tables of one puzzle, read chunk by chunk as lookups need them. A path
 /// visits a few dozen chunks, so each is read once and kept for the rest of the query.
 struct PackedReader<'a> {

@@ -1,0 +1,286 @@
+//! `puzzlebase serve`: the database over HTTP, read-only, as a JSON API and one page
+//! embedded in the binary. This is a thin adapter: every answer is built by
+//! [`crate::answers`] from [`crate::query::Database`], the same code as `query --json`.
+//!
+//! A SQLite connection is not `Sync`, so lookups run on tokio's blocking threads, each
+//! borrowing a read-only [`Database`] from a small pool and returning it afterwards.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path as UrlPath, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+
+use crate::answers;
+use crate::query::{Database, QueryError};
+use crate::space::StateError;
+
+/// The page and its script and style, compiled in: the page works without a network.
+const INDEX_HTML: &str = include_str!("../web/index.html");
+const APP_JS: &str = include_str!("../web/app.js");
+const APP_CSS: &str = include_str!("../web/app.css");
+
+/// Longest request target accepted (a position of the largest board is 64 characters;
+/// a tour is under 200). Longer ones get a JSON 414 rather than reaching a handler.
+const MAX_URI: usize = 4096;
+
+/// How much of a request hyper buffers before giving up on it with its own plain error:
+/// larger than any URI we answer, so that oversized ones (a 1 MB URL) reach the check
+/// above and get a JSON answer.
+const MAX_REQUEST_BUFFER: usize = 2 << 20;
+
+/// Connections kept open between lookups, most recently used last.
+struct Pool {
+    path: PathBuf,
+    idle: Mutex<Vec<Database>>,
+}
+
+impl Pool {
+    fn with<T>(&self, f: impl FnOnce(&Database) -> T) -> Result<T, QueryError> {
+        let db = self.idle.lock().map(|mut v| v.pop()).unwrap_or(None);
+        let db = match db {
+            Some(db) => db,
+            None => Database::open(&self.path)?,
+        };
+        let out = f(&db);
+        if let Ok(mut v) = self.idle.lock() {
+            v.push(db);
+        }
+        Ok(out)
+    }
+}
+
+/// An API failure: a status and the one-line reason, sent as `{"error": ..., "status": ...}`.
+pub struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<QueryError> for ApiError {
+    fn from(e: QueryError) -> Self {
+        let status = match &e {
+            QueryError::UnknownPuzzle { .. } | QueryError::NotGenerated(_) => {
+                StatusCode::NOT_FOUND
+            }
+            QueryError::State(StateError::Malformed { .. }) | QueryError::NotApplicable { .. } => {
+                StatusCode::BAD_REQUEST
+            }
+            QueryError::State(StateError::Unsolvable { .. }) | QueryError::NotStored(_) => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
+            QueryError::Stale(_) => StatusCode::CONFLICT,
+            QueryError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        ApiError::new(status, e.to_string())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = json!({ "error": self.message, "status": self.status.as_u16() });
+        (self.status, json_body(&body)).into_response()
+    }
+}
+
+fn json_body(v: &Value) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        v.to_string(),
+    )
+        .into_response()
+}
+
+type Shared = Arc<Pool>;
+
+/// Runs `f` on a blocking thread with a pooled connection.
+async fn lookup(
+    pool: Shared,
+    f: impl FnOnce(&Database) -> Result<Value, QueryError> + Send + 'static,
+) -> Result<Response, ApiError> {
+    let answer = tokio::task::spawn_blocking(move || pool.with(f))
+        .await
+        .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "the lookup failed"))?;
+    Ok(json_body(&answer??))
+}
+
+/// A path segment that could not be read (bad percent-encoding, invalid UTF-8).
+fn bad_path(r: PathRejection) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, r.body_text())
+}
+
+async fn puzzles(State(pool): State<Shared>) -> Result<Response, ApiError> {
+    lookup(pool, |db| {
+        Ok(Value::Array(
+            db.puzzles()?.iter().map(answers::info).collect(),
+        ))
+    })
+    .await
+}
+
+async fn puzzle(
+    State(pool): State<Shared>,
+    name: Result<UrlPath<String>, PathRejection>,
+) -> Result<Response, ApiError> {
+    let UrlPath(name) = name.map_err(bad_path)?;
+    lookup(pool, move |db| answers::puzzle(db, &name)).await
+}
+
+async fn position(
+    State(pool): State<Shared>,
+    args: Result<UrlPath<(String, String)>, PathRejection>,
+) -> Result<Response, ApiError> {
+    let UrlPath((name, state)) = args.map_err(bad_path)?;
+    lookup(pool, move |db| answers::position(db, &name, &state)).await
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn not_found(req: Request) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        format!("nothing at {}", req.uri().path()),
+    )
+}
+
+async fn method_not_allowed(req: Request) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("{} is not allowed here: the API is read-only", req.method()),
+    )
+}
+
+/// Rejects over-long request targets before routing.
+async fn limit_uri(req: Request, next: Next) -> Response {
+    let len = req
+        .uri()
+        .path_and_query()
+        .map_or(0, |p| p.as_str().len());
+    if len > MAX_URI {
+        return ApiError::new(
+            StatusCode::URI_TOO_LONG,
+            format!("the address is {len} bytes long; at most {MAX_URI} are accepted"),
+        )
+        .into_response();
+    }
+    next.run(req).await
+}
+
+/// The application: the page, its assets and the JSON API over the file at `db`,
+/// which is opened read-only (once here, so a missing or foreign file fails at once).
+pub fn router(db: &Path) -> Result<Router, QueryError> {
+    let first = Database::open(db)?;
+    let pool = Arc::new(Pool {
+        path: db.to_path_buf(),
+        idle: Mutex::new(vec![first]),
+    });
+    Ok(Router::new()
+        .route(
+            "/",
+            get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { asset("text/javascript; charset=utf-8", APP_JS) }),
+        )
+        .route(
+            "/app.css",
+            get(|| async { asset("text/css; charset=utf-8", APP_CSS) }),
+        )
+        .route("/api/puzzles", get(puzzles))
+        .route("/api/puzzles/{name}", get(puzzle))
+        .route("/api/puzzles/{name}/positions/{state}", get(position))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn(limit_uri))
+        .with_state(pool))
+}
+
+/// Serves `app` on `listener` until `shutdown` completes, then lets requests in flight
+/// finish (for at most five seconds).
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    use hyper_util::rt::TokioIo;
+    use hyper_util::server::graceful::GracefulShutdown;
+    use hyper_util::service::TowerToHyperService;
+
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, _) = tokio::select! {
+            conn = listener.accept() => match conn {
+                Ok(c) => c,
+                // Out of file descriptors and the like: wait and go on serving.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(app.clone());
+        let conn = hyper::server::conn::http1::Builder::new()
+            .max_buf_size(MAX_REQUEST_BUFFER)
+            .timer(hyper_util::rt::TokioTimer::new())
+            .header_read_timeout(Duration::from_secs(30))
+            .serve_connection(TokioIo::new(stream), service);
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+    }
+    tokio::select! {
+        _ = graceful.shutdown() => {},
+        _ = tokio::time::sleep(Duration::from_secs(5)) => {},
+    }
+    Ok(())
+}
+
+/// Binds `addr` and serves the file at `db` until Ctrl-C. Returns the bound address
+/// through `ready` before serving (for a caller that asked for port 0).
+pub async fn run(db: &Path, addr: SocketAddr, ready: impl FnOnce(SocketAddr)) -> anyhow::Result<()> {
+    let app = router(db)?;
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+    ready(listener.local_addr()?);
+    serve(listener, app, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await?;
+    Ok(())
+}
