@@ -4,11 +4,11 @@
 use serde_json::{Value, json};
 
 use crate::layout;
+use crate::puzzles::Puzzle;
 use crate::query::{
     ArrangementAnswer, Database, Histogram, ListAnswer, LongestAnswer, Move, MoveOption,
     QueryError, Result, Solutions, StateAnswer,
 };
-use crate::puzzles::Puzzle;
 use crate::store::{PegLayerRow, PuzzleInfo};
 
 /// `list --json`: one object per puzzle.

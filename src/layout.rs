@@ -229,7 +229,11 @@ mod tests {
                     b.name
                 );
                 let step = ((o[0] - f[0]).powi(2) + (o[1] - f[1]).powi(2)).sqrt();
-                assert!(step > 0.5 && step < 1.5, "{}: jump {j:?} step {step}", b.name);
+                assert!(
+                    step > 0.5 && step < 1.5,
+                    "{}: jump {j:?} step {step}",
+                    b.name
+                );
             }
             for i in 0..l.cells.len() {
                 for k in 0..i {
@@ -257,11 +261,7 @@ mod tests {
                 Puzzle::Tour(t) => t.squares(),
             };
             assert_eq!(l.cells.len(), n, "{}", p.name());
-            assert!(
-                l.edges.iter().all(|&[a, b]| a < b && b < n),
-                "{}",
-                p.name()
-            );
+            assert!(l.edges.iter().all(|&[a, b]| a < b && b < n), "{}", p.name());
             if p.family() == "sliding" {
                 let adj = def["adjacency"].as_array().unwrap();
                 let count: usize = adj.iter().map(|a| a.as_array().unwrap().len()).sum();

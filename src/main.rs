@@ -428,7 +428,10 @@ fn run_serve(db: PathBuf, addr: std::net::SocketAddr) -> Result<(), Failure> {
     let runtime = tokio::runtime::Runtime::new()?;
     runtime
         .block_on(puzzlebase::server::run(&db, addr, |at| {
-            eprintln!("puzzlebase: serving {} on http://{at}/ (Ctrl-C stops)", db.display());
+            eprintln!(
+                "puzzlebase: serving {} on http://{at}/ (Ctrl-C stops)",
+                db.display()
+            );
         }))
         .map_err(|e| Failure {
             usage: false,

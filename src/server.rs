@@ -34,10 +34,55 @@ const APP_CSS: &str = include_str!("../web/app.css");
 /// a tour is under 200). Longer ones get a JSON 414 rather than reaching a handler.
 const MAX_URI: usize = 4096;
 
-/// How much of a request hyper buffers before giving up on it with its own plain error:
-/// larger than any URI we answer, so that oversized ones (a 1 MB URL) reach the check
-/// above and get a JSON answer.
-const MAX_REQUEST_BUFFER: usize = 2 << 20;
+/// hyper answers a request line above 64 KiB itself, with an empty 414. To give such a
+/// request (a 1 MB URL) a JSON answer too, the start of each connection is peeked at
+/// before hyper reads it: a first line with no end within this many bytes is answered
+/// here. (Later requests on a kept-alive connection get hyper's answer at 64 KiB.)
+const MAX_REQUEST_LINE: usize = 8192;
+
+/// Whether the first request line on `stream` runs past [`MAX_REQUEST_LINE`] bytes,
+/// looking without consuming; gives up (false) after ten seconds of waiting.
+async fn oversized_request_line(stream: &tokio::net::TcpStream) -> bool {
+    let mut buf = vec![0u8; MAX_REQUEST_LINE];
+    let mut seen = 0;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let n = match stream.peek(&mut buf).await {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => n,
+        };
+        if buf[..n].contains(&b'\n') {
+            return false;
+        }
+        if n == buf.len() {
+            return true;
+        }
+        if tokio::time::Instant::now() > deadline {
+            return false;
+        }
+        // `peek` returns at once while anything is buffered: wait for more to arrive.
+        if n == seen {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        seen = n;
+    }
+}
+
+async fn reply_uri_too_long(mut stream: tokio::net::TcpStream) -> std::io::Result<()> {
+    use tokio::io::AsyncWriteExt;
+    let body = json!({
+        "error": format!("the request line is longer than {MAX_REQUEST_LINE} bytes"),
+        "status": 414,
+    })
+    .to_string();
+    let head = format!(
+        "HTTP/1.1 414 URI Too Long\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await?;
+    stream.write_all(body.as_bytes()).await?;
+    stream.shutdown().await
+}
 
 /// Connections kept open between lookups, most recently used last.
 struct Pool {
@@ -78,9 +123,7 @@ impl ApiError {
 impl From<QueryError> for ApiError {
     fn from(e: QueryError) -> Self {
         let status = match &e {
-            QueryError::UnknownPuzzle { .. } | QueryError::NotGenerated(_) => {
-                StatusCode::NOT_FOUND
-            }
+            QueryError::UnknownPuzzle { .. } | QueryError::NotGenerated(_) => StatusCode::NOT_FOUND,
             QueryError::State(StateError::Malformed { .. }) | QueryError::NotApplicable { .. } => {
                 StatusCode::BAD_REQUEST
             }
@@ -182,10 +225,7 @@ async fn method_not_allowed(req: Request) -> ApiError {
 
 /// Rejects over-long request targets before routing.
 async fn limit_uri(req: Request, next: Next) -> Response {
-    let len = req
-        .uri()
-        .path_and_query()
-        .map_or(0, |p| p.as_str().len());
+    let len = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
     if len > MAX_URI {
         return ApiError::new(
             StatusCode::URI_TOO_LONG,
@@ -253,14 +293,17 @@ pub async fn serve(
         };
         let _ = stream.set_nodelay(true);
         let service = TowerToHyperService::new(app.clone());
-        let conn = hyper::server::conn::http1::Builder::new()
-            .max_buf_size(MAX_REQUEST_BUFFER)
-            .timer(hyper_util::rt::TokioTimer::new())
-            .header_read_timeout(Duration::from_secs(30))
-            .serve_connection(TokioIo::new(stream), service);
-        let conn = graceful.watch(conn);
+        let watcher = graceful.watcher();
         tokio::spawn(async move {
-            let _ = conn.await;
+            if oversized_request_line(&stream).await {
+                let _ = reply_uri_too_long(stream).await;
+                return;
+            }
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(Duration::from_secs(30))
+                .serve_connection(TokioIo::new(stream), service);
+            let _ = watcher.watch(conn).await;
         });
     }
     tokio::select! {
@@ -272,7 +315,11 @@ pub async fn serve(
 
 /// Binds `addr` and serves the file at `db` until Ctrl-C. Returns the bound address
 /// through `ready` before serving (for a caller that asked for port 0).
-pub async fn run(db: &Path, addr: SocketAddr, ready: impl FnOnce(SocketAddr)) -> anyhow::Result<()> {
+pub async fn run(
+    db: &Path,
+    addr: SocketAddr,
+    ready: impl FnOnce(SocketAddr),
+) -> anyhow::Result<()> {
     let app = router(db)?;
     let listener = TcpListener::bind(addr)
         .await

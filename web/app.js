@@ -1,0 +1,459 @@
+// The puzzlebase page: draws a puzzle's board from the layout the API gives
+// ({cells: [[x, y]...], edges: [[a, b]...]}), plays moves by clicking, and keeps the
+// puzzle and position in the address (#/NAME/STATE) so links share and Back works.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+const UNIT = 64;
+const $ = (id) => document.getElementById(id);
+
+const app = {
+  puzzles: [],
+  puzzle: null,     // the /api/puzzles/NAME answer
+  answer: null,     // the current position's answer
+  line: [],         // positions played, in order
+  at: 0,            // index of the current position in `line`
+  selected: null,   // selected cell (peg boards and knights: choose the piece, then where)
+  seq: 0,           // guards against answers arriving out of order
+};
+
+function el(name, attrs, parent, text) {
+  const e = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+function html(tag, attrs, parent, text) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+async function api(path) {
+  const r = await fetch(path);
+  let body;
+  try { body = await r.json(); } catch (_) { body = { error: r.statusText }; }
+  if (!r.ok) throw new Error(body.error || r.statusText);
+  return body;
+}
+
+// The cells of a position in its notation: comma-separated above ten cells, else one
+// character each; tours are space-separated squares.
+function cellsOf(state) {
+  if (state.includes(",")) return state.split(",");
+  if (state.includes(" ")) return state.split(" ");
+  return state.split("");
+}
+
+function family() { return app.puzzle ? app.puzzle.family : ""; }
+function isEnumeration() { return family() === "magic" || family() === "tour"; }
+// Pieces that are chosen first and then sent somewhere.
+function twoClick() { return family() === "peg" || family() === "knights"; }
+
+function verdict(d) {
+  const cur = app.answer ? app.answer.distance : null;
+  if (d === null || d === undefined) return "dead";
+  if (cur === null || cur === undefined) return "better";
+  return d < cur ? "better" : d === cur ? "equal" : "worse";
+}
+
+// ---------------------------------------------------------------------------------
+// Address
+
+function parseHash() {
+  const h = location.hash.replace(/^#\/?/, "");
+  const i = h.indexOf("/");
+  if (h === "") return { name: null, state: null };
+  if (i < 0) return { name: decodeURIComponent(h), state: null };
+  return { name: decodeURIComponent(h.slice(0, i)), state: decodeURIComponent(h.slice(i + 1)) };
+}
+
+function hashFor(name, state) {
+  return "#/" + encodeURIComponent(name) + (state ? "/" + encodeURIComponent(state) : "");
+}
+
+function go(name, state) {
+  const h = hashFor(name, state);
+  if (location.hash === h) route(); else location.hash = h;
+}
+
+async function route() {
+  let { name, state } = parseHash();
+  if (!name) name = app.puzzles.length ? app.puzzles[0].puzzle : null;
+  if (!name) return;
+  if (!app.puzzle || app.puzzle.puzzle !== name) {
+    try {
+      app.puzzle = await api("/api/puzzles/" + encodeURIComponent(name));
+    } catch (e) {
+      $("status").textContent = e.message;
+      return;
+    }
+    app.line = [];
+    app.at = 0;
+    $("puzzle").value = name;
+    drawFigures();
+  }
+  if (!state) state = defaultState();
+  await show(state, true);
+}
+
+function defaultState() {
+  const p = app.puzzle;
+  if (p.start) return p.start;
+  if (p.longest && p.longest.states.length) return p.longest.states[0];
+  if (p.solutions) { const s = Object.values(p.solutions)[0]; if (s) return s[0]; }
+  if (p.tours && p.tours.listed.length) return p.tours.listed[0];
+  return null;
+}
+
+// Shows `state`: asks the API, then places it on the line played.
+async function show(state, fromAddress) {
+  const seq = ++app.seq;
+  let a;
+  try {
+    a = await api("/api/puzzles/" + encodeURIComponent(app.puzzle.puzzle) + "/positions/" +
+                  encodeURIComponent(state));
+  } catch (e) {
+    if (seq !== app.seq) return;
+    $("position-error").textContent = e.message;
+    return;
+  }
+  if (seq !== app.seq) return;
+  $("position-error").textContent = "";
+  const s = a.state;
+  const i = app.line.indexOf(s);
+  if (i >= 0) {
+    app.at = i;
+  } else if (app.answer && app.answer.legal_moves &&
+             app.answer.legal_moves.some((m) => m.state === s)) {
+    app.line = app.line.slice(0, app.at + 1).concat([s]);
+    app.at = app.line.length - 1;
+  } else {
+    app.line = [s];
+    app.at = 0;
+  }
+  app.answer = a;
+  app.selected = null;
+  $("position").value = s;
+  if (fromAddress && parseHash().state !== s) {
+    history.replaceState(null, "", hashFor(app.puzzle.puzzle, s));
+  }
+  drawPosition();
+}
+
+function play(state) { go(app.puzzle.puzzle, state); }
+
+// ---------------------------------------------------------------------------------
+// Drawing the board
+
+function frame(svg, cells, pad) {
+  const xs = cells.map((c) => c[0]), ys = cells.map((c) => c[1]);
+  const minX = Math.min(...xs), minY = Math.min(...ys);
+  const w = (Math.max(...xs) - minX) * UNIT + 2 * pad, h = (Math.max(...ys) - minY) * UNIT + 2 * pad;
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  svg.setAttribute("width", Math.min(w, 640));
+  svg.setAttribute("height", Math.min(w, 640) * h / w);
+  return (c) => [(c[0] - minX) * UNIT + pad, (c[1] - minY) * UNIT + pad];
+}
+
+function drawPosition() {
+  const p = app.puzzle, a = app.answer, svg = $("board");
+  svg.innerHTML = "";
+  const layout = p.layout;
+  const at = frame(svg, layout.cells, UNIT * 0.7);
+  const cells = cellsOf(a.state);
+  const fam = family();
+  const moves = a.legal_moves || [];
+  // Edges: the sliding graph and peg lines as lines; knight moves faintly.
+  if (fam !== "tour") {
+    for (const [u, v] of layout.edges) {
+      const [x1, y1] = at(layout.cells[u]), [x2, y2] = at(layout.cells[v]);
+      el("line", { x1, y1, x2, y2, class: "edge", stroke: fam === "knights" ? "#e0e0e0" : "#b0bec5",
+                   "stroke-width": fam === "knights" ? 1 : 3 }, svg);
+    }
+  }
+  if (fam === "tour") drawTour(svg, layout, at, cells.map(Number), "#1565c0");
+  const hints = hintsFor(moves);
+  layout.cells.forEach((c, i) => {
+    const [x, y] = at(c);
+    const g = el("g", { class: "cell", "data-cell": i, transform: `translate(${x},${y})` }, svg);
+    drawCell(g, fam, cells[i], i);
+    const h = hints.get(i);
+    if (h) {
+      g.classList.add(h.kind);
+      if (h.distance !== undefined) {
+        el("text", { class: "hint " + verdict(h.distance), x: UNIT * 0.3, y: -UNIT * 0.28,
+                     "font-size": 15, "font-weight": "bold",
+                     fill: colour(verdict(h.distance)), "text-anchor": "middle" },
+           g, h.distance === null ? "×" : String(h.distance));
+      }
+    }
+    if (app.selected === i) {
+      el("circle", { r: UNIT * 0.42, fill: "none", stroke: "#1565c0", "stroke-width": 3 }, g);
+    }
+    g.addEventListener("click", () => clickCell(i));
+  });
+  drawInfo();
+}
+
+function colour(v) {
+  return { better: "#1b5e20", equal: "#8d6e00", worse: "#b71c1c", dead: "#777" }[v];
+}
+
+// For each clickable cell, what clicking does and the best distance it leads to.
+function hintsFor(moves) {
+  const hints = new Map();
+  const put = (cell, kind, d) => {
+    const old = hints.get(cell);
+    if (!old || better(d, old.distance)) hints.set(cell, { kind, distance: d });
+  };
+  for (const m of moves) {
+    const mv = m.move;
+    if (!mv.from) continue;
+    if (app.selected !== null) {
+      if (mv.from[0] === app.selected) put(mv.to[mv.to.length - 1], "target", m.distance);
+    } else if (!twoClick()) {
+      put(mv.from[0], "movable", m.distance);
+    } else {
+      hints.set(mv.from[0], hints.get(mv.from[0]) || { kind: "movable" });
+    }
+  }
+  return hints;
+}
+
+function better(d, old) {
+  if (old === undefined) return true;
+  if (d === null) return false;
+  return old === null || d < old;
+}
+
+function drawCell(g, fam, v, i) {
+  const r = UNIT * 0.4;
+  if (fam === "sliding") {
+    const blank = v === "0";
+    el("rect", { x: -r, y: -r, width: 2 * r, height: 2 * r, rx: 8,
+                 fill: blank ? "#eceff1" : "#ffcc80", stroke: "#8d6e63", "stroke-width": blank ? 0 : 2 }, g);
+    if (!blank) el("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 28,
+                             "font-weight": "bold", fill: "#3e2723" }, g, v);
+  } else if (fam === "knights" || fam === "oshidori") {
+    const dark = fam === "knights" && ((Math.round(app.puzzle.layout.cells[i][0]) +
+                                        Math.round(app.puzzle.layout.cells[i][1])) % 2 === 1);
+    el("rect", { x: -UNIT / 2, y: -UNIT / 2, width: UNIT, height: UNIT,
+                 fill: dark ? "#d7ccc8" : "#efebe9", stroke: "#bcaaa4" }, g);
+    if (v === "B" || v === "W") {
+      el("circle", { r: r * 0.85, fill: v === "B" ? "#212121" : "#fff", stroke: "#212121", "stroke-width": 2 }, g);
+      if (fam === "knights") {
+        el("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 30,
+                     fill: v === "B" ? "#fff" : "#212121" }, g, "\u265E");
+      }
+    }
+  } else if (fam === "peg") {
+    el("circle", { r: UNIT * 0.3, fill: "#d7ccc8", stroke: "#8d6e63" }, g);
+    if (v === "1") el("circle", { class: "peg", r: UNIT * 0.24, fill: "#5d4037" }, g);
+  } else if (fam === "magic") {
+    el("circle", { r: r * 0.8, fill: "#fff9c4", stroke: "#f9a825", "stroke-width": 2 }, g);
+    el("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 24 }, g, v);
+  } else if (fam === "tour") {
+    el("rect", { x: -UNIT / 2, y: -UNIT / 2, width: UNIT, height: UNIT, fill: "none", stroke: "#bbb" }, g);
+    el("text", { "text-anchor": "middle", y: UNIT * 0.38, "font-size": 10, fill: "#999" }, g, String(i));
+  }
+}
+
+// A closed tour as a path through the centres of its squares.
+function drawTour(svg, layout, at, seq, stroke) {
+  const pts = seq.concat([seq[0]]).map((s) => at(layout.cells[s]).join(","));
+  el("polyline", { points: pts.join(" "), fill: "none", stroke, "stroke-width": 3,
+                   "stroke-linejoin": "round" }, svg);
+  const [x, y] = at(layout.cells[seq[0]]);
+  el("circle", { cx: x, cy: y, r: 6, fill: stroke }, svg);
+}
+
+function clickCell(i) {
+  const moves = (app.answer && app.answer.legal_moves) || [];
+  if (!moves.length) return;
+  if (app.selected !== null) {
+    const to = moves.filter((m) => m.move.from[0] === app.selected && m.move.to[m.move.to.length - 1] === i);
+    if (to.length) { play(to[0].state); return; }
+    app.selected = null;
+  }
+  const from = moves.filter((m) => m.move.from[0] === i);
+  if (!from.length) { drawPosition(); return; }
+  if (twoClick()) {
+    app.selected = i;
+    drawPosition();
+  } else {
+    play(from[0].state);
+  }
+}
+
+function drawInfo() {
+  const a = app.answer;
+  const d = $("distance"), info = $("info"), list = $("moves");
+  info.innerHTML = "";
+  list.innerHTML = "";
+  $("back").disabled = app.at === 0;
+  $("forward").disabled = app.at >= app.line.length - 1;
+  if (isEnumeration()) {
+    $("best").disabled = true;
+    d.removeAttribute("data-distance");
+    if (family() === "magic") {
+      d.textContent = a.solution ? `magic: every side sums to ${a.sums[0]}` : `sides sum to ${a.sums.join(", ")}`;
+      if (a.canonical) html("p", {}, info, `class representative: ${a.canonical}`);
+    } else {
+      d.textContent = a.solution ? "a closed tour in the file" : "not in the file";
+    }
+    $("moves-title").style.display = "none";
+    return;
+  }
+  $("moves-title").style.display = "";
+  d.setAttribute("data-distance", a.distance === null ? "" : a.distance);
+  d.textContent = a.distance === null ? "distance: cannot reach the goal" :
+    a.distance === 0 ? "distance: 0 (solved)" : `distance: ${a.distance}`;
+  $("best").disabled = !(a.distance > 0);
+  if (a.solutions !== null && a.solutions !== undefined) {
+    html("p", {}, info, `${a.solutions} shortest solution${a.solutions === 1 ? "" : "s"}`);
+  } else if (a.unsolvable) {
+    html("p", { class: "error" }, info, a.unsolvable);
+  }
+  for (const m of a.legal_moves) {
+    const v = verdict(m.distance);
+    const li = html("li", { class: v, "data-state": m.state }, list);
+    const what = m.move.jumps ? "[" + m.move.jumps.join(",") + "]" :
+      m.move.from.join("+") + " \u2192 " + m.move.to.join("+");
+    li.textContent = `${what}  ${m.state}  ${m.distance === null ? "×" : m.distance}`;
+    li.addEventListener("click", () => play(m.state));
+  }
+}
+
+function bestMove() {
+  const a = app.answer;
+  if (!a || isEnumeration() || !(a.distance > 0) || !a.legal_moves.length) return;
+  play(a.legal_moves[0].state);
+}
+
+function step(delta) {
+  const i = app.at + delta;
+  if (i < 0 || i >= app.line.length) return;
+  app.at = i;
+  go(app.puzzle.puzzle, app.line[i]);
+}
+
+// ---------------------------------------------------------------------------------
+// Figures: histogram, longest positions, peg matrix, magic sums, tours
+
+function drawFigures() {
+  const p = app.puzzle;
+  const f = [`${p.family}`, `${p.solvable.toLocaleString()} positions`];
+  if (p.max_distance !== null) f.push(`longest ${p.max_distance}`);
+  $("figures").textContent = f.join(" · ");
+  drawHistogram(p.histogram);
+  const longest = $("longest"), extra = $("extra");
+  longest.innerHTML = "";
+  extra.innerHTML = "";
+  if (p.longest) {
+    html("h3", {}, longest, `longest: ${p.longest.distance} moves (${p.longest.states.length})`);
+    for (const s of p.longest.states.slice(0, 40)) {
+      const a = html("a", { class: "example", "data-state": s }, longest, s);
+      a.addEventListener("click", () => go(p.puzzle, s));
+      html("br", {}, longest);
+    }
+  }
+  if (p.matrix) {
+    html("h3", {}, extra, "minimum moves: start (row, empty hole) to finish (column, last peg)");
+    const t = html("table", { class: "matrix", id: "matrix" }, extra);
+    const head = html("tr", {}, t);
+    html("th", {}, head, "");
+    p.matrix.forEach((_, j) => html("th", {}, head, String(j)));
+    p.matrix.forEach((row, i) => {
+      const tr = html("tr", {}, t);
+      html("th", {}, tr, String(i));
+      row.forEach((d) => html("td", {}, tr, d === null ? "-" : String(d)));
+    });
+  }
+  if (p.solutions) {
+    html("h3", {}, extra, "solutions per side sum (one per class)");
+    for (const [sum, list] of Object.entries(p.solutions)) {
+      const div = html("div", { class: "sum" }, extra, `sum ${sum}: `);
+      for (const s of list) {
+        const a = html("a", { "data-state": s }, div, s);
+        a.addEventListener("click", () => go(p.puzzle, s));
+        div.appendChild(document.createTextNode(" "));
+      }
+    }
+  }
+  if (p.tours) {
+    html("h3", {}, extra, `${p.tours.count.toLocaleString()} closed tour(s), one per direction pair` +
+      (p.tours.count > p.tours.listed.length ? `; the first ${p.tours.listed.length}` : ""));
+    for (const s of p.tours.listed) {
+      const svg = el("svg", { class: "tour" }, extra);
+      const at = frame(svg, p.layout.cells, UNIT * 0.6);
+      svg.setAttribute("width", 120);
+      svg.setAttribute("height", 120 * svg.viewBox.baseVal.height / svg.viewBox.baseVal.width);
+      drawTour(svg, p.layout, at, s.split(" ").map(Number), "#6a1b9a");
+      svg.style.cursor = "pointer";
+      svg.addEventListener("click", () => go(p.puzzle, s));
+    }
+  }
+}
+
+function drawHistogram(h) {
+  const svg = $("histogram");
+  svg.innerHTML = "";
+  if (!h) return;
+  const entries = Array.isArray(h) ? h.map((n, d) => [String(d), n]) : Object.entries(h);
+  $("histogram-title").textContent = Array.isArray(h) ? "positions per distance" : "solutions per side sum";
+  const W = 420, H = 180, pad = 28;
+  svg.setAttribute("viewBox", `0 0 ${W} ${H + pad}`);
+  svg.setAttribute("width", W);
+  const max = Math.max(...entries.map((e) => e[1]), 1);
+  const bw = (W - pad) / entries.length;
+  entries.forEach(([k, n], i) => {
+    const bh = (H - 10) * n / max;
+    const r = el("rect", { class: "bar", x: pad + i * bw + 1, y: H - bh, width: Math.max(bw - 2, 1),
+                           height: bh, fill: "#42a5f5", "data-key": k, "data-count": n }, svg);
+    el("title", {}, r, `${k}: ${n.toLocaleString()}`);
+    if (entries.length <= 24 || i % 5 === 0) {
+      el("text", { x: pad + i * bw + bw / 2, y: H + 14, "font-size": 10, "text-anchor": "middle" }, svg, k);
+    }
+  });
+  el("text", { x: 2, y: 12, "font-size": 10 }, svg, max.toLocaleString());
+}
+
+// ---------------------------------------------------------------------------------
+
+async function main() {
+  try {
+    app.puzzles = await api("/api/puzzles");
+  } catch (e) {
+    $("status").textContent = e.message;
+    return;
+  }
+  const sel = $("puzzle");
+  for (const p of app.puzzles) html("option", { value: p.puzzle }, sel, p.puzzle);
+  sel.addEventListener("change", () => go(sel.value, null));
+  $("best").addEventListener("click", bestMove);
+  $("back").addEventListener("click", () => step(-1));
+  $("forward").addEventListener("click", () => step(1));
+  $("position-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = $("position").value.trim();
+    if (text) show(text, false).then(() => {
+      if (!$("position-error").textContent) go(app.puzzle.puzzle, app.answer.state);
+    });
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
+    if (e.key === " ") { e.preventDefault(); bestMove(); }
+    else if (e.key === "ArrowLeft") step(-1);
+    else if (e.key === "ArrowRight") step(1);
+  });
+  window.addEventListener("hashchange", route);
+  await route();
+  document.body.setAttribute("data-ready", "1");
+}
+
+main();
