@@ -10,6 +10,7 @@
 
 pub mod answers;
 pub mod bfs;
+pub mod draw;
 pub mod enumerate;
 pub mod generate;
 pub mod layout;

@@ -14,6 +14,7 @@ use puzzlebase::generate::{self, GenerateError, Observer, Options, Summary};
 use puzzlebase::peg::Board;
 use puzzlebase::progress::{Progress, Silent};
 use puzzlebase::query::{Database, Histogram, QueryError, Solutions};
+use puzzlebase::{draw, layout, puzzles};
 
 /// Precomputes complete solution databases for classic puzzles into one SQLite file,
 /// and answers lookups from it without searching.
@@ -134,6 +135,9 @@ struct QueryArgs {
     /// Print one JSON object on one line
     #[arg(long)]
     json: bool,
+    /// Positions as one-line strings only, without drawn boards or bars
+    #[arg(long, conflicts_with = "json")]
+    plain: bool,
 }
 
 /// A failure, and whether it was the user's input (exit code 2) or not (exit code 1).
@@ -327,8 +331,18 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
             out(&format!("moves:     {}", Board::format_moves(moves)))?;
         }
         out(&format!("path ({} moves):", a.distance))?;
+        let drawing = (!q.plain).then(|| board_drawer(name));
         for (i, s) in a.path.iter().enumerate() {
-            out(&format!("{i:>4}  {s}"))?;
+            let mv = match (&a.moves, i) {
+                (Some(m), 1..) if !q.plain => format!("  {}", Board::format_moves(&m[i - 1..i])),
+                _ => String::new(),
+            };
+            out(&format!("{i:>4}  {s}{mv}"))?;
+            if let Some(draw) = &drawing {
+                for line in draw(s) {
+                    out(&format!("      {line}"))?;
+                }
+            }
         }
     } else if q.longest {
         let a = db.longest(name)?;
@@ -352,8 +366,9 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
         match h {
             Histogram::ByDistance(h) => {
                 out("distance  positions")?;
-                for r in &h {
-                    out(&format!("{:>8}  {:>9}", r.distance, r.positions))?;
+                let bars = bars_for(q.plain, &h.iter().map(|r| r.positions).collect::<Vec<_>>());
+                for (r, bar) in h.iter().zip(bars) {
+                    out(&format!("{:>8}  {:>9}{bar}", r.distance, r.positions))?;
                 }
                 out(&format!(
                     "   total  {:>9}",
@@ -362,8 +377,9 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
             }
             Histogram::ByValue(h) => {
                 out("side sum  solutions")?;
-                for (v, n) in &h {
-                    out(&format!("{v:>8}  {n:>9}"))?;
+                let bars = bars_for(q.plain, &h.iter().map(|r| r.1).collect::<Vec<_>>());
+                for ((v, n), bar) in h.iter().zip(bars) {
+                    out(&format!("{v:>8}  {n:>9}{bar}"))?;
                 }
                 out(&format!(
                     "   total  {:>9}",
@@ -422,6 +438,26 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// Draws positions of `name` as boards (no drawing for a puzzle this build lacks).
+fn board_drawer(name: &str) -> impl Fn(&str) -> Vec<String> {
+    let found = puzzles::find(name).map(|p| (p.family().to_string(), layout::layout(&p)));
+    move |state| match &found {
+        Some((family, l)) => draw::board(family, l, state),
+        None => Vec::new(),
+    }
+}
+
+/// The text bars after each histogram count (none with `--plain`).
+fn bars_for(plain: bool, counts: &[u64]) -> Vec<String> {
+    if plain {
+        return vec![String::new(); counts.len()];
+    }
+    draw::bars(counts, 50)
+        .into_iter()
+        .map(|b| format!("  {b}"))
+        .collect()
 }
 
 fn run_serve(db: PathBuf, addr: std::net::SocketAddr) -> Result<(), Failure> {

@@ -1,10 +1,12 @@
 //! One integration binary: the command line and the file, end to end.
 
 mod bad_input;
+mod browser;
 mod english33;
 mod nightly;
 mod others;
 mod packed;
 mod peg;
+mod serve;
 mod sliding;
 mod util;

@@ -1,0 +1,385 @@
+//! The page in a real browser: headless Chromium driven over WebDriver (Debian's
+//! `chromium` and `chromium-driver`). These tests are `#[ignore]`d, so the plain
+//! `cargo test` needs only Cargo; `.ci/run` installs the browser and runs them with
+//! `cargo test --test integration browser -- --ignored`. Without chromedriver they say
+//! so and pass. Screenshots of each board go to `target/screenshots/`.
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+
+use crate::serve::start_server;
+use crate::util::{generate_into, query_json_in, shared_db};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+fn find_program(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH")?
+        .to_str()?
+        .split(':')
+        .map(|d| Path::new(d).join(name))
+        .find(|p| p.is_file())
+}
+
+/// A chromedriver on a free port, stopped when dropped.
+struct Driver {
+    child: Child,
+    port: u16,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts chromedriver, or says why the browser tests are skipped.
+fn driver() -> Option<Driver> {
+    let Some(exe) = find_program("chromedriver") else {
+        eprintln!(
+            "browser test skipped: chromedriver is not installed (apt-get install chromium chromium-driver)"
+        );
+        return None;
+    };
+    if !Path::new(CHROMIUM).is_file() {
+        eprintln!("browser test skipped: {CHROMIUM} is not installed");
+        return None;
+    }
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(exe)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("chromedriver starts");
+    let start = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "chromedriver listens"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Some(Driver {
+        child,
+        port,
+        _profile: tempfile::tempdir().unwrap(),
+    })
+}
+
+async fn session(d: &Driver) -> Client {
+    let profile = d._profile.path().display().to_string();
+    let caps = json!({
+        "goog:chromeOptions": {
+            "binary": CHROMIUM,
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                format!("--user-data-dir={profile}"), "--window-size=1280,1000",
+            ],
+        }
+    });
+    let serde_json::Value::Object(caps) = caps else {
+        unreachable!()
+    };
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    ClientBuilder::new(connector)
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{}", d.port))
+        .await
+        .expect("a WebDriver session")
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+async fn js(c: &Client, script: &str) -> Value {
+    c.execute(script, vec![]).await.unwrap()
+}
+
+/// The distance the page shows (null when none is shown).
+async fn distance(c: &Client) -> Value {
+    js(
+        c,
+        "const d = document.getElementById('distance').getAttribute('data-distance');
+         return d === null || d === '' ? null : Number(d);",
+    )
+    .await
+}
+
+async fn position(c: &Client) -> String {
+    js(c, "return document.getElementById('position').value;")
+        .await
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Polls `cond` until it holds (10 s at most).
+async fn wait_until<F, Fut>(what: &str, mut cond: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let start = Instant::now();
+    while !cond().await {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+async fn open(c: &Client, addr: SocketAddr, hash: &str) {
+    c.goto(&format!("http://{addr}/{hash}")).await.unwrap();
+    wait_until("the page", || async {
+        js(
+            c,
+            "return document.body.getAttribute('data-ready') === '1';",
+        )
+        .await
+            == json!(true)
+    })
+    .await;
+}
+
+async fn wait_distance(c: &Client, d: u64) {
+    wait_until(&format!("distance {d}"), || async {
+        distance(c).await == json!(d)
+    })
+    .await;
+}
+
+async fn click_cell(c: &Client, cell: usize) {
+    c.find(Locator::Css(&format!("#board g[data-cell='{cell}']")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+fn screenshot_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+async fn screenshot_board(c: &Client, name: &str) {
+    let png = c
+        .find(Locator::Id("board"))
+        .await
+        .unwrap()
+        .screenshot()
+        .await
+        .unwrap();
+    assert!(png.starts_with(b"\x89PNG"));
+    std::fs::write(screenshot_dir().join(format!("{name}.png")), png).unwrap();
+}
+
+#[test]
+#[ignore = "needs chromium and chromium-driver; run by .ci/run"]
+fn browser_eight_best_moves_to_the_goal() {
+    let Some(d) = driver() else { return };
+    let addr = start_server(shared_db());
+    runtime().block_on(async {
+        let c = session(&d).await;
+        open(&c, addr, "#/eight").await;
+        let input = c.find(Locator::Id("position")).await.unwrap();
+        input.clear().await.unwrap();
+        input.send_keys("867254301").await.unwrap();
+        c.find(Locator::Id("go"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_distance(&c, 31).await;
+        assert_eq!(position(&c).await, "867254301");
+        assert!(
+            c.current_url()
+                .await
+                .unwrap()
+                .as_str()
+                .ends_with("#/eight/867254301"),
+            "the address holds the position"
+        );
+        // A tile that cannot move: cell 0 is not next to the blank (cell 7).
+        let before = js(&c, "return document.getElementById('board').innerHTML;").await;
+        click_cell(&c, 0).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(position(&c).await, "867254301");
+        assert_eq!(distance(&c).await, json!(31));
+        assert_eq!(
+            js(&c, "return document.getElementById('board').innerHTML;").await,
+            before,
+            "nothing changes"
+        );
+        // Every legal move is listed with its distance, coloured against the current one.
+        let listed = js(
+            &c,
+            "return [...document.querySelectorAll('#moves li')].map(l => l.className);",
+        )
+        .await;
+        assert_eq!(listed, json!(["better", "better", "better"]));
+        for left in (0..31).rev() {
+            c.find(Locator::Id("best"))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+            wait_distance(&c, left).await;
+        }
+        assert_eq!(position(&c).await, "123456780");
+        // The browser's Back returns along the line, and the page's forward button.
+        c.back().await.unwrap();
+        wait_distance(&c, 1).await;
+        c.find(Locator::Id("forward"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_distance(&c, 0).await;
+        // The space key plays a best move too.
+        open(&c, addr, "#/eight/867254301").await;
+        wait_distance(&c, 31).await;
+        c.find(Locator::Css("body"))
+            .await
+            .unwrap()
+            .send_keys(" ")
+            .await
+            .unwrap();
+        wait_distance(&c, 30).await;
+        // A malformed position is reported beside the box and changes nothing.
+        let input = c.find(Locator::Id("position")).await.unwrap();
+        input.clear().await.unwrap();
+        input.send_keys("12345").await.unwrap();
+        c.find(Locator::Id("go"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_until("the parser's error", || async {
+            js(
+                &c,
+                "return document.getElementById('position-error').textContent;",
+            )
+            .await
+            .as_str()
+            .is_some_and(|t| t.contains("expected 9 cells"))
+        })
+        .await;
+        assert_eq!(distance(&c).await, json!(30));
+        c.close().await.unwrap();
+    });
+}
+
+/// A screenshot of every light puzzle's board, and its histogram drawn as bars (tours:
+/// the tours drawn).
+#[test]
+#[ignore = "needs chromium and chromium-driver; run by .ci/run"]
+fn browser_screenshots_of_every_board() {
+    let Some(d) = driver() else { return };
+    let addr = start_server(shared_db());
+    runtime().block_on(async {
+        let c = session(&d).await;
+        for &name in crate::util::LIGHT {
+            open(&c, addr, &format!("#/{name}")).await;
+            wait_until(&format!("{name}'s board"), || async {
+                js(
+                    &c,
+                    "return document.querySelectorAll('#board g.cell').length;",
+                )
+                .await
+                .as_u64()
+                .unwrap_or(0)
+                    > 0
+            })
+            .await;
+            let bars = js(
+                &c,
+                "return document.querySelectorAll('#histogram rect.bar').length;",
+            )
+            .await;
+            // Tours have no histogram: they are drawn instead.
+            let drawn = if name.starts_with("knight-tour") {
+                js(
+                    &c,
+                    "return document.querySelectorAll('#extra svg.tour').length;",
+                )
+                .await
+            } else {
+                bars
+            };
+            assert!(
+                drawn.as_u64().unwrap() > 0,
+                "{name}: histogram bars or tours"
+            );
+            screenshot_board(&c, name).await;
+        }
+        c.close().await.unwrap();
+    });
+}
+
+/// The English central game, played by clicking each move's peg and landing hole.
+#[test]
+#[ignore = "needs chromium and chromium-driver and builds english33 (about 15 s in release)"]
+fn browser_english33_central_game_by_clicking() {
+    let Some(d) = driver() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("english33.sqlite");
+    generate_into(&db, &["english33"], false);
+    let answer = query_json_in(&db, &["--puzzle", "english33", "--start"]);
+    assert_eq!(answer["distance"], 18);
+    let addr = start_server(&db);
+    runtime().block_on(async {
+        let c = session(&d).await;
+        open(&c, addr, "#/english33").await;
+        wait_distance(&c, 18).await;
+        screenshot_board(&c, "english33").await;
+        for i in 0..18u64 {
+            // The next move of an optimal line from what the page shows: its peg, then
+            // the hole where its chain of jumps ends.
+            let here = position(&c).await;
+            let a = query_json_in(&db, &["--puzzle", "english33", "--state", &here]);
+            assert_eq!(a["distance"], 18 - i);
+            let mv: Vec<usize> = serde_json::from_value(a["moves"][0].clone()).unwrap();
+            click_cell(&c, mv[0]).await;
+            wait_until("the peg to be selected", || async {
+                js(
+                    &c,
+                    "return document.querySelectorAll('#board g.target').length;",
+                )
+                .await
+                .as_u64()
+                .unwrap_or(0)
+                    > 0
+            })
+            .await;
+            click_cell(&c, *mv.last().unwrap()).await;
+            wait_distance(&c, 17 - i).await;
+        }
+        let finish = "000000000000000010000000000000000";
+        assert_eq!(position(&c).await, finish);
+        screenshot_board(&c, "english33-finish").await;
+        c.close().await.unwrap();
+    });
+}
