@@ -132,6 +132,11 @@ fn known(name: &str) -> Result<Puzzle> {
 pub struct Database {
     conn: Connection,
     path: PathBuf,
+    /// Metadata already checked against this build's definitions, by puzzle. The
+    /// connection is read-only and `generate` replaces files rather than rewriting them,
+    /// so a check holds for the connection's life; a server answering many lookups on
+    /// one connection then hashes each definition once.
+    checked: RefCell<HashMap<String, PuzzleInfo>>,
 }
 
 impl Database {
@@ -139,6 +144,7 @@ impl Database {
         Ok(Database {
             conn: store::open_read(path)?,
             path: path.to_path_buf(),
+            checked: RefCell::new(HashMap::new()),
         })
     }
 
@@ -165,12 +171,16 @@ impl Database {
     /// The stored metadata of a known puzzle, checked to come from its definition.
     fn info(&self, p: &Puzzle) -> Result<PuzzleInfo> {
         let name = p.name();
+        if let Some(info) = self.checked.borrow().get(name) {
+            return Ok(info.clone());
+        }
         let info = store::puzzle(&self.conn, name)
             .map_err(self.sql())?
             .ok_or_else(|| QueryError::NotGenerated(name.into()))?;
         if info.definition_hash != definition_hash(p) {
             return Err(QueryError::Stale(name.to_string()));
         }
+        (self.checked.borrow_mut()).insert(name.to_string(), info.clone());
         Ok(info)
     }
 
@@ -543,6 +553,17 @@ fn cells_move(before: &str, after: &str) -> Move {
 }
 
 impl Database {
+    /// Runs `f` inside one read transaction: every lookup of an answer sees the same
+    /// snapshot, and SQLite takes its file lock once instead of once per statement
+    /// (most of the cost of a lookup made of dozens of indexed reads).
+    pub fn snapshot<T>(&self, f: impl FnOnce(&Database) -> Result<T>) -> Result<T> {
+        self.conn.execute_batch("BEGIN").map_err(self.sql())?;
+        let out = f(self);
+        // A read transaction has nothing to commit; ending it only releases the lock.
+        let _ = self.conn.execute_batch("COMMIT");
+        out
+    }
+
     /// Every legal move from the position written `text`, with the position it leads to
     /// and that position's distance, best first (then by resulting position). The
     /// position itself need not be able to reach the goal.

@@ -187,7 +187,7 @@ async fn puzzle(
     name: Result<UrlPath<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
     let UrlPath(name) = name.map_err(bad_path)?;
-    lookup(pool, move |db| answers::puzzle(db, &name)).await
+    lookup(pool, move |db| db.snapshot(|db| answers::puzzle(db, &name))).await
 }
 
 async fn position(
@@ -195,7 +195,10 @@ async fn position(
     args: Result<UrlPath<(String, String)>, PathRejection>,
 ) -> Result<Response, ApiError> {
     let UrlPath((name, state)) = args.map_err(bad_path)?;
-    lookup(pool, move |db| answers::position(db, &name, &state)).await
+    lookup(pool, move |db| {
+        db.snapshot(|db| answers::position(db, &name, &state))
+    })
+    .await
 }
 
 fn asset(content_type: &'static str, body: &'static str) -> Response {

@@ -1,0 +1,213 @@
+//! Load benchmark of `puzzlebase serve`: the server and 64 keep-alive client connections
+//! in one process on loopback, each asking for random positions of `eight` and then
+//! `eleven` for a fixed time. Prints requests per second, p50/p99/max latency and the
+//! number of failed requests (any status but 200, or a broken connection).
+//!
+//! `cargo bench --bench serve` reads `data/puzzles.sqlite` (or `PUZZLEBASE_DB`), which
+//! must hold `eight` and `eleven` (`puzzlebase generate`). `SERVE_BENCH_SECONDS` sets
+//! the time per case (default 10).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use http_body_util::{BodyExt, Empty};
+use hyper::body::Bytes;
+use hyper_util::rt::TokioIo;
+use puzzlebase::puzzles::{self, Puzzle};
+
+const CONNECTIONS: usize = 64;
+
+/// Random positions of a move puzzle in its notation: every rank of the sliding
+/// puzzles' spaces is a solvable arrangement.
+fn positions(name: &str, count: usize) -> Vec<String> {
+    let Some(Puzzle::Graph(g)) = puzzles::find(name) else {
+        panic!("{name} is a move puzzle")
+    };
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    (0..count)
+        .map(|_| {
+            // xorshift64*: reproducible and good enough to spread lookups over the file.
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            let r = x.wrapping_mul(0x2545_F491_4F6C_DD1D);
+            g.format(r % g.size())
+        })
+        .collect()
+}
+
+struct Outcome {
+    latencies_us: Vec<u32>,
+    failures: u64,
+}
+
+async fn client(
+    addr: SocketAddr,
+    paths: Arc<Vec<String>>,
+    start: usize,
+    stop: Arc<AtomicBool>,
+) -> Outcome {
+    let mut out = Outcome {
+        latencies_us: Vec::new(),
+        failures: 0,
+    };
+    let mut i = start;
+    'connect: while !stop.load(Ordering::Relaxed) {
+        let Ok(stream) = tokio::net::TcpStream::connect(addr).await else {
+            out.failures += 1;
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let Ok((mut sender, conn)) =
+            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await
+        else {
+            out.failures += 1;
+            continue;
+        };
+        tokio::spawn(conn);
+        while !stop.load(Ordering::Relaxed) {
+            let path = &paths[i % paths.len()];
+            i += 1;
+            let req = hyper::Request::get(path.as_str())
+                .header(hyper::header::HOST, "bench")
+                .body(Empty::<Bytes>::new())
+                .unwrap();
+            let t = Instant::now();
+            let ok = match sender.send_request(req).await {
+                Ok(resp) => {
+                    let status = resp.status();
+                    resp.into_body().collect().await.is_ok() && status == 200
+                }
+                Err(_) => false,
+            };
+            if ok {
+                out.latencies_us
+                    .push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+            } else {
+                out.failures += 1;
+                continue 'connect;
+            }
+        }
+    }
+    out
+}
+
+fn run_case(rt: &tokio::runtime::Runtime, addr: SocketAddr, name: &str, seconds: u64) {
+    let paths: Vec<String> = positions(name, 100_000)
+        .into_iter()
+        .map(|s| format!("/api/puzzles/{name}/positions/{s}"))
+        .collect();
+    let paths = Arc::new(paths);
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let outcomes: Vec<Outcome> = rt.block_on(async {
+        let tasks: Vec<_> = (0..CONNECTIONS)
+            .map(|c| {
+                tokio::spawn(client(
+                    addr,
+                    paths.clone(),
+                    c * paths.len() / CONNECTIONS,
+                    stop.clone(),
+                ))
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_secs(seconds)).await;
+        stop.store(true, Ordering::Relaxed);
+        let mut all = Vec::new();
+        for t in tasks {
+            all.push(t.await.unwrap());
+        }
+        all
+    });
+    let wall = started.elapsed().as_secs_f64();
+    let mut lat: Vec<u32> = outcomes
+        .iter()
+        .flat_map(|o| o.latencies_us.iter().copied())
+        .collect();
+    let failures: u64 = outcomes.iter().map(|o| o.failures).sum();
+    lat.sort_unstable();
+    let pct = |p: f64| -> f64 {
+        if lat.is_empty() {
+            return f64::NAN;
+        }
+        lat[((lat.len() - 1) as f64 * p).round() as usize] as f64 / 1000.0
+    };
+    println!(
+        "{name:<8} {CONNECTIONS} connections {seconds:>3} s: {:>9.0} lookups/s  p50 {:>6.2} ms  p99 {:>6.2} ms  max {:>7.2} ms  ok {:>8}  failed {failures}",
+        lat.len() as f64 / wall,
+        pct(0.50),
+        pct(0.99),
+        lat.last().map_or(f64::NAN, |&m| m as f64 / 1000.0),
+        lat.len(),
+    );
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a filter argument selects cases by name.
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let db = std::env::var_os("PUZZLEBASE_DB")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("data/puzzles.sqlite"));
+    let seconds = std::env::var("SERVE_BENCH_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10);
+    // The same answers without HTTP, one thread: what the server adds on top.
+    if let Ok(direct) = puzzlebase::query::Database::open(&db) {
+        for name in ["eight", "eleven"] {
+            if !(filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()))) {
+                continue;
+            }
+            let states = positions(name, 2000);
+            let t = Instant::now();
+            let mut ok = 0;
+            for s in &states {
+                ok += direct
+                    .snapshot(|db| puzzlebase::answers::position(db, name, s))
+                    .is_ok() as usize;
+            }
+            let secs = t.elapsed().as_secs_f64();
+            println!(
+                "{name:<8} library only, 1 thread: {:>9.0} lookups/s ({ok} of {} answered)",
+                states.len() as f64 / secs,
+                states.len()
+            );
+        }
+    }
+    let app = match puzzlebase::server::router(&db) {
+        Ok(app) => app,
+        Err(e) => {
+            eprintln!("serve bench: {e} (set PUZZLEBASE_DB to a file with eight and eleven)");
+            return;
+        }
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    rt.spawn(puzzlebase::server::serve(
+        listener,
+        app,
+        std::future::pending(),
+    ));
+    println!(
+        "serve bench: {} on {addr}, {} worker threads",
+        db.display(),
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    for name in ["eight", "eleven"] {
+        if filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str())) {
+            run_case(&rt, addr, name, seconds);
+        }
+    }
+}
