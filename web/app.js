@@ -235,7 +235,9 @@ function drawCell(g, fam, v, i) {
   const r = UNIT * 0.4;
   if (fam === "sliding") {
     const blank = v === "0";
-    el("rect", { x: -r, y: -r, width: 2 * r, height: 2 * r, rx: 8,
+    // Cells off the unit grid (the hexagonal six) are round tiles.
+    const round = app.puzzle.layout.cells.some((c) => c[0] % 1 !== 0 || c[1] % 1 !== 0);
+    el("rect", { x: -r, y: -r, width: 2 * r, height: 2 * r, rx: round ? r : 8,
                  fill: blank ? "#eceff1" : "#ffcc80", stroke: "#8d6e63", "stroke-width": blank ? 0 : 2 }, g);
     if (!blank) el("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 28,
                              "font-weight": "bold", fill: "#3e2723" }, g, v);

@@ -422,3 +422,56 @@ fn serve_refuses_a_missing_file_and_a_taken_address() {
     let o = run(&["serve", "--addr", "nonsense"]);
     assert_eq!(o.status.code(), Some(2), "a usage error");
 }
+
+#[test]
+fn ctrl_c_stops_the_server_cleanly() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_puzzlebase"))
+        .args([
+            "serve",
+            "--db",
+            shared_db().to_str().unwrap(),
+            "--addr",
+            &addr,
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while TcpStream::connect(&addr).is_err() {
+        assert!(start.elapsed().as_secs() < 20, "the server listens");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SIGINT, as Ctrl-C sends it.
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(start.elapsed().as_secs() < 10, "the server stops");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status:?}");
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(
+        err.contains("serving") && !err.contains("panicked"),
+        "{err}"
+    );
+}
