@@ -159,7 +159,7 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(10);
     // The same answers without HTTP, one thread: what the server adds on top.
-    if let Ok(direct) = puzzlebase::query::Database::open(&db) {
+    if let Ok(direct) = puzzlebase::query::Database::open_for_serving(&db) {
         for name in ["eight", "eleven"] {
             if !(filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()))) {
                 continue;

@@ -69,7 +69,7 @@ async fn oversized_request_line(stream: &tokio::net::TcpStream) -> bool {
 }
 
 async fn reply_uri_too_long(mut stream: tokio::net::TcpStream) -> std::io::Result<()> {
-    use tokio::io::AsyncWriteExt;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let body = json!({
         "error": format!("the request line is longer than {MAX_REQUEST_LINE} bytes"),
         "status": 414,
@@ -81,7 +81,20 @@ async fn reply_uri_too_long(mut stream: tokio::net::TcpStream) -> std::io::Resul
     );
     stream.write_all(head.as_bytes()).await?;
     stream.write_all(body.as_bytes()).await?;
-    stream.shutdown().await
+    stream.shutdown().await?;
+    // Read (and drop) what the client is still sending, for a while, before closing:
+    // closing with unread data would reset the connection and could destroy the answer
+    // before the client reads it.
+    let mut sink = [0u8; 16384];
+    let mut left = 4usize << 20;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+    while left > 0 {
+        match tokio::time::timeout_at(deadline, stream.read(&mut sink)).await {
+            Ok(Ok(n)) if n > 0 => left = left.saturating_sub(n),
+            _ => break,
+        }
+    }
+    Ok(())
 }
 
 /// Connections kept open between lookups, most recently used last.
@@ -95,7 +108,7 @@ impl Pool {
         let db = self.idle.lock().map(|mut v| v.pop()).unwrap_or(None);
         let db = match db {
             Some(db) => db,
-            None => Database::open(&self.path)?,
+            None => Database::open_for_serving(&self.path)?,
         };
         let out = f(&db);
         if let Ok(mut v) = self.idle.lock() {
@@ -242,7 +255,7 @@ async fn limit_uri(req: Request, next: Next) -> Response {
 /// The application: the page, its assets and the JSON API over the file at `db`,
 /// which is opened read-only (once here, so a missing or foreign file fails at once).
 pub fn router(db: &Path) -> Result<Router, QueryError> {
-    let first = Database::open(db)?;
+    let first = Database::open_for_serving(db)?;
     let pool = Arc::new(Pool {
         path: db.to_path_buf(),
         idle: Mutex::new(vec![first]),
