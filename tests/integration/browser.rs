@@ -100,6 +100,26 @@ async fn session(d: &Driver) -> Client {
         .expect("a WebDriver session")
 }
 
+/// Runs `body` in a browser session that is closed even when `body` fails, so that no
+/// browser outlives the test.
+fn with_session<F, Fut>(d: &Driver, body: F)
+where
+    F: FnOnce(Client) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    runtime().block_on(async {
+        let c = session(d).await;
+        let outcome = tokio::spawn(body(c.clone())).await;
+        let _ = c.close().await;
+        if let Err(e) = outcome {
+            if e.is_panic() {
+                std::panic::resume_unwind(e.into_panic());
+            }
+            panic!("the browser test was cancelled");
+        }
+    });
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -197,8 +217,7 @@ async fn screenshot_board(c: &Client, name: &str) {
 fn browser_eight_best_moves_to_the_goal() {
     let Some(d) = driver() else { return };
     let addr = start_server(shared_db());
-    runtime().block_on(async {
-        let c = session(&d).await;
+    with_session(&d, move |c| async move {
         open(&c, addr, "#/eight").await;
         let input = c.find(Locator::Id("position")).await.unwrap();
         input.clear().await.unwrap();
@@ -288,7 +307,6 @@ fn browser_eight_best_moves_to_the_goal() {
         })
         .await;
         assert_eq!(distance(&c).await, json!(30));
-        c.close().await.unwrap();
     });
 }
 
@@ -299,8 +317,7 @@ fn browser_eight_best_moves_to_the_goal() {
 fn browser_screenshots_of_every_board() {
     let Some(d) = driver() else { return };
     let addr = start_server(shared_db());
-    runtime().block_on(async {
-        let c = session(&d).await;
+    with_session(&d, move |c| async move {
         for &name in crate::util::LIGHT {
             open(&c, addr, &format!("#/{name}")).await;
             wait_until(&format!("{name}'s board"), || async {
@@ -335,7 +352,6 @@ fn browser_screenshots_of_every_board() {
             );
             screenshot_board(&c, name).await;
         }
-        c.close().await.unwrap();
     });
 }
 
@@ -350,8 +366,7 @@ fn browser_english33_central_game_by_clicking() {
     let answer = query_json_in(&db, &["--puzzle", "english33", "--start"]);
     assert_eq!(answer["distance"], 18);
     let addr = start_server(&db);
-    runtime().block_on(async {
-        let c = session(&d).await;
+    with_session(&d, move |c| async move {
         open(&c, addr, "#/english33").await;
         wait_distance(&c, 18).await;
         screenshot_board(&c, "english33").await;
@@ -380,6 +395,5 @@ fn browser_english33_central_game_by_clicking() {
         let finish = "000000000000000010000000000000000";
         assert_eq!(position(&c).await, finish);
         screenshot_board(&c, "english33-finish").await;
-        c.close().await.unwrap();
     });
 }
