@@ -129,6 +129,7 @@ fn text_output_prints_the_path() {
         "eight",
         "--state",
         "8,6,7,2,5,4,3,0,1",
+        "--plain",
     ]);
     assert!(o.status.success());
     let text = String::from_utf8(o.stdout).unwrap();
@@ -137,4 +138,45 @@ fn text_output_prints_the_path() {
         "{text}"
     );
     assert!(text.trim_end().ends_with("123456780"));
+}
+
+/// Without `--plain`, each step of the path is drawn as a grid under its line.
+#[test]
+fn text_output_draws_each_step() {
+    let db = shared_db().to_str().unwrap();
+    let o = crate::util::run(&[
+        "query",
+        "--db",
+        db,
+        "--puzzle",
+        "eight",
+        "--state",
+        "867254301",
+    ]);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("distance:  31"), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.trim() == "0  867254301")
+        .unwrap();
+    assert_eq!(
+        &lines[start + 1..start + 4],
+        ["       8 6 7", "       2 5 4", "       3 · 1"]
+    );
+    assert_eq!(
+        &lines[lines.len() - 4..],
+        [
+            "  31  123456780",
+            "       1 2 3",
+            "       4 5 6",
+            "       7 8 ·"
+        ]
+    );
+    assert_eq!(
+        lines.iter().filter(|l| l.contains('·')).count(),
+        32,
+        "a board per step"
+    );
 }
