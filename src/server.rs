@@ -174,11 +174,11 @@ type Shared = Arc<Pool>;
 async fn lookup(
     pool: Shared,
     f: impl FnOnce(&Database) -> Result<Value, QueryError> + Send + 'static,
-) -> Result<Response, ApiError> {
+) -> Result<Value, ApiError> {
     let answer = tokio::task::spawn_blocking(move || pool.with(f))
         .await
         .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "the lookup failed"))?;
-    Ok(json_body(&answer??))
+    Ok(answer??)
 }
 
 /// A path segment that could not be read (bad percent-encoding, invalid UTF-8).
@@ -187,12 +187,13 @@ fn bad_path(r: PathRejection) -> ApiError {
 }
 
 async fn puzzles(State(pool): State<Shared>) -> Result<Response, ApiError> {
-    lookup(pool, |db| {
+    let list = lookup(pool, |db| {
         Ok(Value::Array(
             db.puzzles()?.iter().map(answers::info).collect(),
         ))
     })
-    .await
+    .await?;
+    Ok(json_body(&list))
 }
 
 async fn puzzle(
@@ -200,7 +201,8 @@ async fn puzzle(
     name: Result<UrlPath<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
     let UrlPath(name) = name.map_err(bad_path)?;
-    lookup(pool, move |db| db.snapshot(|db| answers::puzzle(db, &name))).await
+    let page = lookup(pool, move |db| db.snapshot(|db| answers::puzzle(db, &name))).await?;
+    Ok(json_body(&page))
 }
 
 async fn position(
@@ -208,10 +210,20 @@ async fn position(
     args: Result<UrlPath<(String, String)>, PathRejection>,
 ) -> Result<Response, ApiError> {
     let UrlPath((name, state)) = args.map_err(bad_path)?;
-    lookup(pool, move |db| {
+    let answer = lookup(pool, move |db| {
         db.snapshot(|db| answers::position(db, &name, &state))
     })
-    .await
+    .await?;
+    // A position from which the goal cannot be reached is refused like any unsolvable
+    // state, but its answer still carries the board and its legal moves, so that a
+    // client which played into a dead end can show it and step back.
+    if let Some(why) = answer["unsolvable"].as_str() {
+        let mut body = answer.clone();
+        body["error"] = why.into();
+        body["status"] = StatusCode::UNPROCESSABLE_ENTITY.as_u16().into();
+        return Ok((StatusCode::UNPROCESSABLE_ENTITY, json_body(&body)).into_response());
+    }
+    Ok(json_body(&answer))
 }
 
 fn asset(content_type: &'static str, body: &'static str) -> Response {

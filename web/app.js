@@ -37,7 +37,9 @@ async function api(path) {
   const r = await fetch(path);
   let body;
   try { body = await r.json(); } catch (_) { body = { error: r.statusText }; }
-  if (!r.ok) throw new Error(body.error || r.statusText);
+  // A position that cannot reach the goal is refused (422) but still described, with
+  // its legal moves: show it like any other.
+  if (!r.ok && !(r.status === 422 && body.legal_moves)) throw new Error(body.error || r.statusText);
   return body;
 }
 
