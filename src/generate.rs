@@ -42,6 +42,10 @@ pub enum GenerateError {
     Solve { puzzle: String, message: String },
     #[error("verification of the new file failed: {0}")]
     Verify(String),
+    #[error(
+        "puzzle {0:?} is defined twice (a built-in puzzle or another definition has that name)"
+    )]
+    Clash(String),
 }
 
 type Result<T, E = GenerateError> = std::result::Result<T, E>;
@@ -128,7 +132,24 @@ fn file_name(db: &Path) -> Result<String> {
 
 /// Runs the job. On any error the previous file is left as it was.
 pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>> {
-    let registry = puzzles::registry();
+    generate_with(opts, Vec::new(), observer)
+}
+
+/// Runs the job with users' puzzles (`--definitions`) besides the built-in ones. Users'
+/// puzzles already in the file are kept: they are rebuilt from their stored definitions.
+pub fn generate_with(
+    opts: &Options,
+    extra: Vec<Puzzle>,
+    observer: &dyn Observer,
+) -> Result<Vec<Summary>> {
+    let mut registry = puzzles::registry();
+    for p in extra {
+        if puzzles::definitions_builtin(p.name()) || registry.iter().any(|q| q.name() == p.name()) {
+            return Err(GenerateError::Clash(p.name().to_string()));
+        }
+        registry.push(p);
+    }
+    registry.extend(stored_user_puzzles(&opts.db, &registry));
     for name in &opts.only {
         if !registry.iter().any(|p| p.name() == name) {
             return Err(GenerateError::UnknownPuzzle {
@@ -210,6 +231,25 @@ fn is_current(
         && registry
             .iter()
             .all(|p| current(p) || (!asked(p) && !previous.contains_key(p.name())))
+}
+
+/// Users' puzzles in the file at `db` that `registry` does not define, rebuilt from
+/// their stored definitions (those that cannot be rebuilt are dropped, as before).
+fn stored_user_puzzles(db: &Path, registry: &[Puzzle]) -> Vec<Puzzle> {
+    let Ok(conn) = store::open_read(db) else {
+        return Vec::new();
+    };
+    let Ok(infos) = store::puzzles(&conn) else {
+        return Vec::new();
+    };
+    infos
+        .iter()
+        .filter(|i| {
+            !puzzles::definitions_builtin(&i.name) && !registry.iter().any(|p| p.name() == i.name)
+        })
+        .filter_map(|i| serde_json::from_str(&i.definition).ok())
+        .filter_map(|d| Puzzle::from_definition(&d).ok())
+        .collect()
 }
 
 fn reused(info: &PuzzleInfo, seconds: f64) -> Summary {

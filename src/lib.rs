@@ -9,6 +9,7 @@
 //! layer on top.
 
 pub mod bfs;
+pub mod definitions;
 pub mod enumerate;
 pub mod generate;
 pub mod memory;

@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
+use puzzlebase::definitions::{self, DefinitionError};
 use puzzlebase::generate::{self, GenerateError, Observer, Options, Summary};
 use puzzlebase::peg::Board;
 use puzzlebase::progress::{Progress, Silent};
@@ -73,11 +74,26 @@ enum Command {
         /// Print only errors
         #[arg(long, short)]
         quiet: bool,
+        /// Also build every definition file (*.toml) in DIR; see `check-definition`
+        #[arg(long, env = "PUZZLEBASE_DEFINITIONS", value_name = "DIR")]
+        definitions: Option<PathBuf>,
     },
     /// Answer from the database without searching: a position's distance and optimal
     /// path, the longest positions, histograms, peg matrices, enumerated solutions.
     #[command(after_help = QUERY_EXAMPLES)]
     Query(QueryArgs),
+    /// Check a puzzle definition file and print what `generate` would build from it
+    /// (family, state count, storage, an estimate of time and memory), without building.
+    ///
+    /// The file format is described in README.md, "Adding a puzzle"; the built-in
+    /// puzzles' files are in data/puzzles/.
+    CheckDefinition {
+        /// The definition file (TOML)
+        file: PathBuf,
+        /// One JSON object on one line
+        #[arg(long)]
+        json: bool,
+    },
     /// List the puzzles in the database with their figures.
     List {
         #[command(flatten)]
@@ -153,6 +169,15 @@ impl From<GenerateError> for Failure {
     }
 }
 
+impl From<DefinitionError> for Failure {
+    fn from(e: DefinitionError) -> Self {
+        Failure {
+            usage: false,
+            message: e.to_string(),
+        }
+    }
+}
+
 impl From<std::io::Error> for Failure {
     fn from(e: std::io::Error) -> Self {
         Failure {
@@ -170,7 +195,9 @@ fn main() -> ExitCode {
             puzzles,
             force,
             quiet,
-        } => run_generate(db.db, puzzles, force, quiet),
+            definitions,
+        } => run_generate(db.db, puzzles, force, quiet, definitions),
+        Command::CheckDefinition { file, json } => run_check(&file, json),
         Command::Query(q) => run_query(q),
         Command::List { db, json } => run_list(db.db, json),
     };
@@ -274,9 +301,59 @@ impl Observer for Terminal {
     }
 }
 
-fn run_generate(db: PathBuf, only: Vec<String>, force: bool, quiet: bool) -> Result<(), Failure> {
+fn run_generate(
+    db: PathBuf,
+    only: Vec<String>,
+    force: bool,
+    quiet: bool,
+    definitions: Option<PathBuf>,
+) -> Result<(), Failure> {
+    // Every user file is checked before the database is touched.
+    let extra = match definitions {
+        Some(dir) => definitions::load_dir(&dir)?,
+        None => Vec::new(),
+    };
     let opts = Options { db, only, force };
-    generate::generate(&opts, &Terminal { quiet })?;
+    generate::generate_with(&opts, extra, &Terminal { quiet })?;
+    Ok(())
+}
+
+fn run_check(file: &std::path::Path, json_out: bool) -> Result<(), Failure> {
+    let (_, puzzle) = definitions::load_file(file)?;
+    let plan = definitions::plan(&puzzle);
+    let states = match plan.states {
+        Some(n) if plan.states_exact => n.to_string(),
+        Some(n) => format!("at most {n} (the solve finds the reachable positions)"),
+        None => "found by the search".to_string(),
+    };
+    let bound = if plan.states_exact { "" } else { "at most " };
+    let seconds = plan
+        .seconds
+        .map_or("time unknown before building".to_string(), |s| {
+            format!("{bound}{s:.3} s")
+        });
+    let memory = plan.memory_bytes.map_or("memory unknown".to_string(), |b| {
+        format!("{bound}{:.1} MiB", b as f64 / (1 << 20) as f64)
+    });
+    if json_out {
+        return out(&json!({
+            "file": file.display().to_string(), "puzzle": plan.name, "family": plan.family,
+            "states": plan.states, "states_exact": plan.states_exact, "storage": plan.storage,
+            "seconds": plan.seconds, "memory_bytes": plan.memory_bytes, "built": plan.tabulate,
+        })
+        .to_string());
+    }
+    out(&format!("{}: ok", file.display()))?;
+    out(&format!("puzzle:    {}", plan.name))?;
+    out(&format!("family:    {}", plan.family))?;
+    out(&format!("states:    {states}"))?;
+    out(&format!("storage:   {}", plan.storage))?;
+    out(&format!(
+        "estimate:  {seconds}, {memory} (rates measured on the development machine)"
+    ))?;
+    if !plan.tabulate {
+        out("generate:  not built (tabulate = false): a definition only")?;
+    }
     Ok(())
 }
 

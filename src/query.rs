@@ -120,9 +120,27 @@ fn parse_move(text: &str, holes: usize) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// The definition of a puzzle this build knows.
-fn known(name: &str) -> Result<Puzzle> {
-    puzzles::find(name).ok_or_else(|| QueryError::UnknownPuzzle {
+/// The definition of a built-in puzzle, or of a user's puzzle rebuilt from the
+/// definition stored with it in `conn` (so no definition file is needed).
+fn known(conn: &Connection, name: &str) -> Result<Puzzle> {
+    if let Some(p) = puzzles::find(name) {
+        return Ok(p);
+    }
+    let stored = store::puzzle(conn, name).ok().flatten();
+    if let Some(info) = stored
+        && !puzzles::definitions_builtin(name)
+    {
+        let definition: serde_json::Value =
+            serde_json::from_str(&info.definition).map_err(|e| {
+                QueryError::NotStored(format!("the stored definition of {name} is not JSON: {e}"))
+            })?;
+        return Puzzle::from_definition(&definition).map_err(|e| {
+            QueryError::NotStored(format!(
+                "the stored definition of {name} cannot be used: {e}"
+            ))
+        });
+    }
+    Err(QueryError::UnknownPuzzle {
         name: name.to_string(),
         known: puzzles::names().join(", "),
     })
@@ -157,7 +175,7 @@ impl Database {
 
     /// The puzzle's definition and its stored metadata, checked to belong together.
     pub fn puzzle(&self, name: &str) -> Result<(Puzzle, PuzzleInfo)> {
-        let p = known(name)?;
+        let p = known(&self.conn, name)?;
         let info = self.info(&p)?;
         Ok((p, info))
     }
@@ -182,7 +200,7 @@ impl Database {
     /// The text is checked before the file, so a malformed position is reported as such
     /// even for a puzzle that has not been generated.
     pub fn state(&self, name: &str, text: &str) -> Result<StateAnswer> {
-        let p = known(name)?;
+        let p = known(&self.conn, name)?;
         match &p {
             Puzzle::Graph(g) => {
                 let rank = g.parse(text)?;
@@ -435,7 +453,7 @@ impl Database {
 
     pub fn histogram(&self, name: &str) -> Result<Histogram> {
         let (p, _) = self.puzzle(name)?;
-        if let Puzzle::Magic = p {
+        if let Puzzle::Magic(_) = p {
             return Ok(Histogram::ByValue(
                 store::solutions_by_value(&self.conn, name).map_err(self.sql())?,
             ));
@@ -450,7 +468,7 @@ impl Database {
     /// Every solution of an enumeration puzzle, one per equivalence class.
     pub fn all(&self, name: &str) -> Result<ListAnswer> {
         let (p, _) = self.puzzle(name)?;
-        if !matches!(p, Puzzle::Magic | Puzzle::Tour(_)) {
+        if !matches!(p, Puzzle::Magic(_) | Puzzle::Tour(_)) {
             return Err(self.not_applicable("--all", &p));
         }
         self.solutions(name, None)
@@ -459,7 +477,7 @@ impl Database {
     /// The canonical magic triangles with side sum `sum`.
     pub fn sum(&self, name: &str, sum: i64) -> Result<ListAnswer> {
         let (p, _) = self.puzzle(name)?;
-        if !matches!(p, Puzzle::Magic) {
+        if !matches!(p, Puzzle::Magic(_)) {
             return Err(self.not_applicable("--sum", &p));
         }
         self.solutions(name, Some(sum))
