@@ -144,6 +144,9 @@ pub struct Spec {
     /// For each cell, the cells one move away.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adjacency: Option<Vec<Vec<usize>>>,
+    /// The connections as pairs of cells, instead of `adjacency`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edges: Option<Vec<[usize; 2]>>,
     /// A move rule deriving the adjacency from integer coordinates, or a tour's piece.
     #[serde(default, rename = "move", skip_serializing_if = "Option::is_none")]
     pub rule: Option<MoveRule>,
@@ -462,6 +465,7 @@ fn empty(name: &str, family: Family) -> Spec {
         cols: None,
         cells: None,
         adjacency: None,
+        edges: None,
         rule: None,
         missing: None,
         start: None,
@@ -495,12 +499,21 @@ pub fn build(spec: &Spec) -> Result<Puzzle, Problem> {
 /// Keys a family reads besides `name` and `family`.
 fn allowed(family: Family) -> &'static [&'static str] {
     match family {
-        Family::Sliding => &["rows", "cols", "cells", "adjacency", "move", "goal"],
+        Family::Sliding => &[
+            "rows",
+            "cols",
+            "cells",
+            "adjacency",
+            "edges",
+            "move",
+            "goal",
+        ],
         Family::Tokens => &[
             "rows",
             "cols",
             "cells",
             "adjacency",
+            "edges",
             "move",
             "start",
             "goal",
@@ -546,11 +559,12 @@ fn common(spec: &Spec) -> Result<(), Problem> {
             format!("name {n:?} must be 1 to 64 lower-case letters, digits or '-'"),
         ));
     }
-    let present: [(&'static str, bool); 18] = [
+    let present: [(&'static str, bool); 19] = [
         ("rows", spec.rows.is_some()),
         ("cols", spec.cols.is_some()),
         ("cells", spec.cells.is_some()),
         ("adjacency", spec.adjacency.is_some()),
+        ("edges", spec.edges.is_some()),
         ("move", spec.rule.is_some()),
         ("missing", spec.missing.is_some()),
         ("start", spec.start.is_some()),
@@ -566,6 +580,16 @@ fn common(spec: &Spec) -> Result<(), Problem> {
         ("numbers", spec.numbers.is_some()),
         ("lines", spec.lines.is_some()),
     ];
+    if let Some(cells) = &spec.cells
+        && let Some(i) = cells
+            .iter()
+            .position(|c| !c[0].is_finite() || !c[1].is_finite())
+    {
+        return Err(problem(
+            "cells",
+            format!("the coordinates of cell {i} are not finite numbers"),
+        ));
+    }
     let ok = allowed(spec.family);
     if let Some((key, _)) = present.iter().find(|(k, p)| *p && !ok.contains(k)) {
         return Err(problem(
@@ -596,7 +620,7 @@ fn cell_graph(
             return Err(problem("cells", "give either `rows` and `cols` or `cells`"));
         }
         (Some(r), Some(c), None) => {
-            if r == 0 || c == 0 || r * c > 64 {
+            if r == 0 || c == 0 || r.checked_mul(c).is_none_or(|n| n > 64) {
                 return Err(problem(
                     "rows",
                     format!("a {r}x{c} grid is not 1 to 64 cells"),
@@ -620,27 +644,57 @@ fn cell_graph(
     if n > 64 {
         return Err(problem("cells", format!("{n} cells; at most 64")));
     }
-    let adjacency = match (&spec.adjacency, spec.rule.or(default_rule)) {
-        (Some(_), Some(_)) if spec.rule.is_some() => {
-            return Err(problem(
-                "move",
-                "give either `adjacency` or `move`, not both",
-            ));
+    let given = [
+        ("adjacency", spec.adjacency.is_some()),
+        ("edges", spec.edges.is_some()),
+        ("move", spec.rule.is_some()),
+    ];
+    if given.iter().filter(|(_, g)| *g).count() > 1 {
+        let key = given
+            .iter()
+            .rev()
+            .find(|(_, g)| *g)
+            .map_or("move", |(k, _)| *k);
+        return Err(problem(key, "give one of `adjacency`, `edges` or `move`"));
+    }
+    let adjacency = if let Some(adj) = &spec.adjacency {
+        adj.clone()
+    } else if let Some(edges) = &spec.edges {
+        let mut adj = vec![Vec::new(); n];
+        for &[a, b] in edges {
+            if a >= n || b >= n {
+                return Err(problem(
+                    "edges",
+                    format!(
+                        "edge {a}-{b} names a cell that does not exist (cells are 0..={})",
+                        n - 1
+                    ),
+                ));
+            }
+            if a == b {
+                return Err(problem("edges", format!("cell {a} is adjacent to itself")));
+            }
+            if adj[a].contains(&b) {
+                return Err(problem("edges", format!("edge {a}-{b} is listed twice")));
+            }
+            adj[a].push(b);
+            adj[b].push(a);
         }
-        (Some(adj), _) => adj.clone(),
-        (None, Some(rule)) => (0..n)
+        adj.iter_mut().for_each(|l| l.sort_unstable());
+        adj
+    } else if let Some(rule) = spec.rule.or(default_rule) {
+        (0..n)
             .map(|a| {
                 (0..n)
                     .filter(|&b| b != a && rule.joins(coords[a], coords[b]))
                     .collect()
             })
-            .collect(),
-        (None, None) => {
-            return Err(problem(
-                "cells",
-                "missing key `adjacency` or `move` (knight, king or orthogonal)",
-            ));
-        }
+            .collect()
+    } else {
+        return Err(problem(
+            "cells",
+            "missing key `adjacency`, `edges` or `move` (knight, king or orthogonal)",
+        ));
     };
     check_adjacency(&adjacency, n)?;
     Ok((coords, adjacency))
@@ -829,10 +883,9 @@ pub fn tokens(spec: &Spec) -> Result<KnightSwap, Problem> {
     let n = coords.len();
     let (start, goal, black, white) = start_and_goal(spec, n)?;
     graph_storage(knights::rank_space(n, black, white), None, "start")?;
-    let rule = match (spec.rule, spec.adjacency.is_some()) {
-        (Some(r), _) => r.describe(),
-        (None, _) => "the listed adjacency",
-    };
+    let rule = spec
+        .rule
+        .map_or("the listed connections", MoveRule::describe);
     let source = source(spec, coords, &adjacency);
     KnightSwap::from_parts(&spec.name, adjacency, start, goal, rule, source)
         .map_err(|e| problem("start", e.to_string()))
@@ -1041,12 +1094,48 @@ pub fn board(spec: &Spec) -> Result<Board, Problem> {
         }
     };
     board.matrix = matrix;
+    check_jump_structure(&board)?;
     let mut adjacency = vec![Vec::new(); holes];
     for j in &board.jumps {
         adjacency[j.from as usize].push(j.over as usize);
         adjacency[j.over as usize].push(j.to as usize);
     }
     Ok(board.with_source(source(spec, coords, &adjacency)))
+}
+
+/// Every hole lies on a jump line and the lines connect all holes. A hole on no line
+/// could never change, and the symmetry search of a board in separate pieces grows with
+/// the factorial of the number of pieces.
+fn check_jump_structure(board: &Board) -> Result<(), Problem> {
+    let n = board.holes;
+    let mut seen = vec![false; n];
+    seen[0] = true;
+    let mut stack = vec![0usize];
+    while let Some(h) = stack.pop() {
+        for j in &board.jumps {
+            let line = [j.from as usize, j.over as usize, j.to as usize];
+            if line.contains(&h) {
+                for x in line {
+                    if !seen[x] {
+                        seen[x] = true;
+                        stack.push(x);
+                    }
+                }
+            }
+        }
+    }
+    let key = if board.coordinates.is_some() {
+        "mask"
+    } else {
+        "jumps"
+    };
+    match seen.iter().position(|&s| !s) {
+        None => Ok(()),
+        Some(h) => Err(problem(
+            key,
+            format!("hole {h} is not connected to hole 0 by jump lines"),
+        )),
+    }
 }
 
 pub fn tour(spec: &Spec) -> Result<TourBoard, Problem> {
@@ -1295,6 +1384,37 @@ mod tests {
                 assert_eq!((f.1 + t.1) / 2.0, o.1, "{} {j:?}", b.name);
             }
         }
+    }
+
+    #[test]
+    fn edges_adjacency_and_rules_build_the_same_graph() {
+        let star = |graph: &str| {
+            let text = format!(
+                "name = \"star\"\nfamily = \"sliding\"\n\
+                 cells = [[1, 1], [1, 0], [2, 1], [1, 2], [0, 1]]\n{graph}\n"
+            );
+            let (_, p) = load("star.toml", &text).unwrap();
+            let d = p.definition();
+            (
+                d["adjacency"].clone(),
+                d["layout"]["edges"].clone(),
+                d["cells"].clone(),
+            )
+        };
+        let by_edges = star("edges = [[0, 1], [0, 2], [0, 3], [0, 4]]");
+        assert_eq!(
+            by_edges,
+            star("adjacency = [[1, 2, 3, 4], [0], [0], [0], [0]]")
+        );
+        assert_eq!(by_edges, star("move = \"orthogonal\""));
+        let e = load(
+            "star.toml",
+            "name = \"s\"\nfamily = \"tokens\"\ncells = [[0, 0], [1, 0]]\n\
+             edges = [[0, 1]]\nmove = \"king\"\nstart = \"B-\"\ngoal = \"-B\"\n",
+        )
+        .err()
+        .unwrap();
+        assert_eq!(e.line, Some(5), "{e}");
     }
 
     #[test]
