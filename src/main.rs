@@ -35,6 +35,8 @@ Puzzles and notation:
   magic-triangle           --sum N, --all, --histogram
   knight-tour knight-tour-6x6
                            --all
+  your own puzzles         built with `generate --definitions DIR`: queried by name from
+                           the database alone (README, \"Adding a puzzle\")
 
 Examples:
   puzzlebase query --puzzle eight --state 867254301
