@@ -1417,6 +1417,39 @@ mod tests {
         assert_eq!(e.line, Some(5), "{e}");
     }
 
+    /// Every rank of a graph puzzle formats to a distinct position that parses back.
+    fn dense(p: &Puzzle) -> u64 {
+        let Puzzle::Graph(g) = p else {
+            panic!("not a move graph")
+        };
+        let mut seen = std::collections::HashSet::new();
+        for r in 0..g.size() {
+            let s = g.format(r);
+            assert_eq!(g.parse(&s), Ok(r), "{s}");
+            assert!(seen.insert(s));
+        }
+        g.size()
+    }
+
+    #[test]
+    fn unequal_pieces_and_other_lengths_rank_densely() {
+        let (_, p) = load(
+            "t.toml",
+            "name = \"t\"\nfamily = \"tokens\"\nrows = 1\ncols = 5\nmove = \"orthogonal\"\n\
+             start = \"BBW--\"\ngoal = \"--WBB\"\n",
+        )
+        .unwrap();
+        // C(5,3) occupied sets x C(3,2) colourings.
+        assert_eq!(dense(&p), 30);
+        let (_, p) = load(
+            "o.toml",
+            "name = \"o\"\nfamily = \"oshidori\"\nstart = \"BWBB--\"\ngoal = \"BBBW--\"\n",
+        )
+        .unwrap();
+        // 5 places of the empty pair x C(4,3) colourings.
+        assert_eq!(dense(&p), 20);
+    }
+
     #[test]
     fn errors_name_the_line() {
         let text = "name = \"x\"\nfamily = \"sliding\"\nrows = 2\ncols = 2\ngoal = \"1123\"\n";
