@@ -17,6 +17,7 @@ use crate::progress::Progress;
 use crate::puzzles::{self, Puzzle};
 use crate::records;
 use crate::store::{self, PuzzleInfo, StoreError};
+use crate::verify;
 
 /// Changes whenever the solvers' output for an unchanged definition may change; part of
 /// every definition hash, so a new generator recomputes everything once.
@@ -93,6 +94,9 @@ pub trait Observer: Sync {
     fn progress(&self, puzzle: &str) -> Box<dyn Progress + '_>;
     /// A puzzle is finished (computed or reused).
     fn done(&self, summary: &Summary);
+    /// A puzzle of the new file passed [`crate::verify`] (only with
+    /// [`generate_and_verify`]).
+    fn verified(&self, _report: &verify::Report) {}
 }
 
 /// sha256 of the generator version, the puzzle's name and its definition.
@@ -128,6 +132,17 @@ fn file_name(db: &Path) -> Result<String> {
 
 /// Runs the job. On any error the previous file is left as it was.
 pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>> {
+    run(opts, false, observer)
+}
+
+/// Runs the job, and before the new file replaces the old one re-derives every fact in
+/// it with [`verify::verify_conn`]; a failure leaves the previous file as it was. When
+/// nothing needs building, the existing file is verified instead.
+pub fn generate_and_verify(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>> {
+    run(opts, true, observer)
+}
+
+fn run(opts: &Options, full_check: bool, observer: &dyn Observer) -> Result<Vec<Summary>> {
     let registry = puzzles::registry();
     for name in &opts.only {
         if !registry.iter().any(|p| p.name() == name) {
@@ -176,13 +191,19 @@ pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>>
             .map(|info| reused(info, 0.0))
             .collect();
         summaries.iter().for_each(|s| observer.done(s));
+        if full_check {
+            verify::verify_file(db, &[], &mut |r| observer.verified(r))
+                .map_err(|e| GenerateError::Verify(e.to_string()))?;
+        }
         return Ok(summaries);
     }
     let tmp = TempFile {
         path: dir.join(format!("{base}.tmp-{}", std::process::id())),
         keep: false,
     };
-    let summaries = build(&tmp.path, db, &registry, &previous, opts, observer)?;
+    let summaries = build(
+        &tmp.path, db, &registry, &previous, opts, full_check, observer,
+    )?;
     persist(tmp, db)?;
     drop(lock);
     Ok(summaries)
@@ -266,6 +287,7 @@ fn build(
     registry: &[Puzzle],
     previous: &HashMap<String, PuzzleInfo>,
     opts: &Options,
+    full_check: bool,
     observer: &dyn Observer,
 ) -> Result<Vec<Summary>> {
     let mut conn = Connection::open(tmp).map_err(sql(tmp))?;
@@ -332,6 +354,10 @@ fn build(
         conn.execute("DETACH DATABASE prev", []).map_err(sql(tmp))?;
     }
     verify(&conn, tmp, &summaries)?;
+    if full_check {
+        verify::verify_conn(&conn, tmp, &[], &mut |r| observer.verified(r))
+            .map_err(|e| GenerateError::Verify(e.to_string()))?;
+    }
     conn.execute_batch("PRAGMA journal_mode = DELETE;")
         .map_err(sql(tmp))?;
     conn.close().map_err(|(_, e)| sql(tmp)(e))?;
