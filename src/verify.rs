@@ -511,7 +511,7 @@ fn row_graph(conn: &Connection, name: &str, g: &dyn GraphPuzzle) -> Check<Derive
             ));
         }
     }
-    let (levels, max) = check_graph(g, &t)?;
+    let (levels, max) = check_graph(g, &t, None)?;
     let histogram: Vec<Vec<Option<i64>>> = (levels.iter().enumerate())
         .map(|(d, &c)| vec![Some(d as i64), Some(c as i64), Some(c as i64)])
         .collect();
@@ -533,11 +533,24 @@ fn row_graph(conn: &Connection, name: &str, g: &dyn GraphPuzzle) -> Check<Derive
 
 /// The local conditions at every rank (see the module docs). Returns the number of
 /// positions at each distance and the maximum distance.
-fn check_graph(g: &dyn GraphPuzzle, t: &GraphTables) -> Check<(Vec<u64>, Option<u8>)> {
+/// `packed`: the layout the distances were decoded from, so that a failure also names
+/// the chunk that holds the entry.
+fn check_graph(
+    g: &dyn GraphPuzzle,
+    t: &GraphTables,
+    packed: Option<&RunLayout>,
+) -> Check<(Vec<u64>, Option<u8>)> {
     let mut goals = g.goals();
     goals.sort_unstable();
     let is_goal = |r: u64| goals.binary_search(&r).is_ok();
-    let at = |r: u64| format!("rank {r} (state {})", g.format(r));
+    let at = |r: u64| match packed {
+        Some(l) => format!(
+            "rank {r} (state {}, distance chunk {})",
+            g.format(r),
+            l.locate(r).chunk
+        ),
+        None => format!("rank {r} (state {})", g.format(r)),
+    };
     let (next, count) = (!t.next.is_empty(), !t.count.is_empty());
     first_failure(g.size(), |r, nbs| {
         let d = t.dist[r as usize];
@@ -811,7 +824,7 @@ fn packed_graph(
             return bad(fact);
         }
     }
-    let (levels, max) = check_graph(g, &t)?;
+    let (levels, max) = check_graph(g, &t, Some(&layout))?;
 
     let histogram: Vec<Vec<Option<i64>>> = (levels.iter().enumerate())
         .map(|(d, &c)| vec![Some(d as i64), Some(c as i64), Some(c as i64)])
