@@ -229,12 +229,9 @@ fn verify_puzzle(conn: &Connection, path: &Path, name: &str) -> Check<Report> {
     let derived = match &p {
         Puzzle::Graph(g) => {
             let g = g.as_ref();
-            match storage {
-                Storage::Packed => {
-                    let layout = g.packing().expect("packed storage has a layout");
-                    packed_graph(conn, name, g, layout, counts)?
-                }
-                _ => row_graph(conn, name, g)?,
+            match g.packing().filter(|_| storage == Storage::Packed) {
+                Some(layout) => packed_graph(conn, name, g, layout, counts)?,
+                None => row_graph(conn, name, g)?,
             }
         }
         Puzzle::Peg(board) => peg_board(conn, name, board)?,
