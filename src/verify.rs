@@ -1427,3 +1427,42 @@ fn enumeration(conn: &Connection, name: &str, e: Enumeration<'_>) -> Check<Deriv
         max_distance: None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_failure_is_the_smallest_index() {
+        let f = |i: u64, _: &mut Vec<u64>| {
+            if i % 7_000 == 6_999 {
+                Err(format!("at {i}"))
+            } else {
+                Ok(())
+            }
+        };
+        for _ in 0..20 {
+            match first_failure(1 << 20, f) {
+                Err(Fail::Bad(m)) => assert_eq!(m, "at 6999"),
+                _ => panic!("a failure is found"),
+            }
+        }
+        assert!(first_failure(1 << 20, |_, _| Ok(())).is_ok());
+    }
+
+    #[test]
+    fn counts_overflow_as_the_generator_does() {
+        assert_eq!(add_counts(2, 3), 5);
+        assert_eq!(add_counts(COUNT_LIMIT, 0), COUNT_LIMIT);
+        assert_eq!(add_counts(COUNT_LIMIT, 1), COUNT_OVERFLOW);
+        assert_eq!(add_counts(COUNT_OVERFLOW, 0), COUNT_OVERFLOW);
+    }
+
+    #[test]
+    fn stored_moves_parse_only_on_the_board() {
+        assert_eq!(parse_move("[3,10,12,3]", 13), Some(vec![3, 10, 12, 3]));
+        assert_eq!(parse_move("[3,13]", 13), None);
+        assert_eq!(parse_move("3,10", 13), None);
+        assert_eq!(parse_move("[3, 10]", 13), None);
+    }
+}
