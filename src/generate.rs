@@ -17,6 +17,7 @@ use crate::progress::Progress;
 use crate::puzzles::{self, Puzzle};
 use crate::records;
 use crate::store::{self, PuzzleInfo, StoreError};
+use crate::verify;
 
 /// Changes whenever the solvers' output for an unchanged definition may change; part of
 /// every definition hash, so a new generator recomputes everything once.
@@ -97,6 +98,9 @@ pub trait Observer: Sync {
     fn progress(&self, puzzle: &str) -> Box<dyn Progress + '_>;
     /// A puzzle is finished (computed or reused).
     fn done(&self, summary: &Summary);
+    /// A puzzle of the new file passed [`crate::verify`] (only with
+    /// [`generate_and_verify`]).
+    fn verified(&self, _report: &verify::Report) {}
 }
 
 /// sha256 of the generator version, the puzzle's name and its definition.
@@ -132,14 +136,23 @@ fn file_name(db: &Path) -> Result<String> {
 
 /// Runs the job. On any error the previous file is left as it was.
 pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>> {
-    generate_with(opts, Vec::new(), observer)
+    generate_with(opts, Vec::new(), false, observer)
 }
 
-/// Runs the job with users' puzzles (`--definitions`) besides the built-in ones. Users'
-/// puzzles already in the file are kept: they are rebuilt from their stored definitions.
+/// Runs the job, and before the new file replaces the old one re-derives every fact in
+/// it with [`verify::verify_conn`]; a failure leaves the previous file as it was. When
+/// nothing needs building, the existing file is verified instead.
+pub fn generate_and_verify(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>> {
+    generate_with(opts, Vec::new(), true, observer)
+}
+
+/// Runs the job with users' puzzles (`--definitions`) besides the built-in ones, verifying
+/// the new file before the rename when `full_check` is set. Users' puzzles already in the
+/// file are kept: they are rebuilt from their stored definitions.
 pub fn generate_with(
     opts: &Options,
     extra: Vec<Puzzle>,
+    full_check: bool,
     observer: &dyn Observer,
 ) -> Result<Vec<Summary>> {
     let mut registry = puzzles::registry();
@@ -197,13 +210,19 @@ pub fn generate_with(
             .map(|info| reused(info, 0.0))
             .collect();
         summaries.iter().for_each(|s| observer.done(s));
+        if full_check {
+            verify::verify_file(db, &[], &mut |r| observer.verified(r))
+                .map_err(|e| GenerateError::Verify(e.to_string()))?;
+        }
         return Ok(summaries);
     }
     let tmp = TempFile {
         path: dir.join(format!("{base}.tmp-{}", std::process::id())),
         keep: false,
     };
-    let summaries = build(&tmp.path, db, &registry, &previous, opts, observer)?;
+    let summaries = build(
+        &tmp.path, db, &registry, &previous, opts, full_check, observer,
+    )?;
     persist(tmp, db)?;
     drop(lock);
     Ok(summaries)
@@ -306,6 +325,7 @@ fn build(
     registry: &[Puzzle],
     previous: &HashMap<String, PuzzleInfo>,
     opts: &Options,
+    full_check: bool,
     observer: &dyn Observer,
 ) -> Result<Vec<Summary>> {
     let mut conn = Connection::open(tmp).map_err(sql(tmp))?;
@@ -372,6 +392,10 @@ fn build(
         conn.execute("DETACH DATABASE prev", []).map_err(sql(tmp))?;
     }
     verify(&conn, tmp, &summaries)?;
+    if full_check {
+        verify::verify_conn(&conn, tmp, &[], &mut |r| observer.verified(r))
+            .map_err(|e| GenerateError::Verify(e.to_string()))?;
+    }
     conn.execute_batch("PRAGMA journal_mode = DELETE;")
         .map_err(sql(tmp))?;
     conn.close().map_err(|(_, e)| sql(tmp)(e))?;

@@ -4,7 +4,8 @@
 //! states ([`rank`]), how to solve them ([`bfs`] for move graphs, [`peg`] for peg
 //! solitaire, [`enumerate`] for the enumeration puzzles), how their results become rows
 //! ([`records`]) or packed tables ([`packed`]), how the nightly job builds the file
-//! ([`generate`]), and how the file is written and read ([`store`], [`query`]). It knows nothing of command lines or
+//! ([`generate`]), how the file is written and read ([`store`], [`query`]), and how
+//! every stored fact is re-derived from the rules ([`verify`]). It knows nothing of command lines or
 //! terminals: progress goes through [`progress::Progress`], and `src/main.rs` is a thin
 //! layer on top.
 
@@ -22,3 +23,4 @@ pub mod rank;
 pub mod records;
 pub mod space;
 pub mod store;
+pub mod verify;

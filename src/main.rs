@@ -15,6 +15,7 @@ use puzzlebase::generate::{self, GenerateError, Observer, Options, Summary};
 use puzzlebase::peg::Board;
 use puzzlebase::progress::{Progress, Silent};
 use puzzlebase::query::{Database, Histogram, QueryError, Solutions};
+use puzzlebase::verify::{self, Report, VerifyError};
 
 /// Precomputes complete solution databases for classic puzzles into one SQLite file,
 /// and answers lookups from it without searching.
@@ -79,6 +80,9 @@ enum Command {
         /// Also build every definition file (*.toml) in DIR; see `check-definition`
         #[arg(long, env = "PUZZLEBASE_DEFINITIONS", value_name = "DIR")]
         definitions: Option<PathBuf>,
+        /// Before replacing the file, re-derive every fact in the new one (as `verify`)
+        #[arg(long)]
+        verify: bool,
     },
     /// Answer from the database without searching: a position's distance and optimal
     /// path, the longest positions, histograms, peg matrices, enumerated solutions.
@@ -93,6 +97,24 @@ enum Command {
         /// The definition file (TOML)
         file: PathBuf,
         /// One JSON object on one line
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-derive every stored fact from the puzzle rules and report the first that does
+    /// not hold.
+    ///
+    /// Trusts nothing in the file but the puzzle names: distances, next moves, solution
+    /// counts, state texts, packed blobs, histograms, peg layers and matrices,
+    /// enumerated solutions, the summary figures and checksums are all checked. Prints
+    /// one line per puzzle and exits 0 when everything holds; otherwise names the first
+    /// bad entry (puzzle, rank and state, which fact) on stderr and exits 1.
+    Verify {
+        #[command(flatten)]
+        db: DbArg,
+        /// Verify only this puzzle (repeatable)
+        #[arg(long = "puzzle", value_name = "NAME")]
+        puzzles: Vec<String>,
+        /// One JSON object per puzzle, one per line
         #[arg(long)]
         json: bool,
     },
@@ -180,6 +202,15 @@ impl From<DefinitionError> for Failure {
     }
 }
 
+impl From<VerifyError> for Failure {
+    fn from(e: VerifyError) -> Self {
+        Failure {
+            usage: e.is_usage(),
+            message: e.to_string(),
+        }
+    }
+}
+
 impl From<std::io::Error> for Failure {
     fn from(e: std::io::Error) -> Self {
         Failure {
@@ -198,8 +229,10 @@ fn main() -> ExitCode {
             force,
             quiet,
             definitions,
-        } => run_generate(db.db, puzzles, force, quiet, definitions),
+            verify,
+        } => run_generate(db.db, puzzles, force, quiet, definitions, verify),
         Command::CheckDefinition { file, json } => run_check(&file, json),
+        Command::Verify { db, puzzles, json } => run_verify(db.db, puzzles, json),
         Command::Query(q) => run_query(q),
         Command::List { db, json } => run_list(db.db, json),
     };
@@ -301,6 +334,12 @@ impl Observer for Terminal {
             s.seconds
         );
     }
+
+    fn verified(&self, r: &Report) {
+        if !self.quiet {
+            let _ = writeln!(std::io::stdout(), "verified {}", verified_line(r));
+        }
+    }
 }
 
 fn run_generate(
@@ -309,6 +348,7 @@ fn run_generate(
     force: bool,
     quiet: bool,
     definitions: Option<PathBuf>,
+    verify: bool,
 ) -> Result<(), Failure> {
     // Every user file is checked before the database is touched.
     let extra = match definitions {
@@ -316,7 +356,7 @@ fn run_generate(
         None => Vec::new(),
     };
     let opts = Options { db, only, force };
-    generate::generate_with(&opts, extra, &Terminal { quiet })?;
+    generate::generate_with(&opts, extra, verify, &Terminal { quiet })?;
     Ok(())
 }
 
@@ -357,6 +397,45 @@ fn run_check(file: &std::path::Path, json_out: bool) -> Result<(), Failure> {
         out("generate:  not built (tabulate = false): a definition only")?;
     }
     Ok(())
+}
+
+fn verified_line(r: &Report) -> String {
+    format!(
+        "{:<18} ok  {:<9} {:>12} entries  solvable {:>12}  max distance {:>3}  {:>8.3} s",
+        r.puzzle,
+        r.storage.as_str(),
+        r.entries,
+        r.solvable,
+        r.max_distance.map_or("-".to_string(), |d| d.to_string()),
+        r.seconds
+    )
+}
+
+fn run_verify(db: PathBuf, only: Vec<String>, json_out: bool) -> Result<(), Failure> {
+    let mut printed: Result<(), Failure> = Ok(());
+    let result = verify::verify_file(&db, &only, &mut |r| {
+        if printed.is_ok() {
+            printed = out(&if json_out {
+                json!({
+                    "puzzle": r.puzzle, "ok": true, "storage": r.storage.as_str(),
+                    "entries": r.entries, "solvable": r.solvable,
+                    "max_distance": r.max_distance, "seconds": r.seconds,
+                })
+                .to_string()
+            } else {
+                verified_line(r)
+            });
+        }
+    });
+    printed?;
+    match result {
+        Err(e) if json_out && !e.is_usage() => {
+            // The failure as a result object too, so that a JSON reader sees it.
+            out(&json!({ "puzzle": e.puzzle(), "ok": false, "error": e.to_string() }).to_string())?;
+            Err(e.into())
+        }
+        r => r.map(|_| ()).map_err(Failure::from),
+    }
 }
 
 fn out(line: &str) -> Result<(), Failure> {

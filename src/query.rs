@@ -122,7 +122,7 @@ fn parse_move(text: &str, holes: usize) -> Option<Vec<u8>> {
 
 /// The definition of a built-in puzzle, or of a user's puzzle rebuilt from the
 /// definition stored with it in `conn` (so no definition file is needed).
-fn known(conn: &Connection, name: &str) -> Result<Puzzle> {
+pub fn known(conn: &Connection, name: &str) -> Result<Puzzle> {
     if let Some(p) = puzzles::find(name) {
         return Ok(p);
     }
