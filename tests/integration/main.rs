@@ -2,9 +2,12 @@
 
 mod bad_input;
 mod english33;
+mod hardened;
+mod hostile;
 mod nightly;
 mod others;
 mod packed;
 mod peg;
+mod properties;
 mod sliding;
 mod util;
