@@ -158,7 +158,7 @@ struct QueryArgs {
     #[arg(long)]
     all: bool,
     /// The magic triangles whose sides sum to N, one per equivalence class
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     sum: Option<i64>,
     /// Print one JSON object on one line
     #[arg(long)]
@@ -186,7 +186,11 @@ impl From<GenerateError> for Failure {
         let mut message = e.to_string();
         let mut source = std::error::Error::source(&e);
         while let Some(s) = source {
-            message = format!("{message}: {s}");
+            // Most messages already end with their cause; say each cause once.
+            let cause = s.to_string();
+            if !message.contains(&cause) {
+                message = format!("{message}: {cause}");
+            }
             source = s.source();
         }
         Failure { usage, message }
@@ -220,8 +224,77 @@ impl From<std::io::Error> for Failure {
     }
 }
 
+/// Longest stretch of one message printed: an argument of 100 KB is not echoed whole.
+const MESSAGE_MAX: usize = 800;
+
+/// One line, at most [`MESSAGE_MAX`] characters: the middle of a longer message (where
+/// a long argument sits, between the error's start and its reason) is left out.
+fn one_line(message: &str) -> String {
+    let flat: String = message
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let n = flat.chars().count();
+    if n <= MESSAGE_MAX {
+        return flat;
+    }
+    let keep = MESSAGE_MAX / 2;
+    let head: String = flat.chars().take(keep).collect();
+    let tail: String = flat.chars().skip(n - keep).collect();
+    format!(
+        "{head} ... ({} characters left out) ... {tail}",
+        n - 2 * keep
+    )
+}
+
+/// Parses the command line. Help and version print as clap renders them; every other
+/// clap error becomes one line and a hint, exit 2, like the tool's own usage errors.
+fn parse() -> Result<Cli, ExitCode> {
+    use clap::error::ErrorKind;
+    let e = match Cli::try_parse() {
+        Ok(cli) => return Ok(cli),
+        Err(e) => e,
+    };
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            return Err(ExitCode::SUCCESS);
+        }
+        _ => {}
+    }
+    // The first paragraph is the error itself (a list of missing arguments spans
+    // several lines); usage and tips follow after a blank line.
+    let rendered = e.render().to_string();
+    let paragraph: Vec<&str> = (rendered.lines().map(str::trim))
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let first = paragraph.join(" ");
+    let first = first.strip_prefix("error: ").unwrap_or(&first);
+    let message = match e.kind() {
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
+            "a command is required: generate, query or list".to_string()
+        }
+        _ if first.is_empty() => "invalid command line".to_string(),
+        _ => first.to_string(),
+    };
+    // The subcommand named on the command line, for a hint at its own help.
+    let sub = std::env::args()
+        .skip(1)
+        .find(|a| ["generate", "query", "list"].contains(&a.as_str()));
+    eprintln!("puzzlebase: {}", one_line(&message));
+    eprintln!(
+        "see `puzzlebase {}--help`",
+        sub.map_or(String::new(), |s| format!("{s} "))
+    );
+    Err(ExitCode::from(2))
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     let result = match cli.command {
         Command::Generate {
             db,
@@ -239,7 +312,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("puzzlebase: {}", f.message);
+            eprintln!("puzzlebase: {}", one_line(&f.message));
             ExitCode::from(if f.usage { 2 } else { 1 })
         }
     }
