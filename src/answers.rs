@@ -126,7 +126,7 @@ pub fn arrangement(name: &str, a: &ArrangementAnswer) -> Value {
 /// its moves, so that a client can walk back from a dead end.
 pub fn position(db: &Database, name: &str, text: &str) -> Result<Value> {
     let (p, _) = db.puzzle(name)?;
-    if matches!(p, Puzzle::Magic | Puzzle::Tour(_)) {
+    if matches!(p, Puzzle::Magic(_) | Puzzle::Tour(_)) {
         return Ok(arrangement(name, &db.arrangement(name, text)?));
     }
     let moves = db.moves(name, text)?;
@@ -184,13 +184,13 @@ pub fn puzzle(db: &Database, name: &str) -> Result<Value> {
             let l = db.longest(name)?;
             obj["longest"] = json!({ "distance": l.distance, "states": l.states });
         }
-        Puzzle::Magic => {
+        Puzzle::Magic(m) => {
             obj["histogram"] = histogram_values(&db.histogram(name)?);
             let all = db.all(name)?;
             let mut by_sum = serde_json::Map::new();
             for s in &all.states {
-                let digits = crate::enumerate::magic::parse_magic(s)?;
-                let v = crate::enumerate::magic::side_sum(&digits).unwrap_or_default();
+                let digits = m.parse(s)?;
+                let v = m.side_sum(&digits).unwrap_or_default();
                 if let Value::Array(a) = by_sum.entry(v.to_string()).or_insert_with(|| json!([])) {
                     a.push(json!(s));
                 }

@@ -1,20 +1,18 @@
 //! Board geometry for drawing: where each cell, hole or square sits and which of them
-//! are joined, in the puzzle's own index order. The page and the terminal boards read
-//! only this shape (`{"cells": [[x, y], ...], "edges": [[a, b], ...]}`), so its source
-//! can move into the stored definitions without touching them.
+//! are joined, in the puzzle's own index order. It is read from the puzzle's definition
+//! (`definition()["layout"]`, written by [`crate::definitions`] from the puzzle's file),
+//! so a user's puzzle rebuilt from its stored definition is drawn like a built-in one.
+//! The page and the terminal boards read only this shape
+//! (`{"cells": [[x, y], ...], "edges": [[a, b], ...]}`).
 //!
-//! Coordinates are in board units: neighbouring cells of a square grid are 1 apart,
-//! `y` grows downwards. Triangular boards use `x` in half units of their rows so that
-//! every cell of a row sits between the two cells above it.
+//! Coordinates are in the units of the definition file: `x` to the right, `y` downwards.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::enumerate::magic;
-use crate::peg::Board;
 use crate::puzzles::Puzzle;
 
 /// Positions of the cells and the connections between them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Layout {
     /// `[x, y]` per cell, in index order.
     pub cells: Vec<[f64; 2]>,
@@ -22,187 +20,17 @@ pub struct Layout {
     pub edges: Vec<[usize; 2]>,
 }
 
-/// Height of a row of a triangular lattice whose neighbours are 1 apart.
-const ROW: f64 = 0.866_025_403_784_438_6;
-
-/// The geometry of `p`.
-pub fn layout(p: &Puzzle) -> Layout {
-    match p {
-        Puzzle::Graph(g) => {
-            let def = g.definition();
-            let cells = graph_cells(g.name(), g.size());
-            // The sliding cell graph and the knight graph are in the definitions; a
-            // puzzle without one (the oshidori row) is a line of cells.
-            let edges = match def.get("adjacency") {
-                Some(adj) => adjacency_edges(adj),
-                None => (1..cells.len()).map(|i| [i - 1, i]).collect(),
-            };
-            Layout { cells, edges }
-        }
-        Puzzle::Peg(b) => peg(b),
-        Puzzle::Magic => {
-            // Positions 0..8 round the triangle: 0 at the top, 3 and 6 the bottom corners.
-            // Each side's two middle positions split it in thirds.
-            let cells = vec![
-                [1.5, 0.0],
-                [1.0, ROW],
-                [0.5, 2.0 * ROW],
-                [0.0, 3.0 * ROW],
-                [1.0, 3.0 * ROW],
-                [2.0, 3.0 * ROW],
-                [3.0, 3.0 * ROW],
-                [2.5, 2.0 * ROW],
-                [2.0, ROW],
-            ];
-            let mut edges = Vec::new();
-            for side in magic::SIDES {
-                for w in side.windows(2) {
-                    edges.push(ordered(w[0], w[1]));
-                }
-            }
-            Layout { cells, edges }
-        }
-        Puzzle::Tour(t) => {
-            let cells = t
-                .cells()
-                .into_iter()
-                .map(|(r, c)| [c as f64, r as f64])
-                .collect();
-            let edges = pairs(t.adjacency().iter().map(|a| a.iter().map(|&s| s as usize)));
-            Layout { cells, edges }
-        }
-    }
+/// The geometry of `p`, from its definition; `None` when the definition carries none
+/// or it does not fit the puzzle (an edge naming a cell that is not there).
+pub fn layout(p: &Puzzle) -> Option<Layout> {
+    from_definition(&p.definition())
 }
 
-fn ordered(a: usize, b: usize) -> [usize; 2] {
-    [a.min(b), a.max(b)]
-}
-
-/// Each `a < b` pair of an adjacency list once, in order.
-fn pairs<I: IntoIterator<Item = usize>>(adj: impl Iterator<Item = I>) -> Vec<[usize; 2]> {
-    let mut out: Vec<[usize; 2]> = adj
-        .enumerate()
-        .flat_map(|(a, nbs)| nbs.into_iter().filter(move |&b| a < b).map(move |b| [a, b]))
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
-fn adjacency_edges(adj: &serde_json::Value) -> Vec<[usize; 2]> {
-    let lists = adj.as_array().cloned().unwrap_or_default();
-    pairs(lists.iter().map(|l| {
-        l.as_array()
-            .map(|a| a.iter().filter_map(|v| v.as_u64()).map(|v| v as usize))
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-    }))
-}
-
-/// Cell positions of the move-graph puzzles, by name (their definitions say the shape
-/// in words and adjacency lists, not in coordinates).
-fn graph_cells(name: &str, size: u64) -> Vec<[f64; 2]> {
-    let grid = |rows: usize, cols: usize| -> Vec<[f64; 2]> {
-        (0..rows * cols)
-            .map(|i| [(i % cols) as f64, (i / cols) as f64])
-            .collect()
-    };
-    match name {
-        // Seed 004's figure: two cells, three, two, each row offset by half a cell.
-        "six" => vec![
-            [0.5, 0.0],
-            [1.5, 0.0],
-            [0.0, ROW],
-            [1.0, ROW],
-            [2.0, ROW],
-            [0.5, 2.0 * ROW],
-            [1.5, 2.0 * ROW],
-        ],
-        "seven" => grid(2, 4),
-        "eight" => grid(3, 3),
-        "nine" => grid(2, 5),
-        "eleven" => grid(3, 4),
-        "fifteen" => grid(4, 4),
-        "knight-swap" => grid(4, 3),
-        "oshidori" => grid(1, 8),
-        // An unknown move puzzle: a row of cells, one per character of its goal.
-        _ => grid(1, size.min(16) as usize),
-    }
-}
-
-/// Hole positions of a peg board and the lines its jumps run along.
-fn peg(b: &Board) -> Layout {
-    let cells: Vec<[f64; 2]> = match (b.name, &b.coordinates) {
-        (_, Some(c)) => c.iter().map(|&(r, c)| [c as f64, r as f64]).collect(),
-        // Rows of 1..5 holes, each centred under the one above.
-        ("chinese-checkers", None) => (0..5)
-            .flat_map(|r| (0..=r).map(move |k| [2.0 + k as f64 - r as f64 / 2.0, r as f64 * ROW]))
-            .collect(),
-        // A 5x5 square with every other point: rows 3, 2, 3, 2, 3 (diagonal jumps).
-        ("hoppers", None) => [
-            (0, 0),
-            (0, 2),
-            (0, 4),
-            (1, 1),
-            (1, 3),
-            (2, 0),
-            (2, 2),
-            (2, 4),
-            (3, 1),
-            (3, 3),
-            (4, 0),
-            (4, 2),
-            (4, 4),
-        ]
-        .iter()
-        .map(|&(r, c)| [c as f64, r as f64])
-        .collect(),
-        // Seed 002's modified triangle, solved from its jump table on a triangular
-        // lattice: two corner holes, a row of seven, then rows of 4, 3, 2, 1 and two
-        // feet. `x` is in half-cell units.
-        ("triangle21", None) => [
-            (5, -1),
-            (6, 0),
-            (4, 0),
-            (2, 0),
-            (3, 1),
-            (0, 0),
-            (1, 1),
-            (2, 2),
-            (-2, 0),
-            (-1, 1),
-            (0, 2),
-            (1, 3),
-            (-5, -1),
-            (-4, 0),
-            (-3, 1),
-            (-2, 2),
-            (-1, 3),
-            (0, 4),
-            (1, 5),
-            (-6, 0),
-            (-1, 5),
-        ]
-        .iter()
-        .map(|&(x, y)| [(x + 6) as f64 / 2.0, (y + 1) as f64 * ROW])
-        .collect(),
-        // A board without known geometry: holes on a line.
-        _ => (0..b.holes).map(|i| [i as f64, 0.0]).collect(),
-    };
-    let mut edges: Vec<[usize; 2]> = b
-        .jumps
-        .iter()
-        .flat_map(|j| {
-            [
-                ordered(j.from as usize, j.over as usize),
-                ordered(j.over as usize, j.to as usize),
-            ]
-        })
-        .collect();
-    edges.sort_unstable();
-    edges.dedup();
-    Layout { cells, edges }
+/// The `layout` of a definition (as stored in the file's `puzzles` table).
+pub fn from_definition(definition: &serde_json::Value) -> Option<Layout> {
+    let l: Layout = serde_json::from_value(definition.get("layout")?.clone()).ok()?;
+    let n = l.cells.len();
+    (n > 0 && l.edges.iter().all(|&[a, b]| a < n && b < n)).then_some(l)
 }
 
 #[cfg(test)]
@@ -219,7 +47,7 @@ mod tests {
     #[test]
     fn peg_jumps_are_straight_and_even() {
         for b in crate::peg::boards() {
-            let l = peg(&b);
+            let l = layout(&Puzzle::Peg(b.clone())).unwrap();
             assert_eq!(l.cells.len(), b.holes, "{}", b.name);
             for j in &b.jumps {
                 let [f, o, t] = [j.from, j.over, j.to].map(|h| l.cells[h as usize]);
@@ -243,12 +71,14 @@ mod tests {
         }
     }
 
-    /// Joined cells of the sliding puzzles are exactly one unit apart, and the edges are
-    /// the puzzle's adjacency.
+    /// The edges of the sliding puzzles are the puzzle's adjacency, and joined cells are
+    /// evenly spaced: one unit apart on the grids; the data's hexagon of `six` (rows half
+    /// a unit apart) has edges of 1 and sqrt(1.25), so the drawing's connections differ
+    /// in length by at most that ratio.
     #[test]
     fn every_layout_has_a_place_per_cell_and_unit_edges() {
         for p in puzzles::registry() {
-            let l = layout(&p);
+            let l = layout(&p).unwrap();
             let def = p.definition();
             let n = match &p {
                 Puzzle::Graph(g) if g.family() == "sliding" => {
@@ -257,7 +87,7 @@ mod tests {
                 Puzzle::Graph(_) if p.name() == "knight-swap" => 12,
                 Puzzle::Graph(_) => 8,
                 Puzzle::Peg(b) => b.holes,
-                Puzzle::Magic => 9,
+                Puzzle::Magic(m) => m.positions(),
                 Puzzle::Tour(t) => t.squares(),
             };
             assert_eq!(l.cells.len(), n, "{}", p.name());
@@ -266,12 +96,20 @@ mod tests {
                 let adj = def["adjacency"].as_array().unwrap();
                 let count: usize = adj.iter().map(|a| a.as_array().unwrap().len()).sum();
                 assert_eq!(l.edges.len() * 2, count, "{}", p.name());
-                for &[a, b] in &l.edges {
-                    let d = ((l.cells[a][0] - l.cells[b][0]).powi(2)
-                        + (l.cells[a][1] - l.cells[b][1]).powi(2))
-                    .sqrt();
-                    assert!(close(d, 1.0), "{}: {a}-{b} at {d}", p.name());
+                let lengths: Vec<f64> = (l.edges.iter())
+                    .map(|&[a, b]| {
+                        ((l.cells[a][0] - l.cells[b][0]).powi(2)
+                            + (l.cells[a][1] - l.cells[b][1]).powi(2))
+                        .sqrt()
+                    })
+                    .collect();
+                let shortest = lengths.iter().cloned().fold(f64::INFINITY, f64::min);
+                let longest = lengths.iter().cloned().fold(0.0, f64::max);
+                assert!(close(shortest, 1.0), "{}: shortest {shortest}", p.name());
+                if p.name() != "six" {
+                    assert!(close(longest, 1.0), "{}: longest {longest}", p.name());
                 }
+                assert!(longest <= 1.25f64.sqrt() + 1e-9, "{}: {longest}", p.name());
             }
         }
     }
@@ -279,7 +117,7 @@ mod tests {
     #[test]
     fn knight_swap_edges_are_knight_moves() {
         let p = puzzles::find("knight-swap").unwrap();
-        let l = layout(&p);
+        let l = layout(&p).unwrap();
         assert_eq!(l.edges.len(), 14);
         for &[a, b] in &l.edges {
             let dx = (l.cells[a][0] - l.cells[b][0]).abs();

@@ -145,7 +145,9 @@ impl From<QueryError> for ApiError {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
             QueryError::Stale(_) => StatusCode::CONFLICT,
-            QueryError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            QueryError::Store(_) | QueryError::Inconsistent { .. } => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
         };
         ApiError::new(status, e.to_string())
     }

@@ -13,7 +13,7 @@ const app = {
   answer: null,     // the current position's answer
   line: [],         // positions played, in order
   at: 0,            // index of the current position in `line`
-  selected: null,   // selected cell (peg boards and knights: choose the piece, then where)
+  selected: null,   // selected cell (peg boards and tokens: choose the piece, then where)
   seq: 0,           // guards against answers arriving out of order
 };
 
@@ -54,7 +54,7 @@ function cellsOf(state) {
 function family() { return app.puzzle ? app.puzzle.family : ""; }
 function isEnumeration() { return family() === "magic" || family() === "tour"; }
 // Pieces that are chosen first and then sent somewhere.
-function twoClick() { return family() === "peg" || family() === "knights"; }
+function twoClick() { return family() === "peg" || family() === "tokens"; }
 
 function verdict(d) {
   const cur = app.answer ? app.answer.distance : null;
@@ -174,8 +174,8 @@ function drawPosition() {
   if (fam !== "tour") {
     for (const [u, v] of layout.edges) {
       const [x1, y1] = at(layout.cells[u]), [x2, y2] = at(layout.cells[v]);
-      el("line", { x1, y1, x2, y2, class: "edge", stroke: fam === "knights" ? "#e0e0e0" : "#b0bec5",
-                   "stroke-width": fam === "knights" ? 1 : 3 }, svg);
+      el("line", { x1, y1, x2, y2, class: "edge", stroke: fam === "tokens" ? "#e0e0e0" : "#b0bec5",
+                   "stroke-width": fam === "tokens" ? 1 : 3 }, svg);
     }
   }
   if (fam === "tour") drawTour(svg, layout, at, cells.map(Number), "#1565c0");
@@ -233,6 +233,13 @@ function better(d, old) {
   return old === null || d < old;
 }
 
+// Tokens that move as knights (the definition file says `move = "knight"`) are drawn
+// as knights; other tokens as plain stones.
+function knightMoves() {
+  const spec = app.puzzle.definition && app.puzzle.definition.spec;
+  return !!spec && spec.move === "knight";
+}
+
 function drawCell(g, fam, v, i) {
   const r = UNIT * 0.4;
   if (fam === "sliding") {
@@ -243,14 +250,14 @@ function drawCell(g, fam, v, i) {
                  fill: blank ? "#eceff1" : "#ffcc80", stroke: "#8d6e63", "stroke-width": blank ? 0 : 2 }, g);
     if (!blank) el("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 28,
                              "font-weight": "bold", fill: "#3e2723" }, g, v);
-  } else if (fam === "knights" || fam === "oshidori") {
-    const dark = fam === "knights" && ((Math.round(app.puzzle.layout.cells[i][0]) +
+  } else if (fam === "tokens" || fam === "oshidori") {
+    const dark = fam === "tokens" && ((Math.round(app.puzzle.layout.cells[i][0]) +
                                         Math.round(app.puzzle.layout.cells[i][1])) % 2 === 1);
     el("rect", { x: -UNIT / 2, y: -UNIT / 2, width: UNIT, height: UNIT,
                  fill: dark ? "#d7ccc8" : "#efebe9", stroke: "#bcaaa4" }, g);
     if (v === "B" || v === "W") {
       el("circle", { r: r * 0.85, fill: v === "B" ? "#212121" : "#fff", stroke: "#212121", "stroke-width": 2 }, g);
-      if (fam === "knights") {
+      if (fam === "tokens" && knightMoves()) {
         el("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 30,
                      fill: v === "B" ? "#fff" : "#212121" }, g, "\u265E");
       }

@@ -319,6 +319,10 @@ fn browser_screenshots_of_every_board() {
     let addr = start_server(shared_db());
     with_session(&d, move |c| async move {
         for &name in crate::util::LIGHT {
+            // Wait for this puzzle's own board: one cell per cell of its layout (the
+            // previous puzzle's board stays up until the new one is drawn).
+            let p = puzzlebase::puzzles::find(name).unwrap();
+            let cells = puzzlebase::layout::layout(&p).unwrap().cells.len() as u64;
             open(&c, addr, &format!("#/{name}")).await;
             wait_until(&format!("{name}'s board"), || async {
                 js(
@@ -328,7 +332,7 @@ fn browser_screenshots_of_every_board() {
                 .await
                 .as_u64()
                 .unwrap_or(0)
-                    > 0
+                    == cells
             })
             .await;
             let bars = js(

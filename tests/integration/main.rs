@@ -2,11 +2,16 @@
 
 mod bad_input;
 mod browser;
+mod damage;
+mod definitions;
 mod english33;
+mod hardened;
+mod hostile;
 mod nightly;
 mod others;
 mod packed;
 mod peg;
+mod properties;
 mod serve;
 mod sliding;
 mod util;
