@@ -75,6 +75,7 @@ fn graphs() -> Vec<Puzzle> {
         Puzzle::Graph(Box::new(Sliding::grid("eight", 3, 3))),
         Puzzle::Graph(Box::new(Sliding::grid("nine", 2, 5))),
         Puzzle::Graph(Box::new(Sliding::grid("eleven", 3, 4))),
+        Puzzle::Graph(Box::new(Sliding::grid("twelve", 2, 6))),
         Puzzle::Graph(Box::new(knights::KnightSwap::new())),
         Puzzle::Graph(Box::new(oshidori::Oshidori::new())),
     ]
