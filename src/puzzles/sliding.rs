@@ -1,5 +1,6 @@
 //! Sliding-tile puzzles defined by a cell graph and a goal: `six` (hexagonal),
-//! `seven` (2x4), `eight` (3x3), `nine` (2x5) and `eleven` (3x4), and any other graph.
+//! `seven` (2x4), `eight` (3x3), `nine` (2x5), `eleven` (3x4) and `twelve` (2x6), and any
+//! other graph.
 //!
 //! # Ranking
 //! A position is the tile value in each cell, 0 for the blank. Its rank is
@@ -22,6 +23,9 @@
 //! exactly one. The cells joined this way form [`Sliding::runs`] (the rows of a
 //! rectangle), the unit of the packed distance tables ([`crate::packed`]).
 
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use serde_json::json;
 
 use crate::packed::RunLayout;
@@ -41,7 +45,33 @@ pub struct Sliding {
     solvable_parity: u8,
     /// Number of values `t` takes (see the module docs).
     tile_ranks: u64,
+    /// Distinguishes this puzzle's entries in the per-thread [`BlockCache`].
+    id: u64,
 }
+
+/// The tiles of the block (value of `t`) a thread last generated neighbours for. The
+/// solver visits ranks in order, so the ranks of one block share a single unrank.
+struct BlockCache {
+    puzzle: u64,
+    t: u64,
+    /// `perm_unrank` of the block's permutation rank, before any parity swap.
+    tiles: [u8; MAX_CELLS],
+    /// Its parity, as `perm_unrank` returns it.
+    parity: u8,
+}
+
+thread_local! {
+    static LAST_BLOCK: RefCell<BlockCache> = const {
+        RefCell::new(BlockCache {
+            puzzle: u64::MAX,
+            t: 0,
+            tiles: [0; MAX_CELLS],
+            parity: 0,
+        })
+    };
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
 impl Sliding {
     /// A puzzle on an arbitrary cell graph. `goal[i]` is the tile in cell `i` (0 = blank).
@@ -72,6 +102,7 @@ impl Sliding {
             colour,
             solvable_parity,
             tile_ranks,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         }
     }
 
@@ -310,10 +341,10 @@ impl StateSpace for Sliding {
     }
 
     fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
-        let mut cells = [0u8; MAX_CELLS];
-        let cells = &mut cells[..self.cells()];
-        let blank = (rank % cells.len() as u64) as usize;
-        let mut unranked = false;
+        let n = self.cells();
+        let blank = (rank % n as u64) as usize;
+        let t = rank / n as u64;
+        let mut tiles: Option<[u8; MAX_CELLS]> = None;
         for &c in &self.adjacency[blank] {
             let c = c as usize;
             if c.abs_diff(blank) == 1 {
@@ -321,14 +352,47 @@ impl StateSpace for Sliding {
                 out.push(rank - blank as u64 + c as u64);
                 continue;
             }
-            if !unranked {
-                self.unrank_into(rank, cells);
-                unranked = true;
+            let mut next = *tiles.get_or_insert_with(|| self.block_tiles(t, blank));
+            // The tiles in cell order, blank skipped: the tile moving between cells `c`
+            // and `blank` jumps over the tiles in between, a rotation by one.
+            if c > blank {
+                next[blank..c].rotate_right(1);
+            } else {
+                next[c..blank].rotate_left(1);
             }
-            cells.swap(blank, c);
-            out.push(self.rank_of(cells));
-            cells.swap(blank, c);
+            let lehmer = perm_rank(&next[..n - 1]);
+            let t = if self.colour.is_some() {
+                lehmer / 2
+            } else {
+                lehmer
+            };
+            out.push(t * n as u64 + c as u64);
         }
+    }
+}
+
+impl Sliding {
+    /// The tiles in cell order (blank skipped) of the ranks of block `t` with the blank
+    /// in cell `blank`, as [`Sliding::unrank_into`] gives them, unranked once per block
+    /// and thread.
+    fn block_tiles(&self, t: u64, blank: usize) -> [u8; MAX_CELLS] {
+        let n = self.cells();
+        LAST_BLOCK.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            if cache.puzzle != self.id || cache.t != t {
+                let lehmer = if self.colour.is_some() { 2 * t } else { t };
+                cache.parity = perm_unrank(lehmer, &mut cache.tiles[..n - 1]);
+                cache.puzzle = self.id;
+                cache.t = t;
+            }
+            let mut tiles = cache.tiles;
+            if let Some(colour) = &self.colour
+                && cache.parity ^ (blank & 1) as u8 ^ colour[blank] != self.solvable_parity
+            {
+                tiles.swap(n - 3, n - 2);
+            }
+            tiles
+        })
     }
 }
 
@@ -434,7 +498,11 @@ mod tests {
 
     #[test]
     fn sampled_ranks_of_the_larger_grids() {
-        for (name, rows, cols, size) in [("nine", 2, 5, 1_814_400), ("eleven", 3, 4, 239_500_800)] {
+        for (name, rows, cols, size) in [
+            ("nine", 2, 5, 1_814_400),
+            ("eleven", 3, 4, 239_500_800),
+            ("twelve", 2, 6, 239_500_800),
+        ] {
             let p = Sliding::grid(name, rows, cols);
             assert_eq!(p.size(), size);
             let corners = [0, 1, size - 2, size - 1];
@@ -470,6 +538,7 @@ mod tests {
             [(0, 4), (4, 4), (8, 4)]
         );
         assert_eq!(Sliding::grid("nine", 2, 5).runs(), [(0, 5), (5, 5)]);
+        assert_eq!(Sliding::grid("twelve", 2, 6).runs(), [(0, 6), (6, 6)]);
         // The hexagon: 0-1, 2-3-4 and 5-6 (1-2 and 4-5 are not adjacent).
         assert_eq!(Sliding::six().runs(), [(0, 2), (2, 3), (5, 2)]);
     }
