@@ -163,11 +163,11 @@ pub fn solve_with<S: StateSpace + ?Sized>(
     let mut expansions = Vec::new();
     let mut unvisited = n;
     let mut d: u8 = 0;
-    let mut size = goals;
-    while size > 0 {
-        unvisited -= size;
-        progress.advance(size);
-        levels.push(size);
+    // The size of level `d` as its discovery counted it: exact for the goals and after a
+    // pull, an overcount by the rare ranks two threads claimed at once after a push.
+    // The scan that expands the level counts it exactly.
+    let mut approx = goals;
+    while approx > 0 {
         if d == UNREACHED - 1 {
             return Err(SolveError::TooDeep { max: UNREACHED - 1 });
         }
@@ -175,8 +175,8 @@ pub fn solve_with<S: StateSpace + ?Sized>(
         // Pull once the unexplored part is no larger than a couple of frontiers: scanning
         // it then costs less than expanding the frontier, and needs no atomic updates.
         let started = Instant::now();
-        let pulled = unvisited <= 2 * size;
-        size = if pulled {
+        let pulled = unvisited <= 2 * approx;
+        let (size, found) = if pulled {
             t.pull_level(space, d)
         } else {
             t.push_level(space, d)
@@ -185,6 +185,10 @@ pub fn solve_with<S: StateSpace + ?Sized>(
             pulled,
             seconds: started.elapsed().as_secs_f64(),
         });
+        unvisited -= size;
+        progress.advance(size);
+        levels.push(size);
+        approx = found;
         d += 1;
     }
 
@@ -249,20 +253,27 @@ impl Tables {
 
     /// Expands every rank at distance `d`: claims unreached neighbours for `d + 1` and adds
     /// this rank's count to every neighbour at `d + 1`. Sums and minima do not depend on
-    /// the order in which threads apply them. Returns the size of level `d + 1`.
-    fn push_level<S: StateSpace + ?Sized>(&self, space: &S, d: u8) -> u64 {
+    /// the order in which threads apply them. Returns the exact size of level `d` and the
+    /// number of ranks claimed for `d + 1` (see below).
+    ///
+    /// A claim is a plain load and store, not a compare-and-swap: two threads may both
+    /// claim a rank, which only writes the same distance twice (and counts the rank twice
+    /// in the second figure). A locked instruction per new rank would wait for its cache
+    /// miss before the next could start; plain ones let those misses overlap.
+    fn push_level<S: StateSpace + ?Sized>(&self, space: &S, d: u8) -> (u64, u64) {
         let marks = &self.marks[d as usize % 2];
         let (want_next, want_count) = (!self.next.is_empty(), !self.count.is_empty());
         (0..marks.len())
             .into_par_iter()
             .filter(|&ci| marks[ci].load(Relaxed))
             .map(|ci| {
-                let mut found = 0u64;
+                let (mut here, mut found) = (0u64, 0u64);
                 let mut buf = Vec::with_capacity(16);
                 for r in self.chunk_range(ci) {
                     if self.dist[r].load(Relaxed) != d {
                         continue;
                     }
+                    here += 1;
                     let c = self.count.get(r).map_or(0, |c| c.load(Relaxed));
                     buf.clear();
                     space.neighbors(r as u64, &mut buf);
@@ -271,15 +282,10 @@ impl Tables {
                         let cell = &self.dist[i];
                         let mut nd = cell.load(Relaxed);
                         if nd == UNREACHED {
-                            // The exchange makes exactly one thread count each new rank.
-                            match cell.compare_exchange(UNREACHED, d + 1, Relaxed, Relaxed) {
-                                Ok(_) => {
-                                    found += 1;
-                                    self.mark(d + 1, i);
-                                    nd = d + 1;
-                                }
-                                Err(now) => nd = now,
-                            }
+                            cell.store(d + 1, Relaxed);
+                            self.mark(d + 1, i);
+                            found += 1;
+                            nd = d + 1;
                         }
                         if nd == d + 1 {
                             if want_next {
@@ -292,24 +298,26 @@ impl Tables {
                         }
                     }
                 }
-                found
+                (here, found)
             })
-            .sum()
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
     }
 
     /// Scans every unreached rank for neighbours at distance `d`; such a rank joins level
-    /// `d + 1` with the sum of their counts. Writes only its own entries. Returns the size
-    /// of level `d + 1`.
-    fn pull_level<S: StateSpace + ?Sized>(&self, space: &S, d: u8) -> u64 {
+    /// `d + 1` with the sum of their counts. Writes only its own entries. Returns the sizes
+    /// of levels `d` and `d + 1`, both exact.
+    fn pull_level<S: StateSpace + ?Sized>(&self, space: &S, d: u8) -> (u64, u64) {
         let distances_only = self.next.is_empty() && self.count.is_empty();
         (0..self.marks[0].len())
             .into_par_iter()
             .map(|ci| {
-                let mut found = 0u64;
+                let (mut here, mut found) = (0u64, 0u64);
                 let mut buf = Vec::with_capacity(16);
                 for r in self.chunk_range(ci) {
                     let cell = &self.dist[r];
-                    if cell.load(Relaxed) != UNREACHED {
+                    let now = cell.load(Relaxed);
+                    if now != UNREACHED {
+                        here += (now == d) as u64;
                         continue;
                     }
                     buf.clear();
@@ -345,9 +353,9 @@ impl Tables {
                 if found > 0 {
                     self.mark(d + 1, ci * CHUNK);
                 }
-                found
+                (here, found)
             })
-            .sum()
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
     }
 }
 
