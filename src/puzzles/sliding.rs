@@ -56,8 +56,19 @@ struct BlockCache {
     t: u64,
     /// `perm_unrank` of the block's permutation rank, before any parity swap.
     tiles: [u8; MAX_CELLS],
+    /// Its Lehmer digits: `digits[i]` = how many later tiles are smaller than `tiles[i]`.
+    digits: [u8; MAX_CELLS],
     /// Its parity, as `perm_unrank` returns it.
     parity: u8,
+}
+
+/// The tiles of one rank (cell order, blank skipped) with their Lehmer digits and
+/// lexicographic rank, from which a neighbour's rank follows by a local update.
+#[derive(Clone, Copy)]
+struct Arrangement {
+    tiles: [u8; MAX_CELLS],
+    digits: [u8; MAX_CELLS],
+    lehmer: u64,
 }
 
 thread_local! {
@@ -66,6 +77,7 @@ thread_local! {
             puzzle: u64::MAX,
             t: 0,
             tiles: [0; MAX_CELLS],
+            digits: [0; MAX_CELLS],
             parity: 0,
         })
     };
@@ -344,7 +356,7 @@ impl StateSpace for Sliding {
         let n = self.cells();
         let blank = (rank % n as u64) as usize;
         let t = rank / n as u64;
-        let mut tiles: Option<[u8; MAX_CELLS]> = None;
+        let mut here: Option<Arrangement> = None;
         for &c in &self.adjacency[blank] {
             let c = c as usize;
             if c.abs_diff(blank) == 1 {
@@ -352,15 +364,8 @@ impl StateSpace for Sliding {
                 out.push(rank - blank as u64 + c as u64);
                 continue;
             }
-            let mut next = *tiles.get_or_insert_with(|| self.block_tiles(t, blank));
-            // The tiles in cell order, blank skipped: the tile moving between cells `c`
-            // and `blank` jumps over the tiles in between, a rotation by one.
-            if c > blank {
-                next[blank..c].rotate_right(1);
-            } else {
-                next[c..blank].rotate_left(1);
-            }
-            let lehmer = perm_rank(&next[..n - 1]);
+            let a = *here.get_or_insert_with(|| self.block_tiles(t, blank));
+            let lehmer = shifted_rank(&a, n - 1, blank, c);
             let t = if self.colour.is_some() {
                 lehmer / 2
             } else {
@@ -371,27 +376,73 @@ impl StateSpace for Sliding {
     }
 }
 
+/// The lexicographic rank of the tiles after the blank moves from cell `blank` to cell
+/// `c` across a row boundary: the tile from `c` jumps over the tiles in between, which
+/// rotates that stretch of the tile sequence by one. Only the Lehmer digits inside the
+/// stretch change (the tiles before and after it see the same set to their right).
+fn shifted_rank(a: &Arrangement, m: usize, blank: usize, c: usize) -> u64 {
+    let f = |i: usize| FACT[m - 1 - i] as i64;
+    let (s, l) = (&a.tiles, &a.digits);
+    let mut delta = 0i64;
+    let mut smaller = 0i64;
+    if c > blank {
+        // The tile at sequence index q = c - 1 moves to index `blank`; the tiles at
+        // blank..q move one place right, and each loses it from its right if larger.
+        let (lo, q) = (blank, c - 1);
+        let x = s[q];
+        for k in lo..q {
+            let above = (x < s[k]) as i64;
+            smaller += 1 - above;
+            delta += (l[k] as i64 - above) * f(k + 1) - l[k] as i64 * f(k);
+        }
+        delta += (l[q] as i64 + smaller) * f(lo) - l[q] as i64 * f(q);
+    } else {
+        // The tile at index `c` moves to index q = blank - 1; the tiles at c+1..=q move
+        // one place left, and each gains it on its right if larger.
+        let (lo, q) = (c, blank - 1);
+        let x = s[lo];
+        for k in lo + 1..=q {
+            let above = (x < s[k]) as i64;
+            smaller += 1 - above;
+            delta += (l[k] as i64 + above) * f(k - 1) - l[k] as i64 * f(k);
+        }
+        delta += (l[lo] as i64 - smaller) * f(q) - l[lo] as i64 * f(lo);
+    }
+    (a.lehmer as i64 + delta) as u64
+}
+
 impl Sliding {
     /// The tiles in cell order (blank skipped) of the ranks of block `t` with the blank
-    /// in cell `blank`, as [`Sliding::unrank_into`] gives them, unranked once per block
-    /// and thread.
-    fn block_tiles(&self, t: u64, blank: usize) -> [u8; MAX_CELLS] {
+    /// in cell `blank`, as [`Sliding::unrank_into`] gives them, with their Lehmer digits
+    /// and rank; unranked once per block and thread.
+    fn block_tiles(&self, t: u64, blank: usize) -> Arrangement {
         let n = self.cells();
+        let m = n - 1;
         LAST_BLOCK.with(|cache| {
             let mut cache = cache.borrow_mut();
+            let lehmer = if self.colour.is_some() { 2 * t } else { t };
             if cache.puzzle != self.id || cache.t != t {
-                let lehmer = if self.colour.is_some() { 2 * t } else { t };
-                cache.parity = perm_unrank(lehmer, &mut cache.tiles[..n - 1]);
+                cache.parity = perm_unrank(lehmer, &mut cache.tiles[..m]);
+                for i in 0..m {
+                    cache.digits[i] = (lehmer / FACT[m - 1 - i] % (m - i) as u64) as u8;
+                }
                 cache.puzzle = self.id;
                 cache.t = t;
             }
-            let mut tiles = cache.tiles;
+            let mut a = Arrangement {
+                tiles: cache.tiles,
+                digits: cache.digits,
+                lehmer,
+            };
             if let Some(colour) = &self.colour
                 && cache.parity ^ (blank & 1) as u8 ^ colour[blank] != self.solvable_parity
             {
-                tiles.swap(n - 3, n - 2);
+                // Swapping the last two tiles flips the second-to-last digit: rank 2t + 1.
+                a.tiles.swap(m - 2, m - 1);
+                a.digits[m - 2] ^= 1;
+                a.lehmer += 1;
             }
-            tiles
+            a
         })
     }
 }
