@@ -170,9 +170,9 @@ pub fn solve_with<S: StateSpace + ?Sized>(
         }
         t.clear_marks(d + 1);
         // Pull once the unexplored part is no larger than a few frontiers: scanning it
-        // then costs less than expanding the frontier. A pushed rank costs about three
-        // scanned ones on the 3x4 (random writes against in-order ones, measured by the
-        // `generate` bench), so a pull pays from about that ratio on.
+        // then costs less than expanding the frontier, since a pushed rank writes at
+        // random where a pulled one writes in order (see the `generate` bench's
+        // breakdown; the ratio is a rough choice, not a tuned one).
         let started = Instant::now();
         let pulled = unvisited.saturating_sub(approx) <= PULL_RATIO * approx;
         let (size, found) = if pulled {
