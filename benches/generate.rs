@@ -1,17 +1,23 @@
 //! Prints speed figures (never asserted): `cargo bench --bench generate`. Heavy runs are
 //! opt-in: `cargo bench --bench generate -- eleven` adds the 239,500,800-state 3x4
 //! sliding puzzle end to end (generation time and peak memory, its share of the file,
-//! and a query on it against the same query on `six`), `-- english33` the 33-hole
-//! central game.
+//! and a query on it against the same query on `six`), `-- twelve` the same for the 2x6,
+//! `-- english33` the 33-hole central game, and `-- engine` the engine against a naive
+//! single-thread breadth-first search on the 3x4 and the 2x6, with a breakdown of where
+//! the engine's time goes. Add `only` to skip the default figures.
 
 use std::process::Command;
 use std::time::Instant;
+
+use rayon::prelude::*;
 
 use puzzlebase::bfs;
 use puzzlebase::generate::{self, Observer, Options, Summary};
 use puzzlebase::peg::{self, Board};
 use puzzlebase::progress::{Progress, Silent};
 use puzzlebase::puzzles::sliding::Sliding;
+use puzzlebase::rank::{FACT, perm_rank, perm_unrank};
+use puzzlebase::space::{GraphPuzzle, StateSpace};
 
 struct Quiet;
 impl Observer for Quiet {
@@ -29,8 +35,48 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("bench.sqlite");
 
+    // `only` skips the default figures, for running one heavy section alone.
+    if !args.iter().any(|a| a == "only") {
+        default_figures(&dir);
+    }
+
+    if args.iter().any(|a| a == "english33") {
+        let b = peg::boards()
+            .into_iter()
+            .find(|b| b.name == "english33")
+            .unwrap();
+        let t = Instant::now();
+        let table = peg::solve(&b, &Silent).unwrap();
+        let s = t.elapsed().as_secs_f64();
+        let reachable: u64 = table.layers.iter().map(|l| l.reachable).sum();
+        let can_finish: u64 = table.layers.iter().map(|l| l.can_finish).sum();
+        println!(
+            "english33: {reachable} reachable, {can_finish} can finish, {} rows, start distance {}, {s:.1} s, \
+             {:.2} M positions/s, peak memory {} (target <= 10 min, <= 8 GiB)",
+            table.rows.len(),
+            table.max_distance,
+            reachable as f64 / s / 1e6,
+            peak_memory()
+        );
+    }
+
+    if args.iter().any(|a| a == "eleven") {
+        packed(dir.path(), "eleven");
+    }
+    if args.iter().any(|a| a == "twelve") {
+        packed(dir.path(), "twelve");
+    }
+    if args.iter().any(|a| a == "engine") {
+        for (name, rows, cols) in [("eleven", 3, 4), ("twelve", 2, 6)] {
+            engine(dir.path(), name, rows, cols);
+        }
+    }
+}
+
+/// The figures printed by every run: small tables, queries, peg boards, the nightly job.
+fn default_figures(dir: &tempfile::TempDir) {
+    let db = dir.path().join("bench.sqlite");
     let sliding = ["six", "seven", "eight"].map(String::from).to_vec();
     let runs: Vec<f64> = (0..5)
         .map(|_| {
@@ -60,6 +106,32 @@ fn main() {
     println!(
         "eight table alone (distances, next, counts): {:.1} ms (median of 10; target <= 30 ms)",
         1e3 * median(runs)
+    );
+
+    // Writing the file against computing the tables, for eight alone in a fresh file.
+    let runs: Vec<(f64, f64)> = (0..5)
+        .map(|_| {
+            let db = dir.path().join("eight.sqlite");
+            let _ = std::fs::remove_file(&db);
+            let t = Instant::now();
+            let opts = Options {
+                db: db.clone(),
+                only: vec!["eight".into()],
+                force: true,
+            };
+            generate::generate(&opts, &Quiet).unwrap();
+            let wall = t.elapsed().as_secs_f64();
+            (wall, computed(&db)["eight"])
+        })
+        .collect();
+    let (wall, compute) = runs[runs.len() / 2];
+    println!(
+        "generate --puzzle eight, fresh file: {:.3} s = compute {:.3} s + file {:.3} s \
+         (file/compute {:.2}; target <= 1)",
+        wall,
+        compute,
+        wall - compute,
+        (wall - compute) / compute
     );
 
     let bin = env!("CARGO_BIN_EXE_puzzlebase");
@@ -110,7 +182,7 @@ fn main() {
     // The nightly job over every puzzle (english33 included), then again with nothing changed.
     let db2 = dir.path().join("nightly.sqlite");
     let t = Instant::now();
-    generate::generate(
+    let summaries = generate::generate(
         &Options {
             db: db2.clone(),
             only: Vec::new(),
@@ -120,6 +192,7 @@ fn main() {
     )
     .unwrap();
     let full = t.elapsed().as_secs_f64();
+    compute_vs_write(&db2, &summaries, full);
     let t = Instant::now();
     generate::generate(
         &Options {
@@ -148,36 +221,218 @@ fn main() {
         100.0 * rerun / full,
         100.0 * one / full
     );
-
-    if args.iter().any(|a| a == "english33") {
-        let b = peg::boards()
-            .into_iter()
-            .find(|b| b.name == "english33")
-            .unwrap();
-        let t = Instant::now();
-        let table = peg::solve(&b, &Silent).unwrap();
-        let s = t.elapsed().as_secs_f64();
-        let reachable: u64 = table.layers.iter().map(|l| l.reachable).sum();
-        let can_finish: u64 = table.layers.iter().map(|l| l.can_finish).sum();
-        println!(
-            "english33: {reachable} reachable, {can_finish} can finish, {} rows, start distance {}, {s:.1} s, \
-             {:.2} M positions/s, peak memory {} (target <= 10 min, <= 8 GiB)",
-            table.rows.len(),
-            table.max_distance,
-            reachable as f64 / s / 1e6,
-            peak_memory()
-        );
-    }
-
-    if args.iter().any(|a| a == "eleven") {
-        eleven(dir.path());
-    }
 }
 
-/// `eleven` through the nightly job, its share of the file, and query processes on it
-/// and on `six` from the same file.
-fn eleven(dir: &std::path::Path) {
-    let db = dir.join("eleven.sqlite");
+/// Compute seconds per puzzle as stored in the file (`puzzles.seconds`: the tables,
+/// before any row is written).
+fn computed(db: &std::path::Path) -> std::collections::HashMap<String, f64> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut st = conn.prepare("SELECT name, seconds FROM puzzles").unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// Per puzzle of a full run: computing the tables against writing them (rows, packed
+/// chunks, checksum), from the run's own per-puzzle wall times and the file's compute
+/// times; the rest of the wall time (verification, commit, rename) counts as writing.
+fn compute_vs_write(db: &std::path::Path, summaries: &[Summary], full: f64) {
+    let compute = computed(db);
+    println!("  puzzle             compute s    write s   write/compute");
+    let mut total_compute = 0.0;
+    for p in puzzlebase::puzzles::registry() {
+        let c = compute[p.name()];
+        let w = (summaries.iter())
+            .find(|s| s.name == p.name())
+            .map_or(0.0, |s| s.seconds - c);
+        total_compute += c;
+        println!(
+            "  {:<16} {c:>10.3} {w:>10.3} {:>10.2}",
+            p.name(),
+            w / c.max(1e-9)
+        );
+    }
+    println!(
+        "  whole run        {total_compute:>10.3} {:>10.3} {:>10.2}  (target <= 1 per puzzle and in total)",
+        full - total_compute,
+        (full - total_compute) / total_compute
+    );
+}
+
+/// The naive baseline of issue 11: one byte per rank of all `n!` permutations (both
+/// parities), each level found by scanning the whole table, every neighbour ranked by
+/// its Lehmer code, a single thread, nothing written. Returns positions per distance.
+fn naive_bfs(rows: usize, cols: usize) -> Vec<u64> {
+    let n = rows * cols;
+    let mut dist = vec![u8::MAX; FACT[n] as usize];
+    let goal: Vec<u8> = (1..n as u8).chain([0]).collect();
+    dist[perm_rank(&goal) as usize] = 0;
+    let mut levels = vec![1u64];
+    let mut cells = vec![0u8; n];
+    for d in 0u8.. {
+        let mut found = 0u64;
+        for r in 0..dist.len() {
+            if dist[r] != d {
+                continue;
+            }
+            perm_unrank(r as u64, &mut cells);
+            let b = cells.iter().position(|&v| v == 0).unwrap();
+            let (row, col) = (b / cols, b % cols);
+            let mut to = [usize::MAX; 4];
+            if row > 0 {
+                to[0] = b - cols;
+            }
+            if row + 1 < rows {
+                to[1] = b + cols;
+            }
+            if col > 0 {
+                to[2] = b - 1;
+            }
+            if col + 1 < cols {
+                to[3] = b + 1;
+            }
+            for c in to.into_iter().filter(|&c| c != usize::MAX) {
+                cells.swap(b, c);
+                let nr = perm_rank(&cells) as usize;
+                cells.swap(b, c);
+                if dist[nr] == u8::MAX {
+                    dist[nr] = d + 1;
+                    found += 1;
+                }
+            }
+        }
+        if found == 0 {
+            break;
+        }
+        levels.push(found);
+    }
+    levels
+}
+
+/// The engine against the naive baseline on one grid, measured in the same run, and a
+/// breakdown of the engine's time: ranking, neighbour generation, the level passes
+/// (push and pull), packing and the SQLite file.
+fn engine(dir: &std::path::Path, name: &str, rows: usize, cols: usize) {
+    let t = Instant::now();
+    let cpu = cpu_seconds();
+    let naive = naive_bfs(rows, cols);
+    let naive_s = t.elapsed().as_secs_f64();
+    let naive_cpu = cpu_seconds() - cpu;
+
+    let db = dir.join(format!("engine-{name}.sqlite"));
+    let _ = std::fs::remove_file(&db);
+    let t = Instant::now();
+    let cpu = cpu_seconds();
+    generate::generate(
+        &Options {
+            db: db.clone(),
+            only: vec![name.to_string()],
+            force: true,
+        },
+        &Quiet,
+    )
+    .unwrap();
+    let gen_s = t.elapsed().as_secs_f64();
+    let gen_cpu = cpu_seconds() - cpu;
+    let compute_s = computed(&db)[name];
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let mut st = conn
+        .prepare("SELECT positions FROM histogram WHERE puzzle = ?1 ORDER BY distance")
+        .unwrap();
+    let stored: Vec<u64> = st
+        .query_map([name], |r| r.get::<_, i64>(0).map(|v| v as u64))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(stored, naive, "{name}: the engine and the baseline agree");
+    println!(
+        "{name}: naive single-thread BFS {naive_s:.1} s wall, {naive_cpu:.1} CPU-s; generate \
+         (SQLite file included) {gen_s:.1} s wall, {gen_cpu:.1} CPU-s; {:.2}x faster in wall \
+         time (target >= 4x on {} threads), {:.2}x less CPU",
+        naive_s / gen_s,
+        rayon::current_num_threads(),
+        naive_cpu / gen_cpu
+    );
+
+    // Where the time goes, each part measured alone over the whole space.
+    let g = Sliding::grid(name, rows, cols);
+    let size = g.size();
+    let blocks = size / g.cells() as u64;
+    let t = Instant::now();
+    let sum: u64 = (0..blocks)
+        .into_par_iter()
+        .map(|b| {
+            let mut cells = [0u8; 16];
+            let r = b * g.cells() as u64;
+            g.unrank_into(r, &mut cells[..g.cells()]);
+            g.rank_of(&cells[..g.cells()])
+        })
+        .reduce(|| 0, u64::wrapping_add);
+    std::hint::black_box(sum);
+    let rank_s = t.elapsed().as_secs_f64() * g.cells() as f64;
+    let t = Instant::now();
+    let per = 1u64 << 14;
+    let sum: u64 = (0..size.div_ceil(per))
+        .into_par_iter()
+        .map(|c| {
+            let mut buf = Vec::with_capacity(4);
+            let mut sum = 0u64;
+            for r in c * per..(c * per + per).min(size) {
+                buf.clear();
+                g.neighbors(r, &mut buf);
+                sum = sum.wrapping_add(buf.iter().sum::<u64>());
+            }
+            sum
+        })
+        .reduce(|| 0, u64::wrapping_add);
+    std::hint::black_box(sum);
+    let nb_s = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let table = bfs::solve_with(&g, bfs::Outputs::DISTANCES, &Silent).unwrap();
+    let bfs_s = t.elapsed().as_secs_f64();
+    let (mut push, mut pull, mut pushes, mut pulls) = (0.0, 0.0, 0, 0);
+    for e in &table.expansions {
+        if e.pulled {
+            pull += e.seconds;
+            pulls += 1;
+        } else {
+            push += e.seconds;
+            pushes += 1;
+        }
+    }
+    let layout = g.packing().unwrap();
+    let t = Instant::now();
+    let bytes: usize = (0..layout.chunks())
+        .into_par_iter()
+        .map(|c| layout.encode_chunk(c, &table.dist).unwrap().len())
+        .sum();
+    std::hint::black_box(bytes);
+    let pack_s = t.elapsed().as_secs_f64();
+    println!(
+        "  breakdown: unrank+rank of every rank {rank_s:.1} s; neighbours of every rank \
+         {nb_s:.1} s; search {bfs_s:.1} s ({pushes} push levels {push:.1} s, {pulls} pull \
+         levels {pull:.1} s, setup and histogram {:.1} s); packing {pack_s:.1} s; \
+         generate's compute {compute_s:.1} s and file {:.1} s",
+        bfs_s - push - pull,
+        gen_s - compute_s
+    );
+}
+
+/// CPU time of this process so far (user + system), from `/proc/self/stat`.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // Fields 14 and 15 (utime, stime) are the 12th and 13th after the command name.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// A packed puzzle (`eleven`, `twelve`) through the nightly job, its share of the file,
+/// and query processes on one of its farthest positions and on `six` from the same file.
+fn packed(dir: &std::path::Path, name: &str) {
+    let db = dir.join(format!("{name}.sqlite"));
     let build = |only: &[&str]| {
         generate::generate(
             &Options {
@@ -191,11 +446,11 @@ fn eleven(dir: &std::path::Path) {
     };
     build(&["six"]);
     let without = std::fs::metadata(&db).unwrap().len();
-    let summaries = build(&["six", "eleven"]);
+    let summaries = build(&["six", name]);
     let with = std::fs::metadata(&db).unwrap().len();
-    let s = summaries.iter().find(|s| s.name == "eleven").unwrap();
+    let s = summaries.iter().find(|s| s.name == name).unwrap();
     println!(
-        "eleven via generate: {} states in {:.1} s ({:.1} M states/s), peak memory {} MiB \
+        "{name} via generate: {} states in {:.1} s ({:.1} M states/s), peak memory {} MiB \
          (targets <= 60 s, <= 1 GiB); max distance {}",
         s.states,
         s.seconds,
@@ -204,7 +459,7 @@ fn eleven(dir: &std::path::Path) {
         s.max_distance.unwrap()
     );
     println!(
-        "eleven's share of the file: {:.1} MB (target <= 150 MB)",
+        "{name}'s share of the file: {:.1} MB (target <= 150 MB)",
         (with - without) as f64 / 1e6
     );
 
@@ -224,11 +479,14 @@ fn eleven(dir: &std::path::Path) {
             .collect();
         median(runs)
     };
+    let file = puzzlebase::query::Database::open(&db).unwrap();
+    let longest = file.longest(name).unwrap();
     let six = time_query("six", "1526340");
-    let far = time_query("eleven", "0,3,2,1,8,7,6,5,4,11,10,9");
+    let far = time_query(name, &longest.states[0]);
     println!(
-        "`query --state` process: six {:.1} ms, eleven at distance 53 {:.1} ms ({:.2}x; target <= 2x)",
+        "`query --state` process: six {:.1} ms, {name} at distance {} {:.1} ms ({:.2}x; target <= 2x)",
         1e3 * six,
+        longest.distance,
         1e3 * far,
         far / six
     );

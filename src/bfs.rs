@@ -3,7 +3,7 @@
 //! a pass that counts shortest paths and picks an optimal next position.
 //!
 //! Memory is one byte of distance, four bytes of next rank and eight bytes of count per
-//! rank, plus the ranks of the current frontier: no hash maps and no allocation per state.
+//! rank, plus a flag per chunk of ranks: no frontier lists, no hash maps and no allocation per state.
 //! A caller that needs only distances ([`Outputs::DISTANCES`], the packed tables of the
 //! largest puzzles) pays for the byte alone.
 //! Counts are accumulated in the same pass as distances: count(s) = sum of count(n) over
@@ -11,7 +11,8 @@
 //! next position is the smallest-ranked optimal neighbour, the count is a sum), so the
 //! tables are identical whatever the number of threads.
 
-use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
 
 use rayon::prelude::*;
 use thiserror::Error;
@@ -27,6 +28,10 @@ pub const NO_NEXT: u32 = u32::MAX;
 pub const COUNT_OVERFLOW: u64 = u64::MAX;
 /// Largest count kept exactly: SQLite integers are signed 64-bit.
 pub const COUNT_LIMIT: u64 = i64::MAX as u64;
+
+/// A level is found by pulling once the ranks not yet reached, beyond the current level,
+/// are at most this many times the current level (see [`solve_with`]).
+const PULL_RATIO: u64 = 3;
 
 /// Ranks handled per parallel work item: large enough to amortise scheduling and to
 /// report progress once per chunk rather than once per state.
@@ -77,6 +82,17 @@ pub struct Table {
     pub levels: Vec<u64>,
     /// Number of ranks whose count overflowed.
     pub overflowed: u64,
+    /// How each level `d + 1` was found from level `d`, and the wall time it took (for
+    /// the benches' breakdown of where the time goes).
+    pub expansions: Vec<Expansion>,
+}
+
+/// One step of the search: level `d + 1` found from level `d`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Expansion {
+    /// Found by scanning the unreached ranks (pull) rather than expanding the frontier.
+    pub pulled: bool,
+    pub seconds: f64,
 }
 
 impl Table {
@@ -108,22 +124,17 @@ pub fn solve_with<S: StateSpace + ?Sized>(
         return Err(SolveError::TooLarge(n));
     }
     let len = n as usize;
+    let chunks = len.div_ceil(CHUNK);
     let t = Tables {
-        dist: (0..len)
-            .into_par_iter()
-            .map(|_| AtomicU8::new(UNREACHED))
-            .collect(),
-        next: (0..if outputs.next { len } else { 0 })
-            .into_par_iter()
-            .map(|_| AtomicU32::new(NO_NEXT))
-            .collect(),
-        count: (0..if outputs.counts { len } else { 0 })
-            .into_par_iter()
-            .map(|_| AtomicU64::new(0))
-            .collect(),
+        marks: [0, 1].map(|_| (0..chunks).map(|_| AtomicBool::new(false)).collect()),
+        dist: table(len, || AtomicU8::new(UNREACHED)),
+        next: table(if outputs.next { len } else { 0 }, || {
+            AtomicU32::new(NO_NEXT)
+        }),
+        count: table(if outputs.counts { len } else { 0 }, || AtomicU64::new(0)),
     };
 
-    let mut frontier: Vec<u32> = Vec::new();
+    let mut goals = 0u64;
     for g in space.goals() {
         if g >= n {
             return Err(SolveError::BadGoal(g));
@@ -132,10 +143,10 @@ pub fn solve_with<S: StateSpace + ?Sized>(
             if let Some(c) = t.count.get(g as usize) {
                 c.store(1, Relaxed);
             }
-            frontier.push(g as u32);
+            t.mark(0, g as usize);
+            goals += 1;
         }
     }
-    frontier.sort_unstable();
 
     progress.phase(
         if outputs.counts {
@@ -146,22 +157,37 @@ pub fn solve_with<S: StateSpace + ?Sized>(
         n,
     );
     let mut levels: Vec<u64> = Vec::new();
+    let mut expansions = Vec::new();
     let mut unvisited = n;
     let mut d: u8 = 0;
-    while !frontier.is_empty() {
-        unvisited -= frontier.len() as u64;
-        progress.advance(frontier.len() as u64);
-        levels.push(frontier.len() as u64);
+    // The size of level `d` as its discovery counted it: exact for the goals and after a
+    // pull, an overcount by the rare ranks two threads claimed at once after a push.
+    // The scan that expands the level counts it exactly.
+    let mut approx = goals;
+    while approx > 0 {
         if d == UNREACHED - 1 {
             return Err(SolveError::TooDeep { max: UNREACHED - 1 });
         }
-        // Pull once the unexplored part is no larger than a couple of frontiers: scanning
-        // it then costs less than expanding the frontier, and needs no atomic updates.
-        frontier = if unvisited <= 2 * frontier.len() as u64 {
+        t.clear_marks(d + 1);
+        // Pull once the unexplored part is no larger than a few frontiers: scanning it
+        // then costs less than expanding the frontier, since a pushed rank writes at
+        // random where a pulled one writes in order (see the `generate` bench's
+        // breakdown; the ratio is a rough choice, not a tuned one).
+        let started = Instant::now();
+        let pulled = unvisited.saturating_sub(approx) <= PULL_RATIO * approx;
+        let (size, found) = if pulled {
             t.pull_level(space, d)
         } else {
-            t.push_level(space, &frontier, d)
+            t.push_level(space, d)
         };
+        expansions.push(Expansion {
+            pulled,
+            seconds: started.elapsed().as_secs_f64(),
+        });
+        unvisited -= size;
+        progress.advance(size);
+        levels.push(size);
+        approx = found;
         d += 1;
     }
 
@@ -176,16 +202,23 @@ pub fn solve_with<S: StateSpace + ?Sized>(
         count: into_plain_u64(t.count),
         levels,
         overflowed,
+        expansions,
     })
 }
 
 /// The three tables under construction (`next` and `count` empty when not wanted). Every
 /// state's neighbours are generated once per role: as a parent when its level is pushed,
 /// or as a child when its level is pulled.
+///
+/// There is no frontier list: a level is the ranks whose distance byte holds it, found by
+/// scanning the table in rank order (which also keeps the ranks of one block of a sliding
+/// puzzle together). `marks[d % 2]` flags the chunks of [`CHUNK`] ranks that hold a rank
+/// at distance `d`, so the scan of a small level skips nearly all of the table.
 struct Tables {
     dist: Vec<AtomicU8>,
     next: Vec<AtomicU32>,
     count: Vec<AtomicU64>,
+    marks: [Vec<AtomicBool>; 2],
 }
 
 /// `a + b`, or [`COUNT_OVERFLOW`] past [`COUNT_LIMIT`] (overflow is sticky).
@@ -197,18 +230,50 @@ fn add_counts(a: u64, b: u64) -> u64 {
 }
 
 impl Tables {
+    /// Flags the chunk of `rank` as holding a rank at distance `d`. The load first keeps
+    /// the flag's cache line shared while it is already set.
+    fn mark(&self, d: u8, rank: usize) {
+        let flag = &self.marks[d as usize % 2][rank / CHUNK];
+        if !flag.load(Relaxed) {
+            flag.store(true, Relaxed);
+        }
+    }
+
+    fn clear_marks(&self, d: u8) {
+        self.marks[d as usize % 2]
+            .par_iter()
+            .for_each(|f| f.store(false, Relaxed));
+    }
+
+    /// The ranks `lo..hi` of chunk `ci`.
+    fn chunk_range(&self, ci: usize) -> std::ops::Range<usize> {
+        ci * CHUNK..((ci + 1) * CHUNK).min(self.dist.len())
+    }
+
     /// Expands every rank at distance `d`: claims unreached neighbours for `d + 1` and adds
     /// this rank's count to every neighbour at `d + 1`. Sums and minima do not depend on
-    /// the order in which threads apply them.
-    fn push_level<S: StateSpace + ?Sized>(&self, space: &S, frontier: &[u32], d: u8) -> Vec<u32> {
-        let parts: Vec<Vec<u32>> = frontier
-            .par_chunks(CHUNK / 4)
-            .map(|chunk| {
-                let mut out = Vec::new();
+    /// the order in which threads apply them. Returns the exact size of level `d` and the
+    /// number of ranks claimed for `d + 1` (see below).
+    ///
+    /// A claim is a plain load and store, not a compare-and-swap: two threads may both
+    /// claim a rank, which only writes the same distance twice (and counts the rank twice
+    /// in the second figure). A locked instruction per new rank would wait for its cache
+    /// miss before the next could start; plain ones let those misses overlap.
+    fn push_level<S: StateSpace + ?Sized>(&self, space: &S, d: u8) -> (u64, u64) {
+        let marks = &self.marks[d as usize % 2];
+        let (want_next, want_count) = (!self.next.is_empty(), !self.count.is_empty());
+        (0..marks.len())
+            .into_par_iter()
+            .filter(|&ci| marks[ci].load(Relaxed))
+            .map(|ci| {
+                let (mut here, mut found) = (0u64, 0u64);
                 let mut buf = Vec::with_capacity(16);
-                let (want_next, want_count) = (!self.next.is_empty(), !self.count.is_empty());
-                for &r in chunk {
-                    let c = self.count.get(r as usize).map_or(0, |c| c.load(Relaxed));
+                for r in self.chunk_range(ci) {
+                    if self.dist[r].load(Relaxed) != d {
+                        continue;
+                    }
+                    here += 1;
+                    let c = self.count.get(r).map_or(0, |c| c.load(Relaxed));
                     buf.clear();
                     space.neighbors(r as u64, &mut buf);
                     for &nb in &buf {
@@ -216,18 +281,14 @@ impl Tables {
                         let cell = &self.dist[i];
                         let mut nd = cell.load(Relaxed);
                         if nd == UNREACHED {
-                            // The exchange makes exactly one thread list each new rank.
-                            match cell.compare_exchange(UNREACHED, d + 1, Relaxed, Relaxed) {
-                                Ok(_) => {
-                                    out.push(nb as u32);
-                                    nd = d + 1;
-                                }
-                                Err(now) => nd = now,
-                            }
+                            cell.store(d + 1, Relaxed);
+                            self.mark(d + 1, i);
+                            found += 1;
+                            nd = d + 1;
                         }
                         if nd == d + 1 {
                             if want_next {
-                                self.next[i].fetch_min(r, Relaxed);
+                                self.next[i].fetch_min(r as u32, Relaxed);
                             }
                             if want_count {
                                 let _ = self.count[i]
@@ -236,41 +297,45 @@ impl Tables {
                         }
                     }
                 }
-                out
+                (here, found)
             })
-            .collect();
-        let mut next = parts.concat();
-        // Frontiers are kept in rank order so the next expansion reads memory in order.
-        next.par_sort_unstable();
-        next
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
     }
 
     /// Scans every unreached rank for neighbours at distance `d`; such a rank joins level
-    /// `d + 1` with the sum of their counts. Writes only its own entries.
-    fn pull_level<S: StateSpace + ?Sized>(&self, space: &S, d: u8) -> Vec<u32> {
-        let parts: Vec<Vec<u32>> = self
-            .dist
-            .par_chunks(CHUNK)
-            .enumerate()
-            .map(|(ci, chunk)| {
-                let base = ci * CHUNK;
-                let mut out = Vec::new();
+    /// `d + 1` with the sum of their counts. Writes only its own entries. Returns the sizes
+    /// of levels `d` and `d + 1`, both exact.
+    fn pull_level<S: StateSpace + ?Sized>(&self, space: &S, d: u8) -> (u64, u64) {
+        let distances_only = self.next.is_empty() && self.count.is_empty();
+        (0..self.marks[0].len())
+            .into_par_iter()
+            .map(|ci| {
+                let (mut here, mut found) = (0u64, 0u64);
                 let mut buf = Vec::with_capacity(16);
-                for (i, cell) in chunk.iter().enumerate() {
-                    if cell.load(Relaxed) != UNREACHED {
+                for r in self.chunk_range(ci) {
+                    let cell = &self.dist[r];
+                    let now = cell.load(Relaxed);
+                    if now != UNREACHED {
+                        here += (now == d) as u64;
                         continue;
                     }
-                    let r = base + i;
                     buf.clear();
                     space.neighbors(r as u64, &mut buf);
+                    let at_d = |nb: &u64| self.dist[*nb as usize].load(Relaxed) == d;
+                    if distances_only {
+                        // One neighbour at `d` settles it; no need to look at the rest.
+                        if buf.iter().any(at_d) {
+                            cell.store(d + 1, Relaxed);
+                            found += 1;
+                        }
+                        continue;
+                    }
                     let mut sum = 0u64;
                     let mut best = NO_NEXT;
-                    for &nb in &buf {
-                        if self.dist[nb as usize].load(Relaxed) == d {
-                            best = best.min(nb as u32);
-                            if let Some(c) = self.count.get(nb as usize) {
-                                sum = add_counts(sum, c.load(Relaxed));
-                            }
+                    for nb in buf.iter().filter(|nb| at_d(nb)) {
+                        best = best.min(*nb as u32);
+                        if let Some(c) = self.count.get(*nb as usize) {
+                            sum = add_counts(sum, c.load(Relaxed));
                         }
                     }
                     if best != NO_NEXT {
@@ -281,15 +346,48 @@ impl Tables {
                         if let Some(c) = self.count.get(r) {
                             c.store(sum, Relaxed);
                         }
-                        out.push(r as u32);
+                        found += 1;
                     }
                 }
-                out
+                if found > 0 {
+                    self.mark(d + 1, ci * CHUNK);
+                }
+                (here, found)
             })
-            .collect();
-        parts.concat()
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
     }
 }
+
+/// A table of `len` entries, each `init()`, in memory the kernel is asked to back with
+/// huge pages before it is first touched: the solver reads and writes its tables at
+/// random, and with 4 KiB pages nearly every such access to a table of hundreds of
+/// megabytes also misses the TLB.
+fn table<T: Send>(len: usize, init: impl Fn() -> T + Sync + Send) -> Vec<T> {
+    let mut v = Vec::with_capacity(len);
+    advise_huge_pages(v.as_mut_ptr() as *mut u8, len * std::mem::size_of::<T>());
+    (0..len)
+        .into_par_iter()
+        .map(|_| init())
+        .collect_into_vec(&mut v);
+    v
+}
+
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
+    const HUGE: usize = 2 << 20;
+    let start = (ptr as usize).next_multiple_of(HUGE);
+    let end = (ptr as usize + bytes) / HUGE * HUGE;
+    if end > start {
+        // SAFETY: the range lies inside an allocation the caller owns; the advice only
+        // changes how its pages are backed, never their contents. Failure is harmless.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_: *mut u8, _: usize) {}
 
 // The atomic integer types have the same size, alignment and bit validity as the plain
 // ones (documented guarantee), so a finished table can be handed out without a copy.

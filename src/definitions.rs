@@ -35,6 +35,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("eight", include_str!("../data/puzzles/eight.toml")),
     ("nine", include_str!("../data/puzzles/nine.toml")),
     ("eleven", include_str!("../data/puzzles/eleven.toml")),
+    ("twelve", include_str!("../data/puzzles/twelve.toml")),
     (
         "knight-swap",
         include_str!("../data/puzzles/knight-swap.toml"),

@@ -370,6 +370,7 @@ fn build(
         .map_err(sql(tmp))?;
     store::migrate(&mut conn, tmp)?;
     integrity::write_meta(&conn, &opts.only).map_err(sql(tmp))?;
+    store::begin_bulk_load(&conn, tmp)?;
     if !previous.is_empty() {
         // Read-only, so nothing this run does can touch the previous file.
         let uri = format!(
@@ -425,6 +426,7 @@ fn build(
         observer.done(&summary);
         summaries.push(summary);
     }
+    store::finish_bulk_load(&tx, tmp)?;
     tx.commit().map_err(sql(tmp))?;
     if !previous.is_empty() {
         conn.execute("DETACH DATABASE prev", []).map_err(sql(tmp))?;

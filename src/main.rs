@@ -32,6 +32,7 @@ const QUERY_EXAMPLES: &str = "\
 Puzzles and notation:
   six seven eight nine     tiles in cell order, 0 = blank: 867254301 (or 8,6,7,2,5,4,3,0,1)
   eleven                   the 3x4, comma-separated: 0,3,2,1,8,7,6,5,4,11,10,9
+  twelve                   the 2x6, comma-separated, like eleven
   knight-swap oshidori     B, W and - per square: BBB------WWW, BWBWBW--
   chinese-checkers hoppers triangle21 english33
                            1 = peg, 0 = empty, one character per hole: 1111110111111

@@ -32,6 +32,9 @@ pub const PACK_ABOVE: u64 = 1 << 20;
 /// per rank, and eight more while solving).
 pub const COUNTS_MAX_STATES: u64 = 100_000_000;
 
+/// Position rows made at a time, in parallel, before they are written.
+const ROW_BATCH: usize = 1 << 14;
+
 /// A solver refused or failed; the message says why.
 #[derive(Debug, Error)]
 #[error("{0}")]
@@ -104,18 +107,26 @@ fn graph<'a>(
     let histogram = levels_histogram(&table.levels);
     let (states, solvable, max_distance) = (g.size(), table.reached(), Some(table.max_distance()));
     // One closure owns the table; unreached ranks (unsolvable arrangements) are skipped.
-    let positions = (0..table.dist.len()).filter_map(move |r| {
-        if table.dist[r] == UNREACHED {
-            return None;
-        }
-        Some(PositionRow {
-            rank: r as u64,
-            state: g.format(r as u64),
-            distance: Some(table.dist[r]),
-            next_rank: (table.next[r] != NO_NEXT).then_some(table.next[r] as u64),
-            solutions: (table.count[r] != COUNT_OVERFLOW).then_some(table.count[r]),
-            mv: None,
-        })
+    // Rows are made in parallel a batch at a time (formatting a state costs about as
+    // much as storing it) and handed to the single writer in rank order.
+    let len = table.dist.len();
+    let positions = (0..len).step_by(ROW_BATCH).flat_map(move |lo| {
+        (lo..(lo + ROW_BATCH).min(len))
+            .into_par_iter()
+            .filter_map(|r| {
+                if table.dist[r] == UNREACHED {
+                    return None;
+                }
+                Some(PositionRow {
+                    rank: r as u64,
+                    state: g.format(r as u64),
+                    distance: Some(table.dist[r]),
+                    next_rank: (table.next[r] != NO_NEXT).then_some(table.next[r] as u64),
+                    solutions: (table.count[r] != COUNT_OVERFLOW).then_some(table.count[r]),
+                    mv: None,
+                })
+            })
+            .collect::<Vec<_>>()
     });
     Ok(PuzzleRecord {
         counts: true,

@@ -1,6 +1,7 @@
 //! Sliding-tile puzzles defined by a cell graph and a goal: `six` (hexagonal),
-//! `seven` (2x4), `eight` (3x3), `nine` (2x5) and `eleven` (3x4), and any other graph.
-//! The graphs themselves are data (`data/puzzles/*.toml`, read by [`crate::definitions`]).
+//! `seven` (2x4), `eight` (3x3), `nine` (2x5), `eleven` (3x4) and `twelve` (2x6), and any
+//! other graph. The graphs themselves are data (`data/puzzles/*.toml`, read by
+//! [`crate::definitions`]).
 //!
 //! # Ranking
 //! A position is the tile value in each cell, 0 for the blank. Its rank is
@@ -22,6 +23,9 @@
 //! the tiles in cell order, and so `t`, unchanged: such a move changes the rank by
 //! exactly one. The cells joined this way form [`Sliding::runs`] (the rows of a
 //! rectangle), the unit of the packed distance tables ([`crate::packed`]).
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::json;
 
@@ -45,7 +49,45 @@ pub struct Sliding {
     tile_ranks: u64,
     /// The definition file's contents and drawing layout, when built from one.
     source: Source,
+    /// Distinguishes this puzzle's entries in the per-thread [`BlockCache`].
+    id: u64,
 }
+
+/// The tiles of the block (value of `t`) a thread last generated neighbours for. The
+/// solver visits ranks in order, so the ranks of one block share a single unrank.
+struct BlockCache {
+    puzzle: u64,
+    t: u64,
+    /// `perm_unrank` of the block's permutation rank, before any parity swap.
+    tiles: [u8; MAX_CELLS],
+    /// Its Lehmer digits: `digits[i]` = how many later tiles are smaller than `tiles[i]`.
+    digits: [u8; MAX_CELLS],
+    /// Its parity, as `perm_unrank` returns it.
+    parity: u8,
+}
+
+/// The tiles of one rank (cell order, blank skipped) with their Lehmer digits and
+/// lexicographic rank, from which a neighbour's rank follows by a local update.
+#[derive(Clone, Copy)]
+struct Arrangement {
+    tiles: [u8; MAX_CELLS],
+    digits: [u8; MAX_CELLS],
+    lehmer: u64,
+}
+
+thread_local! {
+    static LAST_BLOCK: RefCell<BlockCache> = const {
+        RefCell::new(BlockCache {
+            puzzle: u64::MAX,
+            t: 0,
+            tiles: [0; MAX_CELLS],
+            digits: [0; MAX_CELLS],
+            parity: 0,
+        })
+    };
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
 impl Sliding {
     /// A puzzle on an arbitrary cell graph. `goal[i]` is the tile in cell `i` (0 = blank).
@@ -77,6 +119,7 @@ impl Sliding {
             solvable_parity,
             tile_ranks,
             source: Source::default(),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         }
     }
 
@@ -312,10 +355,10 @@ impl StateSpace for Sliding {
     }
 
     fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
-        let mut cells = [0u8; MAX_CELLS];
-        let cells = &mut cells[..self.cells()];
-        let blank = (rank % cells.len() as u64) as usize;
-        let mut unranked = false;
+        let n = self.cells();
+        let blank = (rank % n as u64) as usize;
+        let t = rank / n as u64;
+        let mut here: Option<Arrangement> = None;
         for &c in &self.adjacency[blank] {
             let c = c as usize;
             if c.abs_diff(blank) == 1 {
@@ -323,14 +366,86 @@ impl StateSpace for Sliding {
                 out.push(rank - blank as u64 + c as u64);
                 continue;
             }
-            if !unranked {
-                self.unrank_into(rank, cells);
-                unranked = true;
-            }
-            cells.swap(blank, c);
-            out.push(self.rank_of(cells));
-            cells.swap(blank, c);
+            let a = *here.get_or_insert_with(|| self.block_tiles(t, blank));
+            let lehmer = shifted_rank(&a, n - 1, blank, c);
+            let t = if self.colour.is_some() {
+                lehmer / 2
+            } else {
+                lehmer
+            };
+            out.push(t * n as u64 + c as u64);
         }
+    }
+}
+
+/// The lexicographic rank of the tiles after the blank moves from cell `blank` to cell
+/// `c` across a row boundary: the tile from `c` jumps over the tiles in between, which
+/// rotates that stretch of the tile sequence by one. Only the Lehmer digits inside the
+/// stretch change (the tiles before and after it see the same set to their right).
+fn shifted_rank(a: &Arrangement, m: usize, blank: usize, c: usize) -> u64 {
+    let f = |i: usize| FACT[m - 1 - i] as i64;
+    let (s, l) = (&a.tiles, &a.digits);
+    let mut delta = 0i64;
+    let mut smaller = 0i64;
+    if c > blank {
+        // The tile at sequence index q = c - 1 moves to index `blank`; the tiles at
+        // blank..q move one place right, and each loses it from its right if larger.
+        let (lo, q) = (blank, c - 1);
+        let x = s[q];
+        for k in lo..q {
+            let above = (x < s[k]) as i64;
+            smaller += 1 - above;
+            delta += (l[k] as i64 - above) * f(k + 1) - l[k] as i64 * f(k);
+        }
+        delta += (l[q] as i64 + smaller) * f(lo) - l[q] as i64 * f(q);
+    } else {
+        // The tile at index `c` moves to index q = blank - 1; the tiles at c+1..=q move
+        // one place left, and each gains it on its right if larger.
+        let (lo, q) = (c, blank - 1);
+        let x = s[lo];
+        for k in lo + 1..=q {
+            let above = (x < s[k]) as i64;
+            smaller += 1 - above;
+            delta += (l[k] as i64 + above) * f(k - 1) - l[k] as i64 * f(k);
+        }
+        delta += (l[lo] as i64 - smaller) * f(q) - l[lo] as i64 * f(lo);
+    }
+    (a.lehmer as i64 + delta) as u64
+}
+
+impl Sliding {
+    /// The tiles in cell order (blank skipped) of the ranks of block `t` with the blank
+    /// in cell `blank`, as [`Sliding::unrank_into`] gives them, with their Lehmer digits
+    /// and rank; unranked once per block and thread.
+    fn block_tiles(&self, t: u64, blank: usize) -> Arrangement {
+        let n = self.cells();
+        let m = n - 1;
+        LAST_BLOCK.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            let lehmer = if self.colour.is_some() { 2 * t } else { t };
+            if cache.puzzle != self.id || cache.t != t {
+                cache.parity = perm_unrank(lehmer, &mut cache.tiles[..m]);
+                for i in 0..m {
+                    cache.digits[i] = (lehmer / FACT[m - 1 - i] % (m - i) as u64) as u8;
+                }
+                cache.puzzle = self.id;
+                cache.t = t;
+            }
+            let mut a = Arrangement {
+                tiles: cache.tiles,
+                digits: cache.digits,
+                lehmer,
+            };
+            if let Some(colour) = &self.colour
+                && cache.parity ^ (blank & 1) as u8 ^ colour[blank] != self.solvable_parity
+            {
+                // Swapping the last two tiles flips the second-to-last digit: rank 2t + 1.
+                a.tiles.swap(m - 2, m - 1);
+                a.digits[m - 2] ^= 1;
+                a.lehmer += 1;
+            }
+            a
+        })
     }
 }
 
@@ -446,7 +561,11 @@ mod tests {
 
     #[test]
     fn sampled_ranks_of_the_larger_grids() {
-        for (name, rows, cols, size) in [("nine", 2, 5, 1_814_400), ("eleven", 3, 4, 239_500_800)] {
+        for (name, rows, cols, size) in [
+            ("nine", 2, 5, 1_814_400),
+            ("eleven", 3, 4, 239_500_800),
+            ("twelve", 2, 6, 239_500_800),
+        ] {
             let p = Sliding::grid(name, rows, cols);
             assert_eq!(p.size(), size);
             let corners = [0, 1, size - 2, size - 1];
@@ -482,6 +601,7 @@ mod tests {
             [(0, 4), (4, 4), (8, 4)]
         );
         assert_eq!(Sliding::grid("nine", 2, 5).runs(), [(0, 5), (5, 5)]);
+        assert_eq!(Sliding::grid("twelve", 2, 6).runs(), [(0, 6), (6, 6)]);
         // The hexagon: 0-1, 2-3-4 and 5-6 (1-2 and 4-5 are not adjacent).
         assert_eq!(Sliding::six().runs(), [(0, 2), (2, 3), (5, 2)]);
     }
