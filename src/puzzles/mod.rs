@@ -1,6 +1,7 @@
 //! The puzzle definitions: each is data (a graph, a goal, a notation) for a shared
 //! solver, and [`registry`] lists every puzzle the tool knows.
 
+pub mod fifteen;
 pub mod knights;
 pub mod oshidori;
 pub mod sliding;
@@ -20,6 +21,9 @@ pub enum Puzzle {
     Magic,
     /// Closed knight's tours on a board ([`crate::enumerate::tour`]).
     Tour(TourBoard),
+    /// A sliding puzzle too large to tabulate: pattern databases built by [`crate::bfs`],
+    /// answered by search ([`crate::search`]).
+    Patterns(fifteen::Fifteen),
 }
 
 impl Puzzle {
@@ -29,6 +33,7 @@ impl Puzzle {
             Puzzle::Peg(b) => b.name,
             Puzzle::Magic => "magic-triangle",
             Puzzle::Tour(b) => b.name,
+            Puzzle::Patterns(_) => fifteen::NAME,
         }
     }
 
@@ -38,6 +43,7 @@ impl Puzzle {
             Puzzle::Peg(_) => "peg",
             Puzzle::Magic => "magic",
             Puzzle::Tour(_) => "tour",
+            Puzzle::Patterns(_) => "sliding",
         }
     }
 
@@ -48,6 +54,7 @@ impl Puzzle {
             Puzzle::Peg(b) => b.definition(),
             Puzzle::Magic => enumerate::magic_definition(),
             Puzzle::Tour(b) => b.definition(),
+            Puzzle::Patterns(f) => f.definition(),
         }
     }
 }
@@ -63,6 +70,7 @@ pub fn registry() -> Vec<Puzzle> {
             .map(Puzzle::Peg),
     );
     all.extend(enumerations());
+    all.push(Puzzle::Patterns(fifteen::Fifteen::new()));
     all
 }
 
@@ -96,6 +104,9 @@ pub fn find(name: &str) -> Option<Puzzle> {
     graphs()
         .into_iter()
         .chain(enumerations())
+        .chain(std::iter::once_with(|| {
+            Puzzle::Patterns(fifteen::Fifteen::new())
+        }))
         .find(|p| p.name() == name)
 }
 
@@ -112,7 +123,7 @@ mod tests {
             let found = super::find(p.name()).expect("every registered puzzle is found");
             assert_eq!(found.definition(), p.definition());
         }
-        for name in ["french37", "board41", "fifteen", ""] {
+        for name in ["french37", "board41", "twenty-four", ""] {
             assert!(super::find(name).is_none(), "{name}");
         }
     }
