@@ -128,7 +128,16 @@ fn file_name(db: &Path) -> Result<String> {
 
 /// Runs the job. On any error the previous file is left as it was.
 pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>> {
-    let registry = puzzles::registry();
+    generate_from(opts, puzzles::registry(), observer)
+}
+
+/// Like [`generate`] with the puzzles' definitions given (the registry with some
+/// definition changed, e.g. [`puzzles::fifteen::registry_building`]).
+pub fn generate_from(
+    opts: &Options,
+    registry: Vec<Puzzle>,
+    observer: &dyn Observer,
+) -> Result<Vec<Summary>> {
     for name in &opts.only {
         if !registry.iter().any(|p| p.name() == name) {
             return Err(GenerateError::UnknownPuzzle {

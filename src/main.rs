@@ -13,7 +13,8 @@ use serde_json::json;
 use puzzlebase::generate::{self, GenerateError, Observer, Options, Summary};
 use puzzlebase::peg::Board;
 use puzzlebase::progress::{Progress, Silent};
-use puzzlebase::query::{Database, Histogram, QueryError, Solutions};
+use puzzlebase::puzzles::fifteen;
+use puzzlebase::query::{self, Database, Histogram, QueryError, SearchAnswer, Solutions};
 
 /// Precomputes complete solution databases for classic puzzles into one SQLite file,
 /// and answers lookups from it without searching.
@@ -28,6 +29,8 @@ const QUERY_EXAMPLES: &str = "\
 Puzzles and notation:
   six seven eight nine     tiles in cell order, 0 = blank: 867254301 (or 8,6,7,2,5,4,3,0,1)
   eleven                   the 3x4, comma-separated: 0,3,2,1,8,7,6,5,4,11,10,9
+  fifteen                  the 4x4, 16 numbers: --state only, solved by IDA* over the
+                           stored pattern databases (prints nodes expanded and seconds)
   knight-swap oshidori     B, W and - per square: BBB------WWW, BWBWBW--
   chinese-checkers hoppers triangle21 english33
                            1 = peg, 0 = empty, one character per hole: 1111110111111
@@ -73,6 +76,11 @@ enum Command {
         /// Print only errors
         #[arg(long, short)]
         quiet: bool,
+        /// fifteen: build the pattern databases of this partition of the tiles
+        /// (repeatable; default 6-6-3; known: 6-6-3, 7-8). The choice is part of
+        /// fifteen's definition: a later run without it rebuilds the default
+        #[arg(long = "partition", value_name = "NAME")]
+        partitions: Vec<String>,
     },
     /// Answer from the database without searching: a position's distance and optimal
     /// path, the longest positions, histograms, peg matrices, enumerated solutions.
@@ -170,7 +178,8 @@ fn main() -> ExitCode {
             puzzles,
             force,
             quiet,
-        } => run_generate(db.db, puzzles, force, quiet),
+            partitions,
+        } => run_generate(db.db, puzzles, force, quiet, partitions),
         Command::Query(q) => run_query(q),
         Command::List { db, json } => run_list(db.db, json),
     };
@@ -274,9 +283,23 @@ impl Observer for Terminal {
     }
 }
 
-fn run_generate(db: PathBuf, only: Vec<String>, force: bool, quiet: bool) -> Result<(), Failure> {
+fn run_generate(
+    db: PathBuf,
+    only: Vec<String>,
+    force: bool,
+    quiet: bool,
+    partitions: Vec<String>,
+) -> Result<(), Failure> {
     let opts = Options { db, only, force };
-    generate::generate(&opts, &Terminal { quiet })?;
+    if partitions.is_empty() {
+        generate::generate(&opts, &Terminal { quiet })?;
+    } else {
+        let registry = fifteen::registry_building(&partitions).map_err(|message| Failure {
+            usage: true,
+            message,
+        })?;
+        generate::generate_from(&opts, registry, &Terminal { quiet })?;
+    }
     Ok(())
 }
 
@@ -291,6 +314,13 @@ fn out(line: &str) -> Result<(), Failure> {
 fn run_query(q: QueryArgs) -> Result<(), Failure> {
     let db = Database::open(&q.db.db)?;
     let name = q.puzzle.as_str();
+    if let Some(s) = q
+        .state
+        .as_deref()
+        .filter(|_| query::answers_by_search(name))
+    {
+        return print_search(&db.search(name, s)?, q.json);
+    }
     if q.state.is_some() || q.start {
         let a = match &q.state {
             Some(s) => db.state(name, s)?,
@@ -442,6 +472,44 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
         for s in &a.states {
             out(&format!("  {s}"))?;
         }
+    }
+    Ok(())
+}
+
+/// A solution found by search: the path, and what the search cost.
+fn print_search(a: &SearchAnswer, json_out: bool) -> Result<(), Failure> {
+    if json_out {
+        return out(&json!({
+            "puzzle": a.puzzle, "state": a.state, "distance": a.distance, "path": a.path,
+            "partition": a.partition, "reflected": a.reflected,
+            "nodes": a.expanded, "generated": a.generated,
+            "seconds": a.seconds, "load_seconds": a.load_seconds,
+        })
+        .to_string());
+    }
+    out(&format!("puzzle:    {}", a.puzzle))?;
+    out(&format!("state:     {}", a.state))?;
+    out(&format!(
+        "distance:  {} (optimal: IDA* over admissible pattern databases)",
+        a.distance
+    ))?;
+    out(&format!(
+        "tables:    partition {}{}, read in {:.3} s",
+        a.partition,
+        if a.reflected {
+            " with the reflected lookup"
+        } else {
+            ""
+        },
+        a.load_seconds
+    ))?;
+    out(&format!(
+        "search:    {} nodes expanded ({} generated) in {:.4} s",
+        a.expanded, a.generated, a.seconds
+    ))?;
+    out(&format!("path ({} moves):", a.distance))?;
+    for (i, s) in a.path.iter().enumerate() {
+        out(&format!("{i:>4}  {s}"))?;
     }
     Ok(())
 }

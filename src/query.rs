@@ -1,5 +1,9 @@
 //! Answers from a generated file: parse the user's position, turn it into a rank, and
-//! read stored rows. Nothing here searches or solves; every lookup is an indexed read.
+//! read stored rows. Every lookup is an indexed read; the one exception is `fifteen`,
+//! whose positions are solved by search over its stored pattern databases ([`fifteen`]).
+
+mod fifteen;
+pub use fifteen::{LoadedTables, SearchAnswer, answers_by_search, solve_loaded};
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -35,6 +39,10 @@ pub enum QueryError {
         puzzle: String,
         family: String,
     },
+    #[error(
+        "{option} needs a table of every position, and {puzzle} has none: its positions are answered by search over pattern databases (use --state)"
+    )]
+    NoFullTable { option: String, puzzle: String },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -47,6 +55,7 @@ impl QueryError {
             self,
             QueryError::UnknownPuzzle { .. }
                 | QueryError::NotApplicable { .. }
+                | QueryError::NoFullTable { .. }
                 | QueryError::State(StateError::Malformed { .. })
         )
     }
@@ -168,7 +177,14 @@ impl Database {
         let info = store::puzzle(&self.conn, name)
             .map_err(self.sql())?
             .ok_or_else(|| QueryError::NotGenerated(name.into()))?;
-        if info.definition_hash != definition_hash(p) {
+        let current = match p {
+            // Which partitions were built is part of fifteen's definition: any that this
+            // build knows is current.
+            Puzzle::Patterns(_) => puzzles::fifteen::Fifteen::from_definition(&info.definition)
+                .is_some_and(|f| definition_hash(&Puzzle::Patterns(f)) == info.definition_hash),
+            _ => info.definition_hash == definition_hash(p),
+        };
+        if !current {
             return Err(QueryError::Stale(name.to_string()));
         }
         Ok(info)
@@ -192,6 +208,17 @@ impl Database {
                 let bits = board.parse(text)?;
                 self.info(&p)?;
                 self.walk_peg(board, bits)
+            }
+            Puzzle::Patterns(_) => {
+                let a = self.search(name, text)?;
+                Ok(StateAnswer {
+                    puzzle: a.puzzle,
+                    state: a.state,
+                    distance: a.distance as u8,
+                    solutions: Solutions::NotStored,
+                    path: a.path,
+                    moves: None,
+                })
             }
             _ => {
                 self.info(&p)?;
@@ -411,7 +438,19 @@ impl Database {
         Ok(m)
     }
 
+    /// Refuses options that need a full table for a puzzle answered by search.
+    fn full_table(&self, option: &str, name: &str) -> Result<()> {
+        match known(name)? {
+            Puzzle::Patterns(_) => Err(QueryError::NoFullTable {
+                option: option.into(),
+                puzzle: name.into(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     pub fn longest(&self, name: &str) -> Result<LongestAnswer> {
+        self.full_table("--longest", name)?;
         let (p, info) = self.puzzle(name)?;
         if info.storage == Storage::Packed {
             let rows = store::farthest(&self.conn, name).map_err(self.sql())?;
@@ -434,6 +473,7 @@ impl Database {
     }
 
     pub fn histogram(&self, name: &str) -> Result<Histogram> {
+        self.full_table("--histogram", name)?;
         let (p, _) = self.puzzle(name)?;
         if let Puzzle::Magic = p {
             return Ok(Histogram::ByValue(

@@ -106,8 +106,8 @@ impl Heuristic {
         }
         let mut mirror = [0u8; MAX_CELLS];
         let mut relabel = [0u8; MAX_CELLS];
-        for c in 0..n {
-            mirror[c] = ((c % side) * side + c / side) as u8;
+        for (c, m) in mirror.iter_mut().enumerate().take(n) {
+            *m = ((c % side) * side + c / side) as u8;
         }
         for t in 1..n {
             relabel[t] = mirror[t - 1] + 1;
@@ -137,6 +137,13 @@ impl Heuristic {
 
     pub fn cells(&self) -> usize {
         self.side * self.side
+    }
+
+    /// The patterns and their tables, in partition order.
+    pub fn tables(&self) -> impl Iterator<Item = (&Pattern, &[u8])> {
+        self.patterns
+            .iter()
+            .zip(self.tables.iter().map(Vec::as_slice))
     }
 
     /// Whether the reflected lookup is used.
@@ -215,9 +222,7 @@ impl State {
     /// Moves tile `t` into the blank; returns what [`State::undo`] needs.
     #[inline]
     fn apply(&mut self, h: &Heuristic, t: u8) -> (u64, u64) {
-        let from = self.pos[t as usize];
-        self.pos[t as usize] = self.pos[0];
-        self.pos[0] = from;
+        self.pos.swap(t as usize, 0);
         let j = h.owner[t as usize] as usize;
         let old = self.ranks[j];
         self.ranks[j] = self.rank(h, j);
@@ -236,9 +241,7 @@ impl State {
 
     #[inline]
     fn undo(&mut self, h: &Heuristic, t: u8, (old, old_m): (u64, u64)) {
-        let to = self.pos[t as usize];
-        self.pos[t as usize] = self.pos[0];
-        self.pos[0] = to;
+        self.pos.swap(t as usize, 0);
         let j = h.owner[t as usize] as usize;
         self.sum = self.sum + h.tables[j][old as usize] as u32
             - h.tables[j][self.ranks[j] as usize] as u32;

@@ -181,6 +181,19 @@ impl Default for Fifteen {
     }
 }
 
+/// The registry with `fifteen` building these partitions' tables (`generate
+/// --partition`).
+pub fn registry_building(names: &[String]) -> Result<Vec<super::Puzzle>, String> {
+    let f = Fifteen::building(names)?;
+    let mut all = super::registry();
+    for p in &mut all {
+        if let super::Puzzle::Patterns(old) = p {
+            *old = Fifteen::building(&f.build)?;
+        }
+    }
+    Ok(all)
+}
+
 /// `1, 2, ..., 15, 0`.
 pub fn goal() -> Vec<u8> {
     (1..16).chain([0]).collect()

@@ -2,6 +2,7 @@
 
 mod bad_input;
 mod english33;
+mod fifteen;
 mod nightly;
 mod others;
 mod packed;

@@ -1,0 +1,255 @@
+//! `fifteen` end to end: the 6-6-3 pattern databases built by `generate`, read back and
+//! checked, optimal solutions of Korf's easier instances and of positions near the goal
+//! (against a plain breadth-first search), and the refusals.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use puzzlebase::pattern;
+use puzzlebase::puzzles::fifteen::{self, Fifteen};
+use puzzlebase::query::{Database, LoadedTables, solve_loaded};
+use puzzlebase::space::{GraphPuzzle, StateSpace};
+
+use crate::util::{assert_clean_failure, generate_into, query_json_in, run};
+
+/// A file holding `fifteen` with its default (6-6-3) tables, built once per test run.
+fn db() -> &'static Path {
+    static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, path) = DB.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fifteen.sqlite");
+        generate_into(&path, &[fifteen::NAME], false);
+        (dir, path)
+    });
+    path
+}
+
+fn tables() -> &'static LoadedTables {
+    static T: OnceLock<LoadedTables> = OnceLock::new();
+    T.get_or_init(|| {
+        Database::open(db())
+            .unwrap()
+            .pattern_tables(fifteen::NAME, None, true)
+            .unwrap()
+    })
+}
+
+/// Korf's instances, turned to this goal, with their published optimal lengths.
+fn korf() -> Vec<(u32, u32, Vec<u8>)> {
+    let text = include_str!("../data/korf100.txt");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let v: Vec<u32> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            let cells: Vec<u8> = v[2..].iter().map(|&x| x as u8).collect();
+            (v[0], v[1], fifteen::from_korf(&cells))
+        })
+        .collect()
+}
+
+fn cells_text(cells: &[u8]) -> String {
+    cells
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Asserts that `path` is a chain of single moves on the 4x4 ending at the goal.
+fn assert_moves(path: &[Vec<u8>]) {
+    for w in path.windows(2) {
+        let a = w[0].iter().position(|&v| v == 0).unwrap();
+        let b = w[1].iter().position(|&v| v == 0).unwrap();
+        let adjacent = (a / 4 == b / 4 && a.abs_diff(b) == 1) || a.abs_diff(b) == 4;
+        let mut undone = w[1].clone();
+        undone.swap(a, b);
+        assert!(adjacent && undone == w[0], "{:?} -> {:?}", w[0], w[1]);
+    }
+    assert_eq!(path.last().unwrap(), &fifteen::goal());
+}
+
+#[test]
+fn korf_data_is_the_published_list() {
+    let all = korf();
+    assert_eq!(all.len(), 100);
+    assert_eq!(all.iter().map(|k| k.1).sum::<u32>(), 5305);
+    let f = Fifteen::new();
+    for (id, _, cells) in &all {
+        // A permutation of 0..15 in the solvable class, once turned to this goal.
+        assert!(f.parse(&cells_text(cells)).is_ok(), "instance {id}");
+    }
+    assert_eq!((all[0].0, all[0].1), (1, 57));
+}
+
+#[test]
+fn stored_tables_are_consistent() {
+    for (p, t) in tables().heuristic.tables() {
+        pattern::check_local(p, t).unwrap();
+    }
+    // The 3-tile pattern is cheap enough to check against its BFS-defining relation.
+    let (p, t) = tables()
+        .heuristic
+        .tables()
+        .find(|(p, _)| p.tiles().len() == 3)
+        .unwrap();
+    pattern::check(p, t).unwrap();
+}
+
+#[test]
+fn easier_korf_instances_have_their_published_lengths() {
+    // The ten instances with the fewest nodes in Korf's own run.
+    for id in [12, 16, 42, 55, 79, 9, 19, 47, 48, 93] {
+        let (_, published, cells) = &korf()[id - 1];
+        let a = solve_loaded(tables(), fifteen::NAME, cells).unwrap();
+        assert_eq!(a.distance, *published, "instance {id}");
+        let f = Fifteen::new();
+        let path: Vec<Vec<u8>> = a.path.iter().map(|s| f.parse(s).unwrap()).collect();
+        assert_eq!(path.len(), *published as usize + 1);
+        assert_eq!(&path[0], cells);
+        assert_moves(&path);
+    }
+}
+
+/// Breadth-first search from the goal over whole 4x4 positions, to `depth` moves.
+fn near_goal(depth: u8) -> HashMap<u64, u8> {
+    let g = fifteen::Fifteen::new();
+    let grid = g.grid();
+    let goal = grid.goals()[0];
+    let mut dist = HashMap::from([(goal, 0u8)]);
+    let mut frontier = vec![goal];
+    let mut nbs = Vec::new();
+    for d in 1..=depth {
+        let mut next = Vec::new();
+        for &r in &frontier {
+            nbs.clear();
+            grid.neighbors(r, &mut nbs);
+            for &n in &nbs {
+                dist.entry(n).or_insert_with(|| {
+                    next.push(n);
+                    d
+                });
+            }
+        }
+        frontier = next;
+    }
+    dist
+}
+
+#[test]
+fn positions_near_the_goal_match_breadth_first_search() {
+    let dist = near_goal(14);
+    let grid = Fifteen::new();
+    let mut by_depth = vec![0; 15];
+    for (&r, &d) in dist.iter().filter(|(r, _)| *r % 97 == 0) {
+        let cells = grid.grid().unrank(r);
+        let a = solve_loaded(tables(), fifteen::NAME, &cells).unwrap();
+        assert_eq!(a.distance, d as u32, "{}", cells_text(&cells));
+        by_depth[d as usize] += 1;
+    }
+    assert!(by_depth[10..].iter().all(|&n| n > 0), "{by_depth:?}");
+}
+
+#[test]
+fn query_answers_with_an_optimal_path_nodes_and_seconds() {
+    let (_, published, cells) = &korf()[78]; // instance 79, 42 moves
+    let a = query_json_in(
+        db(),
+        &["--puzzle", "fifteen", "--state", &cells_text(cells)],
+    );
+    assert_eq!(a["distance"], *published);
+    assert_eq!(a["partition"], "6-6-3");
+    assert!(a["nodes"].as_u64().unwrap() > 0 && a["seconds"].as_f64().is_some());
+    let f = Fifteen::new();
+    let path: Vec<Vec<u8>> = (a["path"].as_array().unwrap().iter())
+        .map(|s| f.parse(s.as_str().unwrap()).unwrap())
+        .collect();
+    assert_moves(&path);
+    // Spaces as separators, and text output.
+    let spaced = cells
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let db = db().to_str().unwrap();
+    let o = run(&[
+        "query", "--db", db, "--puzzle", "fifteen", "--state", &spaced,
+    ]);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains("distance:  42") && text.contains("nodes expanded"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_fifteen_queries_are_refused_cleanly() {
+    let db = db().to_str().unwrap();
+    let q = |args: &[&str]| {
+        let mut all = vec!["query", "--db", db, "--puzzle", "fifteen"];
+        all.extend_from_slice(args);
+        run(&all)
+    };
+    // Two tiles swapped: the wrong parity.
+    let err = assert_clean_failure(&q(&["--state", "2,1,3,4,5,6,7,8,9,10,11,12,13,14,15,0"]), 1);
+    assert!(
+        err.contains("cannot be solved") && err.contains("parity"),
+        "{err}"
+    );
+    for (state, why) in [
+        ("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15", "expected 16 cells"),
+        ("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,15", "appears twice"),
+        ("1,2,3,4,5,6,7,8,9,10,11,12,13,14,16,0", "out of range"),
+        ("1,2,3,4,5,6,7,8,9,10,11,12,13,14,x,0", "not a number"),
+    ] {
+        let err = assert_clean_failure(&q(&["--state", state]), 2);
+        assert!(err.contains(why), "{state}: {err}");
+    }
+    for option in ["--longest", "--histogram"] {
+        let err = assert_clean_failure(&q(&[option]), 2);
+        assert!(
+            err.contains("no") && err.contains("pattern databases"),
+            "{err}"
+        );
+    }
+    assert_clean_failure(&q(&["--start"]), 2);
+    let list = String::from_utf8(run(&["list", "--db", db]).stdout).unwrap();
+    assert!(
+        list.lines()
+            .any(|l| l.starts_with("fifteen") && l.contains("patterns")),
+        "{list}"
+    );
+    let err = assert_clean_failure(
+        &run(&[
+            "generate",
+            "--db",
+            db,
+            "--puzzle",
+            "fifteen",
+            "--partition",
+            "5-5-5",
+        ]),
+        2,
+    );
+    assert!(err.contains("unknown partition"), "{err}");
+}
+
+#[test]
+fn four_by_four_ranks_and_notation_round_trip() {
+    let f = Fifteen::new();
+    let g = f.grid();
+    assert_eq!(g.size(), 16 * 653_837_184_000);
+    let mut x = 12345u64;
+    for _ in 0..5000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let r = (x >> 11) % g.size();
+        let cells = g.unrank(r);
+        assert_eq!(g.rank_of(&cells), r);
+        let text = f.format(&cells);
+        assert_eq!(f.parse(&text).unwrap(), cells);
+        assert_eq!(g.parse(&text), Ok(r));
+    }
+}
