@@ -219,40 +219,50 @@ impl State {
         }
     }
 
-    /// Moves tile `t` into the blank; returns what [`State::undo`] needs.
+    /// Moves tile `t` into the blank and updates the board's sum; the reflected sum is
+    /// updated by [`State::apply_mirrored`] only when the board's sum does not already
+    /// exceed the bound. Returns what [`State::undo`] restores.
     #[inline]
-    fn apply(&mut self, h: &Heuristic, t: u8) -> (u64, u64) {
+    fn apply(&mut self, h: &Heuristic, t: u8) -> Saved {
         self.pos.swap(t as usize, 0);
         let j = h.owner[t as usize] as usize;
-        let old = self.ranks[j];
+        let jm = h.owner[h.relabel[t as usize] as usize] as usize;
+        let saved = Saved {
+            rank: self.ranks[j],
+            sum: self.sum,
+            mirrored: self.mirrored[jm],
+            mirrored_sum: self.mirrored_sum,
+        };
         self.ranks[j] = self.rank(h, j);
         self.sum = self.sum + h.tables[j][self.ranks[j] as usize] as u32
-            - h.tables[j][old as usize] as u32;
-        let mut old_m = 0;
-        if h.reflect {
-            let jm = h.owner[h.relabel[t as usize] as usize] as usize;
-            old_m = self.mirrored[jm];
-            self.mirrored[jm] = self.mirrored_rank(h, jm);
-            self.mirrored_sum = self.mirrored_sum + h.tables[jm][self.mirrored[jm] as usize] as u32
-                - h.tables[jm][old_m as usize] as u32;
-        }
-        (old, old_m)
+            - h.tables[j][saved.rank as usize] as u32;
+        saved
     }
 
     #[inline]
-    fn undo(&mut self, h: &Heuristic, t: u8, (old, old_m): (u64, u64)) {
-        self.pos.swap(t as usize, 0);
-        let j = h.owner[t as usize] as usize;
-        self.sum = self.sum + h.tables[j][old as usize] as u32
-            - h.tables[j][self.ranks[j] as usize] as u32;
-        self.ranks[j] = old;
-        if h.reflect {
-            let jm = h.owner[h.relabel[t as usize] as usize] as usize;
-            self.mirrored_sum = self.mirrored_sum + h.tables[jm][old_m as usize] as u32
-                - h.tables[jm][self.mirrored[jm] as usize] as u32;
-            self.mirrored[jm] = old_m;
-        }
+    fn apply_mirrored(&mut self, h: &Heuristic, t: u8, saved: &Saved) {
+        let jm = h.owner[h.relabel[t as usize] as usize] as usize;
+        self.mirrored[jm] = self.mirrored_rank(h, jm);
+        self.mirrored_sum = self.mirrored_sum + h.tables[jm][self.mirrored[jm] as usize] as u32
+            - h.tables[jm][saved.mirrored as usize] as u32;
     }
+
+    #[inline]
+    fn undo(&mut self, h: &Heuristic, t: u8, saved: &Saved) {
+        self.pos.swap(t as usize, 0);
+        self.ranks[h.owner[t as usize] as usize] = saved.rank;
+        self.sum = saved.sum;
+        self.mirrored[h.owner[h.relabel[t as usize] as usize] as usize] = saved.mirrored;
+        self.mirrored_sum = saved.mirrored_sum;
+    }
+}
+
+/// What undoing a move restores.
+struct Saved {
+    rank: u64,
+    sum: u32,
+    mirrored: u64,
+    mirrored_sum: u32,
 }
 
 /// Result of one depth-first iteration below a bound.
@@ -273,26 +283,33 @@ struct Search<'h> {
 }
 
 impl Search<'_> {
+    /// Searches below the current position, whose f-value is within `bound`.
     fn dfs(&mut self, g: u32, bound: u32, previous: u8) -> Probe {
-        let f = g + self.state.h(self.h);
-        if f > bound {
-            return Probe::Exceeded(f);
-        }
         if self.state.sum == 0 {
             // Every pattern is home, so every tile is: the goal.
             return Probe::Found;
         }
         self.expanded += 1;
+        let h = self.h;
         let blank = self.state.pos[0];
         let mut next = u32::MAX;
-        for k in 0..self.h.adjacent[blank as usize].len() {
-            let c = self.h.adjacent[blank as usize][k];
+        for &c in &h.adjacent[blank as usize] {
             if c == previous {
                 continue;
             }
             self.generated += 1;
             let t = self.cells[c as usize];
-            let undo = self.state.apply(self.h, t);
+            let saved = self.state.apply(h, t);
+            let mut f = g + 1 + self.state.sum;
+            if f <= bound && h.reflect {
+                self.state.apply_mirrored(h, t, &saved);
+                f = f.max(g + 1 + self.state.mirrored_sum);
+            }
+            if f > bound {
+                next = next.min(f);
+                self.state.undo(h, t, &saved);
+                continue;
+            }
             self.cells[blank as usize] = t;
             self.cells[c as usize] = 0;
             self.path.push(c);
@@ -303,7 +320,7 @@ impl Search<'_> {
             self.path.pop();
             self.cells[c as usize] = t;
             self.cells[blank as usize] = 0;
-            self.state.undo(self.h, t, undo);
+            self.state.undo(h, t, &saved);
         }
         Probe::Exceeded(next)
     }
