@@ -253,3 +253,17 @@ fn four_by_four_ranks_and_notation_round_trip() {
         assert_eq!(g.parse(&text), Ok(r));
     }
 }
+
+/// All of Korf's 100 instances with the 6-6-3 tables (a few seconds in release; the
+/// bench prints the same with timings): `cargo test --release -- --ignored korf_100`.
+#[test]
+#[ignore]
+fn korf_100_with_the_default_tables() {
+    let mut total = 0;
+    for (id, published, cells) in korf() {
+        let a = solve_loaded(tables(), fifteen::NAME, &cells).unwrap();
+        assert_eq!(a.distance, published, "instance {id}");
+        total += a.distance;
+    }
+    assert_eq!(total, 5305);
+}
