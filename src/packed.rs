@@ -401,17 +401,50 @@ impl ByteLayout {
     /// The whole table back from its chunks in order; `None` if a chunk has the wrong
     /// size or one is missing.
     pub fn decode(&self, chunks: impl IntoIterator<Item = Vec<u8>>) -> Option<Vec<u8>> {
-        let mut out = Vec::with_capacity(self.ranks as usize);
-        let mut n = 0;
+        let mut d = self.decoder();
         for (c, blob) in chunks.into_iter().enumerate() {
-            let want = (self.ranks - c as u64 * self.ranks_per_chunk).min(self.ranks_per_chunk);
-            if c as u64 >= self.chunks() || blob.len() as u64 != want {
-                return None;
-            }
-            out.extend_from_slice(&blob);
-            n += 1;
+            d.push(c as u64, &blob);
         }
-        (n == self.chunks()).then_some(out)
+        d.finish()
+    }
+
+    /// Reassembles the table from chunks given one at a time ([`ByteDecoder::push`]).
+    pub fn decoder(&self) -> ByteDecoder {
+        ByteDecoder {
+            layout: *self,
+            out: Vec::with_capacity(self.ranks as usize),
+            next: 0,
+            bad: false,
+        }
+    }
+}
+
+/// A [`ByteLayout`] table being reassembled chunk by chunk.
+pub struct ByteDecoder {
+    layout: ByteLayout,
+    out: Vec<u8>,
+    next: u64,
+    bad: bool,
+}
+
+impl ByteDecoder {
+    /// Appends chunk `c`, which must be the next one and of its full size.
+    pub fn push(&mut self, c: u64, blob: &[u8]) {
+        let l = &self.layout;
+        let fits = c == self.next
+            && c < l.chunks()
+            && blob.len() as u64 == (l.ranks - c * l.ranks_per_chunk).min(l.ranks_per_chunk);
+        if fits && !self.bad {
+            self.out.extend_from_slice(blob);
+            self.next += 1;
+        } else {
+            self.bad = true;
+        }
+    }
+
+    /// The table, if every chunk came in order with its size.
+    pub fn finish(self) -> Option<Vec<u8>> {
+        (!self.bad && self.next == self.layout.chunks()).then_some(self.out)
     }
 }
 

@@ -556,16 +556,22 @@ pub fn packed_tables(
     .collect()
 }
 
-/// Every chunk of one packed table, in chunk order (one range read of the primary key).
-pub fn packed_chunks(
+/// Calls `each` with every chunk of one packed table in chunk order, the blob borrowed
+/// from SQLite (one range read of the primary key, no copy per chunk).
+pub fn for_each_packed_chunk(
     conn: &Connection,
     puzzle: &str,
     kind: &str,
-) -> rusqlite::Result<Vec<Vec<u8>>> {
+    mut each: impl FnMut(u64, &[u8]),
+) -> rusqlite::Result<()> {
     let mut st = conn.prepare_cached(
-        "SELECT data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 ORDER BY chunk",
+        "SELECT chunk, data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 ORDER BY chunk",
     )?;
-    st.query_map(params![puzzle, kind], |r| r.get(0))?.collect()
+    let mut rows = st.query(params![puzzle, kind])?;
+    while let Some(r) = rows.next()? {
+        each(r.get::<_, i64>(0)? as u64, r.get_ref(1)?.as_blob()?);
+    }
+    Ok(())
 }
 
 /// The `farthest` rows of a packed puzzle, by rank.

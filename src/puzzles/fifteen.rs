@@ -46,17 +46,17 @@ pub struct Partition {
     pub patterns: Vec<Vec<u8>>,
 }
 
-/// The partitions known to the definition. 7-8 splits the board into its top two rows
-/// and the rest (Korf and Felner's 7-8, turned to this goal); 6-6-3 takes the left two
-/// columns' tiles below tile 1's row, the lower right block, and the top row's 2 3 4.
+/// The partitions known to the definition, both Korf and Felner's turned to this goal:
+/// 7-8 splits the board into its top two rows and the rest; 6-6-3 into the left and the
+/// right halves of the top three rows and the bottom row.
 pub fn partitions() -> Vec<Partition> {
     vec![
         Partition {
             name: "6-6-3".into(),
             patterns: vec![
-                vec![1, 5, 6, 9, 10, 13],
-                vec![7, 8, 11, 12, 14, 15],
-                vec![2, 3, 4],
+                vec![1, 2, 5, 6, 9, 10],
+                vec![3, 4, 7, 8, 11, 12],
+                vec![13, 14, 15],
             ],
         },
         Partition {

@@ -105,8 +105,10 @@ impl Database {
                 serde_json::from_str(&stored.iter().find(|s| &s.0 == kind).unwrap().1)
                     .map_err(|_| inconsistent(name, &what))?;
             let l = ByteLayout::from_description(&layout).map_err(|_| inconsistent(name, &what))?;
-            let chunks = store::packed_chunks(&self.conn, name, kind).map_err(self.sql())?;
-            tables.push(l.decode(chunks).ok_or_else(|| inconsistent(name, &what))?);
+            let mut d = l.decoder();
+            store::for_each_packed_chunk(&self.conn, name, kind, |c, blob| d.push(c, blob))
+                .map_err(self.sql())?;
+            tables.push(d.finish().ok_or_else(|| inconsistent(name, &what))?);
         }
         let heuristic = fifteen::heuristic(&chosen, tables, reflect)
             .map_err(|e| inconsistent(name, &e.to_string()))?;
