@@ -35,13 +35,24 @@ fn korf() -> Vec<(u32, u32, Vec<u8>)> {
         .collect()
 }
 
+/// The built-in `fifteen`, as its definition file describes it.
+fn puzzle() -> fifteen::Fifteen {
+    match puzzlebase::puzzles::find(NAME) {
+        Some(puzzlebase::puzzles::Puzzle::Patterns(f)) => f,
+        _ => panic!("{NAME} is a built-in pattern-database puzzle"),
+    }
+}
+
+const NAME: &str = "fifteen";
+
 fn main() {
+    let f = puzzle();
     let mut parts: Vec<String> = std::env::args()
         .skip(1)
-        .filter(|a| fifteen::partitions().iter().any(|p| &p.name == a))
+        .filter(|a| f.partitions().iter().any(|p| &p.name == a))
         .collect();
     if parts.is_empty() {
-        parts.push(fifteen::DEFAULT_BUILD.to_string());
+        parts.extend(f.built().iter().map(|p| p.name.clone()));
     }
     let instances = korf();
     assert_eq!(instances.len(), 100);
@@ -51,11 +62,11 @@ fn main() {
         let registry = fifteen::registry_building(std::slice::from_ref(part)).unwrap();
         let opts = Options {
             db: db.clone(),
-            only: vec![fifteen::NAME.to_string()],
+            only: vec![NAME.to_string()],
             force: true,
         };
         let t = Instant::now();
-        let summary = generate::generate_from(&opts, registry, &Quiet).unwrap();
+        let summary = generate::generate_from(&opts, registry, Vec::new(), false, &Quiet).unwrap();
         let build = t.elapsed().as_secs_f64();
         let peak = summary[0].peak_memory.unwrap_or(0) as f64 / (1u64 << 30) as f64;
         let size = std::fs::metadata(&db).unwrap().len() as f64 / 1e6;
@@ -65,15 +76,13 @@ fn main() {
 
         let database = Database::open(&db).unwrap();
         for reflect in [false, true] {
-            let loaded = database
-                .pattern_tables(fifteen::NAME, Some(part), reflect)
-                .unwrap();
+            let loaded = database.pattern_tables(NAME, Some(part), reflect).unwrap();
             let label = if reflect { "with reflection" } else { "plain" };
             let (mut total, mut nodes, mut max_nodes, mut secs, mut max_secs) =
                 (0u32, 0u64, 0u64, 0f64, 0f64);
             let mut generated = 0u64;
             for (id, published, cells) in &instances {
-                let a = solve_loaded(&loaded, fifteen::NAME, cells).unwrap();
+                let a = solve_loaded(&loaded, NAME, cells).unwrap();
                 assert_eq!(a.distance, *published, "instance {id}");
                 total += a.distance;
                 nodes += a.expanded;

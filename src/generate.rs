@@ -12,11 +12,13 @@ use rusqlite::Connection;
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
+use crate::integrity;
 use crate::memory;
 use crate::progress::Progress;
 use crate::puzzles::{self, Puzzle};
 use crate::records;
 use crate::store::{self, PuzzleInfo, StoreError};
+use crate::verify;
 
 /// Changes whenever the solvers' output for an unchanged definition may change; part of
 /// every definition hash, so a new generator recomputes everything once.
@@ -42,6 +44,10 @@ pub enum GenerateError {
     Solve { puzzle: String, message: String },
     #[error("verification of the new file failed: {0}")]
     Verify(String),
+    #[error(
+        "puzzle {0:?} is defined twice (a built-in puzzle or another definition has that name)"
+    )]
+    Clash(String),
 }
 
 type Result<T, E = GenerateError> = std::result::Result<T, E>;
@@ -93,6 +99,9 @@ pub trait Observer: Sync {
     fn progress(&self, puzzle: &str) -> Box<dyn Progress + '_>;
     /// A puzzle is finished (computed or reused).
     fn done(&self, summary: &Summary);
+    /// A puzzle of the new file passed [`crate::verify`] (only with
+    /// [`generate_and_verify`]).
+    fn verified(&self, _report: &verify::Report) {}
 }
 
 /// sha256 of the generator version, the puzzle's name and its definition.
@@ -128,16 +137,44 @@ fn file_name(db: &Path) -> Result<String> {
 
 /// Runs the job. On any error the previous file is left as it was.
 pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>> {
-    generate_from(opts, puzzles::registry(), observer)
+    generate_with(opts, Vec::new(), false, observer)
 }
 
-/// Like [`generate`] with the puzzles' definitions given (the registry with some
+/// Runs the job, and before the new file replaces the old one re-derives every fact in
+/// it with [`verify::verify_conn`]; a failure leaves the previous file as it was. When
+/// nothing needs building, the existing file is verified instead.
+pub fn generate_and_verify(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>> {
+    generate_with(opts, Vec::new(), true, observer)
+}
+
+/// Runs the job with users' puzzles (`--definitions`) besides the built-in ones, verifying
+/// the new file before the rename when `full_check` is set. Users' puzzles already in the
+/// file are kept: they are rebuilt from their stored definitions.
+pub fn generate_with(
+    opts: &Options,
+    extra: Vec<Puzzle>,
+    full_check: bool,
+    observer: &dyn Observer,
+) -> Result<Vec<Summary>> {
+    generate_from(opts, puzzles::registry(), extra, full_check, observer)
+}
+
+/// Like [`generate_with`] with the built-in puzzles given (the registry with some
 /// definition changed, e.g. [`puzzles::fifteen::registry_building`]).
 pub fn generate_from(
     opts: &Options,
-    registry: Vec<Puzzle>,
+    mut registry: Vec<Puzzle>,
+    extra: Vec<Puzzle>,
+    full_check: bool,
     observer: &dyn Observer,
 ) -> Result<Vec<Summary>> {
+    for p in extra {
+        if puzzles::definitions_builtin(p.name()) || registry.iter().any(|q| q.name() == p.name()) {
+            return Err(GenerateError::Clash(p.name().to_string()));
+        }
+        registry.push(p);
+    }
+    registry.extend(stored_user_puzzles(&opts.db, &registry));
     for name in &opts.only {
         if !registry.iter().any(|p| p.name() == name) {
             return Err(GenerateError::UnknownPuzzle {
@@ -146,7 +183,9 @@ pub fn generate_from(
             });
         }
     }
-    let db = opts.db.as_path();
+    // Through a symbolic link, the target is what is locked, built beside and replaced.
+    let resolved = integrity::resolve(&opts.db).map_err(io(&opts.db))?;
+    let db = resolved.as_path();
     let base = file_name(db)?;
     let dir = match db.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -176,23 +215,31 @@ pub fn generate_from(
     }
     remove_stale_temporaries(&dir, &base)?;
 
-    let previous = previous_puzzles(db)?;
-    if !opts.force && is_current(&registry, &previous, &opts.only) {
-        // Nothing to compute and nothing to drop: the file stays exactly as it is.
+    let (previous, carried) = previous_puzzles(db, &registry)?;
+    if !opts.force && carried.is_empty() && is_current(&registry, &previous, &opts.only) {
+        // Nothing to compute and nothing to drop: the file stays exactly as it is, and
+        // only a sidecar left stale by a run killed between its two renames is rewritten.
+        integrity::repair_sidecar(db, &base).map_err(io(db))?;
         let summaries: Vec<Summary> = registry
             .iter()
             .filter_map(|p| previous.get(p.name()))
             .map(|info| reused(info, 0.0))
             .collect();
         summaries.iter().for_each(|s| observer.done(s));
+        if full_check {
+            verify::verify_file(db, &[], &mut |r| observer.verified(r))
+                .map_err(|e| GenerateError::Verify(e.to_string()))?;
+        }
         return Ok(summaries);
     }
     let tmp = TempFile {
         path: dir.join(format!("{base}.tmp-{}", std::process::id())),
         keep: false,
     };
-    let summaries = build(&tmp.path, db, &registry, &previous, opts, observer)?;
-    persist(tmp, db)?;
+    let summaries = build(
+        &tmp.path, db, &registry, &previous, &carried, opts, full_check, observer,
+    )?;
+    persist(tmp, db, &base)?;
     drop(lock);
     Ok(summaries)
 }
@@ -221,6 +268,25 @@ fn is_current(
             .all(|p| current(p) || (!asked(p) && !previous.contains_key(p.name())))
 }
 
+/// Users' puzzles in the file at `db` that `registry` does not define, rebuilt from
+/// their stored definitions (those that cannot be rebuilt are dropped, as before).
+fn stored_user_puzzles(db: &Path, registry: &[Puzzle]) -> Vec<Puzzle> {
+    let Ok(conn) = store::open_read(db) else {
+        return Vec::new();
+    };
+    let Ok(infos) = store::puzzles(&conn) else {
+        return Vec::new();
+    };
+    infos
+        .iter()
+        .filter(|i| {
+            !puzzles::definitions_builtin(&i.name) && !registry.iter().any(|p| p.name() == i.name)
+        })
+        .filter_map(|i| serde_json::from_str(&i.definition).ok())
+        .filter_map(|d| Puzzle::from_definition(&d).ok())
+        .collect()
+}
+
 fn reused(info: &PuzzleInfo, seconds: f64) -> Summary {
     Summary {
         name: info.name.clone(),
@@ -235,13 +301,12 @@ fn reused(info: &PuzzleInfo, seconds: f64) -> Summary {
 
 /// Temporary files of runs that were killed: safe to delete because we hold the lock.
 fn remove_stale_temporaries(dir: &Path, base: &str) -> Result<()> {
-    let prefix = format!("{base}.tmp-");
     for entry in fs::read_dir(dir).map_err(io(dir))? {
         let entry = entry.map_err(io(dir))?;
         if entry
             .file_name()
             .to_str()
-            .is_some_and(|n| n.starts_with(&prefix))
+            .is_some_and(|n| integrity::is_our_temporary(dir, base, n))
         {
             fs::remove_file(entry.path()).map_err(io(&entry.path()))?;
         }
@@ -249,24 +314,55 @@ fn remove_stale_temporaries(dir: &Path, base: &str) -> Result<()> {
     Ok(())
 }
 
-/// Puzzles in the current file, or nothing when there is no file or an older schema.
-/// A file that is not ours, or is newer, is never replaced.
-fn previous_puzzles(db: &Path) -> Result<HashMap<String, PuzzleInfo>> {
+/// Puzzles in the current file that can be copied, and the names of the known puzzles
+/// it holds that must be rebuilt even if not asked for (stale definitions, or a schema
+/// too old to copy from): a run never drops a puzzle the file had. A file that is not
+/// ours, or is newer, is never replaced.
+fn previous_puzzles(
+    db: &Path,
+    registry: &[Puzzle],
+) -> Result<(HashMap<String, PuzzleInfo>, Vec<String>)> {
     if !db.exists() {
-        return Ok(HashMap::new());
+        return Ok((HashMap::new(), Vec::new()));
     }
-    match store::open_read(db) {
-        Ok(conn) => Ok(store::puzzles(&conn)
-            .map_err(sql(db))?
-            .into_iter()
-            .map(|i| (i.name.clone(), i))
-            .collect()),
-        Err(StoreError::Older { .. }) => Ok(HashMap::new()),
-        Err(e @ (StoreError::NotOurs(_) | StoreError::Newer { .. })) => {
-            Err(GenerateError::Refused(db.display().to_string(), e))
+    let find = |name: &str| registry.iter().find(|p| p.name() == name);
+    let (infos, older) = match store::open_read(db) {
+        Ok(conn) => (store::puzzles(&conn).map_err(sql(db))?, None),
+        Err(StoreError::Older { found, .. }) if found >= integrity::COPYABLE_SINCE => {
+            let conn = rusqlite::Connection::open_with_flags(
+                db,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+            )
+            .map_err(sql(db))?;
+            (store::puzzles(&conn).map_err(sql(db))?, Some(found))
         }
-        Err(e) => Err(e.into()),
+        Err(StoreError::Older { .. }) => {
+            let old = integrity::older_puzzles(db).map_err(sql(db))?;
+            let carried = old
+                .names
+                .into_iter()
+                .filter(|n| find(n).is_some())
+                .collect();
+            return Ok((HashMap::new(), carried));
+        }
+        Err(e @ (StoreError::NotOurs(_) | StoreError::Newer { .. })) => {
+            return Err(GenerateError::Refused(db.display().to_string(), e));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let mut carried = Vec::new();
+    let mut copyable = HashMap::new();
+    for info in infos {
+        let Some(p) = find(&info.name) else {
+            continue;
+        };
+        // An older file is always rewritten, so everything in it is carried.
+        if older.is_some() || info.definition_hash != definition_hash(p) {
+            carried.push(info.name.clone());
+        }
+        copyable.insert(info.name.clone(), info);
     }
+    Ok((copyable, carried))
 }
 
 fn build(
@@ -274,7 +370,9 @@ fn build(
     db: &Path,
     registry: &[Puzzle],
     previous: &HashMap<String, PuzzleInfo>,
+    carried: &[String],
     opts: &Options,
+    full_check: bool,
     observer: &dyn Observer,
 ) -> Result<Vec<Summary>> {
     let mut conn = Connection::open(tmp).map_err(sql(tmp))?;
@@ -282,6 +380,7 @@ fn build(
     conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
         .map_err(sql(tmp))?;
     store::migrate(&mut conn, tmp)?;
+    integrity::write_meta(&conn, &opts.only).map_err(sql(tmp))?;
     if !previous.is_empty() {
         // Read-only, so nothing this run does can touch the previous file.
         let uri = format!(
@@ -298,6 +397,7 @@ fn build(
         let name = p.name();
         let hash = definition_hash(p);
         let selected = opts.only.is_empty() || opts.only.iter().any(|o| o == name);
+        let keep = selected || carried.iter().any(|c| c == name);
         let current = previous.get(name).filter(|i| i.definition_hash == hash);
         let started = Instant::now();
         let summary = match current {
@@ -305,7 +405,7 @@ fn build(
                 store::copy_puzzle(&tx, tmp, name)?;
                 reused(info, started.elapsed().as_secs_f64())
             }
-            _ if !selected => continue,
+            _ if !keep => continue,
             _ => {
                 let measured = memory::reset_peak();
                 let progress = observer.progress(name);
@@ -340,7 +440,12 @@ fn build(
     if !previous.is_empty() {
         conn.execute("DETACH DATABASE prev", []).map_err(sql(tmp))?;
     }
+    integrity::finish(&conn).map_err(sql(tmp))?;
     verify(&conn, tmp, &summaries)?;
+    if full_check {
+        verify::verify_conn(&conn, tmp, &[], &mut |r| observer.verified(r))
+            .map_err(|e| GenerateError::Verify(e.to_string()))?;
+    }
     conn.execute_batch("PRAGMA journal_mode = DELETE;")
         .map_err(sql(tmp))?;
     conn.close().map_err(|(_, e)| sql(tmp)(e))?;
@@ -370,13 +475,23 @@ fn verify(conn: &Connection, path: &Path, summaries: &[Summary]) -> Result<()> {
     Ok(())
 }
 
-/// Flushes the finished file to disk and renames it over the target.
-fn persist(mut tmp: TempFile, db: &Path) -> Result<()> {
+/// Flushes the finished file to disk and renames it over the target, then its
+/// `<db>.sha256` over the old sidecar. A crash between the two renames leaves a stale
+/// sidecar, which the next run rewrites (see [`integrity::repair_sidecar`]).
+fn persist(mut tmp: TempFile, db: &Path, base: &str) -> Result<()> {
     File::open(&tmp.path)
         .and_then(|f| f.sync_all())
         .map_err(io(&tmp.path))?;
+    let sidecar = TempFile {
+        path: integrity::write_sidecar_temporary(&tmp.path, db, base).map_err(io(db))?,
+        keep: false,
+    };
     fs::rename(&tmp.path, db).map_err(io(db))?;
     tmp.keep = true;
+    let target = integrity::sidecar(db);
+    fs::rename(&sidecar.path, &target).map_err(io(&target))?;
+    let mut sidecar = sidecar;
+    sidecar.keep = true;
     if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
         // Makes the rename itself durable; not every platform can open a directory.
         if let Ok(d) = File::open(dir) {

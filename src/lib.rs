@@ -4,13 +4,18 @@
 //! states ([`rank`]), how to solve them ([`bfs`] for move graphs, [`peg`] for peg
 //! solitaire, [`enumerate`] for the enumeration puzzles), how their results become rows
 //! ([`records`]) or packed tables ([`packed`]), how the nightly job builds the file
-//! ([`generate`]), and how the file is written and read ([`store`], [`query`]). It knows nothing of command lines or
+//! ([`generate`], with [`integrity`] for what makes the file safe to ship), how the file
+//! is written and read ([`store`], [`query`]), and how every stored fact is re-derived
+//! from the rules ([`verify`]). It knows nothing of command lines or
 //! terminals: progress goes through [`progress::Progress`], and `src/main.rs` is a thin
 //! layer on top.
 
 pub mod bfs;
+pub mod consistency;
+pub mod definitions;
 pub mod enumerate;
 pub mod generate;
+pub mod integrity;
 pub mod memory;
 pub mod packed;
 pub mod pattern;
@@ -23,3 +28,4 @@ pub mod records;
 pub mod search;
 pub mod space;
 pub mod store;
+pub mod verify;

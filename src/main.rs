@@ -10,11 +10,13 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
+use puzzlebase::definitions::{self, DefinitionError};
 use puzzlebase::generate::{self, GenerateError, Observer, Options, Summary};
 use puzzlebase::peg::Board;
 use puzzlebase::progress::{Progress, Silent};
-use puzzlebase::puzzles::fifteen;
+use puzzlebase::puzzles::{self, fifteen};
 use puzzlebase::query::{self, Database, Histogram, QueryError, SearchAnswer, Solutions};
+use puzzlebase::verify::{self, Report, VerifyError};
 
 /// Precomputes complete solution databases for classic puzzles into one SQLite file,
 /// and answers lookups from it without searching.
@@ -37,6 +39,8 @@ Puzzles and notation:
   magic-triangle           --sum N, --all, --histogram
   knight-tour knight-tour-6x6
                            --all
+  your own puzzles         built with `generate --definitions DIR`: queried by name from
+                           the database alone (README, \"Adding a puzzle\")
 
 Examples:
   puzzlebase query --puzzle eight --state 867254301
@@ -76,6 +80,12 @@ enum Command {
         /// Print only errors
         #[arg(long, short)]
         quiet: bool,
+        /// Also build every definition file (*.toml) in DIR; see `check-definition`
+        #[arg(long, env = "PUZZLEBASE_DEFINITIONS", value_name = "DIR")]
+        definitions: Option<PathBuf>,
+        /// Before replacing the file, re-derive every fact in the new one (as `verify`)
+        #[arg(long)]
+        verify: bool,
         /// fifteen: build the pattern databases of this partition of the tiles
         /// (repeatable; default 6-6-3; known: 6-6-3, 7-8). The choice is part of
         /// fifteen's definition: a later run without it rebuilds the default
@@ -86,6 +96,36 @@ enum Command {
     /// path, the longest positions, histograms, peg matrices, enumerated solutions.
     #[command(after_help = QUERY_EXAMPLES)]
     Query(QueryArgs),
+    /// Check a puzzle definition file and print what `generate` would build from it
+    /// (family, state count, storage, an estimate of time and memory), without building.
+    ///
+    /// The file format is described in README.md, "Adding a puzzle"; the built-in
+    /// puzzles' files are in data/puzzles/.
+    CheckDefinition {
+        /// The definition file (TOML)
+        file: PathBuf,
+        /// One JSON object on one line
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-derive every stored fact from the puzzle rules and report the first that does
+    /// not hold.
+    ///
+    /// Trusts nothing in the file but the puzzle names: distances, next moves, solution
+    /// counts, state texts, packed blobs, histograms, peg layers and matrices,
+    /// enumerated solutions, the summary figures and checksums are all checked. Prints
+    /// one line per puzzle and exits 0 when everything holds; otherwise names the first
+    /// bad entry (puzzle, rank and state, which fact) on stderr and exits 1.
+    Verify {
+        #[command(flatten)]
+        db: DbArg,
+        /// Verify only this puzzle (repeatable)
+        #[arg(long = "puzzle", value_name = "NAME")]
+        puzzles: Vec<String>,
+        /// One JSON object per puzzle, one per line
+        #[arg(long)]
+        json: bool,
+    },
     /// List the puzzles in the database with their figures.
     List {
         #[command(flatten)]
@@ -126,7 +166,7 @@ struct QueryArgs {
     #[arg(long)]
     all: bool,
     /// The magic triangles whose sides sum to N, one per equivalence class
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     sum: Option<i64>,
     /// Print one JSON object on one line
     #[arg(long)]
@@ -154,10 +194,32 @@ impl From<GenerateError> for Failure {
         let mut message = e.to_string();
         let mut source = std::error::Error::source(&e);
         while let Some(s) = source {
-            message = format!("{message}: {s}");
+            // Most messages already end with their cause; say each cause once.
+            let cause = s.to_string();
+            if !message.contains(&cause) {
+                message = format!("{message}: {cause}");
+            }
             source = s.source();
         }
         Failure { usage, message }
+    }
+}
+
+impl From<DefinitionError> for Failure {
+    fn from(e: DefinitionError) -> Self {
+        Failure {
+            usage: false,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<VerifyError> for Failure {
+    fn from(e: VerifyError) -> Self {
+        Failure {
+            usage: e.is_usage(),
+            message: e.to_string(),
+        }
     }
 }
 
@@ -170,23 +232,104 @@ impl From<std::io::Error> for Failure {
     }
 }
 
+/// Longest stretch of one message printed: an argument of 100 KB is not echoed whole.
+const MESSAGE_MAX: usize = 800;
+
+/// One line, at most [`MESSAGE_MAX`] characters: the middle of a longer message (where
+/// a long argument sits, between the error's start and its reason) is left out.
+fn one_line(message: &str) -> String {
+    let flat: String = message
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let n = flat.chars().count();
+    if n <= MESSAGE_MAX {
+        return flat;
+    }
+    let keep = MESSAGE_MAX / 2;
+    let head: String = flat.chars().take(keep).collect();
+    let tail: String = flat.chars().skip(n - keep).collect();
+    format!(
+        "{head} ... ({} characters left out) ... {tail}",
+        n - 2 * keep
+    )
+}
+
+/// Parses the command line. Help and version print as clap renders them; every other
+/// clap error becomes one line and a hint, exit 2, like the tool's own usage errors.
+fn parse() -> Result<Cli, ExitCode> {
+    use clap::error::ErrorKind;
+    let e = match Cli::try_parse() {
+        Ok(cli) => return Ok(cli),
+        Err(e) => e,
+    };
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            return Err(ExitCode::SUCCESS);
+        }
+        _ => {}
+    }
+    // The first paragraph is the error itself (a list of missing arguments spans
+    // several lines); usage and tips follow after a blank line.
+    let rendered = e.render().to_string();
+    let paragraph: Vec<&str> = (rendered.lines().map(str::trim))
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let first = paragraph.join(" ");
+    let first = first.strip_prefix("error: ").unwrap_or(&first);
+    let message = match e.kind() {
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
+            "a command is required: generate, query or list".to_string()
+        }
+        _ if first.is_empty() => "invalid command line".to_string(),
+        _ => first.to_string(),
+    };
+    // The subcommand named on the command line, for a hint at its own help.
+    let sub = std::env::args()
+        .skip(1)
+        .find(|a| ["generate", "query", "list"].contains(&a.as_str()));
+    eprintln!("puzzlebase: {}", one_line(&message));
+    eprintln!(
+        "see `puzzlebase {}--help`",
+        sub.map_or(String::new(), |s| format!("{s} "))
+    );
+    Err(ExitCode::from(2))
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     let result = match cli.command {
         Command::Generate {
             db,
             puzzles,
             force,
             quiet,
+            definitions,
+            verify,
             partitions,
-        } => run_generate(db.db, puzzles, force, quiet, partitions),
+        } => run_generate(
+            db.db,
+            puzzles,
+            force,
+            quiet,
+            definitions,
+            verify,
+            partitions,
+        ),
+        Command::CheckDefinition { file, json } => run_check(&file, json),
+        Command::Verify { db, puzzles, json } => run_verify(db.db, puzzles, json),
         Command::Query(q) => run_query(q),
         Command::List { db, json } => run_list(db.db, json),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("puzzlebase: {}", f.message);
+            eprintln!("puzzlebase: {}", one_line(&f.message));
             ExitCode::from(if f.usage { 2 } else { 1 })
         }
     }
@@ -281,6 +424,12 @@ impl Observer for Terminal {
             s.seconds
         );
     }
+
+    fn verified(&self, r: &Report) {
+        if !self.quiet {
+            let _ = writeln!(std::io::stdout(), "verified {}", verified_line(r));
+        }
+    }
 }
 
 fn run_generate(
@@ -288,19 +437,120 @@ fn run_generate(
     only: Vec<String>,
     force: bool,
     quiet: bool,
+    definitions: Option<PathBuf>,
+    verify: bool,
     partitions: Vec<String>,
 ) -> Result<(), Failure> {
+    // Every user file is checked before the database is touched.
+    let extra = match definitions {
+        Some(dir) => definitions::load_dir(&dir)?,
+        None => Vec::new(),
+    };
     let opts = Options { db, only, force };
-    if partitions.is_empty() {
-        generate::generate(&opts, &Terminal { quiet })?;
+    let registry = if partitions.is_empty() {
+        puzzles::registry()
     } else {
-        let registry = fifteen::registry_building(&partitions).map_err(|message| Failure {
+        fifteen::registry_building(&partitions).map_err(|message| Failure {
             usage: true,
             message,
-        })?;
-        generate::generate_from(&opts, registry, &Terminal { quiet })?;
+        })?
+    };
+    generate::generate_from(&opts, registry, extra, verify, &Terminal { quiet })?;
+    Ok(())
+}
+
+fn run_check(file: &std::path::Path, json_out: bool) -> Result<(), Failure> {
+    let (_, puzzle) = definitions::load_file(file)?;
+    let plan = definitions::plan(&puzzle);
+    let states = match plan.states {
+        Some(n) if plan.states_exact => n.to_string(),
+        Some(n) => format!("at most {n} (the solve finds the reachable positions)"),
+        None => "found by the search".to_string(),
+    };
+    let bound = if plan.states_exact { "" } else { "at most " };
+    let seconds = plan
+        .seconds
+        .map_or("time unknown before building".to_string(), |s| {
+            format!("{bound}{s:.3} s")
+        });
+    let memory = plan.memory_bytes.map_or("memory unknown".to_string(), |b| {
+        format!("{bound}{:.1} MiB", b as f64 / (1 << 20) as f64)
+    });
+    if json_out {
+        return out(&json!({
+            "file": file.display().to_string(), "puzzle": plan.name, "family": plan.family,
+            "states": plan.states, "states_exact": plan.states_exact, "storage": plan.storage,
+            "seconds": plan.seconds, "memory_bytes": plan.memory_bytes, "built": plan.tabulate,
+            "tables": plan.tables,
+        })
+        .to_string());
+    }
+    out(&format!("{}: ok", file.display()))?;
+    out(&format!("puzzle:    {}", plan.name))?;
+    out(&format!("family:    {}", plan.family))?;
+    out(&format!("states:    {states}"))?;
+    out(&format!("storage:   {}", plan.storage))?;
+    out(&format!(
+        "estimate:  {seconds}, {memory} (rates measured on the development machine)"
+    ))?;
+    if !plan.tabulate {
+        out("generate:  not built (tabulate = false): a definition only")?;
+    }
+    for t in &plan.tables {
+        let tiles: Vec<String> = t.tiles.iter().map(u8::to_string).collect();
+        out(&format!(
+            "table:     partition {} pattern {} (tiles {}): {} entries, a byte each{}",
+            t.partition,
+            t.pattern,
+            tiles.join(","),
+            t.entries,
+            if t.default {
+                ""
+            } else {
+                " (built with --partition)"
+            }
+        ))?;
     }
     Ok(())
+}
+
+fn verified_line(r: &Report) -> String {
+    format!(
+        "{:<18} ok  {:<9} {:>12} entries  solvable {:>12}  max distance {:>3}  {:>8.3} s",
+        r.puzzle,
+        r.storage.as_str(),
+        r.entries,
+        r.solvable,
+        r.max_distance.map_or("-".to_string(), |d| d.to_string()),
+        r.seconds
+    )
+}
+
+fn run_verify(db: PathBuf, only: Vec<String>, json_out: bool) -> Result<(), Failure> {
+    let mut printed: Result<(), Failure> = Ok(());
+    let result = verify::verify_file(&db, &only, &mut |r| {
+        if printed.is_ok() {
+            printed = out(&if json_out {
+                json!({
+                    "puzzle": r.puzzle, "ok": true, "storage": r.storage.as_str(),
+                    "entries": r.entries, "solvable": r.solvable,
+                    "max_distance": r.max_distance, "seconds": r.seconds,
+                })
+                .to_string()
+            } else {
+                verified_line(r)
+            });
+        }
+    });
+    printed?;
+    match result {
+        Err(e) if json_out && !e.is_usage() => {
+            // The failure as a result object too, so that a JSON reader sees it.
+            out(&json!({ "puzzle": e.puzzle(), "ok": false, "error": e.to_string() }).to_string())?;
+            Err(e.into())
+        }
+        r => r.map(|_| ()).map_err(Failure::from),
+    }
 }
 
 fn out(line: &str) -> Result<(), Failure> {

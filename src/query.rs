@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 use thiserror::Error;
 
+use crate::consistency;
 use crate::generate::definition_hash;
 use crate::packed::{CountLayout, RunLayout};
 use crate::peg::Board;
@@ -45,6 +46,9 @@ pub enum QueryError {
     NoFullTable { option: String, puzzle: String },
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// What the file says contradicts the puzzle's rules or the file itself.
+    #[error("inconsistent file {path}: {what}: run `puzzlebase verify`")]
+    Inconsistent { path: String, what: String },
 }
 
 impl QueryError {
@@ -114,12 +118,6 @@ pub enum Histogram {
     ByValue(Vec<(i64, u64)>),
 }
 
-fn inconsistent(puzzle: &str, at: &str) -> QueryError {
-    QueryError::NotStored(format!(
-        "the database is inconsistent: {puzzle} at {at}; run `puzzlebase generate --force`"
-    ))
-}
-
 /// Parses a stored move, `[3,10,12,3]`, on a board of `holes` holes.
 fn parse_move(text: &str, holes: usize) -> Option<Vec<u8>> {
     let inner = text.strip_prefix('[')?.strip_suffix(']')?;
@@ -129,9 +127,27 @@ fn parse_move(text: &str, holes: usize) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// The definition of a puzzle this build knows.
-fn known(name: &str) -> Result<Puzzle> {
-    puzzles::find(name).ok_or_else(|| QueryError::UnknownPuzzle {
+/// The definition of a built-in puzzle, or of a user's puzzle rebuilt from the
+/// definition stored with it in `conn` (so no definition file is needed).
+pub fn known(conn: &Connection, name: &str) -> Result<Puzzle> {
+    if let Some(p) = puzzles::find(name) {
+        return Ok(p);
+    }
+    let stored = store::puzzle(conn, name).ok().flatten();
+    if let Some(info) = stored
+        && !puzzles::definitions_builtin(name)
+    {
+        let definition: serde_json::Value =
+            serde_json::from_str(&info.definition).map_err(|e| {
+                QueryError::NotStored(format!("the stored definition of {name} is not JSON: {e}"))
+            })?;
+        return Puzzle::from_definition(&definition).map_err(|e| {
+            QueryError::NotStored(format!(
+                "the stored definition of {name} cannot be used: {e}"
+            ))
+        });
+    }
+    Err(QueryError::UnknownPuzzle {
         name: name.to_string(),
         known: puzzles::names().join(", "),
     })
@@ -152,11 +168,26 @@ impl Database {
     }
 
     fn sql(&self) -> impl Fn(rusqlite::Error) -> QueryError + '_ {
-        |source| {
-            QueryError::Store(StoreError::Sqlite {
+        |source| match source {
+            // A stored value of the wrong type or out of its column's range is damage,
+            // not a failure to read.
+            rusqlite::Error::FromSqlConversionFailure(..)
+            | rusqlite::Error::IntegralValueOutOfRange(..)
+            | rusqlite::Error::InvalidColumnType(..) => {
+                self.inconsistent(format!("a stored value is out of range ({source})"))
+            }
+            source => QueryError::Store(StoreError::Sqlite {
                 path: self.path.display().to_string(),
                 source,
-            })
+            }),
+        }
+    }
+
+    /// The answer about to be served contradicts the rules or the file: refuse it.
+    fn inconsistent(&self, what: impl Into<String>) -> QueryError {
+        QueryError::Inconsistent {
+            path: self.path.display().to_string(),
+            what: what.into(),
         }
     }
 
@@ -166,7 +197,7 @@ impl Database {
 
     /// The puzzle's definition and its stored metadata, checked to belong together.
     pub fn puzzle(&self, name: &str) -> Result<(Puzzle, PuzzleInfo)> {
-        let p = known(name)?;
+        let p = known(&self.conn, name)?;
         let info = self.info(&p)?;
         Ok((p, info))
     }
@@ -198,7 +229,7 @@ impl Database {
     /// The text is checked before the file, so a malformed position is reported as such
     /// even for a puzzle that has not been generated.
     pub fn state(&self, name: &str, text: &str) -> Result<StateAnswer> {
-        let p = known(name)?;
+        let p = known(&self.conn, name)?;
         match &p {
             Puzzle::Graph(g) => {
                 let rank = g.parse(text)?;
@@ -252,50 +283,110 @@ impl Database {
     ) -> Result<StateAnswer> {
         match info.storage {
             Storage::Packed => self.walk_packed(g, rank, text),
-            _ => self.walk(g.name(), rank, text),
+            _ => self.walk(g, info, rank, text),
         }
     }
 
     /// Reads distances from the packed table and steps, from `rank`, to the
     /// smallest-ranked neighbour one move closer until the goal: the same path the
-    /// positions table's `next_rank` gives for the smaller puzzles.
+    /// positions table's `next_rank` gives for the smaller puzzles. Every neighbour on
+    /// the way is read anyway, so each step also checks that none is more than one move
+    /// closer or farther, and the count against the sum of the closer neighbours' counts.
     fn walk_packed(&self, g: &dyn GraphPuzzle, rank: u64, text: &str) -> Result<StateAnswer> {
         let name = g.name();
         let tables = PackedReader::open(self, g)?;
         let state = g.format(rank);
+        let mut nbs = Vec::new();
         let Some(distance) = tables.distance(rank)? else {
+            // An unsolvable position has only unsolvable neighbours.
+            g.neighbors(rank, &mut nbs);
+            for &nb in &nbs {
+                if tables.distance(nb)?.is_some() {
+                    return Err(self.inconsistent(format!(
+                        "{name}: {state} is stored as unsolvable but its neighbour {} is solvable",
+                        g.format(nb)
+                    )));
+                }
+            }
             return Err(QueryError::NotStored(format!(
                 "{} in {name} cannot be solved: the goal is not reachable from it",
                 text.trim()
             )));
         };
+        let solutions = tables.solutions(rank)?;
         let mut path = vec![state.clone()];
         let (mut cur, mut d) = (rank, distance);
-        let mut nbs = Vec::new();
         while d > 0 {
             nbs.clear();
             g.neighbors(cur, &mut nbs);
             let mut next = None;
+            let mut sum = Some(0u64);
             for &nb in &nbs {
-                if tables.distance(nb)? == Some(d - 1) && next.is_none_or(|n| nb < n) {
-                    next = Some(nb);
+                let nd = tables.distance(nb)?;
+                if nd.is_none_or(|nd| nd + 1 < d || nd > d + 1) {
+                    return Err(self.inconsistent(format!(
+                        "{name}: {} at distance {d} has a neighbour {} at distance {}",
+                        g.format(cur),
+                        g.format(nb),
+                        nd.map_or("none".to_string(), |n| n.to_string())
+                    )));
+                }
+                if nd == Some(d - 1) {
+                    next = Some(next.map_or(nb, |n: u64| n.min(nb)));
+                    if cur == rank && solutions != Solutions::NotStored {
+                        sum = add_counts(sum, tables.solutions(nb)?);
+                    }
                 }
             }
-            cur = next.ok_or_else(|| inconsistent(name, &g.format(cur)))?;
+            if cur == rank {
+                self.check_count(name, &state, solutions, sum)?;
+            }
+            cur = next.ok_or_else(|| {
+                self.inconsistent(format!(
+                    "{name}: {} at distance {d} has no neighbour one move closer",
+                    g.format(cur)
+                ))
+            })?;
             d -= 1;
             path.push(g.format(cur));
         }
         if !g.goals().contains(&cur) {
-            return Err(inconsistent(name, &g.format(cur)));
+            return Err(self.inconsistent(format!(
+                "{name}: {} is stored at distance 0 but is not the goal",
+                g.format(cur)
+            )));
         }
         Ok(StateAnswer {
             puzzle: name.to_string(),
             state,
             distance,
-            solutions: tables.solutions(rank)?,
+            solutions,
             path,
             moves: None,
         })
+    }
+
+    /// A stored solution count must be the sum over the optimal successors' counts
+    /// (`None` in `sum`: the sum overflows, which only the overflow marker may say).
+    fn check_count(
+        &self,
+        name: &str,
+        state: &str,
+        stored: Solutions,
+        sum: Option<u64>,
+    ) -> Result<()> {
+        let expected = match sum {
+            _ if stored == Solutions::NotStored => return Ok(()),
+            Some(n) if n <= i64::MAX as u64 => Solutions::Exactly(n),
+            _ => Solutions::Overflow,
+        };
+        if stored != expected {
+            return Err(self.inconsistent(format!(
+                "{name}: the solution count of {state} is {stored:?} but its optimal moves \
+                 lead to {expected:?}"
+            )));
+        }
+        Ok(())
     }
 
     fn not_applicable(&self, option: &str, p: &Puzzle) -> QueryError {
@@ -306,38 +397,115 @@ impl Database {
         }
     }
 
-    /// Follows `next_rank` from `rank` to the goal.
-    fn walk(&self, name: &str, rank: u64, text: &str) -> Result<StateAnswer> {
-        let first = self.row(name, rank)?.ok_or_else(|| {
-            QueryError::NotStored(format!(
+    /// A stored row whose `state` text is not the position of its rank.
+    fn check_state_text(&self, name: &str, row: &PositionRow, parsed: Option<u64>) -> Result<()> {
+        if parsed != Some(row.rank) {
+            return Err(self.inconsistent(format!(
+                "{name}: the state text {:?} of rank {} is not that position",
+                row.state, row.rank
+            )));
+        }
+        Ok(())
+    }
+
+    /// Follows `next_rank` from `rank` to the goal. Each step reads every neighbour's
+    /// row: `next_rank` must be the smallest-ranked neighbour one move closer, no
+    /// neighbour may be more than one move closer or farther, every served state text
+    /// must parse back to its rank, and the first count must be the sum of the counts of
+    /// the neighbours one move closer.
+    fn walk(
+        &self,
+        g: &dyn GraphPuzzle,
+        info: &PuzzleInfo,
+        rank: u64,
+        text: &str,
+    ) -> Result<StateAnswer> {
+        let name = g.name();
+        let mut nbs = Vec::new();
+        let Some(first) = self.row(name, rank)? else {
+            // Only solvable positions are rows, and their neighbours are solvable too.
+            g.neighbors(rank, &mut nbs);
+            for &nb in &nbs {
+                if self.row(name, nb)?.is_some() {
+                    return Err(self.inconsistent(format!(
+                        "{name}: {} has no row but its neighbour of rank {nb} has one",
+                        g.format(rank)
+                    )));
+                }
+            }
+            return Err(QueryError::NotStored(format!(
                 "{} in {name} cannot be solved: the goal is not reachable from it",
                 text.trim()
-            ))
-        })?;
+            )));
+        };
+        self.check_state_text(name, &first, g.parse(&first.state).ok())?;
         let Some(distance) = first.distance else {
             return Err(QueryError::NotStored(format!(
                 "{} in {name} cannot reach the goal",
                 first.state
             )));
         };
-        // Each step must be exactly one move closer, so a damaged file cannot loop.
+        let solutions = if info.counts {
+            Solutions::from_stored(first.solutions)
+        } else {
+            Solutions::NotStored
+        };
         let mut path = vec![first.state.clone()];
         let mut row = first.clone();
-        while let Some(r) = row.next_rank {
-            let next = (self.row(name, r)?)
-                .filter(|n| n.distance.map(|d| d + 1) == row.distance)
-                .ok_or_else(|| inconsistent(name, &row.state))?;
+        let mut d = distance;
+        while d > 0 {
+            nbs.clear();
+            g.neighbors(row.rank, &mut nbs);
+            let mut closer: Option<PositionRow> = None;
+            let mut sum = Some(0u64);
+            for &nb in &nbs {
+                let n = self.row(name, nb)?;
+                let nd = n.as_ref().and_then(|n| n.distance);
+                if nd.is_none_or(|nd| nd + 1 < d || nd > d + 1) {
+                    return Err(self.inconsistent(format!(
+                        "{name}: {} at distance {d} has a neighbour of rank {nb} at distance {}",
+                        row.state,
+                        nd.map_or("none".to_string(), |n| n.to_string())
+                    )));
+                }
+                let n = n.expect("checked above");
+                if nd == Some(d - 1) {
+                    if row.rank == rank {
+                        sum = add_counts(sum, Solutions::from_stored(n.solutions));
+                    }
+                    if closer.as_ref().is_none_or(|c| n.rank < c.rank) {
+                        closer = Some(n);
+                    }
+                }
+            }
+            if row.rank == rank {
+                self.check_count(name, &first.state, solutions, sum)?;
+            }
+            let next = closer
+                .filter(|c| Some(c.rank) == row.next_rank)
+                .ok_or_else(|| {
+                    self.inconsistent(format!(
+                        "{name}: the next position stored for {} (rank {:?}) is not its \
+                         smallest-ranked neighbour one move closer",
+                        row.state, row.next_rank
+                    ))
+                })?;
+            self.check_state_text(name, &next, g.parse(&next.state).ok())?;
             path.push(next.state.clone());
             row = next;
+            d -= 1;
         }
-        if row.distance != Some(0) {
-            return Err(inconsistent(name, &row.state));
+        if !g.goals().contains(&row.rank) || row.next_rank.is_some() {
+            return Err(self.inconsistent(format!(
+                "{name}: {} is stored at distance 0 but is not the goal",
+                row.state
+            )));
         }
         Ok(StateAnswer {
             puzzle: name.to_string(),
             state: first.state,
             distance,
-            solutions: Solutions::from_stored(first.solutions),
+            solutions,
             path,
             moves: None,
         })
@@ -346,12 +514,22 @@ impl Database {
     /// Follows the stored optimal moves from `bits` to the finish. Rows are stored in
     /// canonical form, so each step canonicalises the position, reads its row, and maps
     /// the stored move back through the inverse symmetry into the user's orientation.
+    /// Every stored move must be legal and lead to the stored next position one move
+    /// closer; the first position's moves are all read, so that none leads more than one
+    /// move closer and the count is the sum over the optimal ones.
     fn walk_peg(&self, board: &Board, bits: u64) -> Result<StateAnswer> {
         let name = board.name;
         let text = board.format(bits);
         let finish = board.finish.trailing_zeros();
-        let lookup =
-            |bits: u64| -> Result<Option<PositionRow>> { self.row(name, board.canonical(bits).0) };
+        let lookup = |bits: u64| -> Result<Option<PositionRow>> {
+            let rank = board.canonical(bits).0;
+            let row = self.row(name, rank)?;
+            if let Some(r) = &row {
+                let parsed = board.parse(&r.state).ok().map(|b| board.canonical(b).0);
+                self.check_state_text(name, r, parsed)?;
+            }
+            Ok(row)
+        };
         let Some(first) = lookup(bits)? else {
             let why = if self.peg_stores_all(name)? {
                 "it is not reachable from the start position".to_string()
@@ -370,30 +548,71 @@ impl Database {
                 "{text} is reachable in {name} but cannot finish with one peg in hole {finish}"
             )));
         };
-        let inconsistent = |what: &str| inconsistent(name, what);
+        let bad = |what: String| self.inconsistent(format!("{name}: {what}"));
+        if distance > 0 {
+            let mut sum = Some(0u64);
+            let mut moves = Vec::new();
+            board.for_each_move(bits, |_, after| moves.push(after));
+            for after in moves {
+                let Some(d) = lookup(after)?.map(|r| (r.distance, r.solutions)) else {
+                    continue;
+                };
+                match d.0 {
+                    Some(nd) if nd + 1 < distance => {
+                        return Err(bad(format!(
+                            "{text} at distance {distance} has a move to {} at distance {nd}",
+                            board.format(after)
+                        )));
+                    }
+                    Some(nd) if nd + 1 == distance => {
+                        sum = add_counts(sum, Solutions::from_stored(d.1));
+                    }
+                    _ => {}
+                }
+            }
+            self.check_count(name, &text, Solutions::from_stored(first.solutions), sum)?;
+        }
         let mut path = vec![text.clone()];
         let mut moves = Vec::new();
         let mut cur = bits;
         let mut row = first.clone();
         while row.distance != Some(0) {
             let (Some(mv_text), Some(next_rank)) = (&row.mv, row.next_rank) else {
-                return Err(inconsistent(&row.state));
+                return Err(bad(format!("{} has no stored move", row.state)));
             };
             let (_, sym) = board.canonical(cur);
-            let stored = parse_move(mv_text, board.holes).ok_or_else(|| inconsistent(mv_text))?;
+            let illegal = || {
+                bad(format!(
+                    "the move {mv_text} stored for {} is illegal",
+                    row.state
+                ))
+            };
+            let stored = parse_move(mv_text, board.holes).ok_or_else(illegal)?;
             let mv = board.map_move(&stored, sym, true);
-            cur = board
-                .apply_move(cur, &mv)
-                .ok_or_else(|| inconsistent(mv_text))?;
+            cur = board.apply_move(cur, &mv).ok_or_else(illegal)?;
             if board.canonical(cur).0 != next_rank {
-                return Err(inconsistent(&row.state));
+                return Err(bad(format!(
+                    "the move {mv_text} stored for {} does not lead to its stored next position",
+                    row.state
+                )));
             }
             path.push(board.format(cur));
             moves.push(mv);
             let closer = row.distance.map(|d| d - 1);
             row = (lookup(cur)?)
                 .filter(|r| r.distance == closer)
-                .ok_or_else(|| inconsistent(&board.format(cur)))?;
+                .ok_or_else(|| {
+                    bad(format!(
+                        "{} is not one move closer than the position before it",
+                        board.format(cur)
+                    ))
+                })?;
+        }
+        if cur != board.finish {
+            return Err(bad(format!(
+                "{} is stored at distance 0 but is not the finish",
+                board.format(cur)
+            )));
         }
         Ok(StateAnswer {
             puzzle: name.to_string(),
@@ -418,12 +637,44 @@ impl Database {
             .map_err(self.sql())
     }
 
-    /// Positions reachable from the start and able to finish, per number of pegs.
+    /// Positions reachable from the start and able to finish, per number of pegs. The
+    /// layers must add up to the puzzle's totals, and each must be possible: no more
+    /// positions able to finish than reachable, no more classes than positions, no more
+    /// positions than classes times symmetries.
     pub fn layers(&self, name: &str) -> Result<Vec<store::PegLayerRow>> {
-        let (p, _) = self.puzzle(name)?;
+        let (p, info) = self.puzzle(name)?;
         let rows = store::peg_layers(&self.conn, name).map_err(self.sql())?;
         if rows.is_empty() {
             return Err(self.not_applicable("--layers", &p));
+        }
+        let Puzzle::Peg(board) = &p else {
+            return Err(self.inconsistent(format!("{name} has peg layers")));
+        };
+        let syms = board.symmetries().len() as u128;
+        let mut totals = (0u128, 0u128);
+        for l in &rows {
+            let possible = l.pegs as usize <= board.holes
+                && l.can_finish <= l.reachable
+                && l.can_finish_classes <= l.reachable_classes
+                && l.reachable_classes <= l.reachable
+                && l.can_finish_classes <= l.can_finish
+                && l.reachable as u128 <= l.reachable_classes as u128 * syms
+                && l.can_finish as u128 <= l.can_finish_classes as u128 * syms;
+            if !possible {
+                return Err(self.inconsistent(format!(
+                    "{name}: the layer of {} pegs is impossible",
+                    l.pegs
+                )));
+            }
+            totals.0 += l.reachable as u128;
+            totals.1 += l.can_finish as u128;
+        }
+        if totals != (info.states as u128, info.solvable as u128) {
+            return Err(self.inconsistent(format!(
+                "{name}: the layers add up to {} reachable and {} able to finish, the puzzle \
+                 to {} and {}",
+                totals.0, totals.1, info.states, info.solvable
+            )));
         }
         Ok(rows)
     }
@@ -435,12 +686,21 @@ impl Database {
         if m.is_empty() {
             return Err(self.not_applicable("--matrix", &p));
         }
+        if let Puzzle::Peg(board) = &p
+            && (m.len() != board.holes
+                || m.iter()
+                    .flatten()
+                    .flatten()
+                    .any(|&d| d as usize > board.holes))
+        {
+            return Err(self.inconsistent(format!("{name}: the matrix does not fit the board")));
+        }
         Ok(m)
     }
 
     /// Refuses options that need a full table for a puzzle answered by search.
     fn full_table(&self, option: &str, name: &str) -> Result<()> {
-        match known(name)? {
+        match known(&self.conn, name)? {
             Puzzle::Patterns(_) => Err(QueryError::NoFullTable {
                 option: option.into(),
                 puzzle: name.into(),
@@ -449,22 +709,70 @@ impl Database {
         }
     }
 
+    /// The positions at the maximum distance. Each served state must parse back to its
+    /// rank and lie at the puzzle's maximum distance (for packed puzzles, by its own
+    /// lookup in the distance table), and there must be as many as the histogram says.
     pub fn longest(&self, name: &str) -> Result<LongestAnswer> {
         self.full_table("--longest", name)?;
         let (p, info) = self.puzzle(name)?;
+        let max = info.max_distance;
+        let at_max = store::histogram(&self.conn, name)
+            .map_err(self.sql())?
+            .into_iter()
+            .find(|h| Some(h.distance) == max.map(u32::from));
         if info.storage == Storage::Packed {
+            let Puzzle::Graph(g) = &p else {
+                return Err(self.inconsistent(format!("{name} is stored packed")));
+            };
+            let tables = PackedReader::open(self, g.as_ref())?;
             let rows = store::farthest(&self.conn, name).map_err(self.sql())?;
-            let distance = (rows.first().map(|r| r.distance))
-                .filter(|&d| Some(d) == info.max_distance)
-                .ok_or_else(|| inconsistent(name, "its farthest positions"))?;
+            for r in &rows {
+                let row = PositionRow {
+                    rank: r.rank,
+                    state: r.state.clone(),
+                    distance: Some(r.distance),
+                    next_rank: None,
+                    solutions: None,
+                    mv: None,
+                };
+                self.check_state_text(name, &row, g.parse(&r.state).ok())?;
+                if r.rank >= g.size() || Some(r.distance) != max || tables.distance(r.rank)? != max
+                {
+                    return Err(self.inconsistent(format!(
+                        "{name}: the farthest position {} is not at the maximum distance",
+                        r.state
+                    )));
+                }
+            }
+            let distance = max
+                .filter(|_| at_max.is_some_and(|h| h.positions == rows.len() as u64))
+                .ok_or_else(|| {
+                    self.inconsistent(format!(
+                        "{name}: the farthest positions do not match the histogram"
+                    ))
+                })?;
             return Ok(LongestAnswer {
                 puzzle: name.to_string(),
                 distance,
                 states: rows.into_iter().map(|r| r.state).collect(),
             });
         }
-        let (max, rows) = store::longest(&self.conn, name).map_err(self.sql())?;
-        let distance = max.ok_or_else(|| self.not_applicable("--longest", &p))?;
+        let (found, rows) = store::longest(&self.conn, name).map_err(self.sql())?;
+        let distance = found.ok_or_else(|| self.not_applicable("--longest", &p))?;
+        for r in &rows {
+            let parsed = match &p {
+                Puzzle::Graph(g) => g.parse(&r.state).ok(),
+                Puzzle::Peg(b) => b.parse(&r.state).ok().map(|bits| b.canonical(bits).0),
+                _ => None,
+            };
+            self.check_state_text(name, r, parsed)?;
+        }
+        if Some(distance) != max || at_max.is_none_or(|h| h.classes != rows.len() as u64) {
+            return Err(self.inconsistent(format!(
+                "{name}: the positions at the largest stored distance do not match the puzzle's \
+                 maximum distance and histogram"
+            )));
+        }
         Ok(LongestAnswer {
             puzzle: name.to_string(),
             distance,
@@ -472,17 +780,35 @@ impl Database {
         })
     }
 
+    /// Positions per distance: one row for each distance `0..=max_distance`, none empty,
+    /// adding up to the puzzle's solvable positions. Magic triangle: canonical solutions
+    /// per side sum, each checked against the rules.
     pub fn histogram(&self, name: &str) -> Result<Histogram> {
         self.full_table("--histogram", name)?;
-        let (p, _) = self.puzzle(name)?;
-        if let Puzzle::Magic = p {
-            return Ok(Histogram::ByValue(
-                store::solutions_by_value(&self.conn, name).map_err(self.sql())?,
-            ));
+        let (p, info) = self.puzzle(name)?;
+        if let Puzzle::Magic(_) = p {
+            let mut by_value = std::collections::BTreeMap::new();
+            for v in self.solutions(name, None)?.values {
+                *by_value.entry(v).or_insert(0u64) += 1;
+            }
+            return Ok(Histogram::ByValue(by_value.into_iter().collect()));
         }
         let rows = store::histogram(&self.conn, name).map_err(self.sql())?;
         if rows.is_empty() {
             return Err(self.not_applicable("--histogram", &p));
+        }
+        let max = info.max_distance.map_or(-1, i64::from);
+        let shaped = rows.len() as i64 == max + 1
+            && rows.iter().enumerate().all(|(i, r)| {
+                r.distance as usize == i && r.positions > 0 && r.classes <= r.positions
+            });
+        let total = rows.iter().map(|r| r.positions as u128).sum::<u128>();
+        if !shaped || total != info.solvable as u128 {
+            return Err(self.inconsistent(format!(
+                "{name}: the histogram does not cover distances 0 to {max} once each with \
+                 {} positions in all",
+                info.solvable
+            )));
         }
         Ok(Histogram::ByDistance(rows))
     }
@@ -490,27 +816,62 @@ impl Database {
     /// Every solution of an enumeration puzzle, one per equivalence class.
     pub fn all(&self, name: &str) -> Result<ListAnswer> {
         let (p, _) = self.puzzle(name)?;
-        if !matches!(p, Puzzle::Magic | Puzzle::Tour(_)) {
+        if !matches!(p, Puzzle::Magic(_) | Puzzle::Tour(_)) {
             return Err(self.not_applicable("--all", &p));
         }
-        self.solutions(name, None)
+        Ok(self.solutions(name, None)?.answer)
     }
 
     /// The canonical magic triangles with side sum `sum`.
     pub fn sum(&self, name: &str, sum: i64) -> Result<ListAnswer> {
         let (p, _) = self.puzzle(name)?;
-        if !matches!(p, Puzzle::Magic) {
+        if !matches!(p, Puzzle::Magic(_)) {
             return Err(self.not_applicable("--sum", &p));
         }
-        self.solutions(name, Some(sum))
+        Ok(self.solutions(name, Some(sum))?.answer)
     }
 
-    fn solutions(&self, name: &str, value: Option<i64>) -> Result<ListAnswer> {
-        let rows = store::solutions(&self.conn, name, true, value).map_err(self.sql())?;
-        Ok(ListAnswer {
-            puzzle: name.to_string(),
-            states: rows.into_iter().map(|r| r.state).collect(),
+    /// The canonical solutions (with `value` only those of that value). Every canonical
+    /// row is checked against the puzzle's rule before any is served, so that a row
+    /// whose stored value is wrong cannot silently drop out of a `--sum` answer.
+    fn solutions(&self, name: &str, value: Option<i64>) -> Result<CheckedSolutions> {
+        let p = known(&self.conn, name)?;
+        let mut rows = store::solutions(&self.conn, name, true, None).map_err(self.sql())?;
+        for r in &rows {
+            let ok = match &p {
+                Puzzle::Magic(m) => consistency::magic_row(m, r),
+                Puzzle::Tour(board) => consistency::tour_row(board, r),
+                _ => Err("not an enumeration puzzle".to_string()),
+            };
+            ok.map_err(|why| self.inconsistent(format!("{name}: {why}")))?;
+        }
+        if value.is_some() {
+            rows.retain(|r| r.value == value);
+        }
+        let values = rows.iter().map(|r| r.value.unwrap_or_default()).collect();
+        Ok(CheckedSolutions {
+            answer: ListAnswer {
+                puzzle: name.to_string(),
+                states: rows.into_iter().map(|r| r.state).collect(),
+            },
+            values,
         })
+    }
+}
+
+/// Canonical solutions that passed their rule, with their values.
+struct CheckedSolutions {
+    answer: ListAnswer,
+    values: Vec<i64>,
+}
+
+/// Adds a successor's count to a running sum; `None` once the sum can no longer be
+/// represented (it will then only match the overflow marker).
+fn add_counts(sum: Option<u64>, count: Solutions) -> Option<u64> {
+    match count {
+        Solutions::Exactly(n) => sum?.checked_add(n),
+        Solutions::Overflow => None,
+        Solutions::NotStored => sum,
     }
 }
 
@@ -527,7 +888,7 @@ struct PackedReader<'a> {
 impl<'a> PackedReader<'a> {
     fn open(db: &'a Database, g: &'a dyn GraphPuzzle) -> Result<PackedReader<'a>> {
         let name = g.name();
-        let bad = |what: &str| inconsistent(name, what);
+        let bad = |what: &str| db.inconsistent(format!("{name}: {what}"));
         let layout = |kind: &str| -> Result<Option<serde_json::Value>> {
             let Some((text, _)) = store::packed_table(&db.conn, name, kind).map_err(db.sql())?
             else {
@@ -569,10 +930,17 @@ impl<'a> PackedReader<'a> {
             std::collections::hash_map::Entry::Vacant(e) => e.insert(
                 store::packed_chunk(&self.db.conn, self.name, kind, chunk)
                     .map_err(self.db.sql())?
-                    .ok_or_else(|| inconsistent(self.name, &format!("{kind} chunk {chunk}")))?,
+                    .ok_or_else(|| self.bad_chunk(kind, chunk))?,
             ),
         };
-        read(blob).ok_or_else(|| inconsistent(self.name, &format!("{kind} chunk {chunk}")))
+        read(blob).ok_or_else(|| self.bad_chunk(kind, chunk))
+    }
+
+    fn bad_chunk(&self, kind: &str, chunk: u64) -> QueryError {
+        (self.db).inconsistent(format!(
+            "{}: {kind} chunk {chunk} is missing or damaged",
+            self.name
+        ))
     }
 
     fn distance(&self, rank: u64) -> Result<Option<u8>> {

@@ -20,8 +20,9 @@ use crate::store::{
     Storage,
 };
 
-/// Peg boards up to this many holes also get the start x finish matrix.
-pub const MATRIX_MAX_HOLES: usize = 21;
+/// Peg boards up to this many holes also get the start x finish matrix (unless their
+/// definition says otherwise).
+pub use crate::peg::board::MATRIX_MAX_HOLES;
 
 /// Move graphs with more ranks than this are stored as packed tables when they offer a
 /// layout ([`GraphPuzzle::packing`]): one row per position would cost some 50 bytes each.
@@ -66,7 +67,7 @@ pub fn compute<'a>(
     let rec = match p {
         Puzzle::Graph(g) => graph(g.as_ref(), base, progress)?,
         Puzzle::Peg(board) => peg_board(board, base, progress)?,
-        Puzzle::Magic => solutions(FACT[9], enumerate::magic_triangle(progress), base),
+        Puzzle::Magic(m) => solutions(FACT[m.positions()], m.solve(progress), base),
         Puzzle::Tour(board) => {
             let found = enumerate::closed_tours(board, progress);
             solutions(found.len() as u64, found, base)
@@ -215,7 +216,7 @@ fn peg_board<'a>(
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
     let table = peg::solve(board, progress).map_err(|e| SolveFailure(e.to_string()))?;
-    let matrix = if board.holes <= MATRIX_MAX_HOLES {
+    let matrix = if board.matrix {
         peg::matrix(board, progress)
     } else {
         Vec::new()

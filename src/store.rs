@@ -15,6 +15,7 @@ pub const APPLICATION_ID: i32 = 0x505A_4231;
 const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init", include_str!("../migrations/0001_init.sql")),
     ("0002_packed", include_str!("../migrations/0002_packed.sql")),
+    ("0003_meta", include_str!("../migrations/0003_meta.sql")),
 ];
 
 /// Schema version this build writes and reads.
@@ -34,6 +35,10 @@ pub enum StoreError {
         "{path} has schema version {found}, older than this build's {SCHEMA_VERSION}: run `puzzlebase generate`"
     )]
     Older { path: String, found: i32 },
+    #[error(
+        "{path} has a hot journal: a writer was killed while changing it; open the file once with write access to roll that change back (e.g. `sqlite3 FILE 'PRAGMA quick_check'`), then run `puzzlebase verify`"
+    )]
+    HotJournal { path: String },
     #[error("database {path}: {source}")]
     Sqlite {
         path: String,
@@ -81,6 +86,14 @@ pub fn check_identity(conn: &Connection, path: &Path) -> Result<()> {
             // A file that is not SQLite at all fails on its first read.
             rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => {
                 StoreError::NotOurs(path.display().to_string())
+            }
+            // A read-only connection cannot roll back what a killed writer left behind.
+            rusqlite::Error::SqliteFailure(f, _)
+                if f.extended_code == rusqlite::ffi::SQLITE_READONLY_ROLLBACK =>
+            {
+                StoreError::HotJournal {
+                    path: path.display().to_string(),
+                }
             }
             other => sql(path)(other),
         })?;

@@ -1,4 +1,5 @@
-//! The magic triangle of seed 000: place 1..9 on the nine positions
+//! Magic figures: place distinct numbers on positions so that every line has the same
+//! sum. The magic triangle of seed 000 places 1..9 on the nine positions
 //!
 //! ```text
 //!       0
@@ -7,20 +8,27 @@
 //!    3 4 5 6
 //! ```
 //!
-//! so that the three sides 0+1+2+3, 3+4+5+6 and 6+7+8+0 have equal sums.
+//! so that the three sides 0+1+2+3, 3+4+5+6 and 6+7+8+0 have equal sums. The positions,
+//! lines and numbers are data (`data/puzzles/magic-triangle.toml`, read by
+//! [`crate::definitions`]).
 //!
-//! Every one of the `9!` arrangements is tested, by permutation rank, in parallel; the
+//! Every one of the `n!` arrangements is tested, by permutation rank, in parallel; the
 //! result is every solving arrangement (not only the representatives), sorted by rank:
 //!
-//! * `rank`: [`perm_rank`] of the arrangement's digits minus one, in position order;
-//! * `state`: the nine digits in position order, e.g. `168524937`;
-//! * `value`: the common side sum;
+//! * `rank`: [`perm_rank`] of the arrangement, each number replaced by its index among
+//!   the numbers in increasing order (for 1..9: the digit minus one), in position order;
+//! * `state`: the digits in position order, e.g. `168524937`;
+//! * `value`: the common line sum;
 //! * `canonical`: whether the arrangement is the representative of its class under the
-//!   48 symmetries (3 rotations x 2 reflections x swapping the two numbers between each
-//!   of the three pairs of vertices).
+//!   symmetries of the figure.
 //!
-//! The representative is the image that is smallest when its positions are read in the
-//! order 0, 3, 6, 1, 2, 4, 5, 7, 8 (vertices first, then each edge pair). That reading
+//! The symmetries are computed, never listed: every permutation of the positions that
+//! maps each line, as a set, onto a line. For the triangle that is the 48 maps of 3
+//! rotations x 2 reflections x swapping the two numbers between each pair of vertices.
+//!
+//! The representative is the image that is smallest when its positions are read in
+//! [`Magic::key_order`]: positions on more lines first, then by position (for the
+//! triangle 0, 3, 6, 1, 2, 4, 5, 7, 8: vertices first, then each edge pair). That reading
 //! order is what makes the group's choice coincide with the seed's rule
 //! `0 < 3 < 6, 1 < 2, 4 < 5, 7 < 8`; reading the plain digit string instead would prefer
 //! e.g. `137924568` over the seed's `168524937` (same class).
@@ -28,168 +36,255 @@
 use rayon::prelude::*;
 use serde_json::json;
 
+use crate::definitions::Source;
 use crate::enumerate::Solution;
 use crate::progress::Progress;
 use crate::rank::{FACT, perm_rank, perm_unrank};
 use crate::space::StateError;
 
-/// The three sides, each as its four positions from one vertex to the next.
-pub const SIDES: [[usize; 4]; 3] = [[0, 1, 2, 3], [3, 4, 5, 6], [6, 7, 8, 0]];
+/// Most positions: the notation is one digit per position and all `n!` arrangements
+/// are scanned.
+pub const MAX_POSITIONS: usize = 10;
 
-/// The corner positions.
-pub const VERTICES: [usize; 3] = [0, 3, 6];
-
-/// Order in which positions are compared to choose a class representative (see the
-/// module documentation for why it is not plain position order).
-pub const CANONICAL_KEY_ORDER: [usize; 9] = [0, 3, 6, 1, 2, 4, 5, 7, 8];
-
-/// The common side sum of `digits` (in position order), or `None` if the sides differ.
-pub fn side_sum(digits: &[u8; 9]) -> Option<i64> {
-    let sums = SIDES.map(|side| side.iter().map(|&p| digits[p] as i64).sum::<i64>());
-    (sums[0] == sums[1] && sums[1] == sums[2]).then_some(sums[0])
+/// A magic figure. See the module documentation.
+#[derive(Debug, Clone)]
+pub struct Magic {
+    pub name: &'static str,
+    /// The numbers placed, in increasing order (single digits).
+    numbers: Vec<u8>,
+    /// Each line as its positions.
+    lines: Vec<Vec<usize>>,
+    /// Position maps `s`: the image of arrangement `a` is `b[i] = a[s[i]]`; identity first.
+    symmetries: Vec<Vec<usize>>,
+    key_order: Vec<usize>,
+    source: Source,
 }
 
-/// The 48 symmetries of the triangle as position maps: the image of arrangement `a`
-/// under `s` is `b[i] = a[s[i]]`. The identity comes first.
-pub fn symmetries() -> Vec<[usize; 9]> {
-    // Generators: rotation by one side, the reflection fixing vertex 0, and the swap of
-    // each edge pair. Closing under composition gives the whole group, which is simpler
-    // to trust than writing out 48 maps by hand.
-    let identity: [usize; 9] = std::array::from_fn(|i| i);
-    let rotation: [usize; 9] = std::array::from_fn(|i| (i + 3) % 9);
-    let reflection: [usize; 9] = std::array::from_fn(|i| (9 - i) % 9);
-    let swap = |a: usize, b: usize| {
-        let mut s = identity;
-        s.swap(a, b);
-        s
-    };
-    let generators = [rotation, reflection, swap(1, 2), swap(4, 5), swap(7, 8)];
-    let mut group = vec![identity];
-    let mut next = 0;
-    while next < group.len() {
-        let g = group[next];
-        next += 1;
-        for h in &generators {
-            let composed: [usize; 9] = std::array::from_fn(|i| g[h[i]]);
-            if !group.contains(&composed) {
-                group.push(composed);
-            }
+impl Magic {
+    /// A figure of `numbers.len()` positions. The caller ([`crate::definitions`]) has
+    /// checked that the numbers are distinct digits and every line names positions.
+    pub fn new(
+        name: &'static str,
+        numbers: &[u8],
+        lines: Vec<Vec<usize>>,
+        source: Source,
+    ) -> Magic {
+        let mut numbers = numbers.to_vec();
+        numbers.sort_unstable();
+        let n = numbers.len();
+        let on_lines: Vec<usize> = (0..n)
+            .map(|p| lines.iter().filter(|l| l.contains(&p)).count())
+            .collect();
+        let mut key_order: Vec<usize> = (0..n).collect();
+        key_order.sort_by_key(|&p| (std::cmp::Reverse(on_lines[p]), p));
+        let symmetries = line_automorphisms(n, &lines, &on_lines);
+        Magic {
+            name,
+            numbers,
+            lines,
+            symmetries,
+            key_order,
+            source,
         }
     }
-    group
-}
 
-/// Applies symmetry `s` to `digits` (see [`symmetries`]).
-pub fn apply(s: &[usize; 9], digits: &[u8; 9]) -> [u8; 9] {
-    std::array::from_fn(|i| digits[s[i]])
-}
+    pub fn positions(&self) -> usize {
+        self.numbers.len()
+    }
 
-fn canonical_key(digits: &[u8; 9]) -> [u8; 9] {
-    CANONICAL_KEY_ORDER.map(|p| digits[p])
-}
+    pub fn lines(&self) -> &[Vec<usize>] {
+        &self.lines
+    }
 
-/// Whether `digits` is its class's representative: no image under `group` has a
-/// smaller [`CANONICAL_KEY_ORDER`] reading. Images of distinct digits under distinct
-/// symmetries are distinct, so exactly one member of each class passes.
-pub fn is_canonical(group: &[[usize; 9]], digits: &[u8; 9]) -> bool {
-    let key = canonical_key(digits);
-    group
-        .iter()
-        .all(|s| key <= canonical_key(&apply(s, digits)))
-}
+    /// The order in which positions are compared to choose a class representative.
+    pub fn key_order(&self) -> &[usize] {
+        &self.key_order
+    }
 
-/// Every arrangement of 1..9 whose three sides have equal sums, sorted by rank.
-pub fn magic_triangle(progress: &dyn Progress) -> Vec<Solution> {
-    let group = symmetries();
-    // Blocks of 7! ranks: enough blocks to balance two or more cores and to report
-    // progress smoothly, few enough that the per-block overhead is nothing.
-    let block = FACT[7];
-    let blocks = FACT[9] / block;
-    progress.phase("magic-triangle", FACT[9]);
-    let found: Vec<Vec<Solution>> = (0..blocks)
-        .into_par_iter()
-        .map(|b| {
-            let mut out = Vec::new();
-            let mut perm = [0u8; 9];
-            for rank in b * block..(b + 1) * block {
-                perm_unrank(rank, &mut perm);
-                let digits = perm.map(|v| v + 1);
-                if let Some(sum) = side_sum(&digits) {
-                    out.push(Solution {
-                        rank,
-                        state: format_magic(&digits),
-                        value: Some(sum),
-                        canonical: is_canonical(&group, &digits),
-                    });
+    /// The common line sum of `digits` (in position order), or `None` if lines differ.
+    pub fn side_sum(&self, digits: &[u8]) -> Option<i64> {
+        let mut sums = self
+            .lines
+            .iter()
+            .map(|l| l.iter().map(|&p| digits[p] as i64).sum::<i64>());
+        let first = sums.next()?;
+        sums.all(|s| s == first).then_some(first)
+    }
+
+    /// The symmetries as position maps (see [`apply`]); the identity comes first.
+    pub fn symmetries(&self) -> &[Vec<usize>] {
+        &self.symmetries
+    }
+
+    fn canonical_key(&self, digits: &[u8]) -> Vec<u8> {
+        self.key_order.iter().map(|&p| digits[p]).collect()
+    }
+
+    /// Whether `digits` is its class's representative: no image has a smaller
+    /// [`Magic::key_order`] reading. Images of distinct digits under distinct symmetries
+    /// are distinct, so exactly one member of each class passes.
+    pub fn is_canonical(&self, digits: &[u8]) -> bool {
+        let key = self.canonical_key(digits);
+        self.symmetries
+            .iter()
+            .all(|s| key <= self.canonical_key(&apply(s, digits)))
+    }
+
+    /// Every arrangement whose lines have equal sums, sorted by rank.
+    pub fn solve(&self, progress: &dyn Progress) -> Vec<Solution> {
+        let n = self.positions();
+        // Blocks of (n-2)! ranks: enough blocks to balance two or more cores and to
+        // report progress smoothly, few enough that the per-block overhead is nothing.
+        let block = FACT[n.saturating_sub(2)];
+        let blocks = FACT[n] / block;
+        progress.phase(self.name, FACT[n]);
+        let found: Vec<Vec<Solution>> = (0..blocks)
+            .into_par_iter()
+            .map(|b| {
+                let mut out = Vec::new();
+                let mut perm = vec![0u8; n];
+                let mut digits = vec![0u8; n];
+                for rank in b * block..(b + 1) * block {
+                    perm_unrank(rank, &mut perm);
+                    for (d, &i) in digits.iter_mut().zip(&perm) {
+                        *d = self.numbers[i as usize];
+                    }
+                    if let Some(sum) = self.side_sum(&digits) {
+                        out.push(Solution {
+                            rank,
+                            state: format_magic(&digits),
+                            value: Some(sum),
+                            canonical: self.is_canonical(&digits),
+                        });
+                    }
                 }
+                progress.advance(block);
+                out
+            })
+            .collect();
+        // Blocks are collected in index order and each is scanned in rank order, so the
+        // concatenation is already sorted by rank.
+        found.into_iter().flatten().collect()
+    }
+
+    /// Reads an arrangement: each number once, in position order, optionally separated
+    /// by spaces or commas.
+    pub fn parse(&self, text: &str) -> Result<Vec<u8>, StateError> {
+        let bad = |reason: String| StateError::malformed(text, reason);
+        let n = self.positions();
+        let mut digits = Vec::with_capacity(n);
+        for c in text.trim().chars() {
+            match c.to_digit(10) {
+                Some(d) if self.numbers.contains(&(d as u8)) => digits.push(d as u8),
+                _ if c == ' ' || c == ',' => {}
+                _ => return Err(bad(format!("unexpected character {c:?}"))),
             }
-            progress.advance(block);
-            out
-        })
-        .collect();
-    // Blocks are collected in index order and each is scanned in rank order, so the
-    // concatenation is already sorted by rank.
-    found.into_iter().flatten().collect()
+        }
+        if digits.len() != n {
+            return Err(bad(format!("expected {n} digits, found {}", digits.len())));
+        }
+        let mut seen = 0u16;
+        for &d in &digits {
+            if seen & (1 << d) != 0 {
+                return Err(bad(format!("digit {d} appears twice")));
+            }
+            seen |= 1 << d;
+        }
+        Ok(digits)
+    }
+
+    /// The rank of an arrangement in the database (see the module documentation).
+    pub fn rank(&self, digits: &[u8]) -> u64 {
+        let idx: Vec<u8> = digits
+            .iter()
+            .map(|d| self.numbers.iter().position(|x| x == d).unwrap_or(0) as u8)
+            .collect();
+        perm_rank(&idx)
+    }
+
+    /// A self-contained description of the puzzle and of the database's conventions.
+    pub fn definition(&self) -> serde_json::Value {
+        let mut d = json!({
+            "name": self.name,
+            "positions": self.positions(),
+            "digits": self.numbers,
+            "sides": self.lines,
+            "rule": "every line has the same sum",
+            "state": "the digits in position order",
+            "rank": "lexicographic permutation rank of the numbers' indices (in increasing order of the numbers), in position order",
+            "value": "the common line sum",
+            "symmetries": self.symmetries.len(),
+            "symmetry_rule": "every permutation of the positions mapping each line, as a set, onto a line",
+            "canonical": "the member of its symmetry class whose digits, read in canonical_key_order, are smallest",
+            "canonical_key_order": self.key_order,
+        });
+        self.source.annotate(&mut d);
+        d
+    }
 }
 
-/// The notation: the nine digits in position order, no separators.
-pub fn format_magic(digits: &[u8; 9]) -> String {
+/// Applies symmetry `s` to `digits` (see [`Magic::symmetries`]).
+pub fn apply(s: &[usize], digits: &[u8]) -> Vec<u8> {
+    s.iter().map(|&i| digits[i]).collect()
+}
+
+/// The notation: the digits in position order, no separators.
+pub fn format_magic(digits: &[u8]) -> String {
     digits.iter().map(|d| char::from(b'0' + d)).collect()
 }
 
-/// Reads an arrangement: nine distinct digits 1-9 in position order, optionally
-/// separated by spaces or commas.
-pub fn parse_magic(text: &str) -> Result<[u8; 9], StateError> {
-    let bad = |reason: String| StateError::malformed(text, reason);
-    let mut digits = Vec::with_capacity(9);
-    for c in text.trim().chars() {
-        match c {
-            '1'..='9' => digits.push(c as u8 - b'0'),
-            ' ' | ',' => {}
-            _ => return Err(bad(format!("unexpected character {c:?}"))),
+/// Every permutation of `n` positions mapping each line, as a set, onto a line, by
+/// backtracking position by position (a position can only go where as many lines meet);
+/// sorted, so the identity comes first.
+fn line_automorphisms(n: usize, lines: &[Vec<usize>], on_lines: &[usize]) -> Vec<Vec<usize>> {
+    let sets: Vec<u64> = lines
+        .iter()
+        .map(|l| l.iter().fold(0, |m, &p| m | 1 << p))
+        .collect();
+    fn go(
+        i: usize,
+        perm: &mut Vec<usize>,
+        used: u64,
+        on_lines: &[usize],
+        sets: &[u64],
+        out: &mut Vec<Vec<usize>>,
+    ) {
+        let n = on_lines.len();
+        if i == n {
+            let image = |set: u64| {
+                (0..n)
+                    .filter(|&p| set >> p & 1 == 1)
+                    .fold(0u64, |m, p| m | 1 << perm[p])
+            };
+            if sets.iter().all(|&s| sets.contains(&image(s))) {
+                out.push(perm.clone());
+            }
+            return;
+        }
+        for c in 0..n {
+            if used >> c & 1 == 0 && on_lines[c] == on_lines[i] {
+                perm.push(c);
+                go(i + 1, perm, used | 1 << c, on_lines, sets, out);
+                perm.pop();
+            }
         }
     }
-    let digits: [u8; 9] = digits
-        .try_into()
-        .map_err(|d: Vec<u8>| bad(format!("expected 9 digits, found {}", d.len())))?;
-    let mut seen = 0u16;
-    for d in digits {
-        if seen & (1 << d) != 0 {
-            return Err(bad(format!("digit {d} appears twice")));
-        }
-        seen |= 1 << d;
-    }
-    Ok(digits)
-}
-
-/// The rank of an arrangement in the database ([`perm_rank`] of the digits minus one).
-pub fn magic_rank(digits: &[u8; 9]) -> u64 {
-    perm_rank(&digits.map(|d| d - 1))
-}
-
-/// A self-contained description of the puzzle and of the database's conventions.
-pub fn magic_definition() -> serde_json::Value {
-    json!({
-        "name": "magic-triangle",
-        "source": "seed 000",
-        "layout": ["      0", "     1 8", "    2   7", "   3 4 5 6"],
-        "positions": 9,
-        "digits": [1, 2, 3, 4, 5, 6, 7, 8, 9],
-        "sides": SIDES,
-        "vertices": VERTICES,
-        "rule": "the three sides have equal sums",
-        "state": "the nine digits in position order",
-        "rank": "lexicographic permutation rank (Lehmer code) of the digits minus one, in position order",
-        "value": "the common side sum",
-        "symmetries": 48,
-        "symmetry_generators": [
-            "rotation: position i -> i+3 mod 9",
-            "reflection: position i -> 9-i mod 9",
-            "swap positions 1,2", "swap positions 4,5", "swap positions 7,8"
-        ],
-        "canonical": "the member of its symmetry class whose digits, read in positions 0,3,6,1,2,4,5,7,8, are smallest; equivalently 0<3<6, 1<2, 4<5, 7<8",
-        "canonical_key_order": CANONICAL_KEY_ORDER,
-    })
+    let mut maps = Vec::new();
+    go(0, &mut Vec::with_capacity(n), 0, on_lines, &sets, &mut maps);
+    // `maps` send position p to perm[p]; the image arrangement b[perm[p]] = a[p], i.e.
+    // b[i] = a[inverse[i]]: store the inverses, which form the same group.
+    let mut out: Vec<Vec<usize>> = maps
+        .into_iter()
+        .map(|m| {
+            let mut inv = vec![0; n];
+            for (p, &q) in m.iter().enumerate() {
+                inv[q] = p;
+            }
+            inv
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 #[cfg(test)]
@@ -197,6 +292,44 @@ mod tests {
     use super::*;
     use crate::progress::Silent;
     use std::collections::BTreeMap;
+
+    // The seed's triangle, read from its definition file, seen through the seed's
+    // fixed-size arrays.
+    const SIDES: [[usize; 4]; 3] = [[0, 1, 2, 3], [3, 4, 5, 6], [6, 7, 8, 0]];
+
+    fn triangle() -> Magic {
+        let spec = crate::definitions::builtin_spec("magic-triangle").unwrap();
+        crate::definitions::magic(&spec).unwrap()
+    }
+    fn symmetries() -> Vec<Vec<usize>> {
+        triangle().symmetries().to_vec()
+    }
+    fn magic_triangle(progress: &dyn Progress) -> Vec<Solution> {
+        triangle().solve(progress)
+    }
+    fn parse_magic(text: &str) -> Result<[u8; 9], StateError> {
+        triangle().parse(text).map(|d| d.try_into().unwrap())
+    }
+    fn magic_rank(d: &[u8; 9]) -> u64 {
+        triangle().rank(d)
+    }
+    fn side_sum(d: &[u8]) -> Option<i64> {
+        triangle().side_sum(d)
+    }
+    fn apply(s: &[usize], d: &[u8]) -> [u8; 9] {
+        super::apply(s, d).try_into().unwrap()
+    }
+    fn is_canonical(_group: &[Vec<usize>], d: &[u8]) -> bool {
+        triangle().is_canonical(d)
+    }
+    fn magic_definition() -> serde_json::Value {
+        triangle().definition()
+    }
+
+    #[test]
+    fn key_order_reads_vertices_first() {
+        assert_eq!(triangle().key_order(), [0, 3, 6, 1, 2, 4, 5, 7, 8]);
+    }
 
     fn seed_rule(d: &[u8; 9]) -> bool {
         d[0] < d[3] && d[3] < d[6] && d[1] < d[2] && d[4] < d[5] && d[7] < d[8]

@@ -1,8 +1,8 @@
 //! Enumeration puzzles: puzzles whose database is the complete list of their solutions
 //! rather than a distance table over a move graph.
 //!
-//! * [`magic`]: the magic triangle (1..9 on a triangle with equal side sums), found by
-//!   scanning all `9!` arrangements by permutation rank.
+//! * [`magic`]: magic figures such as the magic triangle (1..9 on a triangle with equal
+//!   side sums), found by scanning all `n!` arrangements by permutation rank.
 //! * [`tour`]: closed knight's tours on boards described as data, found by a pruned
 //!   depth-first search.
 //!
@@ -13,7 +13,7 @@
 pub mod magic;
 pub mod tour;
 
-pub use magic::{magic_definition, magic_triangle, parse_magic};
+pub use magic::Magic;
 pub use tour::{TourBoard, closed_tours, tour_boards};
 
 /// One solution of an enumeration puzzle.

@@ -37,22 +37,9 @@ pub struct TourBoard {
     pub missing: Vec<(usize, usize)>,
 }
 
-/// The boards the database knows: the seed's 14-square board and the full 6x6 board.
+/// The built-in tour boards, in the order of their definition files (`data/puzzles/`).
 pub fn tour_boards() -> Vec<TourBoard> {
-    vec![
-        TourBoard {
-            name: "knight-tour",
-            rows: 5,
-            cols: 4,
-            missing: vec![(0, 0), (0, 3), (2, 1), (2, 2), (4, 0), (4, 3)],
-        },
-        TourBoard {
-            name: "knight-tour-6x6",
-            rows: 6,
-            cols: 6,
-            missing: vec![],
-        },
-    ]
+    crate::definitions::builtin_tours()
 }
 
 impl TourBoard {
@@ -123,12 +110,17 @@ impl TourBoard {
             "squares": self.squares(),
             "numbering": "present cells numbered row-major from 0",
             "cells": self.cells(),
-            "layout": self.layout(),
+            "diagram": self.layout(),
             "adjacency": self.adjacency(),
             "rule": "visit every square exactly once by knight moves and return to the start",
             "state": "all squares of a closed tour starting at square 0, separated by single spaces; both directions are listed",
             "rank": "index of the sequence in lexicographic order of the sequences (squares compared as numbers)",
             "canonical": "the direction whose second square is greater than its last square",
+            "layout": crate::definitions::layout(
+                self.cells().iter().map(|&(r, c)| [c as f64, r as f64]),
+                &self.adjacency(),
+            ),
+            "spec": crate::definitions::tour_spec(self),
         })
     }
 

@@ -5,7 +5,12 @@
 //! has at most 64 holes. A move is a chain of jumps by one peg, written
 //! `[from, to1, to2, ...]`.
 
+use crate::definitions::Source;
 use crate::space::StateError;
+
+/// Boards up to this many holes get the start x finish matrix unless their definition
+/// says otherwise (one solve per start hole).
+pub const MATRIX_MAX_HOLES: usize = 21;
 use serde_json::json;
 
 /// One jump line: a peg in `from` jumps over the peg in `over` into the empty `to`.
@@ -27,6 +32,8 @@ pub struct Board {
     pub finish: u64,
     /// Whether a complete table is meant to be computed (false: definition only).
     pub tabulate: bool,
+    /// Whether the start x finish matrix is computed with the table.
+    pub matrix: bool,
     /// Grid coordinates `(row, col)` of each hole, for boards given by geometry.
     pub coordinates: Option<Vec<(u8, u8)>>,
     /// `(over, to)` pairs per `from` hole, in jump order.
@@ -38,117 +45,27 @@ pub struct Board {
     /// hundreds of millions of times on english33, so it must be a handful of lookups.
     byte_images: Vec<u64>,
     bytes: usize,
+    /// The definition file's contents and drawing layout, when built from one.
+    source: Source,
 }
 
-/// Jump table as in the seeds: per hole, its `(over, to)` pairs.
-type Table = &'static [&'static [(u8, u8)]];
-
-/// Seed 000: the 15-hole triangle.
-const CHINESE_CHECKERS: Table = &[
-    &[(1, 3), (2, 5)],
-    &[(3, 6), (4, 8)],
-    &[(4, 7), (5, 9)],
-    &[(1, 0), (4, 5), (6, 10), (7, 12)],
-    &[(7, 11), (8, 13)],
-    &[(2, 0), (4, 3), (8, 12), (9, 14)],
-    &[(3, 1), (7, 8)],
-    &[(4, 2), (8, 9)],
-    &[(4, 1), (7, 6)],
-    &[(5, 2), (8, 7)],
-    &[(6, 3), (11, 12)],
-    &[(7, 4), (12, 13)],
-    &[(7, 3), (8, 5), (11, 10), (13, 14)],
-    &[(8, 4), (12, 11)],
-    &[(9, 5), (13, 12)],
-];
-
-/// Seed 001: Hoppers, 13 holes.
-const HOPPERS: Table = &[
-    &[(1, 2), (3, 6), (5, 10)],
-    &[(3, 5), (6, 11), (4, 7)],
-    &[(1, 0), (4, 6), (7, 12)],
-    &[(6, 9)],
-    &[(6, 8)],
-    &[(3, 1), (6, 7), (8, 11)],
-    &[(3, 0), (4, 2), (8, 10), (9, 12)],
-    &[(4, 1), (6, 5), (9, 11)],
-    &[(6, 4)],
-    &[(6, 3)],
-    &[(5, 0), (8, 6), (11, 12)],
-    &[(8, 5), (6, 1), (9, 7)],
-    &[(11, 10), (9, 6), (7, 2)],
-];
-
-/// Seed 002: the 21-hole modified triangle, complete table (the seed's final listing
-/// prunes holes 3, 4, 8, 11, 14, 16 for its search; these are the full entries).
-const TRIANGLE21: Table = &[
-    &[(2, 4)],
-    &[(2, 3)],
-    &[(3, 5), (4, 7)],
-    &[(2, 1), (5, 8), (6, 10)],
-    &[(2, 0), (6, 9), (7, 11)],
-    &[(3, 2), (6, 7), (8, 13), (9, 15)],
-    &[(9, 14), (10, 16)],
-    &[(4, 2), (6, 5), (10, 15), (11, 17)],
-    &[(5, 3), (9, 10), (13, 19)],
-    &[(6, 4), (10, 11)],
-    &[(6, 3), (9, 8)],
-    &[(7, 4), (10, 9), (17, 20)],
-    &[(13, 14)],
-    &[(8, 5), (14, 15)],
-    &[(9, 6), (13, 12), (15, 16)],
-    &[(9, 5), (10, 7), (14, 13), (16, 17)],
-    &[(10, 6), (15, 14), (17, 18)],
-    &[(11, 7), (16, 15)],
-    &[(17, 16)],
-    &[(13, 8)],
-    &[(17, 11)],
-];
-
-/// Orthogonal jump directions (row, col) for the grid boards: up, down, left, right.
-const ORTHOGONAL: &[(i8, i8)] = &[(-1, 0), (1, 0), (0, -1), (0, 1)];
-
-/// All boards, in the fixed order the store and CLI list them.
+/// All boards, in the order of the built-in definition files (`data/puzzles/`).
 pub fn boards() -> Vec<Board> {
-    BOARD_NAMES.iter().filter_map(|n| board(n)).collect()
+    crate::definitions::builtin_boards()
 }
 
-/// The names of [`boards`], in order, without building them.
-pub const BOARD_NAMES: [&str; 6] = [
-    "chinese-checkers",
-    "hoppers",
-    "triangle21",
-    "english33",
-    "french37",
-    "board41",
-];
-
-/// One board by name. Building a board searches its symmetries, so a caller that needs
-/// one board builds only that one.
+/// One built-in board by name. Building a board searches its symmetries, so a caller
+/// that needs one board builds only that one.
 pub fn board(name: &str) -> Option<Board> {
-    Some(match name {
-        "chinese-checkers" => Board::from_table("chinese-checkers", CHINESE_CHECKERS, 12, 12, true),
-        "hoppers" => Board::from_table("hoppers", HOPPERS, 6, 6, true),
-        "triangle21" => Board::from_table("triangle21", TRIANGLE21, 6, 6, true),
-        // 7x7 without the 2x2 corners; centre = hole 16.
-        "english33" => Board::from_grid("english33", &[3, 3, 7, 7, 7, 3, 3], 16, 16, true),
-        // Rows 3,5,7,7,7,5,3. The position-class argument (module docs of `peg`) rules
-        // out every complement problem on this board (the full board is not in the
-        // zero class), so start and finish differ: vacancy at hole 5 (d2), last peg at
-        // hole 31 (d6), a class-compatible pair on the vertical axis.
-        "french37" => Board::from_grid("french37", &[3, 5, 7, 7, 7, 5, 3], 5, 31, false),
-        // The 41-hole diamond: rows 1,3,5,7,9,7,5,3,1 (centre = hole 20). Its full board
-        // is not in the zero class either, so no complement problem exists; we use the
-        // class-compatible pair 12 -> 28 (one above / one below the centre).
-        "board41" => Board::from_grid("board41", &[1, 3, 5, 7, 9, 7, 5, 3, 1], 12, 28, false),
-        _ => return None,
-    })
+    crate::definitions::builtin_board(name)
 }
 
 impl Board {
-    fn from_table(
+    /// A board from a jump table as the seeds print it: per hole, its `(over, to)` pairs.
+    /// The caller ([`crate::definitions`]) has checked that every hole is on the board.
+    pub fn from_table(
         name: &'static str,
-        table: Table,
+        table: &[Vec<(u8, u8)>],
         start: usize,
         finish: usize,
         tabulate: bool,
@@ -166,23 +83,17 @@ impl Board {
         Board::new(name, table.len(), jumps, start, finish, tabulate, None)
     }
 
-    /// A board on a square grid: row `r` holds `widths[r]` holes centred on the widest
-    /// row; holes are numbered row-major; jumps run along three consecutive holes.
-    fn from_grid(
+    /// A board on a square grid: `coords` are the holes' `(row, col)`, in hole order;
+    /// jumps run along three consecutive holes in each of `directions` (row, col steps),
+    /// from each hole in turn, directions in the order given.
+    pub fn from_grid(
         name: &'static str,
-        widths: &[usize],
+        coords: Vec<(u8, u8)>,
+        directions: &[(i8, i8)],
         start: usize,
         finish: usize,
         tabulate: bool,
     ) -> Board {
-        let wide = *widths.iter().max().unwrap();
-        let mut coords = Vec::new();
-        for (r, &w) in widths.iter().enumerate() {
-            let first = (wide - w) / 2;
-            for c in first..first + w {
-                coords.push((r as u8, c as u8));
-            }
-        }
         let index = |r: i32, c: i32| {
             coords
                 .iter()
@@ -190,7 +101,7 @@ impl Board {
         };
         let mut jumps = Vec::new();
         for (from, &(r, c)) in coords.iter().enumerate() {
-            for &(dr, dc) in ORTHOGONAL {
+            for &(dr, dc) in directions {
                 let (r, c, dr, dc) = (r as i32, c as i32, dr as i32, dc as i32);
                 if let (Some(over), Some(to)) =
                     (index(r + dr, c + dc), index(r + 2 * dr, c + 2 * dc))
@@ -249,12 +160,20 @@ impl Board {
             start,
             finish,
             tabulate,
+            matrix: holes <= MATRIX_MAX_HOLES,
             coordinates,
             jumps_from,
             symmetries,
             byte_images,
             bytes,
+            source: Source::default(),
         }
+    }
+
+    /// Attaches the definition file's contents and layout (stored in the definition).
+    pub fn with_source(mut self, source: Source) -> Self {
+        self.source = source;
+        self
     }
 
     /// The `(over, to)` pairs of jumps starting at `from`, in jump order.
@@ -265,7 +184,7 @@ impl Board {
 
     /// Stable JSON description: everything that determines the table's contents.
     pub fn definition(&self) -> serde_json::Value {
-        json!({
+        let mut d = json!({
             "name": self.name,
             "holes": self.holes,
             "jumps": self.jumps.iter().map(|j| [j.from, j.over, j.to]).collect::<Vec<_>>(),
@@ -275,7 +194,10 @@ impl Board {
             "coordinates": self.coordinates,
             "notation": "position: one char per hole in hole order, 1 = peg, 0 = empty; \
                          move: [from,to1,to2,...], a chain of jumps by one peg",
-        })
+            "matrix": self.matrix,
+        });
+        self.source.annotate(&mut d);
+        d
     }
 
     /// Hole permutations (`p[i]` = image of hole `i`) that map the jump set onto itself

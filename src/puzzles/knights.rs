@@ -1,66 +1,42 @@
-//! `knight-swap`: the knight exchange on a 3x4 board (seed 003).
-//!
-//! The board has four rows of three squares, numbered row-major:
-//!
-//! ```text
-//!  0  1  2
-//!  3  4  5
-//!  6  7  8
-//!  9 10 11
-//! ```
-//!
-//! Three black (`B`) and three white (`W`) knights stand on it; knights of one colour are
-//! interchangeable. A move takes one knight one knight's move (two squares along one axis
-//! and one along the other) to an empty square. The knight-move adjacency is derived from
-//! the geometry by [`knight_adjacency`]. Start `BBB------WWW`, goal `WWW------BBB`
-//! (the only goal).
+//! Tokens on a graph: black (`B`) and white (`W`) pieces, interchangeable within a
+//! colour, on the cells of a graph; a move takes one piece along one edge to an empty
+//! cell. `knight-swap` (seed 003) is the instance on a 3x4 board whose edges are knight's
+//! moves; Guarini's 3x3 swap (`data/puzzles/examples/guarini.toml`) is another. The
+//! graphs are data (`data/puzzles/*.toml`, read by [`crate::definitions`]); the
+//! knight-move adjacency of a grid comes from [`knight_adjacency`].
 //!
 //! # Notation
 //!
-//! Twelve characters, square 0 first: `B` black knight, `W` white knight, `-` empty.
+//! One character per cell, cell 0 first: `B` black piece, `W` white piece, `-` empty.
 //! [`GraphPuzzle::format`] writes upper case; [`GraphPuzzle::parse`] also accepts lower
-//! case and ignores surrounding whitespace. Exactly three `B` and three `W` are required.
+//! case and ignores surrounding whitespace. Exactly the start's numbers of `B` and `W`
+//! are required.
 //!
-//! # Ranking scheme (`occupied-colex-x20+black-colex`)
+//! # Ranking scheme (`occupied-colex-xC+black-colex`)
 //!
-//! Every arrangement of 3 `B`, 3 `W` and 6 empty squares gets a rank in
-//! `0..C(12,6)*C(6,3) = 0..18_480`, whether or not it can reach the goal:
+//! With `n` cells, `b` black and `w` white pieces (`k = b + w`), every arrangement gets
+//! a rank in `0..C(n,k)*C(k,b)`, whether or not it can reach the goal:
 //!
-//! 1. `occupied` = the set of the six occupied squares, as a bit mask (bit `s` = square
-//!    `s`). `o = comb_rank(occupied)`, its colexicographic rank: with the occupied
-//!    squares sorted `s_1 < s_2 < .. < s_6`, `o = sum over i of C(s_i, i)`, in `0..924`.
-//! 2. Index the occupied squares `0..5` in increasing square order (`s_1` is index 0).
-//!    `black` = the set of indices whose square holds `B`, as a bit mask over `0..6`.
-//!    `b = comb_rank(black)`, computed the same way, in `0..20`.
-//! 3. `rank = o * 20 + b`.
+//! 1. `occupied` = the set of the `k` occupied cells, as a bit mask (bit `s` = cell `s`).
+//!    `o = comb_rank(occupied)`, its colexicographic rank: with the occupied cells sorted
+//!    `s_1 < s_2 < .. < s_k`, `o = sum over i of C(s_i, i)`.
+//! 2. Index the occupied cells `0..k` in increasing cell order (`s_1` is index 0).
+//!    `black` = the set of indices whose cell holds `B`, as a bit mask over `0..k`;
+//!    `c = comb_rank(black)`, in `0..C(k,b)`.
+//! 3. `rank = o * C(k,b) + c`.
 //!
-//! Examples: the start `BBB------WWW` has `o = C(9,4)+C(10,5)+C(11,6) = 840`, `b = 0`,
-//! rank 16 800; the goal `WWW------BBB` has the same `o` and `b = C(3,1)+C(4,2)+C(5,3) =
-//! 19`, rank 16 819. See [`crate::rank::comb_rank`].
+//! For `knight-swap` (12 cells, 3 + 3 knights, `C(6,3) = 20`): the start `BBB------WWW`
+//! has `o = C(9,4)+C(10,5)+C(11,6) = 840`, `c = 0`, rank 16 800; the goal
+//! `WWW------BBB` has the same `o` and `c = C(3,1)+C(4,2)+C(5,3) = 19`, rank 16 819. See
+//! [`crate::rank::comb_rank`].
 
 use serde_json::json;
 
+use crate::definitions::Source;
 use crate::rank::{BINOM, comb_rank, comb_unrank};
 use crate::space::{GraphPuzzle, StateError, StateSpace};
 
-/// Rows of the board.
-pub const ROWS: usize = 4;
-/// Columns of the board.
-pub const COLS: usize = 3;
-/// Squares on the board.
-pub const CELLS: usize = ROWS * COLS;
-/// Knights of each colour.
-pub const PER_COLOUR: usize = 3;
-/// Number of ranks: `C(12, 6) * C(6, 3)`.
-/// Ways to colour the six occupied squares with three black knights.
-const COLOURINGS: u64 = BINOM[2 * PER_COLOUR][PER_COLOUR];
-pub const SIZE: u64 = BINOM[CELLS][2 * PER_COLOUR] * COLOURINGS;
-/// The usual start.
-pub const START: &str = "BBB------WWW";
-/// The goal.
-pub const GOAL: &str = "WWW------BBB";
-
-use super::stones::{self, EMPTY};
+use super::stones::{self, BLACK, EMPTY, WHITE};
 
 /// The eight knight moves as (row, column) offsets.
 pub const KNIGHT_MOVES: [(isize, isize); 8] = [
@@ -94,74 +70,116 @@ pub fn knight_adjacency(rows: usize, cols: usize) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// The knight exchange on the 3x4 board. See the module documentation.
-pub struct KnightSwap {
-    adj: Vec<Vec<usize>>,
-    start: u64,
-    goal: u64,
+/// Number of ranks of `cells` cells holding `black` + `white` pieces, `None` when it does
+/// not fit in a `u64`.
+pub fn rank_space(cells: usize, black: usize, white: usize) -> Option<u64> {
+    let k = black + white;
+    if cells > 64 || k > cells {
+        return None;
+    }
+    BINOM[cells][k].checked_mul(BINOM[k][black])
 }
 
-impl Default for KnightSwap {
-    fn default() -> Self {
-        Self::new()
-    }
+/// Tokens on a graph. See the module documentation.
+pub struct KnightSwap {
+    name: String,
+    adj: Vec<Vec<usize>>,
+    black: usize,
+    white: usize,
+    colourings: u64,
+    size: u64,
+    start: u64,
+    goal: u64,
+    /// How the move is described in the definition (`knight's move`, `along an edge`).
+    rule: String,
+    source: Source,
 }
 
 impl KnightSwap {
-    pub fn new() -> Self {
+    /// Tokens on the graph `adj` (symmetric, `adj.len() <= 64` cells), with the start and
+    /// goal in the notation; the numbers of pieces are the start's. The caller
+    /// ([`crate::definitions`]) has checked the graph and the size of the rank space.
+    pub fn from_parts(
+        name: &str,
+        adj: Vec<Vec<usize>>,
+        start: &str,
+        goal: &str,
+        rule: &str,
+        source: Source,
+    ) -> Result<Self, StateError> {
+        let count = |c: char| {
+            start
+                .trim()
+                .chars()
+                .filter(|x| x.eq_ignore_ascii_case(&c))
+                .count()
+        };
+        let (black, white) = (count('B'), count('W'));
+        let size = rank_space(adj.len(), black, white).unwrap_or(u64::MAX);
         let mut p = KnightSwap {
-            adj: knight_adjacency(ROWS, COLS),
+            name: name.to_string(),
+            adj,
+            black,
+            white,
+            colourings: BINOM[black + white][black],
+            size,
             start: 0,
             goal: 0,
+            rule: rule.to_string(),
+            source,
         };
-        p.start = p.parse(START).expect("start is well-formed");
-        p.goal = p.parse(GOAL).expect("goal is well-formed");
-        p
+        p.start = p.parse(start)?;
+        p.goal = p.parse(goal)?;
+        Ok(p)
     }
 
-    /// The knight-move adjacency in use (square -> squares one move away).
+    /// The adjacency in use (cell -> cells one move away).
     pub fn adjacency(&self) -> &[Vec<usize>] {
         &self.adj
     }
 
-    fn rank_cells(cells: &[u8; CELLS]) -> u64 {
-        let occupied = (0..CELLS)
-            .filter(|&s| cells[s] != EMPTY)
-            .fold(0u64, |m, s| m | 1 << s);
-        comb_rank(occupied) * COLOURINGS + stones::colouring_rank(cells)
+    fn cells(&self) -> usize {
+        self.adj.len()
     }
 
-    fn unrank_cells(rank: u64) -> [u8; CELLS] {
-        debug_assert!(rank < SIZE);
-        let occupied = comb_unrank(rank / COLOURINGS, 2 * PER_COLOUR);
-        let mut cells = [EMPTY; CELLS];
+    fn rank_cells(&self, cells: &[u8]) -> u64 {
+        let occupied = (0..cells.len())
+            .filter(|&s| cells[s] != EMPTY)
+            .fold(0u64, |m, s| m | 1 << s);
+        comb_rank(occupied) * self.colourings + stones::colouring_rank(cells)
+    }
+
+    fn unrank_cells(&self, rank: u64, cells: &mut [u8]) {
+        debug_assert!(rank < self.size);
+        let occupied = comb_unrank(rank / self.colourings, self.black + self.white);
         stones::colour(
-            &mut cells,
+            cells,
             |s| occupied >> s & 1 == 1,
-            rank % COLOURINGS,
-            PER_COLOUR,
+            rank % self.colourings,
+            self.black,
         );
-        cells
     }
 }
 
 impl StateSpace for KnightSwap {
     fn size(&self) -> u64 {
-        SIZE
+        self.size
     }
     fn goals(&self) -> Vec<u64> {
         vec![self.goal]
     }
     fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
-        let mut cells = Self::unrank_cells(rank);
-        for from in 0..CELLS {
+        let mut buf = [EMPTY; 64];
+        let cells = &mut buf[..self.cells()];
+        self.unrank_cells(rank, cells);
+        for from in 0..cells.len() {
             if cells[from] == EMPTY {
                 continue;
             }
             for &to in &self.adj[from] {
                 if cells[to] == EMPTY {
                     cells.swap(from, to);
-                    out.push(Self::rank_cells(&cells));
+                    out.push(self.rank_cells(cells));
                     cells.swap(from, to);
                 }
             }
@@ -171,37 +189,55 @@ impl StateSpace for KnightSwap {
 
 impl GraphPuzzle for KnightSwap {
     fn name(&self) -> &str {
-        "knight-swap"
+        &self.name
     }
     fn family(&self) -> &str {
-        "knights"
+        "tokens"
     }
     fn definition(&self) -> serde_json::Value {
-        json!({
+        let n = self.cells();
+        let mut d = json!({
             "name": self.name(),
-            "rows": ROWS,
-            "cols": COLS,
-            "squares": "row-major: 0 1 2 / 3 4 5 / 6 7 8 / 9 10 11",
+            "cells": n,
             "adjacency": self.adj,
-            "pieces": { "B": PER_COLOUR, "W": PER_COLOUR },
-            "move": "one knight makes one knight's move to an empty square",
-            "start": START,
-            "goal": GOAL,
-            "notation": "12 characters, square 0 first: B black knight, W white knight, - empty",
-            "ranking": "occupied-colex-x20+black-colex",
-            "size": SIZE,
-        })
+            "pieces": { "B": self.black, "W": self.white },
+            "move": format!("one piece moves to an empty cell along an edge ({})", self.rule),
+            "start": self.format(self.start),
+            "goal": self.format(self.goal),
+            "notation": format!("{n} characters, cell 0 first: B black piece, W white piece, - empty"),
+            "ranking": format!("occupied-colex-x{}+black-colex", self.colourings),
+            "size": self.size,
+        });
+        self.source.annotate(&mut d);
+        d
     }
     fn format(&self, rank: u64) -> String {
-        stones::format(&Self::unrank_cells(rank))
+        let mut buf = [EMPTY; 64];
+        let cells = &mut buf[..self.cells()];
+        self.unrank_cells(rank, cells);
+        stones::format(cells)
     }
     fn parse(&self, text: &str) -> Result<u64, StateError> {
-        let cells = stones::parse::<CELLS>(text, PER_COLOUR, "knights")?;
-        Ok(Self::rank_cells(&cells))
+        let cells = stones::parse(text, self.cells(), self.black, self.white, "pieces")?;
+        Ok(self.rank_cells(&cells))
     }
     fn start(&self) -> Option<u64> {
         Some(self.start)
     }
+}
+
+/// Pieces of each colour in a position written in the notation, `None` for a character
+/// other than `B`, `W` or `-`.
+pub fn piece_counts(text: &str) -> Option<(usize, usize)> {
+    let mut counts = (0, 0);
+    for c in text.trim().chars() {
+        match stones::cell_of(c)? {
+            BLACK => counts.0 += 1,
+            WHITE => counts.1 += 1,
+            _ => {}
+        }
+    }
+    Some(counts)
 }
 
 #[cfg(test)]
@@ -210,6 +246,21 @@ mod tests {
     use crate::bfs::{self, NO_NEXT, UNREACHED};
     use crate::progress::Silent;
     use std::collections::{HashMap, HashSet, VecDeque};
+
+    // The seed's puzzle, as its definition file states it.
+    const ROWS: usize = 4;
+    const COLS: usize = 3;
+    const CELLS: usize = ROWS * COLS;
+    const SIZE: u64 = 18_480;
+    const START: &str = "BBB------WWW";
+    const GOAL: &str = "WWW------BBB";
+
+    impl KnightSwap {
+        fn new() -> KnightSwap {
+            let spec = crate::definitions::builtin_spec("knight-swap").unwrap();
+            crate::definitions::tokens(&spec).unwrap()
+        }
+    }
 
     /// The adjacency printed in seed 003.
     const SEED_ADJ: [&[usize]; 12] = [

@@ -1,5 +1,6 @@
-//! The puzzle definitions: each is data (a graph, a goal, a notation) for a shared
-//! solver, and [`registry`] lists every puzzle the tool knows.
+//! The puzzle engines and the list of puzzles: each puzzle is data (a definition file
+//! under `data/puzzles/`, read by [`crate::definitions`]) for a shared solver, and
+//! [`registry`] lists every built-in puzzle.
 
 pub mod fifteen;
 pub mod knights;
@@ -7,8 +8,9 @@ pub mod oshidori;
 pub mod sliding;
 pub mod stones;
 
-use crate::enumerate::{self, TourBoard};
-use crate::peg::{self, Board};
+use crate::definitions::{self, Family};
+use crate::enumerate::{Magic, TourBoard};
+use crate::peg::Board;
 use crate::space::GraphPuzzle;
 
 /// A puzzle the tool knows, by the kind of solver that handles it.
@@ -17,8 +19,8 @@ pub enum Puzzle {
     Graph(Box<dyn GraphPuzzle>),
     /// Peg solitaire on a board, solved by [`crate::peg`].
     Peg(Board),
-    /// The magic triangle: every arrangement with equal side sums ([`crate::enumerate::magic`]).
-    Magic,
+    /// A magic figure: every arrangement with equal line sums ([`crate::enumerate::magic`]).
+    Magic(Magic),
     /// Closed knight's tours on a board ([`crate::enumerate::tour`]).
     Tour(TourBoard),
     /// A sliding puzzle too large to tabulate: pattern databases built by [`crate::bfs`],
@@ -31,9 +33,9 @@ impl Puzzle {
         match self {
             Puzzle::Graph(g) => g.name(),
             Puzzle::Peg(b) => b.name,
-            Puzzle::Magic => "magic-triangle",
+            Puzzle::Magic(m) => m.name,
             Puzzle::Tour(b) => b.name,
-            Puzzle::Patterns(_) => fifteen::NAME,
+            Puzzle::Patterns(f) => f.name(),
         }
     }
 
@@ -41,78 +43,72 @@ impl Puzzle {
         match self {
             Puzzle::Graph(g) => g.family(),
             Puzzle::Peg(_) => "peg",
-            Puzzle::Magic => "magic",
+            Puzzle::Magic(_) => "magic",
             Puzzle::Tour(_) => "tour",
             Puzzle::Patterns(_) => "sliding",
         }
     }
 
     /// The definition as JSON: what is stored in the file and hashed to detect changes.
+    /// Its `spec` is the definition file's contents, its `layout` the drawing
+    /// (`{"cells": [[x, y], ...], "edges": [[a, b], ...]}` in the puzzle's cell order).
     pub fn definition(&self) -> serde_json::Value {
         match self {
             Puzzle::Graph(g) => g.definition(),
             Puzzle::Peg(b) => b.definition(),
-            Puzzle::Magic => enumerate::magic_definition(),
+            Puzzle::Magic(m) => m.definition(),
             Puzzle::Tour(b) => b.definition(),
             Puzzle::Patterns(f) => f.definition(),
         }
     }
-}
 
-/// Every puzzle, in the order `generate` builds them.
-pub fn registry() -> Vec<Puzzle> {
-    let mut all = graphs();
-    // Boards too large to tabulate (french37, board41) are definitions only.
-    all.extend(
-        peg::boards()
-            .into_iter()
-            .filter(|b| b.tabulate)
-            .map(Puzzle::Peg),
-    );
-    all.extend(enumerations());
-    all.push(Puzzle::Patterns(fifteen::Fifteen::new()));
-    all
-}
-
-/// The move-graph puzzles, in registry order.
-fn graphs() -> Vec<Puzzle> {
-    use sliding::Sliding;
-    vec![
-        Puzzle::Graph(Box::new(Sliding::six())),
-        Puzzle::Graph(Box::new(Sliding::grid("seven", 2, 4))),
-        Puzzle::Graph(Box::new(Sliding::grid("eight", 3, 3))),
-        Puzzle::Graph(Box::new(Sliding::grid("nine", 2, 5))),
-        Puzzle::Graph(Box::new(Sliding::grid("eleven", 3, 4))),
-        Puzzle::Graph(Box::new(knights::KnightSwap::new())),
-        Puzzle::Graph(Box::new(oshidori::Oshidori::new())),
-    ]
-}
-
-/// The enumeration puzzles, in registry order.
-fn enumerations() -> Vec<Puzzle> {
-    let mut all = vec![Puzzle::Magic];
-    all.extend(enumerate::tour_boards().into_iter().map(Puzzle::Tour));
-    all
-}
-
-/// Looks a puzzle up by name. Only the peg board asked for is built: the symmetry search
-/// of every board would be most of a query's time.
-pub fn find(name: &str) -> Option<Puzzle> {
-    if let Some(b) = peg::board::board(name) {
-        return b.tabulate.then_some(Puzzle::Peg(b));
+    /// Rebuilds a puzzle from its stored definition (its `spec`), checked as a file is.
+    pub fn from_definition(definition: &serde_json::Value) -> Result<Puzzle, String> {
+        let spec = definition
+            .get("spec")
+            .ok_or("the stored definition has no `spec`")?;
+        let spec: definitions::Spec =
+            serde_json::from_value(spec.clone()).map_err(|e| e.to_string())?;
+        definitions::build(&spec).map_err(|p| format!("{}: {}", p.key, p.message))
     }
-    graphs()
-        .into_iter()
-        .chain(enumerations())
-        .chain(std::iter::once_with(|| {
-            Puzzle::Patterns(fifteen::Fifteen::new())
-        }))
-        .find(|p| p.name() == name)
 }
 
-/// Names of every known puzzle, for error messages and help.
+/// Whether `generate` builds this built-in definition (boards too large to tabulate,
+/// french37 and board41, are definitions only).
+fn built(spec: &definitions::Spec) -> bool {
+    spec.family != Family::Peg || spec.tabulate.unwrap_or(true)
+}
+
+/// Every built-in puzzle, in the order `generate` builds them.
+pub fn registry() -> Vec<Puzzle> {
+    definitions::builtin_specs()
+        .iter()
+        .filter(|s| built(s))
+        .map(definitions::builtin_puzzle)
+        .collect()
+}
+
+/// Looks a built-in puzzle up by name. Only its own file is read and only it is built:
+/// the symmetry search of every peg board would be most of a query's time.
+pub fn find(name: &str) -> Option<Puzzle> {
+    definitions::builtin_spec(name)
+        .filter(built)
+        .map(|s| definitions::builtin_puzzle(&s))
+}
+
+/// Whether `name` is one of the built-in definition files (tabulated or not): such a
+/// name is never taken from a user's file or a stored definition.
+pub fn definitions_builtin(name: &str) -> bool {
+    definitions::builtin_names().any(|n| n == name)
+}
+
+/// Names of every built-in puzzle, for error messages and help.
 pub fn names() -> Vec<String> {
-    registry().iter().map(|p| p.name().to_string()).collect()
+    definitions::builtin_specs()
+        .into_iter()
+        .filter(built)
+        .map(|s| s.name)
+        .collect()
 }
 
 #[cfg(test)]
@@ -123,6 +119,13 @@ mod tests {
             let found = super::find(p.name()).expect("every registered puzzle is found");
             assert_eq!(found.definition(), p.definition());
         }
+        assert_eq!(
+            super::names(),
+            super::registry()
+                .iter()
+                .map(|p| p.name().to_string())
+                .collect::<Vec<_>>()
+        );
         for name in ["french37", "board41", "twenty-four", ""] {
             assert!(super::find(name).is_none(), "{name}");
         }

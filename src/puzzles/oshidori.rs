@@ -6,8 +6,9 @@
 //! `j, j+1` (any such pair of stones may move, as in the seed's C program); cells `i, i+1`
 //! become the new empty pair. Every move is undone by moving the pair back.
 //!
-//! Start `BWBWBW--`, goal `BBBWWW--`. [`Oshidori::with_goal`] builds the same puzzle with
-//! another goal (the seed also solves `WWWBBB--`).
+//! Start `BWBWBW--`, goal `BBBWWW--` (the seed also solves `WWWBBB--`). The row's length,
+//! start and goal are data (`data/puzzles/oshidori.toml`, read by
+//! [`crate::definitions`]); any length with two empty cells works the same way.
 //!
 //! # Notation
 //!
@@ -15,16 +16,18 @@
 //! writes upper case; [`GraphPuzzle::parse`] also accepts lower case and ignores
 //! surrounding whitespace. Exactly three `B`, three `W` and two adjacent `-` are required.
 //!
-//! # Ranking scheme (`gap-x20+black-colex`)
+//! # Ranking scheme (`gap-x20+black-colex` for the seed's row)
 //!
-//! Every arrangement with adjacent empties gets a rank in `0..7*C(6,3) = 0..140`:
+//! With `n` cells, `b` black stones and `n - 2 - b` white ones, every arrangement with
+//! adjacent empties gets a rank in `0..(n-1)*C(n-2,b)`; for the seed's row
+//! `0..7*C(6,3) = 0..140`:
 //!
-//! 1. `g` = the first empty cell (the empty pair is `g, g+1`), in `0..7`.
-//! 2. Index the six stone cells `0..5` from left to right (skipping the empty pair).
-//!    `black` = the set of indices whose cell holds `B`, as a bit mask over `0..6`;
-//!    `b = comb_rank(black)`, its colexicographic rank: with the indices sorted
-//!    `k_1 < k_2 < k_3`, `b = C(k_1,1) + C(k_2,2) + C(k_3,3)`, in `0..20`.
-//! 3. `rank = g * 20 + b`.
+//! 1. `g` = the first empty cell (the empty pair is `g, g+1`), in `0..n-1`.
+//! 2. Index the stone cells `0..n-2` from left to right (skipping the empty pair).
+//!    `black` = the set of indices whose cell holds `B`, as a bit mask;
+//!    `c = comb_rank(black)`, its colexicographic rank: with the indices sorted
+//!    `k_1 < k_2 < k_3`, `c = C(k_1,1) + C(k_2,2) + C(k_3,3)`, in `0..20`.
+//! 3. `rank = g * C(n-2,b) + c`.
 //!
 //! Examples: `BWBWBW--` (g = 6, black indices 0, 2, 4, b = 0 + 1 + 4 = 5) has rank 125;
 //! `BBBWWW--` has rank 120; `WWWBBB--` (b = 3 + 6 + 10 = 19) has rank 139. See
@@ -32,100 +35,117 @@
 
 use serde_json::json;
 
+use crate::definitions::Source;
 use crate::rank::BINOM;
 use crate::space::{GraphPuzzle, StateError, StateSpace};
 
-/// Cells in the row.
-pub const CELLS: usize = 8;
-/// Stones of each colour.
-pub const PER_COLOUR: usize = 3;
-/// Ways to colour the six stone cells: `C(6, 3)`.
-const COLOURINGS: u64 = BINOM[2 * PER_COLOUR][PER_COLOUR];
-/// Number of ranks: 7 positions of the empty pair times `C(6, 3)`.
-pub const SIZE: u64 = (CELLS as u64 - 1) * COLOURINGS;
-/// The usual start.
-pub const START: &str = "BWBWBW--";
-/// The usual goal.
-pub const GOAL: &str = "BBBWWW--";
-
 use super::stones::{self, EMPTY};
+
+/// Most cells a row may have (positions are read into a fixed buffer).
+pub const MAX_CELLS: usize = 64;
 
 /// The stone-pair puzzle. See the module documentation.
 pub struct Oshidori {
+    name: String,
+    cells: usize,
+    black: usize,
+    colourings: u64,
     start: u64,
     goal: u64,
+    source: Source,
 }
 
-impl Default for Oshidori {
-    fn default() -> Self {
-        Self::new()
+/// Number of ranks of a row of `cells` cells with `black` black stones (`None` when it
+/// does not fit in a `u64`).
+pub fn rank_space(cells: usize, black: usize) -> Option<u64> {
+    if !(3..=MAX_CELLS).contains(&cells) || black > cells - 2 {
+        return None;
     }
+    (cells as u64 - 1).checked_mul(BINOM[cells - 2][black])
 }
 
 impl Oshidori {
-    /// The seed's puzzle: start `BWBWBW--`, goal `BBBWWW--`.
-    pub fn new() -> Self {
-        Self::with_goal(GOAL).expect("the standard goal is well-formed")
+    /// A row of `start.len()` cells; the numbers of stones are the start's. The caller
+    /// ([`crate::definitions`]) has checked the length.
+    pub fn from_parts(
+        name: &str,
+        start: &str,
+        goal: &str,
+        source: Source,
+    ) -> Result<Self, StateError> {
+        let cells = start.trim().chars().count();
+        let black = start
+            .trim()
+            .chars()
+            .filter(|c| c.eq_ignore_ascii_case(&'B'))
+            .count();
+        let mut p = Oshidori {
+            name: name.to_string(),
+            cells,
+            black,
+            colourings: BINOM[cells.saturating_sub(2)][black],
+            start: 0,
+            goal: 0,
+            source,
+        };
+        p.start = p.parse(start)?;
+        p.goal = p.parse(goal)?;
+        Ok(p)
     }
 
-    /// The same puzzle with another goal arrangement (same start), e.g. `WWWBBB--`.
-    pub fn with_goal(goal: &str) -> Result<Self, StateError> {
-        Ok(Oshidori {
-            start: parse_cells(START).map(|c| rank_cells(&c))?,
-            goal: parse_cells(goal).map(|c| rank_cells(&c))?,
-        })
+    fn rank_cells(&self, cells: &[u8]) -> u64 {
+        let gap = cells.iter().position(|&c| c == EMPTY).expect("two empties") as u64;
+        gap * self.colourings + stones::colouring_rank(cells)
     }
-}
 
-fn rank_cells(cells: &[u8; CELLS]) -> u64 {
-    let gap = cells.iter().position(|&c| c == EMPTY).expect("two empties") as u64;
-    gap * COLOURINGS + stones::colouring_rank(cells)
-}
-
-fn unrank_cells(rank: u64) -> [u8; CELLS] {
-    debug_assert!(rank < SIZE);
-    let gap = (rank / COLOURINGS) as usize;
-    let mut cells = [EMPTY; CELLS];
-    stones::colour(
-        &mut cells,
-        |i| i != gap && i != gap + 1,
-        rank % COLOURINGS,
-        PER_COLOUR,
-    );
-    cells
-}
-
-fn parse_cells(text: &str) -> Result<[u8; CELLS], StateError> {
-    let cells = stones::parse::<CELLS>(text, PER_COLOUR, "stones")?;
-    // Six stones leave exactly two empties; they must be neighbours.
-    let gap = cells.iter().position(|&c| c == EMPTY).expect("two empties");
-    if cells[gap + 1] != EMPTY {
-        return Err(StateError::malformed(
-            text,
-            "the two empty cells must be adjacent",
-        ));
+    fn unrank_cells(&self, rank: u64, cells: &mut [u8]) {
+        debug_assert!(rank < self.size());
+        let gap = (rank / self.colourings) as usize;
+        stones::colour(
+            cells,
+            |i| i != gap && i != gap + 1,
+            rank % self.colourings,
+            self.black,
+        );
     }
-    Ok(cells)
+
+    fn parse_cells(&self, text: &str) -> Result<Vec<u8>, StateError> {
+        let white = self.cells - 2 - self.black;
+        let cells = stones::parse(text, self.cells, self.black, white, "stones")?;
+        // The stones leave exactly two empties; they must be neighbours.
+        let gap = cells.iter().position(|&c| c == EMPTY).expect("two empties");
+        if cells[gap + 1] != EMPTY {
+            return Err(StateError::malformed(
+                text,
+                "the two empty cells must be adjacent",
+            ));
+        }
+        Ok(cells)
+    }
 }
 
 impl StateSpace for Oshidori {
     fn size(&self) -> u64 {
-        SIZE
+        (self.cells as u64 - 1) * self.colourings
     }
     fn goals(&self) -> Vec<u64> {
         vec![self.goal]
     }
     fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
-        let cells = unrank_cells(rank);
-        let gap = (rank / COLOURINGS) as usize;
-        for i in 0..CELLS - 1 {
+        let mut buf = [EMPTY; MAX_CELLS];
+        let cells = &mut buf[..self.cells];
+        self.unrank_cells(rank, cells);
+        let gap = (rank / self.colourings) as usize;
+        let mut next = [EMPTY; MAX_CELLS];
+        for i in 0..self.cells - 1 {
             if cells[i] != EMPTY && cells[i + 1] != EMPTY {
-                let mut next = cells;
+                let next = &mut next[..self.cells];
+                next.copy_from_slice(cells);
                 next[gap] = cells[i];
                 next[gap + 1] = cells[i + 1];
                 next[i] = EMPTY;
                 next[i + 1] = EMPTY;
-                out.push(rank_cells(&next));
+                out.push(self.rank_cells(next));
             }
         }
     }
@@ -133,29 +153,35 @@ impl StateSpace for Oshidori {
 
 impl GraphPuzzle for Oshidori {
     fn name(&self) -> &str {
-        "oshidori"
+        &self.name
     }
     fn family(&self) -> &str {
         "oshidori"
     }
     fn definition(&self) -> serde_json::Value {
-        json!({
+        let white = self.cells - 2 - self.black;
+        let mut d = json!({
             "name": self.name(),
-            "cells": CELLS,
-            "pieces": { "B": PER_COLOUR, "W": PER_COLOUR },
+            "cells": self.cells,
+            "pieces": { "B": self.black, "W": white },
             "move": "two stones on adjacent cells move, order kept, into the adjacent empty pair",
             "start": self.format(self.start),
             "goal": self.format(self.goal),
-            "notation": "8 characters, cell 0 first: B black, W white, - empty; the two empties adjacent",
-            "ranking": "gap-x20+black-colex",
-            "size": SIZE,
-        })
+            "notation": format!("{} characters, cell 0 first: B black, W white, - empty; the two empties adjacent", self.cells),
+            "ranking": format!("gap-x{}+black-colex", self.colourings),
+            "size": self.size(),
+        });
+        self.source.annotate(&mut d);
+        d
     }
     fn format(&self, rank: u64) -> String {
-        stones::format(&unrank_cells(rank))
+        let mut buf = [EMPTY; MAX_CELLS];
+        let cells = &mut buf[..self.cells];
+        self.unrank_cells(rank, cells);
+        stones::format(cells)
     }
     fn parse(&self, text: &str) -> Result<u64, StateError> {
-        parse_cells(text).map(|c| rank_cells(&c))
+        self.parse_cells(text).map(|c| self.rank_cells(&c))
     }
     fn start(&self) -> Option<u64> {
         Some(self.start)
@@ -168,6 +194,24 @@ mod tests {
     use crate::bfs::{self, NO_NEXT, Table, UNREACHED};
     use crate::progress::Silent;
     use std::collections::HashSet;
+
+    // The seed's puzzle, as its definition file states it.
+    const CELLS: usize = 8;
+    const SIZE: u64 = 140;
+    const START: &str = "BWBWBW--";
+    const GOAL: &str = "BBBWWW--";
+
+    impl Oshidori {
+        fn new() -> Oshidori {
+            let spec = crate::definitions::builtin_spec("oshidori").unwrap();
+            crate::definitions::oshidori(&spec).unwrap()
+        }
+
+        /// The same puzzle with another goal.
+        fn with_goal(goal: &str) -> Result<Oshidori, StateError> {
+            Oshidori::from_parts("oshidori", START, goal, Source::default())
+        }
+    }
 
     fn all_neighbors(p: &Oshidori) -> Vec<Vec<u64>> {
         (0..p.size())

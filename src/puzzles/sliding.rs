@@ -1,5 +1,6 @@
 //! Sliding-tile puzzles defined by a cell graph and a goal: `six` (hexagonal),
 //! `seven` (2x4), `eight` (3x3), `nine` (2x5) and `eleven` (3x4), and any other graph.
+//! The graphs themselves are data (`data/puzzles/*.toml`, read by [`crate::definitions`]).
 //!
 //! # Ranking
 //! A position is the tile value in each cell, 0 for the blank. Its rank is
@@ -24,6 +25,7 @@
 
 use serde_json::json;
 
+use crate::definitions::Source;
 use crate::packed::RunLayout;
 use crate::rank::{FACT, parity, perm_rank, perm_unrank};
 use crate::space::{GraphPuzzle, StateError, StateSpace};
@@ -41,6 +43,8 @@ pub struct Sliding {
     solvable_parity: u8,
     /// Number of values `t` takes (see the module docs).
     tile_ranks: u64,
+    /// The definition file's contents and drawing layout, when built from one.
+    source: Source,
 }
 
 impl Sliding {
@@ -72,7 +76,14 @@ impl Sliding {
             colour,
             solvable_parity,
             tile_ranks,
+            source: Source::default(),
         }
+    }
+
+    /// Attaches the definition file's contents and layout (stored in the definition).
+    pub fn with_source(mut self, source: Source) -> Self {
+        self.source = source;
+        self
     }
 
     /// A `rows` x `cols` rectangle, cells row-major, goal `1 2 .. n-1` with the blank last.
@@ -99,20 +110,6 @@ impl Sliding {
         let n = rows * cols;
         let goal = (1..n as u8).chain([0]).collect();
         Self::new(name, adjacency, goal)
-    }
-
-    /// The hexagonal 6-puzzle of seed 004 (7 cells, cell 3 in the middle).
-    pub fn six() -> Self {
-        let adjacency = vec![
-            vec![1, 2, 3],
-            vec![0, 3, 4],
-            vec![0, 3, 5],
-            vec![0, 1, 2, 4, 5, 6],
-            vec![1, 3, 6],
-            vec![2, 3, 6],
-            vec![3, 4, 5],
-        ];
-        Self::new("six", adjacency, vec![1, 2, 3, 4, 5, 6, 0])
     }
 
     pub fn cells(&self) -> usize {
@@ -216,50 +213,7 @@ impl Sliding {
 
     /// Parses cell values: digits (`867254301`) or numbers separated by spaces/commas.
     pub fn parse_cells(&self, text: &str) -> Result<Vec<u8>, StateError> {
-        let n = self.cells();
-        let trimmed = text.trim();
-        let values: Vec<u32> = if trimmed.contains([',', ' ', '\t']) {
-            trimmed
-                .split([',', ' ', '\t'])
-                .filter(|s| !s.is_empty())
-                .map(|s| {
-                    s.parse::<u32>()
-                        .map_err(|_| StateError::malformed(text, format!("{s:?} is not a number")))
-                })
-                .collect::<Result<_, _>>()?
-        } else {
-            trimmed
-                .chars()
-                .map(|c| {
-                    c.to_digit(10).ok_or_else(|| {
-                        StateError::malformed(text, format!("unexpected character {c:?}"))
-                    })
-                })
-                .collect::<Result<_, _>>()?
-        };
-        if values.len() != n {
-            return Err(StateError::malformed(
-                text,
-                format!("expected {n} cells, found {}", values.len()),
-            ));
-        }
-        let mut seen = 0u32;
-        for &v in &values {
-            if v as usize >= n {
-                return Err(StateError::malformed(
-                    text,
-                    format!("value {v} is out of range 0..={}", n - 1),
-                ));
-            }
-            if seen & (1 << v) != 0 {
-                return Err(StateError::malformed(
-                    text,
-                    format!("value {v} appears twice"),
-                ));
-            }
-            seen |= 1 << v;
-        }
-        Ok(values.into_iter().map(|v| v as u8).collect())
+        parse_values(text, self.cells())
     }
 
     pub fn format_cells(&self, cells: &[u8]) -> String {
@@ -273,6 +227,54 @@ impl Sliding {
                 .join(",")
         }
     }
+}
+
+/// Parses the tiles of `n` cells: digits (`867254301`) or numbers separated by
+/// spaces/commas, each of `0..n` exactly once.
+pub fn parse_values(text: &str, n: usize) -> Result<Vec<u8>, StateError> {
+    let trimmed = text.trim();
+    let values: Vec<u32> = if trimmed.contains([',', ' ', '\t']) {
+        trimmed
+            .split([',', ' ', '\t'])
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                s.parse::<u32>()
+                    .map_err(|_| StateError::malformed(text, format!("{s:?} is not a number")))
+            })
+            .collect::<Result<_, _>>()?
+    } else {
+        trimmed
+            .chars()
+            .map(|c| {
+                c.to_digit(10).ok_or_else(|| {
+                    StateError::malformed(text, format!("unexpected character {c:?}"))
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    if values.len() != n {
+        return Err(StateError::malformed(
+            text,
+            format!("expected {n} cells, found {}", values.len()),
+        ));
+    }
+    let mut seen = 0u32;
+    for &v in &values {
+        if v as usize >= n {
+            return Err(StateError::malformed(
+                text,
+                format!("value {v} is out of range 0..={}", n - 1),
+            ));
+        }
+        if seen & (1 << v) != 0 {
+            return Err(StateError::malformed(
+                text,
+                format!("value {v} appears twice"),
+            ));
+        }
+        seen |= 1 << v;
+    }
+    Ok(values.into_iter().map(|v| v as u8).collect())
 }
 
 /// Two-colours the cell graph, or `None` if it has an odd cycle.
@@ -342,7 +344,7 @@ impl GraphPuzzle for Sliding {
     }
 
     fn definition(&self) -> serde_json::Value {
-        json!({
+        let mut d = json!({
             "cells": self.cells(),
             "adjacency": self.adjacency,
             "goal": self.format_cells(&self.goal),
@@ -352,7 +354,9 @@ impl GraphPuzzle for Sliding {
             } else {
                 "lexicographic rank of the tiles in cell order * n + blank_cell"
             },
-        })
+        });
+        self.source.annotate(&mut d);
+        d
     }
 
     fn format(&self, rank: u64) -> String {
@@ -384,6 +388,14 @@ mod tests {
     use super::*;
     use crate::bfs::{UNREACHED, solve};
     use crate::progress::Silent;
+
+    impl Sliding {
+        /// The hexagonal `six`, from its definition file.
+        fn six() -> Sliding {
+            let spec = crate::definitions::builtin_spec("six").unwrap();
+            crate::definitions::sliding(&spec).unwrap()
+        }
+    }
 
     fn all() -> Vec<Sliding> {
         vec![

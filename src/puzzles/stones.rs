@@ -20,41 +20,51 @@ pub fn format(cells: &[u8]) -> String {
         .collect()
 }
 
-/// Reads `N` cells holding exactly `per_colour` pieces of each colour (`piece` names
-/// them in messages). Surrounding whitespace and letter case are ignored.
-pub fn parse<const N: usize>(
+/// The cell a character stands for (either case), `None` unless `B`, `W` or `-`.
+pub fn cell_of(ch: char) -> Option<u8> {
+    match ch.to_ascii_uppercase() {
+        'B' => Some(BLACK),
+        'W' => Some(WHITE),
+        '-' => Some(EMPTY),
+        _ => None,
+    }
+}
+
+/// Reads `cells` cells holding exactly `black` black and `white` white pieces (`piece`
+/// names them in messages). Surrounding whitespace and letter case are ignored.
+pub fn parse(
     text: &str,
-    per_colour: usize,
+    cells: usize,
+    black: usize,
+    white: usize,
     piece: &str,
-) -> Result<[u8; N], StateError> {
+) -> Result<Vec<u8>, StateError> {
     let t = text.trim();
     let n = t.chars().count();
-    if n != N {
+    if n != cells {
         return Err(StateError::malformed(
             text,
-            format!("expected {N} characters (B, W or -), found {n}"),
+            format!("expected {cells} characters (B, W or -), found {n}"),
         ));
     }
-    let mut cells = [EMPTY; N];
+    let mut cells = vec![EMPTY; cells];
     for (i, ch) in t.chars().enumerate() {
-        cells[i] = match ch.to_ascii_uppercase() {
-            'B' => BLACK,
-            'W' => WHITE,
-            '-' => EMPTY,
-            other => {
-                return Err(StateError::malformed(
-                    text,
-                    format!("unexpected character {other:?} in cell {i}; use B, W or -"),
-                ));
-            }
-        };
+        cells[i] = cell_of(ch).ok_or_else(|| {
+            StateError::malformed(
+                text,
+                format!(
+                    "unexpected character {:?} in cell {i}; use B, W or -",
+                    ch.to_ascii_uppercase()
+                ),
+            )
+        })?;
     }
-    for (colour, name) in [(BLACK, 'B'), (WHITE, 'W')] {
+    for (colour, name, wanted) in [(BLACK, 'B', black), (WHITE, 'W', white)] {
         let k = cells.iter().filter(|&&c| c == colour).count();
-        if k != per_colour {
+        if k != wanted {
             return Err(StateError::malformed(
                 text,
-                format!("expected {per_colour} {name} {piece}, found {k}"),
+                format!("expected {wanted} {name} {piece}, found {k}"),
             ));
         }
     }
@@ -62,7 +72,7 @@ pub fn parse<const N: usize>(
 }
 
 /// Colex rank of which pieces, taken in cell order, are black: the colour part of both
-/// puzzles' ranks, in `0..C(pieces, per_colour)`.
+/// puzzles' ranks, in `0..C(pieces, black pieces)`.
 pub fn colouring_rank(cells: &[u8]) -> u64 {
     let mut black = 0u64;
     for (k, &c) in cells.iter().filter(|&&c| c != EMPTY).enumerate() {

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use super::{Database, QueryError, Result, inconsistent, known};
+use super::{Database, QueryError, Result, known};
 use crate::generate::definition_hash;
 use crate::packed::ByteLayout;
 use crate::puzzles::Puzzle;
@@ -77,7 +77,7 @@ impl Database {
             })?,
             None => (built.iter())
                 .max_by_key(|b| {
-                    Fifteen::patterns(b)
+                    puzzle.patterns(b)
                         .iter()
                         .map(|p| p.placements())
                         .sum::<u64>()
@@ -86,7 +86,7 @@ impl Database {
                 .ok_or_else(|| inconsistent(name, "its list of partitions"))?,
         };
         let stored = store::packed_tables(&self.conn, name).map_err(self.sql())?;
-        let patterns = Fifteen::patterns(&chosen);
+        let patterns = puzzle.patterns(&chosen);
         let mut tables = Vec::with_capacity(patterns.len());
         for (i, p) in patterns.iter().enumerate() {
             let what = format!("the table of pattern {i} of partition {}", chosen.name);
@@ -110,7 +110,7 @@ impl Database {
                 .map_err(self.sql())?;
             tables.push(d.finish().ok_or_else(|| inconsistent(name, &what))?);
         }
-        let heuristic = fifteen::heuristic(&chosen, tables, reflect)
+        let heuristic = fifteen::heuristic(&puzzle, &chosen, tables, reflect)
             .map_err(|e| inconsistent(name, &e.to_string()))?;
         Ok(LoadedTables {
             puzzle,
@@ -123,7 +123,7 @@ impl Database {
     /// An optimal solution of the position written `text`, by IDA* over the strongest
     /// stored partition with the reflected lookup. The text is checked before the file.
     pub fn search(&self, name: &str, text: &str) -> Result<SearchAnswer> {
-        let Puzzle::Patterns(def) = known(name)? else {
+        let Puzzle::Patterns(def) = known(&self.conn, name)? else {
             return Err(QueryError::NotStored(format!(
                 "{name} is answered from its tables, not by search"
             )));
@@ -142,7 +142,7 @@ pub fn solve_loaded(loaded: &LoadedTables, name: &str, cells: &[u8]) -> Result<S
         .ok_or_else(|| inconsistent(name, "its pattern tables (no solution within them)"))?;
     let seconds = started.elapsed().as_secs_f64();
     let path = search::replay(&loaded.heuristic, cells, &s.blanks)
-        .filter(|p| p.last().is_some_and(|g| *g == fifteen::goal()))
+        .filter(|p| p.last().is_some_and(|g| *g == f.goal()))
         .ok_or_else(|| inconsistent(name, "its pattern tables (a path that is not one)"))?;
     Ok(SearchAnswer {
         puzzle: name.to_string(),
@@ -156,4 +156,11 @@ pub fn solve_loaded(loaded: &LoadedTables, name: &str, cells: &[u8]) -> Result<S
         seconds,
         load_seconds: loaded.load_seconds,
     })
+}
+
+/// Tables that contradict the search: the file is not what `generate` wrote.
+fn inconsistent(puzzle: &str, at: &str) -> QueryError {
+    QueryError::NotStored(format!(
+        "the database is inconsistent: {puzzle} at {at}; run `puzzlebase verify`"
+    ))
 }

@@ -13,13 +13,23 @@ use puzzlebase::space::{GraphPuzzle, StateSpace};
 
 use crate::util::{assert_clean_failure, generate_into, query_json_in, run};
 
+const NAME: &str = "fifteen";
+
+/// The built-in `fifteen`, as its definition file describes it.
+fn puzzle() -> Fifteen {
+    match puzzlebase::puzzles::find(NAME) {
+        Some(puzzlebase::puzzles::Puzzle::Patterns(f)) => f,
+        _ => panic!("{NAME} is a built-in pattern-database puzzle"),
+    }
+}
+
 /// A file holding `fifteen` with its default (6-6-3) tables, built once per test run.
 fn db() -> &'static Path {
     static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, path) = DB.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("fifteen.sqlite");
-        generate_into(&path, &[fifteen::NAME], false);
+        generate_into(&path, &[NAME], false);
         (dir, path)
     });
     path
@@ -30,7 +40,7 @@ fn tables() -> &'static LoadedTables {
     T.get_or_init(|| {
         Database::open(db())
             .unwrap()
-            .pattern_tables(fifteen::NAME, None, true)
+            .pattern_tables(NAME, None, true)
             .unwrap()
     })
 }
@@ -66,7 +76,7 @@ fn assert_moves(path: &[Vec<u8>]) {
         undone.swap(a, b);
         assert!(adjacent && undone == w[0], "{:?} -> {:?}", w[0], w[1]);
     }
-    assert_eq!(path.last().unwrap(), &fifteen::goal());
+    assert_eq!(path.last().unwrap(), &puzzle().goal());
 }
 
 #[test]
@@ -74,7 +84,7 @@ fn korf_data_is_the_published_list() {
     let all = korf();
     assert_eq!(all.len(), 100);
     assert_eq!(all.iter().map(|k| k.1).sum::<u32>(), 5305);
-    let f = Fifteen::new();
+    let f = puzzle();
     for (id, _, cells) in &all {
         // A permutation of 0..15 in the solvable class, once turned to this goal.
         assert!(f.parse(&cells_text(cells)).is_ok(), "instance {id}");
@@ -101,9 +111,9 @@ fn easier_korf_instances_have_their_published_lengths() {
     // The ten instances with the fewest nodes in Korf's own run.
     for id in [12, 16, 42, 55, 79, 9, 19, 47, 48, 93] {
         let (_, published, cells) = &korf()[id - 1];
-        let a = solve_loaded(tables(), fifteen::NAME, cells).unwrap();
+        let a = solve_loaded(tables(), NAME, cells).unwrap();
         assert_eq!(a.distance, *published, "instance {id}");
-        let f = Fifteen::new();
+        let f = puzzle();
         let path: Vec<Vec<u8>> = a.path.iter().map(|s| f.parse(s).unwrap()).collect();
         assert_eq!(path.len(), *published as usize + 1);
         assert_eq!(&path[0], cells);
@@ -113,7 +123,7 @@ fn easier_korf_instances_have_their_published_lengths() {
 
 /// Breadth-first search from the goal over whole 4x4 positions, to `depth` moves.
 fn near_goal(depth: u8) -> HashMap<u64, u8> {
-    let g = fifteen::Fifteen::new();
+    let g = puzzle();
     let grid = g.grid();
     let goal = grid.goals()[0];
     let mut dist = HashMap::from([(goal, 0u8)]);
@@ -139,11 +149,11 @@ fn near_goal(depth: u8) -> HashMap<u64, u8> {
 #[test]
 fn positions_near_the_goal_match_breadth_first_search() {
     let dist = near_goal(14);
-    let grid = Fifteen::new();
+    let grid = puzzle();
     let mut by_depth = vec![0; 15];
     for (&r, &d) in dist.iter().filter(|(r, _)| *r % 97 == 0) {
         let cells = grid.grid().unrank(r);
-        let a = solve_loaded(tables(), fifteen::NAME, &cells).unwrap();
+        let a = solve_loaded(tables(), NAME, &cells).unwrap();
         assert_eq!(a.distance, d as u32, "{}", cells_text(&cells));
         by_depth[d as usize] += 1;
     }
@@ -160,7 +170,7 @@ fn query_answers_with_an_optimal_path_nodes_and_seconds() {
     assert_eq!(a["distance"], *published);
     assert_eq!(a["partition"], "6-6-3");
     assert!(a["nodes"].as_u64().unwrap() > 0 && a["seconds"].as_f64().is_some());
-    let f = Fifteen::new();
+    let f = puzzle();
     let path: Vec<Vec<u8>> = (a["path"].as_array().unwrap().iter())
         .map(|s| f.parse(s.as_str().unwrap()).unwrap())
         .collect();
@@ -237,7 +247,7 @@ fn bad_fifteen_queries_are_refused_cleanly() {
 
 #[test]
 fn four_by_four_ranks_and_notation_round_trip() {
-    let f = Fifteen::new();
+    let f = puzzle();
     let g = f.grid();
     assert_eq!(g.size(), 16 * 653_837_184_000);
     let mut x = 12345u64;
@@ -261,9 +271,62 @@ fn four_by_four_ranks_and_notation_round_trip() {
 fn korf_100_with_the_default_tables() {
     let mut total = 0;
     for (id, published, cells) in korf() {
-        let a = solve_loaded(tables(), fifteen::NAME, &cells).unwrap();
+        let a = solve_loaded(tables(), NAME, &cells).unwrap();
         assert_eq!(a.distance, published, "instance {id}");
         total += a.distance;
     }
     assert_eq!(total, 5305);
+}
+
+/// `verify` on a copy of the file with one byte of a pattern table changed: the table,
+/// the placement and the rule it breaks are named, exit 1 (the damage tests' style).
+#[test]
+fn verify_names_a_changed_pattern_table_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let damaged = dir.path().join("damaged.sqlite");
+    std::fs::copy(db(), &damaged).unwrap();
+    let conn = rusqlite::Connection::open(&damaged).unwrap();
+    let select = "SELECT data FROM packed_chunks WHERE puzzle = 'fifteen' AND kind = 'pattern-0' AND chunk = 1";
+    let mut data: Vec<u8> = conn.query_row(select, [], |r| r.get(0)).unwrap();
+    // Placement rank 4007 (byte 7 of chunk 1) is not home, so it may not hold 0.
+    assert_ne!(data[7], 0);
+    data[7] = 0;
+    conn.execute(
+        "UPDATE packed_chunks SET data = ?1 WHERE puzzle = 'fifteen' AND kind = 'pattern-0' AND chunk = 1",
+        [data],
+    )
+    .unwrap();
+    drop(conn);
+    let o = run(&[
+        "verify",
+        "--db",
+        damaged.to_str().unwrap(),
+        "--puzzle",
+        NAME,
+    ]);
+    let err = assert_clean_failure(&o, 1);
+    assert!(
+        err.contains("verify: fifteen: pattern-0 (partition 6-6-3 pattern 0)"),
+        "{err}"
+    );
+    assert!(err.contains("placement 4007 holds 0"), "{err}");
+}
+
+/// `check-definition` on the built-in file names its pattern tables and their sizes.
+#[test]
+fn check_definition_lists_the_pattern_tables() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/data/puzzles/fifteen.toml");
+    let o = run(&["check-definition", file]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("storage:   patterns"), "{text}");
+    // P(16, 6) = 5,765,760 placements of six tiles; P(16, 8) = 518,918,400 of eight.
+    assert!(
+        text.contains("table:     partition 6-6-3 pattern 0 (tiles 1,2,5,6,9,10): 5765760 entries"),
+        "{text}"
+    );
+    assert!(
+        text.contains("table:     partition 7-8 pattern 0 (tiles 1,2,3,4,5,6,7,8): 518918400 entries, a byte each (built with --partition)"),
+        "{text}"
+    );
 }

@@ -1,11 +1,16 @@
 //! One integration binary: the command line and the file, end to end.
 
 mod bad_input;
+mod damage;
+mod definitions;
 mod english33;
 mod fifteen;
+mod hardened;
+mod hostile;
 mod nightly;
 mod others;
 mod packed;
 mod peg;
+mod properties;
 mod sliding;
 mod util;

@@ -83,8 +83,9 @@ fn stale_temporaries_are_cleaned_and_a_locked_file_is_refused() {
     let db = dir.path().join("p.sqlite");
     generate_into(&db, &["six"], false);
     let before = fs::read(&db).unwrap();
-    // What a run killed with -9 leaves behind.
-    fs::write(dir.path().join("p.sqlite.tmp-99999"), b"half written").unwrap();
+    // What a run killed with -9 leaves behind: the first pages of one of our files.
+    let half = &before[..before.len().min(4096)];
+    fs::write(dir.path().join("p.sqlite.tmp-99999"), half).unwrap();
 
     let lock = fs::OpenOptions::new()
         .write(true)

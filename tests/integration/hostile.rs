@@ -1,0 +1,412 @@
+//! A hostile file: copies of the shared database damaged one fact at a time. `query`
+//! must refuse with "inconsistent file <path>: ...: run `puzzlebase verify`" (exit 1)
+//! or still give the undamaged answer; never a wrong answer with exit 0, never a panic
+//! or a huge allocation.
+
+use std::path::{Path, PathBuf};
+
+use puzzlebase::peg::Board;
+use puzzlebase::puzzles::{self, Puzzle};
+use puzzlebase::space::GraphPuzzle;
+use rusqlite::{Connection, params};
+
+use crate::util::{run, shared_db};
+
+fn graph(name: &str) -> Box<dyn GraphPuzzle> {
+    match puzzles::find(name) {
+        Some(Puzzle::Graph(g)) => g,
+        _ => panic!("{name} is a move puzzle"),
+    }
+}
+
+fn peg(name: &str) -> Board {
+    match puzzles::find(name) {
+        Some(Puzzle::Peg(b)) => b,
+        _ => panic!("{name} is a peg board"),
+    }
+}
+
+/// A damaged copy of the shared database; the directory lives as long as the test.
+struct Damaged {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+fn damaged(damage: impl FnOnce(&Connection)) -> Damaged {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("damaged.sqlite");
+    std::fs::copy(shared_db(), &path).unwrap();
+    let conn = Connection::open(&path).unwrap();
+    damage(&conn);
+    drop(conn);
+    Damaged { _dir: dir, path }
+}
+
+fn query(db: &Path, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["query", "--db", db.to_str().unwrap(), "--json"];
+    all.extend_from_slice(args);
+    run(&all)
+}
+
+/// Whether `query args` on the damaged file refused as it should; panics on anything
+/// else than a refusal or the answer the undamaged file gives.
+fn refused(d: &Damaged, args: &[&str]) -> bool {
+    let o = query(&d.path, args);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(
+        !err.contains("panicked") && !err.contains("memory allocation"),
+        "{args:?}: {err}"
+    );
+    if o.status.success() {
+        let good = query(shared_db(), args);
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&good.stdout),
+            "{args:?}: a damaged file gave a different answer with exit 0"
+        );
+        return false;
+    }
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    let prefix = format!("puzzlebase: inconsistent file {}: ", d.path.display());
+    assert!(
+        err.starts_with(&prefix) && err.trim_end().ends_with(": run `puzzlebase verify`"),
+        "{args:?}: {err}"
+    );
+    assert!(o.stdout.is_empty());
+    true
+}
+
+/// Every question about `puzzle` must be refused or answered as before; `must` are
+/// those whose answer the damage touches, which must be refused.
+fn check(d: &Damaged, must: &[&[&str]], also: &[&[&str]]) {
+    for args in must {
+        assert!(refused(d, args), "{args:?} answered from a damaged file");
+    }
+    for args in also {
+        refused(d, args);
+    }
+}
+
+const EIGHT_SEED: &str = "867254301";
+
+fn rank_of(conn: &Connection, puzzle: &str, state: &str) -> i64 {
+    conn.query_row(
+        "SELECT rank FROM positions WHERE puzzle = ?1 AND state = ?2",
+        params![puzzle, state],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
+/// The second position of eight's seed path (one move closer).
+fn eight_second(conn: &Connection) -> i64 {
+    let r = rank_of(conn, "eight", EIGHT_SEED);
+    conn.query_row(
+        "SELECT next_rank FROM positions WHERE puzzle = 'eight' AND rank = ?1",
+        [r],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
+const EIGHT_QUESTIONS: &[&[&str]] = &[
+    &["--puzzle", "eight", "--state", EIGHT_SEED],
+    &["--puzzle", "eight", "--state", "123456708"],
+    &["--puzzle", "eight", "--longest"],
+    &["--puzzle", "eight", "--histogram"],
+];
+
+#[test]
+fn a_changed_distance_is_refused() {
+    let d = damaged(|c| {
+        let second = eight_second(c);
+        c.execute(
+            "UPDATE positions SET distance = distance + 2 WHERE puzzle = 'eight' AND rank = ?1",
+            [second],
+        )
+        .unwrap();
+    });
+    check(&d, &[EIGHT_QUESTIONS[0]], EIGHT_QUESTIONS);
+    // The seed itself claiming to be closer than it is.
+    let d = damaged(|c| {
+        c.execute(
+            "UPDATE positions SET distance = 29 WHERE puzzle = 'eight' AND state = ?1",
+            [EIGHT_SEED],
+        )
+        .unwrap();
+    });
+    check(
+        &d,
+        &[EIGHT_QUESTIONS[0], &["--puzzle", "eight", "--longest"]],
+        EIGHT_QUESTIONS,
+    );
+}
+
+#[test]
+fn a_next_rank_one_step_closer_but_not_adjacent_is_refused() {
+    let g = graph("eight");
+    let d = damaged(|c| {
+        let seed = rank_of(c, "eight", EIGHT_SEED);
+        let mut nbs = Vec::new();
+        g.neighbors(seed as u64, &mut nbs);
+        let mut st = c
+            .prepare("SELECT rank FROM positions WHERE puzzle = 'eight' AND distance = 30")
+            .unwrap();
+        let far: i64 = st
+            .query_map([], |r| r.get::<_, i64>(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .find(|&r| !nbs.contains(&(r as u64)))
+            .unwrap();
+        c.execute(
+            "UPDATE positions SET next_rank = ?1 WHERE puzzle = 'eight' AND rank = ?2",
+            [far, seed],
+        )
+        .unwrap();
+    });
+    check(&d, &[EIGHT_QUESTIONS[0]], EIGHT_QUESTIONS);
+}
+
+#[test]
+fn a_changed_solution_count_is_refused() {
+    for on_successor in [false, true] {
+        let d = damaged(|c| {
+            let r = if on_successor {
+                eight_second(c)
+            } else {
+                rank_of(c, "eight", EIGHT_SEED)
+            };
+            c.execute(
+                "UPDATE positions SET solutions = solutions + 1 WHERE puzzle = 'eight' AND rank = ?1",
+                [r],
+            )
+            .unwrap();
+        });
+        check(&d, &[EIGHT_QUESTIONS[0]], EIGHT_QUESTIONS);
+    }
+}
+
+#[test]
+fn a_changed_state_text_is_refused() {
+    for on_first in [true, false] {
+        let d = damaged(|c| {
+            let r = if on_first {
+                rank_of(c, "eight", EIGHT_SEED)
+            } else {
+                eight_second(c)
+            };
+            c.execute(
+                "UPDATE positions SET state = '123456780' WHERE puzzle = 'eight' AND rank = ?1",
+                [r],
+            )
+            .unwrap();
+        });
+        let longest: &[&str] = &["--puzzle", "eight", "--longest"];
+        let must: &[&[&str]] = if on_first {
+            &[longest]
+        } else {
+            &[EIGHT_QUESTIONS[0]]
+        };
+        check(&d, must, EIGHT_QUESTIONS);
+    }
+}
+
+#[test]
+fn a_changed_histogram_is_refused_and_a_huge_distance_allocates_nothing() {
+    let six: &[&[&str]] = &[&["--puzzle", "six", "--histogram"]];
+    let d = damaged(|c| {
+        c.execute(
+            "UPDATE histogram SET positions = positions + 1 WHERE puzzle = 'six' AND distance = 3",
+            [],
+        )
+        .unwrap();
+    });
+    check(&d, six, six);
+    let d = damaged(|c| {
+        c.execute(
+            "DELETE FROM histogram WHERE puzzle = 'six' AND distance = 7",
+            [],
+        )
+        .unwrap();
+    });
+    check(&d, six, six);
+    for distance in [4_000_000_000i64, -1, 16] {
+        let d = damaged(|c| {
+            c.execute(
+                "INSERT INTO histogram (puzzle, distance, positions, classes) VALUES ('six', ?1, 1, 1)",
+                [distance],
+            )
+            .unwrap();
+        });
+        check(&d, six, &[&["--puzzle", "six", "--longest"]]);
+    }
+}
+
+#[test]
+fn a_changed_farthest_row_is_refused() {
+    let g = graph("nine");
+    // One move closer than the farthest 0532194876: a real position, at distance 54.
+    let a = crate::util::query_json(&["--puzzle", "nine", "--state", "0532194876"]);
+    let closer = a["path"][1].as_str().unwrap().to_string();
+    let closer_rank = g.parse(&closer).unwrap() as i64;
+    let longest: &[&[&str]] = &[&["--puzzle", "nine", "--longest"]];
+    let d = damaged(|c| {
+        c.execute(
+            "UPDATE farthest SET rank = ?1, state = ?2 WHERE puzzle = 'nine' AND state = '0532194876'",
+            params![closer_rank, closer],
+        )
+        .unwrap();
+    });
+    check(&d, longest, longest);
+    let d = damaged(|c| {
+        c.execute(
+            "UPDATE farthest SET state = '0937154826' WHERE puzzle = 'nine' AND state = '0532194876'",
+            [],
+        )
+        .unwrap();
+    });
+    check(&d, longest, longest);
+    let d = damaged(|c| {
+        c.execute(
+            "DELETE FROM farthest WHERE puzzle = 'nine' AND state = '0532194876'",
+            [],
+        )
+        .unwrap();
+    });
+    check(&d, longest, longest);
+}
+
+#[test]
+fn a_changed_packed_chunk_byte_is_refused_or_answered_correctly() {
+    let g = graph("nine");
+    let layout = g.packing().unwrap();
+    let state = "0532194876";
+    let slot = layout.locate(g.parse(state).unwrap());
+    let questions: &[&[&str]] = &[
+        &["--puzzle", "nine", "--state", state],
+        &["--puzzle", "nine", "--state", "1234567809"],
+        &["--puzzle", "nine", "--longest"],
+    ];
+    // The entry's first-distance byte and its step bits, each changed in a few ways.
+    for (byte, delta) in [(0, 2u8), (0, 254), (1, 1), (1, 0x80)] {
+        let d = damaged(|c| {
+            let mut blob: Vec<u8> = c
+                .query_row(
+                    "SELECT data FROM packed_chunks WHERE puzzle = 'nine' AND kind = 'distance' AND chunk = ?1",
+                    [slot.chunk as i64],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            let at = slot.offset + byte;
+            blob[at] = if byte == 0 {
+                blob[at].wrapping_add(delta)
+            } else {
+                blob[at] ^ delta
+            };
+            c.execute(
+                "UPDATE packed_chunks SET data = ?1 WHERE puzzle = 'nine' AND kind = 'distance' AND chunk = ?2",
+                params![blob, slot.chunk as i64],
+            )
+            .unwrap();
+        });
+        let must: &[&[&str]] = if byte == 0 { &questions[..1] } else { &[] };
+        check(&d, must, questions);
+    }
+}
+
+#[test]
+fn a_changed_peg_move_is_refused() {
+    let b = peg("hoppers");
+    let (start, _) = b.canonical(b.start);
+    let conn = Connection::open(shared_db()).unwrap();
+    let row = |rank: u64| -> (String, u64) {
+        conn.query_row(
+            "SELECT state, next_rank FROM positions WHERE puzzle = 'hoppers' AND rank = ?1",
+            [rank as i64],
+            |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)),
+        )
+        .unwrap()
+    };
+    // The start's moves are all alike under the board's symmetry; the position after
+    // it has moves to positions that are not the stored next one.
+    let (_, second) = row(start);
+    let (second_state, next) = row(second);
+    let (mv, _) = b
+        .moves(second)
+        .into_iter()
+        .find(|(_, after)| b.canonical(*after).0 != next)
+        .expect("a move elsewhere");
+    drop(conn);
+    let questions: &[&[&str]] = &[
+        &["--puzzle", "hoppers", "--state", &second_state],
+        &["--puzzle", "hoppers", "--start"],
+        &["--puzzle", "hoppers", "--longest"],
+    ];
+    let d = damaged(|c| {
+        c.execute(
+            "UPDATE positions SET move = ?1 WHERE puzzle = 'hoppers' AND rank = ?2",
+            params![Board::format_moves(&[mv]), second as i64],
+        )
+        .unwrap();
+    });
+    check(&d, &questions[..2], questions);
+    // A count changed on the start.
+    let d = damaged(|c| {
+        c.execute(
+            "UPDATE positions SET solutions = 71 WHERE puzzle = 'hoppers' AND rank = ?1",
+            [start as i64],
+        )
+        .unwrap();
+    });
+    check(&d, &questions[1..2], questions);
+}
+
+#[test]
+fn a_changed_peg_layer_is_refused() {
+    let layers: &[&[&str]] = &[&["--puzzle", "hoppers", "--layers"]];
+    for sql in [
+        "UPDATE peg_layers SET can_finish = can_finish + 1 WHERE puzzle = 'hoppers' AND pegs = 5",
+        "UPDATE peg_layers SET reachable = reachable - 1 WHERE puzzle = 'hoppers' AND pegs = 6",
+        "UPDATE peg_layers SET can_finish_classes = reachable_classes + 1 WHERE puzzle = 'hoppers' AND pegs = 4",
+    ] {
+        let d = damaged(|c| {
+            c.execute(sql, []).unwrap();
+        });
+        check(&d, layers, layers);
+    }
+}
+
+#[test]
+fn a_changed_enumeration_row_is_refused() {
+    let magic: &[&[&str]] = &[
+        &["--puzzle", "magic-triangle", "--sum", "20"],
+        &["--puzzle", "magic-triangle", "--all"],
+        &["--puzzle", "magic-triangle", "--histogram"],
+    ];
+    for sql in [
+        // Sides no longer equal.
+        "UPDATE solutions SET state = '168524973' WHERE puzzle = 'magic-triangle' AND state = '168524937'",
+        // The side sum claimed for it.
+        "UPDATE solutions SET value = 21 WHERE puzzle = 'magic-triangle' AND state = '249516837'",
+        // Another member of the class marked as its representative.
+        "UPDATE solutions SET state = '186524937' WHERE puzzle = 'magic-triangle' AND state = '168524937'",
+    ] {
+        let d = damaged(|c| {
+            assert_eq!(c.execute(sql, []).unwrap(), 1, "{sql}");
+        });
+        check(&d, &magic[1..], magic);
+    }
+    let tours: &[&[&str]] = &[&["--puzzle", "knight-tour", "--all"]];
+    let d = damaged(|c| {
+        let n = c
+            .execute(
+                "UPDATE solutions SET state = '0 6 12 11 4 9 2 1 7 13 8 3 5 10'
+                 WHERE puzzle = 'knight-tour' AND canonical = 1",
+                [],
+            )
+            .unwrap();
+        assert_eq!(n, 1);
+    });
+    check(&d, tours, tours);
+}
