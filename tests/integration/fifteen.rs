@@ -330,3 +330,23 @@ fn check_definition_lists_the_pattern_tables() {
         "{text}"
     );
 }
+
+/// `verify` on a fresh file re-derives every entry of the 6-6-3 tables with
+/// `pattern::check` and passes (about 40 s of CPU, so not in the default run):
+/// `cargo test -- --ignored verify_passes`.
+#[test]
+#[ignore]
+fn verify_passes_on_fresh_fifteen_tables() {
+    let o = run(&["verify", "--db", db().to_str().unwrap(), "--puzzle", NAME]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        o.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        text.starts_with("fifteen ") && text.contains(" ok "),
+        "{text}"
+    );
+    assert!(text.contains("11534880 entries"), "{text}");
+}
