@@ -86,9 +86,11 @@ enum Command {
         /// Before replacing the file, re-derive every fact in the new one (as `verify`)
         #[arg(long)]
         verify: bool,
-        /// fifteen: build the pattern databases of this partition of the tiles
-        /// (repeatable; default 6-6-3; known: 6-6-3, 7-8). The choice is part of
-        /// fifteen's definition: a later run without it rebuilds the default
+        /// Puzzles answered by search (fifteen): build the pattern databases of this
+        /// partition of the tiles (repeatable; the definition file names the partitions
+        /// and the default: `check-definition data/puzzles/fifteen.toml` lists them). The
+        /// choice is part of the stored definition: a later run without it rebuilds the
+        /// default
         #[arg(long = "partition", value_name = "NAME")]
         partitions: Vec<String>,
     },
