@@ -15,7 +15,7 @@ use puzzlebase::generate::{self, GenerateError, Observer, Options, Summary};
 use puzzlebase::peg::Board;
 use puzzlebase::progress::{Progress, Silent};
 use puzzlebase::puzzles::{self, fifteen};
-use puzzlebase::query::{self, Database, Histogram, QueryError, SearchAnswer, Solutions};
+use puzzlebase::query::{Database, Histogram, QueryError, SearchAnswer, Solutions};
 use puzzlebase::verify::{self, Report, VerifyError};
 
 /// Precomputes complete solution databases for classic puzzles into one SQLite file,
@@ -573,11 +573,7 @@ fn out(line: &str) -> Result<(), Failure> {
 fn run_query(q: QueryArgs) -> Result<(), Failure> {
     let db = Database::open(&q.db.db)?;
     let name = q.puzzle.as_str();
-    if let Some(s) = q
-        .state
-        .as_deref()
-        .filter(|_| query::answers_by_search(name))
-    {
+    if let Some(s) = q.state.as_deref().filter(|_| db.answers_by_search(name)) {
         return print_search(&db.search(name, s)?, q.json);
     }
     if q.state.is_some() || q.start {

@@ -46,6 +46,12 @@ pub fn answers_by_search(name: &str) -> bool {
 }
 
 impl Database {
+    /// Whether `name` (built in, or a user's puzzle rebuilt from its stored definition)
+    /// is answered by search over pattern databases rather than read.
+    pub fn answers_by_search(&self, name: &str) -> bool {
+        matches!(known(&self.conn, name), Ok(Puzzle::Patterns(_)))
+    }
+
     /// Loads the tables of one stored partition of `name` (`None`: the strongest stored
     /// one, the one with the most placements), after checking that the stored definition
     /// is one this build knows and that every table matches it.
