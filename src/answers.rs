@@ -129,6 +129,9 @@ pub fn position(db: &Database, name: &str, text: &str) -> Result<Value> {
     if matches!(p, Puzzle::Magic(_) | Puzzle::Tour(_)) {
         return Ok(arrangement(name, &db.arrangement(name, text)?));
     }
+    if let Puzzle::Patterns(f) = &p {
+        return searched_position(db, f.grid(), name, text);
+    }
     let moves = db.moves(name, text)?;
     let mut obj = match db.state(name, text) {
         Ok(a) => state(&a),
@@ -140,6 +143,44 @@ pub fn position(db: &Database, name: &str, text: &str) -> Result<Value> {
     };
     obj["legal_moves"] = moves.iter().map(move_option).collect();
     Ok(obj)
+}
+
+/// A position of a puzzle answered by search (`fifteen`): the optimal length and path
+/// from IDA* over the stored pattern tables, with what the search cost, and every legal
+/// move. Only the path's next move has a known distance (one less); the others would
+/// each need a search of their own and are listed with a null distance.
+fn searched_position(
+    db: &Database,
+    grid: &dyn crate::space::GraphPuzzle,
+    name: &str,
+    text: &str,
+) -> Result<Value> {
+    let a = db.search(name, text)?;
+    let rank = grid.parse(text)?;
+    let before = grid.format(rank);
+    let next = a.path.get(1);
+    let mut nbs = Vec::new();
+    grid.neighbors(rank, &mut nbs);
+    let mut moves: Vec<MoveOption> = nbs
+        .into_iter()
+        .map(|nb| {
+            let state = grid.format(nb);
+            let distance = (Some(&state) == next).then(|| (a.distance - 1) as u8);
+            MoveOption {
+                mv: crate::query::cells_move(&before, &state),
+                state,
+                distance,
+            }
+        })
+        .collect();
+    moves.sort_by(|x, y| (x.distance.is_none(), &x.state).cmp(&(y.distance.is_none(), &y.state)));
+    Ok(json!({
+        "puzzle": name, "state": a.state, "distance": a.distance, "solutions": null,
+        "path": a.path, "partition": a.partition, "reflected": a.reflected,
+        "nodes": a.expanded, "generated": a.generated, "seconds": a.seconds,
+        "load_seconds": a.load_seconds,
+        "legal_moves": moves.iter().map(move_option).collect::<Vec<_>>(),
+    }))
 }
 
 /// The position in the puzzle's own notation (the user may have typed spaces or
@@ -196,6 +237,10 @@ pub fn puzzle(db: &Database, name: &str) -> Result<Value> {
                 }
             }
             obj["solutions"] = Value::Object(by_sum);
+        }
+        Puzzle::Patterns(_) => {
+            // No table of every position: each position is answered by an exact search.
+            obj["answered_by"] = json!("search");
         }
         Puzzle::Tour(_) => {
             let all = db.all(name)?;

@@ -156,7 +156,18 @@ pub fn generate_with(
     full_check: bool,
     observer: &dyn Observer,
 ) -> Result<Vec<Summary>> {
-    let mut registry = puzzles::registry();
+    generate_from(opts, puzzles::registry(), extra, full_check, observer)
+}
+
+/// Like [`generate_with`] with the built-in puzzles given (the registry with some
+/// definition changed, e.g. [`puzzles::fifteen::registry_building`]).
+pub fn generate_from(
+    opts: &Options,
+    mut registry: Vec<Puzzle>,
+    extra: Vec<Puzzle>,
+    full_check: bool,
+    observer: &dyn Observer,
+) -> Result<Vec<Summary>> {
     for p in extra {
         if puzzles::definitions_builtin(p.name()) || registry.iter().any(|q| q.name() == p.name()) {
             return Err(GenerateError::Clash(p.name().to_string()));

@@ -14,7 +14,8 @@ use puzzlebase::definitions::{self, DefinitionError};
 use puzzlebase::generate::{self, GenerateError, Observer, Options, Summary};
 use puzzlebase::peg::Board;
 use puzzlebase::progress::{Progress, Silent};
-use puzzlebase::query::{Database, Histogram, QueryError, Solutions};
+use puzzlebase::puzzles::{self, fifteen};
+use puzzlebase::query::{Database, Histogram, QueryError, SearchAnswer, Solutions};
 use puzzlebase::verify::{self, Report, VerifyError};
 use puzzlebase::{draw, layout};
 use serde_json::json;
@@ -33,6 +34,8 @@ Puzzles and notation:
   six seven eight nine     tiles in cell order, 0 = blank: 867254301 (or 8,6,7,2,5,4,3,0,1)
   eleven                   the 3x4, comma-separated: 0,3,2,1,8,7,6,5,4,11,10,9
   twelve                   the 2x6, comma-separated, like eleven
+  fifteen                  the 4x4, 16 numbers: --state only, solved by IDA* over the
+                           stored pattern databases (prints nodes expanded and seconds)
   knight-swap oshidori     B, W and - per square: BBB------WWW, BWBWBW--
   chinese-checkers hoppers triangle21 english33
                            1 = peg, 0 = empty, one character per hole: 1111110111111
@@ -86,6 +89,13 @@ enum Command {
         /// Before replacing the file, re-derive every fact in the new one (as `verify`)
         #[arg(long)]
         verify: bool,
+        /// Puzzles answered by search (fifteen): build the pattern databases of this
+        /// partition of the tiles (repeatable; the definition file names the partitions
+        /// and the default: `check-definition data/puzzles/fifteen.toml` lists them). The
+        /// choice is part of the stored definition: a later run without it rebuilds the
+        /// default
+        #[arg(long = "partition", value_name = "NAME")]
+        partitions: Vec<String>,
     },
     /// Answer from the database without searching: a position's distance and optimal
     /// path, the longest positions, histograms, peg matrices, enumerated solutions.
@@ -320,7 +330,16 @@ fn main() -> ExitCode {
             quiet,
             definitions,
             verify,
-        } => run_generate(db.db, puzzles, force, quiet, definitions, verify),
+            partitions,
+        } => run_generate(
+            db.db,
+            puzzles,
+            force,
+            quiet,
+            definitions,
+            verify,
+            partitions,
+        ),
         Command::CheckDefinition { file, json } => run_check(&file, json),
         Command::Verify { db, puzzles, json } => run_verify(db.db, puzzles, json),
         Command::Query(q) => run_query(q),
@@ -440,6 +459,7 @@ fn run_generate(
     quiet: bool,
     definitions: Option<PathBuf>,
     verify: bool,
+    partitions: Vec<String>,
 ) -> Result<(), Failure> {
     // Every user file is checked before the database is touched.
     let extra = match definitions {
@@ -447,7 +467,15 @@ fn run_generate(
         None => Vec::new(),
     };
     let opts = Options { db, only, force };
-    generate::generate_with(&opts, extra, verify, &Terminal { quiet })?;
+    let registry = if partitions.is_empty() {
+        puzzles::registry()
+    } else {
+        fifteen::registry_building(&partitions).map_err(|message| Failure {
+            usage: true,
+            message,
+        })?
+    };
+    generate::generate_from(&opts, registry, extra, verify, &Terminal { quiet })?;
     Ok(())
 }
 
@@ -473,19 +501,42 @@ fn run_check(file: &std::path::Path, json_out: bool) -> Result<(), Failure> {
             "file": file.display().to_string(), "puzzle": plan.name, "family": plan.family,
             "states": plan.states, "states_exact": plan.states_exact, "storage": plan.storage,
             "seconds": plan.seconds, "memory_bytes": plan.memory_bytes, "built": plan.tabulate,
+            "tables": plan.tables,
         })
         .to_string());
     }
     out(&format!("{}: ok", file.display()))?;
     out(&format!("puzzle:    {}", plan.name))?;
     out(&format!("family:    {}", plan.family))?;
-    out(&format!("states:    {states}"))?;
+    if plan.tables.is_empty() {
+        out(&format!("states:    {states}"))?;
+    } else {
+        // Answered by search: the figure is what building the default tables examines.
+        out(&format!(
+            "states:    {states} (ranks the default tables' breadth-first searches examine)"
+        ))?;
+    }
     out(&format!("storage:   {}", plan.storage))?;
     out(&format!(
         "estimate:  {seconds}, {memory} (rates measured on the development machine)"
     ))?;
     if !plan.tabulate {
         out("generate:  not built (tabulate = false): a definition only")?;
+    }
+    for t in &plan.tables {
+        let tiles: Vec<String> = t.tiles.iter().map(u8::to_string).collect();
+        out(&format!(
+            "table:     partition {} pattern {} (tiles {}): {} entries, a byte each{}",
+            t.partition,
+            t.pattern,
+            tiles.join(","),
+            t.entries,
+            if t.default {
+                ""
+            } else {
+                " (built with --partition)"
+            }
+        ))?;
     }
     Ok(())
 }
@@ -540,6 +591,9 @@ fn out(line: &str) -> Result<(), Failure> {
 fn run_query(q: QueryArgs) -> Result<(), Failure> {
     let db = Database::open(&q.db.db)?;
     let name = q.puzzle.as_str();
+    if let Some(s) = q.state.as_deref().filter(|_| db.answers_by_search(name)) {
+        return print_search(&db.search(name, s)?, q.json);
+    }
     if q.state.is_some() || q.start {
         let a = match &q.state {
             Some(s) => db.state(name, s)?,
@@ -708,6 +762,44 @@ fn run_serve(db: PathBuf, addr: std::net::SocketAddr) -> Result<(), Failure> {
             usage: false,
             message: format!("{e:#}"),
         })
+}
+
+/// A solution found by search: the path, and what the search cost.
+fn print_search(a: &SearchAnswer, json_out: bool) -> Result<(), Failure> {
+    if json_out {
+        return out(&json!({
+            "puzzle": a.puzzle, "state": a.state, "distance": a.distance, "path": a.path,
+            "partition": a.partition, "reflected": a.reflected,
+            "nodes": a.expanded, "generated": a.generated,
+            "seconds": a.seconds, "load_seconds": a.load_seconds,
+        })
+        .to_string());
+    }
+    out(&format!("puzzle:    {}", a.puzzle))?;
+    out(&format!("state:     {}", a.state))?;
+    out(&format!(
+        "distance:  {} (optimal: IDA* over admissible pattern databases)",
+        a.distance
+    ))?;
+    out(&format!(
+        "tables:    partition {}{}, read in {:.3} s",
+        a.partition,
+        if a.reflected {
+            " with the reflected lookup"
+        } else {
+            ""
+        },
+        a.load_seconds
+    ))?;
+    out(&format!(
+        "search:    {} nodes expanded ({} generated) in {:.4} s",
+        a.expanded, a.generated, a.seconds
+    ))?;
+    out(&format!("path ({} moves):", a.distance))?;
+    for (i, s) in a.path.iter().enumerate() {
+        out(&format!("{i:>4}  {s}"))?;
+    }
+    Ok(())
 }
 
 fn run_list(db: PathBuf, json_out: bool) -> Result<(), Failure> {

@@ -23,6 +23,11 @@
 //! an unreachable rank, `2^64 - 1` when the count exceeds `2^63 - 1`. Rank `r` is at byte
 //! offset `8 * (r % ranks_per_chunk)` of chunk `r / ranks_per_chunk`.
 //!
+//! # Pattern databases: `u8`
+//! One byte per rank (a placement of a pattern's tiles, ranked as [`crate::pattern`]
+//! documents): rank `r` is byte `r % ranks_per_chunk` of chunk `r / ranks_per_chunk`
+//! (4000 ranks per chunk).
+//!
 //! Chunks are sized to fit one SQLite page each (about 4 KB), so a lookup touches a
 //! single page after the index descent, and the table adds about 2% to the raw bytes.
 
@@ -324,6 +329,125 @@ impl CountLayout {
     }
 }
 
+/// The `u8` layout of a table with one byte per rank (the pattern databases of
+/// `fifteen`, see [`crate::pattern`]): rank `r` is byte `r % ranks_per_chunk` of chunk
+/// `r / ranks_per_chunk`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteLayout {
+    ranks: u64,
+    ranks_per_chunk: u64,
+}
+
+impl ByteLayout {
+    pub fn new(ranks: u64) -> ByteLayout {
+        ByteLayout {
+            ranks,
+            ranks_per_chunk: CHUNK_BYTES as u64,
+        }
+    }
+
+    pub fn from_description(v: &serde_json::Value) -> Result<ByteLayout, PackError> {
+        match (
+            v["encoding"].as_str(),
+            v["ranks"].as_u64(),
+            v["ranks_per_chunk"].as_u64(),
+        ) {
+            (Some("u8"), Some(ranks), Some(per)) if per > 0 => Ok(ByteLayout {
+                ranks,
+                ranks_per_chunk: per,
+            }),
+            _ => Err(PackError::BadLayout(format!(
+                "description {v} is malformed"
+            ))),
+        }
+    }
+
+    pub fn describe(&self) -> serde_json::Value {
+        json!({
+            "encoding": "u8",
+            "ranks": self.ranks,
+            "ranks_per_chunk": self.ranks_per_chunk,
+            "entry_bytes": 1,
+        })
+    }
+
+    pub fn ranks(&self) -> u64 {
+        self.ranks
+    }
+
+    pub fn ranks_per_chunk(&self) -> u64 {
+        self.ranks_per_chunk
+    }
+
+    pub fn chunks(&self) -> u64 {
+        self.ranks.div_ceil(self.ranks_per_chunk)
+    }
+
+    pub fn locate(&self, rank: u64) -> Slot {
+        Slot {
+            chunk: rank / self.ranks_per_chunk,
+            offset: (rank % self.ranks_per_chunk) as usize,
+            step: 0,
+        }
+    }
+
+    /// The blob of chunk `c` from `values` (one byte per rank).
+    pub fn encode_chunk(&self, c: u64, values: &[u8]) -> Vec<u8> {
+        let first = (c * self.ranks_per_chunk) as usize;
+        let last = (first + self.ranks_per_chunk as usize).min(self.ranks as usize);
+        values[first..last].to_vec()
+    }
+
+    /// The whole table back from its chunks in order; `None` if a chunk has the wrong
+    /// size or one is missing.
+    pub fn decode(&self, chunks: impl IntoIterator<Item = Vec<u8>>) -> Option<Vec<u8>> {
+        let mut d = self.decoder();
+        for (c, blob) in chunks.into_iter().enumerate() {
+            d.push(c as u64, &blob);
+        }
+        d.finish()
+    }
+
+    /// Reassembles the table from chunks given one at a time ([`ByteDecoder::push`]).
+    pub fn decoder(&self) -> ByteDecoder {
+        ByteDecoder {
+            layout: *self,
+            out: Vec::with_capacity(self.ranks as usize),
+            next: 0,
+            bad: false,
+        }
+    }
+}
+
+/// A [`ByteLayout`] table being reassembled chunk by chunk.
+pub struct ByteDecoder {
+    layout: ByteLayout,
+    out: Vec<u8>,
+    next: u64,
+    bad: bool,
+}
+
+impl ByteDecoder {
+    /// Appends chunk `c`, which must be the next one and of its full size.
+    pub fn push(&mut self, c: u64, blob: &[u8]) {
+        let l = &self.layout;
+        let fits = c == self.next
+            && c < l.chunks()
+            && blob.len() as u64 == (l.ranks - c * l.ranks_per_chunk).min(l.ranks_per_chunk);
+        if fits && !self.bad {
+            self.out.extend_from_slice(blob);
+            self.next += 1;
+        } else {
+            self.bad = true;
+        }
+    }
+
+    /// The table, if every chunk came in order with its size.
+    pub fn finish(self) -> Option<Vec<u8>> {
+        (!self.bad && self.next == self.layout.chunks()).then_some(self.out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -452,6 +576,24 @@ mod tests {
         // Distance 0 and a step down is no distance at all: a damaged entry.
         assert!(l.distance(&[0, 0, 0, 0], 1).is_err());
         assert!(RunLayout::new(4, 1, &[(0, 2), (3, 1)]).is_err());
+    }
+
+    #[test]
+    fn bytes_round_trip_and_damage_is_noticed() {
+        let values: Vec<u8> = (0..9001u32).map(|i| (i * 7 % 251) as u8).collect();
+        let l = ByteLayout::new(values.len() as u64);
+        assert_eq!(l.chunks(), 3);
+        let chunks: Vec<Vec<u8>> = (0..l.chunks())
+            .map(|c| l.encode_chunk(c, &values))
+            .collect();
+        let s = l.locate(8000);
+        assert_eq!((s.chunk, s.offset), (2, 0));
+        assert_eq!(l.decode(chunks.clone()).as_deref(), Some(&values[..]));
+        assert_eq!(l.decode(chunks[..2].to_vec()), None);
+        let mut short = chunks.clone();
+        short[1].pop();
+        assert_eq!(l.decode(short), None);
+        assert_eq!(ByteLayout::from_description(&l.describe()), Ok(l));
     }
 
     #[test]

@@ -1,5 +1,9 @@
 //! Answers from a generated file: parse the user's position, turn it into a rank, and
-//! read stored rows. Nothing here searches or solves; every lookup is an indexed read.
+//! read stored rows. Every lookup is an indexed read; the one exception is `fifteen`,
+//! whose positions are solved by search over its stored pattern databases ([`fifteen`]).
+
+mod fifteen;
+pub use fifteen::{LoadedTables, SearchAnswer, answers_by_search, solve_loaded};
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -36,6 +40,10 @@ pub enum QueryError {
         puzzle: String,
         family: String,
     },
+    #[error(
+        "{option} needs a table of every position, and {puzzle} has none: its positions are answered by search over pattern databases (use --state)"
+    )]
+    NoFullTable { option: String, puzzle: String },
     #[error(transparent)]
     Store(#[from] StoreError),
     /// What the file says contradicts the puzzle's rules or the file itself.
@@ -51,6 +59,7 @@ impl QueryError {
             self,
             QueryError::UnknownPuzzle { .. }
                 | QueryError::NotApplicable { .. }
+                | QueryError::NoFullTable { .. }
                 | QueryError::State(StateError::Malformed { .. })
         )
     }
@@ -208,7 +217,14 @@ impl Database {
         let info = store::puzzle(&self.conn, name)
             .map_err(self.sql())?
             .ok_or_else(|| QueryError::NotGenerated(name.into()))?;
-        if info.definition_hash != definition_hash(p) {
+        let current = match p {
+            // Which partitions were built is part of fifteen's definition: any that this
+            // build knows is current.
+            Puzzle::Patterns(_) => puzzles::fifteen::Fifteen::from_definition(&info.definition)
+                .is_some_and(|f| definition_hash(&Puzzle::Patterns(f)) == info.definition_hash),
+            _ => info.definition_hash == definition_hash(p),
+        };
+        if !current {
             return Err(QueryError::Stale(name.to_string()));
         }
         (self.checked.borrow_mut()).insert(name.to_string(), info.clone());
@@ -233,6 +249,17 @@ impl Database {
                 let bits = board.parse(text)?;
                 self.info(&p)?;
                 self.walk_peg(board, bits)
+            }
+            Puzzle::Patterns(_) => {
+                let a = self.search(name, text)?;
+                Ok(StateAnswer {
+                    puzzle: a.puzzle,
+                    state: a.state,
+                    distance: a.distance as u8,
+                    solutions: Solutions::NotStored,
+                    path: a.path,
+                    moves: None,
+                })
             }
             _ => {
                 self.info(&p)?;
@@ -681,10 +708,22 @@ impl Database {
         Ok(m)
     }
 
+    /// Refuses options that need a full table for a puzzle answered by search.
+    fn full_table(&self, option: &str, name: &str) -> Result<()> {
+        match known(&self.conn, name)? {
+            Puzzle::Patterns(_) => Err(QueryError::NoFullTable {
+                option: option.into(),
+                puzzle: name.into(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// The positions at the maximum distance. Each served state must parse back to its
     /// rank and lie at the puzzle's maximum distance (for packed puzzles, by its own
     /// lookup in the distance table), and there must be as many as the histogram says.
     pub fn longest(&self, name: &str) -> Result<LongestAnswer> {
+        self.full_table("--longest", name)?;
         let (p, info) = self.puzzle(name)?;
         let max = info.max_distance;
         let at_max = store::histogram(&self.conn, name)
@@ -755,6 +794,7 @@ impl Database {
     /// adding up to the puzzle's solvable positions. Magic triangle: canonical solutions
     /// per side sum, each checked against the rules.
     pub fn histogram(&self, name: &str) -> Result<Histogram> {
+        self.full_table("--histogram", name)?;
         let (p, info) = self.puzzle(name)?;
         if let Puzzle::Magic(_) = p {
             let mut by_value = std::collections::BTreeMap::new();
@@ -883,7 +923,7 @@ fn is_empty_cell(t: &str) -> bool {
 }
 
 /// The move between two positions of a move puzzle, from which cells changed.
-fn cells_move(before: &str, after: &str) -> Move {
+pub fn cells_move(before: &str, after: &str) -> Move {
     let (a, b) = (cell_tokens(before), cell_tokens(after));
     let mut from = Vec::new();
     let mut to = Vec::new();

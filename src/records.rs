@@ -75,6 +75,9 @@ pub fn compute<'a>(
             let found = enumerate::closed_tours(board, progress);
             solutions(found.len() as u64, found, base)
         }
+        Puzzle::Patterns(f) => {
+            crate::puzzles::fifteen::record(f, base, progress).map_err(SolveFailure)?
+        }
     };
     Ok(PuzzleRecord {
         seconds: started.elapsed().as_secs_f64(),

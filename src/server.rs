@@ -138,9 +138,9 @@ impl From<QueryError> for ApiError {
     fn from(e: QueryError) -> Self {
         let status = match &e {
             QueryError::UnknownPuzzle { .. } | QueryError::NotGenerated(_) => StatusCode::NOT_FOUND,
-            QueryError::State(StateError::Malformed { .. }) | QueryError::NotApplicable { .. } => {
-                StatusCode::BAD_REQUEST
-            }
+            QueryError::State(StateError::Malformed { .. })
+            | QueryError::NotApplicable { .. }
+            | QueryError::NoFullTable { .. } => StatusCode::BAD_REQUEST,
             QueryError::State(StateError::Unsolvable { .. }) | QueryError::NotStored(_) => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }

@@ -194,6 +194,9 @@ pub enum Storage {
     Packed,
     /// Enumerated solutions in `solutions`.
     Solutions,
+    /// Pattern databases in `packed_tables`/`packed_chunks` (encoding `u8`); positions
+    /// are answered by search (`fifteen`).
+    Patterns,
 }
 
 impl Storage {
@@ -202,13 +205,19 @@ impl Storage {
             Storage::Positions => "positions",
             Storage::Packed => "packed",
             Storage::Solutions => "solutions",
+            Storage::Patterns => "patterns",
         }
     }
 
     pub fn parse(s: &str) -> Option<Storage> {
-        [Storage::Positions, Storage::Packed, Storage::Solutions]
-            .into_iter()
-            .find(|k| k.as_str() == s)
+        [
+            Storage::Positions,
+            Storage::Packed,
+            Storage::Solutions,
+            Storage::Patterns,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
     }
 }
 
@@ -652,6 +661,38 @@ pub fn packed_chunk(
     )?
     .query_row(params![puzzle, kind, chunk as i64], |r| r.get(0))
     .optional()
+}
+
+/// Every packed table of a puzzle: `(kind, layout JSON, chunks)`, by kind.
+pub fn packed_tables(
+    conn: &Connection,
+    puzzle: &str,
+) -> rusqlite::Result<Vec<(String, String, u64)>> {
+    let mut st = conn.prepare(
+        "SELECT kind, layout, chunks FROM packed_tables WHERE puzzle = ?1 ORDER BY kind",
+    )?;
+    st.query_map([puzzle], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64))
+    })?
+    .collect()
+}
+
+/// Calls `each` with every chunk of one packed table in chunk order, the blob borrowed
+/// from SQLite (one range read of the primary key, no copy per chunk).
+pub fn for_each_packed_chunk(
+    conn: &Connection,
+    puzzle: &str,
+    kind: &str,
+    mut each: impl FnMut(u64, &[u8]),
+) -> rusqlite::Result<()> {
+    let mut st = conn.prepare_cached(
+        "SELECT chunk, data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 ORDER BY chunk",
+    )?;
+    let mut rows = st.query(params![puzzle, kind])?;
+    while let Some(r) = rows.next()? {
+        each(r.get::<_, i64>(0)? as u64, r.get_ref(1)?.as_blob()?);
+    }
+    Ok(())
 }
 
 /// The `farthest` rows of a packed puzzle, by rank.

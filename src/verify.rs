@@ -29,13 +29,15 @@ use thiserror::Error;
 use crate::bfs::{COUNT_LIMIT, COUNT_OVERFLOW, UNREACHED};
 use crate::enumerate::{self, Magic, Solution, TourBoard};
 use crate::generate::definition_hash;
-use crate::packed::{CountLayout, RunLayout};
+use crate::packed::{ByteLayout, CountLayout, RunLayout};
+use crate::pattern;
 use crate::peg::{self, Board};
 use crate::progress::Silent;
+use crate::puzzles::fifteen::Fifteen;
 use crate::puzzles::{self, Puzzle};
 use crate::rank::FACT;
 use crate::records::{COUNTS_MAX_STATES, MATRIX_MAX_HOLES, PACK_ABOVE};
-use crate::space::GraphPuzzle;
+use crate::space::{GraphPuzzle, StateSpace};
 use crate::store::{self, PuzzleInfo, Storage, StoreError};
 
 #[derive(Debug, Error)]
@@ -212,6 +214,14 @@ fn verify_puzzle(conn: &Connection, path: &Path, name: &str) -> Check<Report> {
         }
         Err(e) => return Err(e.into()),
     };
+    // Which partitions' tables fifteen stores is part of its definition: any this build
+    // knows is checked against the tables it names.
+    let p = match p {
+        Puzzle::Patterns(_) => puzzles::fifteen::Fifteen::from_definition(&info.definition)
+            .map(Puzzle::Patterns)
+            .unwrap_or(p),
+        p => p,
+    };
     let (storage, counts) = expected_storage(&p);
     same("puzzles.family", info.family.as_str(), p.family())?;
     same(
@@ -238,6 +248,7 @@ fn verify_puzzle(conn: &Connection, path: &Path, name: &str) -> Check<Report> {
         Puzzle::Peg(board) => peg_board(conn, name, board)?,
         Puzzle::Magic(m) => enumeration(conn, name, Enumeration::Magic(m))?,
         Puzzle::Tour(board) => enumeration(conn, name, Enumeration::Tour(board))?,
+        Puzzle::Patterns(f) => pattern_tables(conn, name, f)?,
     };
     same("puzzles.states", &info.states, &derived.states)?;
     same("puzzles.solvable", &info.solvable, &derived.solvable)?;
@@ -265,6 +276,7 @@ fn expected_storage(p: &Puzzle) -> (Storage, bool) {
         }
         Puzzle::Graph(_) | Puzzle::Peg(_) => (Storage::Positions, true),
         Puzzle::Magic(_) | Puzzle::Tour(_) => (Storage::Solutions, false),
+        Puzzle::Patterns(_) => (Storage::Patterns, false),
     }
 }
 
@@ -902,6 +914,106 @@ fn packed_graph(
 }
 
 /// The blobs of chunks `0..chunks` of one packed table, each present exactly once.
+/// fifteen's pattern tables: one per pattern of each built partition, in that order, each
+/// laid out as `generate` lays it out, and every entry 1 + the minimum over the placements
+/// one pattern-tile move away (free blank moves accounted for), as [`pattern::check`]
+/// re-derives it.
+fn pattern_tables(conn: &Connection, name: &str, f: &Fifteen) -> Check<Derived> {
+    must_be_empty(
+        conn,
+        name,
+        &["positions", "peg_layers", "peg_matrix", "solutions"],
+    )?;
+    let mut st = conn.prepare(
+        "SELECT kind, encoding, ranks_per_chunk, chunks, layout FROM packed_tables
+         WHERE puzzle = ?1 ORDER BY kind",
+    )?;
+    let stored: Vec<(String, String, i64, i64, String)> = st
+        .query_map([name], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })?
+        .collect::<rusqlite::Result<_>>()
+        .or_else(|e| bad(format!("packed_tables is malformed: {e}")))?;
+    let mut derived = Derived {
+        entries: 0,
+        states: 0,
+        solvable: FACT[16] / 2,
+        max_distance: None,
+    };
+    let mut k = 0;
+    let mut loaded = Vec::new();
+    for part in f.built() {
+        for (i, p) in f.patterns(part).iter().enumerate() {
+            let kind = puzzles::fifteen::TABLE_KINDS[k];
+            k += 1;
+            let Some(s) = stored.iter().find(|s| s.0 == kind) else {
+                return bad(format!(
+                    "packed_tables: the {kind} table (partition {} pattern {i}) is missing",
+                    part.name
+                ));
+            };
+            let l = ByteLayout::new(p.placements());
+            let what = |col: &str| format!("packed_tables {kind} {col}");
+            same(&what("encoding"), s.1.as_str(), "u8")?;
+            same(
+                &what("ranks_per_chunk"),
+                &s.2,
+                &(l.ranks_per_chunk() as i64),
+            )?;
+            same(&what("chunks"), &s.3, &(l.chunks() as i64))?;
+            // The layout names the table; only its build time is not derived.
+            let mut want = l.describe();
+            want["partition"] = serde_json::json!(part.name);
+            want["pattern"] = serde_json::json!(i);
+            want["tiles"] = serde_json::json!(p.tiles());
+            let got: serde_json::Value =
+                serde_json::from_str(&s.4).or_else(|_| bad(what("layout") + " is not JSON"))?;
+            let named = ["partition", "pattern", "tiles", "ranks", "ranks_per_chunk"];
+            if named.iter().any(|key| got.get(*key) != want.get(*key)) {
+                return bad(what("layout") + " does not name its table as the rules give");
+            }
+            let blobs = read_chunks(conn, name, kind, l.chunks())?;
+            let mut d = l.decoder();
+            for (c, b) in blobs.iter().enumerate() {
+                d.push(c as u64, b);
+            }
+            let Some(table) = d.finish() else {
+                return bad(format!("{kind}: its chunks are not {} bytes", l.ranks()));
+            };
+            // What the table alone shows first, for every table: a damaged entry is
+            // usually named before any breadth-first search is run.
+            pattern::check_local(p, &table)
+                .or_else(|e| bad(format!("{kind} (partition {} pattern {i}): {e}", part.name)))?;
+            derived.entries += p.placements();
+            derived.states += pattern::PatternSpace::new(p).size();
+            loaded.push((kind, part.name.clone(), i, p.clone(), table));
+        }
+    }
+    for (kind, partition, i, p, table) in &loaded {
+        pattern::check(p, table)
+            .or_else(|e| bad(format!("{kind} (partition {partition} pattern {i}): {e}")))?;
+    }
+    if let Some(s) = stored
+        .iter()
+        .find(|s| !puzzles::fifteen::TABLE_KINDS[..k].contains(&s.0.as_str()))
+    {
+        return bad(format!(
+            "packed_tables: a {} table the rules do not give",
+            s.0
+        ));
+    }
+    let extra: i64 = conn.query_row(
+        "SELECT count(*) FROM packed_chunks WHERE puzzle = ?1 AND kind NOT IN
+         (SELECT kind FROM packed_tables WHERE puzzle = ?1)",
+        [name],
+        |r| r.get(0),
+    )?;
+    if extra != 0 {
+        return bad(format!("packed_chunks: {extra} chunks of no table"));
+    }
+    Ok(derived)
+}
+
 fn read_chunks(conn: &Connection, name: &str, kind: &str, chunks: u64) -> Check<Vec<Vec<u8>>> {
     let mut st = conn.prepare(
         "SELECT chunk, data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 ORDER BY chunk",

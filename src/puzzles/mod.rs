@@ -2,6 +2,7 @@
 //! under `data/puzzles/`, read by [`crate::definitions`]) for a shared solver, and
 //! [`registry`] lists every built-in puzzle.
 
+pub mod fifteen;
 pub mod knights;
 pub mod oshidori;
 pub mod sliding;
@@ -22,6 +23,9 @@ pub enum Puzzle {
     Magic(Magic),
     /// Closed knight's tours on a board ([`crate::enumerate::tour`]).
     Tour(TourBoard),
+    /// A sliding puzzle too large to tabulate: pattern databases built by [`crate::bfs`],
+    /// answered by search ([`crate::search`]).
+    Patterns(fifteen::Fifteen),
 }
 
 impl Puzzle {
@@ -31,6 +35,7 @@ impl Puzzle {
             Puzzle::Peg(b) => b.name,
             Puzzle::Magic(m) => m.name,
             Puzzle::Tour(b) => b.name,
+            Puzzle::Patterns(f) => f.name(),
         }
     }
 
@@ -40,6 +45,7 @@ impl Puzzle {
             Puzzle::Peg(_) => "peg",
             Puzzle::Magic(_) => "magic",
             Puzzle::Tour(_) => "tour",
+            Puzzle::Patterns(_) => "sliding",
         }
     }
 
@@ -52,6 +58,7 @@ impl Puzzle {
             Puzzle::Peg(b) => b.definition(),
             Puzzle::Magic(m) => m.definition(),
             Puzzle::Tour(b) => b.definition(),
+            Puzzle::Patterns(f) => f.definition(),
         }
     }
 
@@ -119,7 +126,7 @@ mod tests {
                 .map(|p| p.name().to_string())
                 .collect::<Vec<_>>()
         );
-        for name in ["french37", "board41", "fifteen", ""] {
+        for name in ["french37", "board41", "twenty-four", ""] {
             assert!(super::find(name).is_none(), "{name}");
         }
     }

@@ -14,7 +14,7 @@ fn query(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn unknown_puzzle_is_a_usage_error() {
-    let err = assert_clean_failure(&query(&["--puzzle", "fifteen", "--longest"]), 2);
+    let err = assert_clean_failure(&query(&["--puzzle", "twenty-four", "--longest"]), 2);
     assert!(
         err.contains("unknown puzzle") && err.contains("eight"),
         "{err}"
@@ -125,7 +125,7 @@ fn missing_query_mode_and_unknown_generate_puzzle_are_usage_errors() {
             "--db",
             out.to_str().unwrap(),
             "--puzzle",
-            "fifteen",
+            "twenty-four",
         ]),
         2,
     );

@@ -5,6 +5,7 @@ mod browser;
 mod damage;
 mod definitions;
 mod english33;
+mod fifteen;
 mod hardened;
 mod hostile;
 mod nightly;

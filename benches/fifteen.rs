@@ -1,0 +1,124 @@
+//! Prints the figures of `fifteen` (never asserted): `cargo bench --bench fifteen` runs
+//! the 6-6-3 partition, `-- 7-8` (or `-- 6-6-3 7-8`) the partitions named. Per partition:
+//! the tables built through `generate` (wall time, peak memory, file size), the time to
+//! read them back from the file, and Korf's 100 instances solved with and without the
+//! reflected lookup (total of the optimal lengths, which must be 5305; mean and maximum
+//! nodes and seconds per instance), then `query` processes on a few instances.
+//! Heavy: run it under `flock /work/wt/heavy.lock`.
+
+use std::process::Command;
+use std::time::Instant;
+
+use puzzlebase::generate::{self, Observer, Options, Summary};
+use puzzlebase::progress::{Progress, Silent};
+use puzzlebase::puzzles::fifteen;
+use puzzlebase::query::{Database, solve_loaded};
+
+struct Quiet;
+impl Observer for Quiet {
+    fn progress(&self, _: &str) -> Box<dyn Progress + '_> {
+        Box::new(Silent)
+    }
+    fn done(&self, _: &Summary) {}
+}
+
+/// Korf's instances turned to this goal, with their published lengths.
+fn korf() -> Vec<(u32, u32, Vec<u8>)> {
+    let text = include_str!("../tests/data/korf100.txt");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let v: Vec<u32> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            let cells: Vec<u8> = v[2..].iter().map(|&x| x as u8).collect();
+            (v[0], v[1], fifteen::from_korf(&cells))
+        })
+        .collect()
+}
+
+/// The built-in `fifteen`, as its definition file describes it.
+fn puzzle() -> fifteen::Fifteen {
+    match puzzlebase::puzzles::find(NAME) {
+        Some(puzzlebase::puzzles::Puzzle::Patterns(f)) => f,
+        _ => panic!("{NAME} is a built-in pattern-database puzzle"),
+    }
+}
+
+const NAME: &str = "fifteen";
+
+fn main() {
+    let f = puzzle();
+    let mut parts: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| f.partitions().iter().any(|p| &p.name == a))
+        .collect();
+    if parts.is_empty() {
+        parts.extend(f.built().iter().map(|p| p.name.clone()));
+    }
+    let instances = korf();
+    assert_eq!(instances.len(), 100);
+    let dir = tempfile::tempdir().unwrap();
+    for part in &parts {
+        let db = dir.path().join(format!("fifteen-{part}.sqlite"));
+        let registry = fifteen::registry_building(std::slice::from_ref(part)).unwrap();
+        let opts = Options {
+            db: db.clone(),
+            only: vec![NAME.to_string()],
+            force: true,
+        };
+        let t = Instant::now();
+        let summary = generate::generate_from(&opts, registry, Vec::new(), false, &Quiet).unwrap();
+        let build = t.elapsed().as_secs_f64();
+        let peak = summary[0].peak_memory.unwrap_or(0) as f64 / (1u64 << 30) as f64;
+        let size = std::fs::metadata(&db).unwrap().len() as f64 / 1e6;
+        println!(
+            "{part}: generate (tables and file) {build:.1} s, peak {peak:.2} GiB, file {size:.1} MB"
+        );
+
+        let database = Database::open(&db).unwrap();
+        for reflect in [false, true] {
+            let loaded = database.pattern_tables(NAME, Some(part), reflect).unwrap();
+            let label = if reflect { "with reflection" } else { "plain" };
+            let (mut total, mut nodes, mut max_nodes, mut secs, mut max_secs) =
+                (0u32, 0u64, 0u64, 0f64, 0f64);
+            let mut generated = 0u64;
+            for (id, published, cells) in &instances {
+                let a = solve_loaded(&loaded, NAME, cells).unwrap();
+                assert_eq!(a.distance, *published, "instance {id}");
+                total += a.distance;
+                nodes += a.expanded;
+                generated += a.generated;
+                max_nodes = max_nodes.max(a.expanded);
+                secs += a.seconds;
+                max_secs = max_secs.max(a.seconds);
+            }
+            println!(
+                "{part} {label}: tables read in {:.3} s; Korf's 100: total length {total} (published 5305), \
+                 nodes expanded mean {:.0} max {max_nodes} (generated mean {:.0}), \
+                 seconds mean {:.4} max {max_secs:.3}, all 100 in {secs:.1} s",
+                loaded.load_seconds,
+                nodes as f64 / 100.0,
+                generated as f64 / 100.0,
+                secs / 100.0,
+            );
+        }
+
+        let bin = env!("CARGO_BIN_EXE_puzzlebase");
+        let mut walls = Vec::new();
+        for (_, _, cells) in instances.iter().take(10) {
+            let state: Vec<String> = cells.iter().map(|c| c.to_string()).collect();
+            let t = Instant::now();
+            let out = Command::new(bin)
+                .args(["query", "--db", db.to_str().unwrap(), "--puzzle", "fifteen"])
+                .args(["--state", &state.join(","), "--json"])
+                .output()
+                .unwrap();
+            walls.push(t.elapsed().as_secs_f64());
+            assert!(out.status.success());
+        }
+        println!(
+            "{part}: one `query --state` process (tables read from the file), Korf 1-10: mean {:.3} s, max {:.3} s",
+            walls.iter().sum::<f64>() / walls.len() as f64,
+            walls.iter().cloned().fold(0.0, f64::max)
+        );
+    }
+}

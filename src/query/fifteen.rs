@@ -1,0 +1,172 @@
+//! Answers for puzzles stored as pattern databases (`fifteen`): the tables are read from
+//! the file, checked against the stored definition, and an optimal solution is found by
+//! search ([`crate::search`]). This is the one place where `query` searches.
+
+use std::time::Instant;
+
+use super::{Database, QueryError, Result, known};
+use crate::generate::definition_hash;
+use crate::packed::ByteLayout;
+use crate::puzzles::Puzzle;
+use crate::puzzles::fifteen::{self, Fifteen, Partition};
+use crate::search::{self, Heuristic};
+use crate::store;
+
+/// An optimal solution found by search over the stored pattern databases.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchAnswer {
+    pub puzzle: String,
+    pub state: String,
+    pub distance: u32,
+    /// Every position from `state` to the goal, both included.
+    pub path: Vec<String>,
+    /// The partition whose tables bounded the search.
+    pub partition: String,
+    /// Whether the reflected lookup was used (always, from `query`).
+    pub reflected: bool,
+    /// Nodes expanded and generated over every IDA* iteration.
+    pub expanded: u64,
+    pub generated: u64,
+    /// Seconds of search, and of reading the tables from the file.
+    pub seconds: f64,
+    pub load_seconds: f64,
+}
+
+/// A stored partition's tables, loaded and ready to search with.
+pub struct LoadedTables {
+    pub puzzle: Fifteen,
+    pub partition: Partition,
+    pub heuristic: Heuristic,
+    pub load_seconds: f64,
+}
+
+/// Whether `name` is answered by search over pattern databases rather than read.
+pub fn answers_by_search(name: &str) -> bool {
+    matches!(crate::puzzles::find(name), Some(Puzzle::Patterns(_)))
+}
+
+impl Database {
+    /// Whether `name` (built in, or a user's puzzle rebuilt from its stored definition)
+    /// is answered by search over pattern databases rather than read.
+    pub fn answers_by_search(&self, name: &str) -> bool {
+        matches!(known(&self.conn, name), Ok(Puzzle::Patterns(_)))
+    }
+
+    /// Loads the tables of one stored partition of `name` (`None`: the strongest stored
+    /// one, the one with the most placements), after checking that the stored definition
+    /// is one this build knows and that every table matches it.
+    pub fn pattern_tables(
+        &self,
+        name: &str,
+        partition: Option<&str>,
+        reflect: bool,
+    ) -> Result<LoadedTables> {
+        let started = Instant::now();
+        let info = store::puzzle(&self.conn, name)
+            .map_err(self.sql())?
+            .ok_or_else(|| QueryError::NotGenerated(name.into()))?;
+        let stale = || QueryError::Stale(name.to_string());
+        let stored = Fifteen::from_definition(&info.definition)
+            .map(Puzzle::Patterns)
+            .filter(|p| definition_hash(p) == info.definition_hash)
+            .ok_or_else(stale)?;
+        let Puzzle::Patterns(puzzle) = stored else {
+            return Err(stale());
+        };
+        let built: Vec<Partition> = puzzle.built().into_iter().cloned().collect();
+        let chosen = match partition {
+            Some(p) => built.iter().find(|b| b.name == p).cloned().ok_or_else(|| {
+                QueryError::NotStored(format!(
+                    "the tables of partition {p} of {name} are not in the file (built: {}); run `puzzlebase generate --puzzle {name} --partition {p}`",
+                    built.iter().map(|b| b.name.as_str()).collect::<Vec<_>>().join(", ")
+                ))
+            })?,
+            None => (built.iter())
+                .max_by_key(|b| {
+                    puzzle.patterns(b)
+                        .iter()
+                        .map(|p| p.placements())
+                        .sum::<u64>()
+                })
+                .cloned()
+                .ok_or_else(|| inconsistent(name, "its list of partitions"))?,
+        };
+        let stored = store::packed_tables(&self.conn, name).map_err(self.sql())?;
+        let patterns = puzzle.patterns(&chosen);
+        let mut tables = Vec::with_capacity(patterns.len());
+        for (i, p) in patterns.iter().enumerate() {
+            let what = format!("the table of pattern {i} of partition {}", chosen.name);
+            let (kind, _, _) = (stored.iter())
+                .find(|(_, layout, _)| {
+                    serde_json::from_str::<serde_json::Value>(layout).is_ok_and(|v| {
+                        v["partition"] == chosen.name.as_str()
+                            && v["pattern"] == i
+                            && v["tiles"] == serde_json::json!(p.tiles())
+                            && ByteLayout::from_description(&v)
+                                .is_ok_and(|l| l.ranks() == p.placements())
+                    })
+                })
+                .ok_or_else(|| inconsistent(name, &what))?;
+            let layout: serde_json::Value =
+                serde_json::from_str(&stored.iter().find(|s| &s.0 == kind).unwrap().1)
+                    .map_err(|_| inconsistent(name, &what))?;
+            let l = ByteLayout::from_description(&layout).map_err(|_| inconsistent(name, &what))?;
+            let mut d = l.decoder();
+            store::for_each_packed_chunk(&self.conn, name, kind, |c, blob| d.push(c, blob))
+                .map_err(self.sql())?;
+            tables.push(d.finish().ok_or_else(|| inconsistent(name, &what))?);
+        }
+        let heuristic = fifteen::heuristic(&puzzle, &chosen, tables, reflect)
+            .map_err(|e| inconsistent(name, &e.to_string()))?;
+        Ok(LoadedTables {
+            puzzle,
+            partition: chosen,
+            heuristic,
+            load_seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// An optimal solution of the position written `text`, by IDA* over the strongest
+    /// stored partition with the reflected lookup. The text is checked before the file.
+    pub fn search(&self, name: &str, text: &str) -> Result<SearchAnswer> {
+        let Puzzle::Patterns(def) = known(&self.conn, name)? else {
+            return Err(QueryError::NotStored(format!(
+                "{name} is answered from its tables, not by search"
+            )));
+        };
+        let cells = def.parse(text)?;
+        let loaded = self.pattern_tables(name, None, true)?;
+        solve_loaded(&loaded, name, &cells)
+    }
+}
+
+/// Searches `cells` with tables already loaded (the bench loads once per partition).
+pub fn solve_loaded(loaded: &LoadedTables, name: &str, cells: &[u8]) -> Result<SearchAnswer> {
+    let f = &loaded.puzzle;
+    let started = Instant::now();
+    let s = search::solve(&loaded.heuristic, cells)
+        .ok_or_else(|| inconsistent(name, "its pattern tables (no solution within them)"))?;
+    let seconds = started.elapsed().as_secs_f64();
+    let path = search::replay(&loaded.heuristic, cells, &s.blanks)
+        .filter(|p| p.last().is_some_and(|g| *g == f.goal()))
+        .ok_or_else(|| inconsistent(name, "its pattern tables (a path that is not one)"))?;
+    Ok(SearchAnswer {
+        puzzle: name.to_string(),
+        state: f.format(cells),
+        distance: s.length,
+        path: path.iter().map(|c| f.format(c)).collect(),
+        partition: loaded.partition.name.clone(),
+        reflected: loaded.heuristic.reflects(),
+        expanded: s.expanded,
+        generated: s.generated,
+        seconds,
+        load_seconds: loaded.load_seconds,
+    })
+}
+
+/// Tables that contradict the search: the file is not what `generate` wrote.
+fn inconsistent(puzzle: &str, at: &str) -> QueryError {
+    QueryError::NotStored(format!(
+        "the database is inconsistent: {puzzle} at {at}; run `puzzlebase verify`"
+    ))
+}

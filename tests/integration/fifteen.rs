@@ -1,0 +1,428 @@
+//! `fifteen` end to end: the 6-6-3 pattern databases built by `generate`, read back and
+//! checked, optimal solutions of Korf's easier instances and of positions near the goal
+//! (against a plain breadth-first search), and the refusals.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use puzzlebase::pattern;
+use puzzlebase::puzzles::fifteen::{self, Fifteen};
+use puzzlebase::query::{Database, LoadedTables, solve_loaded};
+use puzzlebase::space::{GraphPuzzle, StateSpace};
+
+use crate::util::{assert_clean_failure, generate_into, query_json_in, run};
+
+const NAME: &str = "fifteen";
+
+/// The built-in `fifteen`, as its definition file describes it.
+fn puzzle() -> Fifteen {
+    match puzzlebase::puzzles::find(NAME) {
+        Some(puzzlebase::puzzles::Puzzle::Patterns(f)) => f,
+        _ => panic!("{NAME} is a built-in pattern-database puzzle"),
+    }
+}
+
+/// A file holding `fifteen` with its default (6-6-3) tables, built once per test run.
+fn db() -> &'static Path {
+    static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, path) = DB.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fifteen.sqlite");
+        generate_into(&path, &[NAME], false);
+        (dir, path)
+    });
+    path
+}
+
+fn tables() -> &'static LoadedTables {
+    static T: OnceLock<LoadedTables> = OnceLock::new();
+    T.get_or_init(|| {
+        Database::open(db())
+            .unwrap()
+            .pattern_tables(NAME, None, true)
+            .unwrap()
+    })
+}
+
+/// Korf's instances, turned to this goal, with their published optimal lengths.
+fn korf() -> Vec<(u32, u32, Vec<u8>)> {
+    let text = include_str!("../data/korf100.txt");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let v: Vec<u32> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            let cells: Vec<u8> = v[2..].iter().map(|&x| x as u8).collect();
+            (v[0], v[1], fifteen::from_korf(&cells))
+        })
+        .collect()
+}
+
+fn cells_text(cells: &[u8]) -> String {
+    cells
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Asserts that `path` is a chain of single moves on the 4x4 ending at the goal.
+fn assert_moves(path: &[Vec<u8>]) {
+    for w in path.windows(2) {
+        let a = w[0].iter().position(|&v| v == 0).unwrap();
+        let b = w[1].iter().position(|&v| v == 0).unwrap();
+        let adjacent = (a / 4 == b / 4 && a.abs_diff(b) == 1) || a.abs_diff(b) == 4;
+        let mut undone = w[1].clone();
+        undone.swap(a, b);
+        assert!(adjacent && undone == w[0], "{:?} -> {:?}", w[0], w[1]);
+    }
+    assert_eq!(path.last().unwrap(), &puzzle().goal());
+}
+
+#[test]
+fn korf_data_is_the_published_list() {
+    let all = korf();
+    assert_eq!(all.len(), 100);
+    assert_eq!(all.iter().map(|k| k.1).sum::<u32>(), 5305);
+    let f = puzzle();
+    for (id, _, cells) in &all {
+        // A permutation of 0..15 in the solvable class, once turned to this goal.
+        assert!(f.parse(&cells_text(cells)).is_ok(), "instance {id}");
+    }
+    assert_eq!((all[0].0, all[0].1), (1, 57));
+}
+
+#[test]
+fn stored_tables_are_consistent() {
+    for (p, t) in tables().heuristic.tables() {
+        pattern::check_local(p, t).unwrap();
+    }
+    // The 3-tile pattern is cheap enough to check against its BFS-defining relation.
+    let (p, t) = tables()
+        .heuristic
+        .tables()
+        .find(|(p, _)| p.tiles().len() == 3)
+        .unwrap();
+    pattern::check(p, t).unwrap();
+}
+
+#[test]
+fn easier_korf_instances_have_their_published_lengths() {
+    // The ten instances with the fewest nodes in Korf's own run.
+    for id in [12, 16, 42, 55, 79, 9, 19, 47, 48, 93] {
+        let (_, published, cells) = &korf()[id - 1];
+        let a = solve_loaded(tables(), NAME, cells).unwrap();
+        assert_eq!(a.distance, *published, "instance {id}");
+        let f = puzzle();
+        let path: Vec<Vec<u8>> = a.path.iter().map(|s| f.parse(s).unwrap()).collect();
+        assert_eq!(path.len(), *published as usize + 1);
+        assert_eq!(&path[0], cells);
+        assert_moves(&path);
+    }
+}
+
+/// Breadth-first search from the goal over whole 4x4 positions, to `depth` moves.
+fn near_goal(depth: u8) -> HashMap<u64, u8> {
+    let g = puzzle();
+    let grid = g.grid();
+    let goal = grid.goals()[0];
+    let mut dist = HashMap::from([(goal, 0u8)]);
+    let mut frontier = vec![goal];
+    let mut nbs = Vec::new();
+    for d in 1..=depth {
+        let mut next = Vec::new();
+        for &r in &frontier {
+            nbs.clear();
+            grid.neighbors(r, &mut nbs);
+            for &n in &nbs {
+                dist.entry(n).or_insert_with(|| {
+                    next.push(n);
+                    d
+                });
+            }
+        }
+        frontier = next;
+    }
+    dist
+}
+
+#[test]
+fn positions_near_the_goal_match_breadth_first_search() {
+    let dist = near_goal(14);
+    let grid = puzzle();
+    let mut by_depth = vec![0; 15];
+    for (&r, &d) in dist.iter().filter(|(r, _)| *r % 97 == 0) {
+        let cells = grid.grid().unrank(r);
+        let a = solve_loaded(tables(), NAME, &cells).unwrap();
+        assert_eq!(a.distance, d as u32, "{}", cells_text(&cells));
+        by_depth[d as usize] += 1;
+    }
+    assert!(by_depth[10..].iter().all(|&n| n > 0), "{by_depth:?}");
+}
+
+#[test]
+fn query_answers_with_an_optimal_path_nodes_and_seconds() {
+    let (_, published, cells) = &korf()[78]; // instance 79, 42 moves
+    let a = query_json_in(
+        db(),
+        &["--puzzle", "fifteen", "--state", &cells_text(cells)],
+    );
+    assert_eq!(a["distance"], *published);
+    assert_eq!(a["partition"], "6-6-3");
+    assert!(a["nodes"].as_u64().unwrap() > 0 && a["seconds"].as_f64().is_some());
+    let f = puzzle();
+    let path: Vec<Vec<u8>> = (a["path"].as_array().unwrap().iter())
+        .map(|s| f.parse(s.as_str().unwrap()).unwrap())
+        .collect();
+    assert_moves(&path);
+    // Spaces as separators, and text output.
+    let spaced = cells
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let db = db().to_str().unwrap();
+    let o = run(&[
+        "query", "--db", db, "--puzzle", "fifteen", "--state", &spaced,
+    ]);
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains("distance:  42") && text.contains("nodes expanded"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_fifteen_queries_are_refused_cleanly() {
+    let db = db().to_str().unwrap();
+    let q = |args: &[&str]| {
+        let mut all = vec!["query", "--db", db, "--puzzle", "fifteen"];
+        all.extend_from_slice(args);
+        run(&all)
+    };
+    // Two tiles swapped: the wrong parity.
+    let err = assert_clean_failure(&q(&["--state", "2,1,3,4,5,6,7,8,9,10,11,12,13,14,15,0"]), 1);
+    assert!(
+        err.contains("cannot be solved") && err.contains("parity"),
+        "{err}"
+    );
+    for (state, why) in [
+        ("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15", "expected 16 cells"),
+        ("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,15", "appears twice"),
+        ("1,2,3,4,5,6,7,8,9,10,11,12,13,14,16,0", "out of range"),
+        ("1,2,3,4,5,6,7,8,9,10,11,12,13,14,x,0", "not a number"),
+    ] {
+        let err = assert_clean_failure(&q(&["--state", state]), 2);
+        assert!(err.contains(why), "{state}: {err}");
+    }
+    for option in ["--longest", "--histogram"] {
+        let err = assert_clean_failure(&q(&[option]), 2);
+        assert!(
+            err.contains("no") && err.contains("pattern databases"),
+            "{err}"
+        );
+    }
+    assert_clean_failure(&q(&["--start"]), 2);
+    let list = String::from_utf8(run(&["list", "--db", db]).stdout).unwrap();
+    assert!(
+        list.lines()
+            .any(|l| l.starts_with("fifteen") && l.contains("patterns")),
+        "{list}"
+    );
+    let err = assert_clean_failure(
+        &run(&[
+            "generate",
+            "--db",
+            db,
+            "--puzzle",
+            "fifteen",
+            "--partition",
+            "5-5-5",
+        ]),
+        2,
+    );
+    assert!(err.contains("unknown partition"), "{err}");
+}
+
+#[test]
+fn four_by_four_ranks_and_notation_round_trip() {
+    let f = puzzle();
+    let g = f.grid();
+    assert_eq!(g.size(), 16 * 653_837_184_000);
+    let mut x = 12345u64;
+    for _ in 0..5000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let r = (x >> 11) % g.size();
+        let cells = g.unrank(r);
+        assert_eq!(g.rank_of(&cells), r);
+        let text = f.format(&cells);
+        assert_eq!(f.parse(&text).unwrap(), cells);
+        assert_eq!(g.parse(&text), Ok(r));
+    }
+}
+
+/// All of Korf's 100 instances with the 6-6-3 tables (a few seconds in release; the
+/// bench prints the same with timings): `cargo test --release -- --ignored korf_100`.
+#[test]
+#[ignore]
+fn korf_100_with_the_default_tables() {
+    let mut total = 0;
+    for (id, published, cells) in korf() {
+        let a = solve_loaded(tables(), NAME, &cells).unwrap();
+        assert_eq!(a.distance, published, "instance {id}");
+        total += a.distance;
+    }
+    assert_eq!(total, 5305);
+}
+
+/// `verify` on a copy of the file with one byte of a pattern table changed: the table,
+/// the placement and the rule it breaks are named, exit 1 (the damage tests' style).
+#[test]
+fn verify_names_a_changed_pattern_table_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let damaged = dir.path().join("damaged.sqlite");
+    std::fs::copy(db(), &damaged).unwrap();
+    let conn = rusqlite::Connection::open(&damaged).unwrap();
+    let select = "SELECT data FROM packed_chunks WHERE puzzle = 'fifteen' AND kind = 'pattern-0' AND chunk = 1";
+    let mut data: Vec<u8> = conn.query_row(select, [], |r| r.get(0)).unwrap();
+    // Placement rank 4007 (byte 7 of chunk 1) is not home, so it may not hold 0.
+    assert_ne!(data[7], 0);
+    data[7] = 0;
+    conn.execute(
+        "UPDATE packed_chunks SET data = ?1 WHERE puzzle = 'fifteen' AND kind = 'pattern-0' AND chunk = 1",
+        [data],
+    )
+    .unwrap();
+    drop(conn);
+    let o = run(&[
+        "verify",
+        "--db",
+        damaged.to_str().unwrap(),
+        "--puzzle",
+        NAME,
+    ]);
+    let err = assert_clean_failure(&o, 1);
+    assert!(
+        err.contains("verify: fifteen: pattern-0 (partition 6-6-3 pattern 0)"),
+        "{err}"
+    );
+    assert!(err.contains("placement 4007 holds 0"), "{err}");
+}
+
+/// `check-definition` on the built-in file names its pattern tables and their sizes.
+#[test]
+fn check_definition_lists_the_pattern_tables() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/data/puzzles/fifteen.toml");
+    let o = run(&["check-definition", file]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("storage:   patterns"), "{text}");
+    // P(16, 6) = 5,765,760 placements of six tiles; P(16, 8) = 518,918,400 of eight.
+    assert!(
+        text.contains("table:     partition 6-6-3 pattern 0 (tiles 1,2,5,6,9,10): 5765760 entries"),
+        "{text}"
+    );
+    assert!(
+        text.contains("table:     partition 7-8 pattern 0 (tiles 1,2,3,4,5,6,7,8): 518918400 entries, a byte each (built with --partition)"),
+        "{text}"
+    );
+}
+
+/// `verify` on a fresh file re-derives every entry of the 6-6-3 tables with
+/// `pattern::check` and passes (about 40 s of CPU, so not in the default run):
+/// `cargo test -- --ignored verify_passes`.
+#[test]
+#[ignore]
+fn verify_passes_on_fresh_fifteen_tables() {
+    let o = run(&["verify", "--db", db().to_str().unwrap(), "--puzzle", NAME]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        o.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        text.starts_with("fifteen ") && text.contains(" ok "),
+        "{text}"
+    );
+    assert!(text.contains("11534880 entries"), "{text}");
+}
+
+/// A user's puzzle with `partitions` (the 3x3 split 4-4) is generated from its file and
+/// then answered by search from its stored definition alone: `867254301` is 31 moves
+/// from the goal, as the full table of `eight` says.
+#[test]
+fn a_users_pattern_puzzle_is_answered_by_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let defs = dir.path().join("defs");
+    std::fs::create_dir(&defs).unwrap();
+    std::fs::write(
+        defs.join("eight-patterns.toml"),
+        "name = \"eight-patterns\"\nfamily = \"sliding\"\nrows = 3\ncols = 3\ndefault_partition = \"4-4\"\n\n[partitions]\n\"4-4\" = [[1, 2, 4, 5], [3, 6, 7, 8]]\n",
+    )
+    .unwrap();
+    let db = dir.path().join("p.sqlite");
+    let db = db.to_str().unwrap();
+    let o = run(&[
+        "generate",
+        "--db",
+        db,
+        "--quiet",
+        "--puzzle",
+        "eight-patterns",
+        "--definitions",
+        defs.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::remove_dir_all(&defs).unwrap();
+    let o = run(&[
+        "query",
+        "--db",
+        db,
+        "--puzzle",
+        "eight-patterns",
+        "--state",
+        "8,6,7,2,5,4,3,0,1",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["distance"], 31);
+    assert_eq!(v["partition"], "4-4");
+    assert_eq!(v["path"].as_array().unwrap().len(), 32);
+}
+
+/// The server answers `fifteen` by the same search as `query`: the puzzle's page says
+/// so and has a 4x4 board to draw, a position's answer is `query --json`'s with every
+/// legal move (the path's next one at one move less), and the wrong parity is a 422.
+#[test]
+fn the_server_answers_by_search() {
+    let addr = crate::serve::start_server(db());
+    let get = |path: &str| {
+        let (status, _, body) = crate::serve::raw_at(addr, path.as_bytes(), "GET");
+        (
+            status,
+            serde_json::from_slice::<serde_json::Value>(&body).unwrap(),
+        )
+    };
+    let (status, page) = get("/api/puzzles/fifteen");
+    assert_eq!(status, 200);
+    assert_eq!(page["answered_by"], "search");
+    assert_eq!(page["layout"]["cells"].as_array().unwrap().len(), 16);
+    let state = "1,2,3,4,5,6,7,8,9,10,0,11,13,14,15,12";
+    let (status, a) = get(&format!("/api/puzzles/fifteen/positions/{state}"));
+    assert_eq!(status, 200);
+    let q = query_json_in(db(), &["--puzzle", NAME, "--state", state]);
+    assert_eq!(a["distance"], q["distance"]);
+    assert_eq!(a["distance"], 2);
+    assert_eq!(a["path"], q["path"]);
+    let moves = a["legal_moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 4);
+    assert_eq!(moves[0]["state"], a["path"][1]);
+    assert_eq!(moves[0]["distance"], 1);
+    let (status, e) = get("/api/puzzles/fifteen/positions/2,1,3,4,5,6,7,8,9,10,11,12,13,14,15,0");
+    assert_eq!(status, 422, "{e}");
+}
