@@ -268,6 +268,22 @@ fn verify_puzzle(conn: &Connection, path: &Path, name: &str) -> Check<Report> {
     })
 }
 
+/// The stored `histogram` of a move puzzle is `levels` (positions per distance; its rows
+/// are stored without symmetry, so classes equal positions).
+fn histogram_is(conn: &Connection, name: &str, levels: &[u64]) -> Check<()> {
+    let histogram: Vec<Vec<Option<i64>>> = (levels.iter().enumerate())
+        .map(|(d, &c)| vec![Some(d as i64), Some(c as i64), Some(c as i64)])
+        .collect();
+    let stored = int_rows(
+        conn,
+        "SELECT distance, positions, classes FROM histogram WHERE puzzle = ?1 ORDER BY distance",
+        name,
+        "histogram",
+    )?;
+    let key = |r: &[Option<i64>]| format!("distance {}", show_opt(r[0]));
+    same_rows("histogram", &key, &stored, &histogram)
+}
+
 /// Where `generate` puts a puzzle's answers, and whether it stores solution counts.
 fn expected_storage(p: &Puzzle) -> (Storage, bool) {
     match p {
@@ -522,17 +538,7 @@ fn row_graph(conn: &Connection, name: &str, g: &dyn GraphPuzzle) -> Check<Derive
         }
     }
     let (levels, max) = check_graph(g, &t, None)?;
-    let histogram: Vec<Vec<Option<i64>>> = (levels.iter().enumerate())
-        .map(|(d, &c)| vec![Some(d as i64), Some(c as i64), Some(c as i64)])
-        .collect();
-    let stored = int_rows(
-        conn,
-        "SELECT distance, positions, classes FROM histogram WHERE puzzle = ?1 ORDER BY distance",
-        name,
-        "histogram",
-    )?;
-    let key = |r: &[Option<i64>]| format!("distance {}", show_opt(r[0]));
-    same_rows("histogram", &key, &stored, &histogram)?;
+    histogram_is(conn, name, &levels)?;
     Ok(Derived {
         entries: n,
         states: n,
@@ -836,17 +842,7 @@ fn packed_graph(
     }
     let (levels, max) = check_graph(g, &t, Some(&layout))?;
 
-    let histogram: Vec<Vec<Option<i64>>> = (levels.iter().enumerate())
-        .map(|(d, &c)| vec![Some(d as i64), Some(c as i64), Some(c as i64)])
-        .collect();
-    let stored = int_rows(
-        conn,
-        "SELECT distance, positions, classes FROM histogram WHERE puzzle = ?1 ORDER BY distance",
-        name,
-        "histogram",
-    )?;
-    let key = |r: &[Option<i64>]| format!("distance {}", show_opt(r[0]));
-    same_rows("histogram", &key, &stored, &histogram)?;
+    histogram_is(conn, name, &levels)?;
 
     // The farthest positions: every rank at the maximum distance, with its notation.
     let far: Vec<u64> = match max {
