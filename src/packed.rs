@@ -268,19 +268,11 @@ impl CountLayout {
     }
 
     pub fn from_description(v: &serde_json::Value) -> Result<CountLayout, PackError> {
-        match (
-            v["encoding"].as_str(),
-            v["ranks"].as_u64(),
-            v["ranks_per_chunk"].as_u64(),
-        ) {
-            (Some("u64le"), Some(ranks), Some(per)) if per > 0 => Ok(CountLayout {
-                ranks,
-                ranks_per_chunk: per,
-            }),
-            _ => Err(PackError::BadLayout(format!(
-                "description {v} is malformed"
-            ))),
-        }
+        let (ranks, ranks_per_chunk) = fixed_width_description(v, "u64le")?;
+        Ok(CountLayout {
+            ranks,
+            ranks_per_chunk,
+        })
     }
 
     pub fn describe(&self) -> serde_json::Value {
@@ -347,19 +339,11 @@ impl ByteLayout {
     }
 
     pub fn from_description(v: &serde_json::Value) -> Result<ByteLayout, PackError> {
-        match (
-            v["encoding"].as_str(),
-            v["ranks"].as_u64(),
-            v["ranks_per_chunk"].as_u64(),
-        ) {
-            (Some("u8"), Some(ranks), Some(per)) if per > 0 => Ok(ByteLayout {
-                ranks,
-                ranks_per_chunk: per,
-            }),
-            _ => Err(PackError::BadLayout(format!(
-                "description {v} is malformed"
-            ))),
-        }
+        let (ranks, ranks_per_chunk) = fixed_width_description(v, "u8")?;
+        Ok(ByteLayout {
+            ranks,
+            ranks_per_chunk,
+        })
     }
 
     pub fn describe(&self) -> serde_json::Value {
@@ -612,5 +596,20 @@ mod tests {
             assert_eq!(l.count(&chunks[s.chunk as usize], r as u64), Ok(want));
         }
         assert_eq!(CountLayout::from_description(&l.describe()), Ok(l));
+    }
+}
+
+/// `ranks` and `ranks_per_chunk` of a fixed-width table's description with this
+/// `encoding` (the layouts whose entries are a whole number of bytes per rank).
+fn fixed_width_description(v: &serde_json::Value, encoding: &str) -> Result<(u64, u64), PackError> {
+    match (
+        v["encoding"].as_str(),
+        v["ranks"].as_u64(),
+        v["ranks_per_chunk"].as_u64(),
+    ) {
+        (Some(e), Some(ranks), Some(per)) if e == encoding && per > 0 => Ok((ranks, per)),
+        _ => Err(PackError::BadLayout(format!(
+            "description {v} is malformed"
+        ))),
     }
 }

@@ -284,6 +284,23 @@ fn histogram_is(conn: &Connection, name: &str, levels: &[u64]) -> Check<()> {
     same_rows("histogram", &key, &stored, &histogram)
 }
 
+/// A puzzle's `packed_tables` rows in kind order: kind, encoding, ranks per chunk,
+/// chunks and the layout's JSON text.
+fn packed_table_rows(
+    conn: &Connection,
+    name: &str,
+) -> Check<Vec<(String, String, i64, i64, String)>> {
+    let mut st = conn.prepare(
+        "SELECT kind, encoding, ranks_per_chunk, chunks, layout FROM packed_tables
+         WHERE puzzle = ?1 ORDER BY kind",
+    )?;
+    st.query_map([name], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    })?
+    .collect::<rusqlite::Result<_>>()
+    .or_else(|e| bad(format!("packed_tables is malformed: {e}")))
+}
+
 /// Where `generate` puts a puzzle's answers, and whether it stores solution counts.
 fn expected_storage(p: &Puzzle) -> (Storage, bool) {
     match p {
@@ -737,16 +754,7 @@ fn packed_graph(
             count_layout.describe().to_string(),
         ));
     }
-    let mut st = conn.prepare(
-        "SELECT kind, encoding, ranks_per_chunk, chunks, layout FROM packed_tables
-         WHERE puzzle = ?1 ORDER BY kind",
-    )?;
-    let stored: Vec<(String, String, i64, i64, String)> = st
-        .query_map([name], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-        })?
-        .collect::<rusqlite::Result<_>>()
-        .or_else(|e| bad(format!("packed_tables is malformed: {e}")))?;
+    let stored = packed_table_rows(conn, name)?;
     for (i, w) in want_tables.iter().enumerate() {
         let Some(s) = stored.get(i).filter(|s| s.0 == w.0) else {
             return bad(format!("packed_tables: the {} table is missing", w.0));
@@ -920,16 +928,7 @@ fn pattern_tables(conn: &Connection, name: &str, f: &Fifteen) -> Check<Derived> 
         name,
         &["positions", "peg_layers", "peg_matrix", "solutions"],
     )?;
-    let mut st = conn.prepare(
-        "SELECT kind, encoding, ranks_per_chunk, chunks, layout FROM packed_tables
-         WHERE puzzle = ?1 ORDER BY kind",
-    )?;
-    let stored: Vec<(String, String, i64, i64, String)> = st
-        .query_map([name], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-        })?
-        .collect::<rusqlite::Result<_>>()
-        .or_else(|e| bad(format!("packed_tables is malformed: {e}")))?;
+    let stored = packed_table_rows(conn, name)?;
     let mut derived = Derived {
         entries: 0,
         states: 0,
