@@ -4,6 +4,10 @@
 //! read them back from the file, and Korf's 100 instances solved with and without the
 //! reflected lookup (total of the optimal lengths, which must be 5305; mean and maximum
 //! nodes and seconds per instance), then `query` processes on a few instances.
+//! `-- --db PATH` skips the build and reads the tables of the partitions named from a file
+//! `generate` already wrote (the 7-8 tables take minutes to build).
+//! Each search is run twice: the plain IDA* of Korf 1985 and the search `query` uses
+//! (ordered children, pathmax), both over the same tables.
 //! Heavy: run it under `flock /work/wt/heavy.lock`.
 
 use std::process::Command;
@@ -13,6 +17,8 @@ use puzzlebase::generate::{self, Observer, Options, Summary};
 use puzzlebase::progress::{Progress, Silent};
 use puzzlebase::puzzles::fifteen;
 use puzzlebase::query::{Database, solve_loaded};
+use puzzlebase::search;
+use puzzlebase::search::Options as SearchOptions;
 
 struct Quiet;
 impl Observer for Quiet {
@@ -47,9 +53,15 @@ const NAME: &str = "fifteen";
 
 fn main() {
     let f = puzzle();
-    let mut parts: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| f.partitions().iter().any(|p| &p.name == a))
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let given = args
+        .iter()
+        .position(|a| a == "--db")
+        .map(|i| std::path::PathBuf::from(&args[i + 1]));
+    let mut parts: Vec<String> = args
+        .iter()
+        .filter(|a| f.partitions().iter().any(|p| &p.name == *a))
+        .cloned()
         .collect();
     if parts.is_empty() {
         parts.extend(f.built().iter().map(|p| p.name.clone()));
@@ -58,49 +70,97 @@ fn main() {
     assert_eq!(instances.len(), 100);
     let dir = tempfile::tempdir().unwrap();
     for part in &parts {
-        let db = dir.path().join(format!("fifteen-{part}.sqlite"));
-        let registry = fifteen::registry_building(std::slice::from_ref(part)).unwrap();
-        let opts = Options {
-            db: db.clone(),
-            only: vec![NAME.to_string()],
-            force: true,
+        let db = match &given {
+            Some(path) => path.clone(),
+            None => {
+                let db = dir.path().join(format!("fifteen-{part}.sqlite"));
+                let registry = fifteen::registry_building(std::slice::from_ref(part)).unwrap();
+                let opts = Options {
+                    db: db.clone(),
+                    only: vec![NAME.to_string()],
+                    force: true,
+                };
+                let t = Instant::now();
+                let summary =
+                    generate::generate_from(&opts, registry, Vec::new(), false, &Quiet).unwrap();
+                let build = t.elapsed().as_secs_f64();
+                let peak = summary[0].peak_memory.unwrap_or(0) as f64 / (1u64 << 30) as f64;
+                let size = std::fs::metadata(&db).unwrap().len() as f64 / 1e6;
+                println!(
+                    "{part}: generate (tables and file) {build:.1} s, peak {peak:.2} GiB, file {size:.1} MB"
+                );
+                db
+            }
         };
-        let t = Instant::now();
-        let summary = generate::generate_from(&opts, registry, Vec::new(), false, &Quiet).unwrap();
-        let build = t.elapsed().as_secs_f64();
-        let peak = summary[0].peak_memory.unwrap_or(0) as f64 / (1u64 << 30) as f64;
-        let size = std::fs::metadata(&db).unwrap().len() as f64 / 1e6;
-        println!(
-            "{part}: generate (tables and file) {build:.1} s, peak {peak:.2} GiB, file {size:.1} MB"
-        );
 
         let database = Database::open(&db).unwrap();
         for reflect in [false, true] {
             let loaded = database.pattern_tables(NAME, Some(part), reflect).unwrap();
             let label = if reflect { "with reflection" } else { "plain" };
-            let (mut total, mut nodes, mut max_nodes, mut secs, mut max_secs) =
-                (0u32, 0u64, 0u64, 0f64, 0f64);
-            let mut generated = 0u64;
-            for (id, published, cells) in &instances {
-                let a = solve_loaded(&loaded, NAME, cells).unwrap();
-                assert_eq!(a.distance, *published, "instance {id}");
-                total += a.distance;
-                nodes += a.expanded;
-                generated += a.generated;
-                max_nodes = max_nodes.max(a.expanded);
-                secs += a.seconds;
-                max_secs = max_secs.max(a.seconds);
-            }
+            let start: f64 = instances
+                .iter()
+                .map(|(_, _, c)| loaded.heuristic.estimate(c) as f64)
+                .sum::<f64>()
+                / 100.0;
+            // Each pattern's placements are equally likely over all positions, so the
+            // mean bound over every position is the sum of the tables' means.
+            let everywhere: f64 = loaded
+                .heuristic
+                .tables()
+                .map(|(_, t)| t.iter().map(|&v| v as u64).sum::<u64>() as f64 / t.len() as f64)
+                .sum();
             println!(
-                "{part} {label}: tables read in {:.3} s; Korf's 100: total length {total} (published 5305), \
-                 nodes expanded mean {:.0} max {max_nodes} (generated mean {:.0}), \
-                 seconds mean {:.4} max {max_secs:.3}, all 100 in {secs:.1} s",
+                "{part} {label}: tables read in {:.3} s; mean bound of the 100 starts {start:.3} \
+                 (without reflection, over all positions: {everywhere:.3})",
                 loaded.load_seconds,
-                nodes as f64 / 100.0,
-                generated as f64 / 100.0,
-                secs / 100.0,
             );
+            let only = |ordered, pathmax| SearchOptions { ordered, pathmax };
+            let runs = [
+                ("Korf's IDA*", SearchOptions::PLAIN),
+                ("ordered only", only(true, false)),
+                ("pathmax only", only(false, true)),
+                ("query's search (both)", SearchOptions::BEST),
+            ];
+            for (how, opts) in runs {
+                let (mut total, mut nodes, mut max_nodes, mut secs, mut max_secs) =
+                    (0u32, 0u64, 0u64, 0f64, 0f64);
+                let (mut generated, mut max_generated) = (0u64, 0u64);
+                for (id, published, cells) in &instances {
+                    let t = Instant::now();
+                    let a = search::solve_with(&loaded.heuristic, cells, opts).unwrap();
+                    let s = t.elapsed().as_secs_f64();
+                    assert_eq!(a.length, *published, "instance {id}");
+                    let path = search::replay(&loaded.heuristic, cells, &a.blanks).unwrap();
+                    assert_eq!(path.last().unwrap(), &f.goal(), "instance {id}");
+                    total += a.length;
+                    nodes += a.expanded;
+                    generated += a.generated;
+                    max_nodes = max_nodes.max(a.expanded);
+                    max_generated = max_generated.max(a.generated);
+                    secs += s;
+                    max_secs = max_secs.max(s);
+                }
+                println!(
+                    "{part} {label}, {how}: Korf's 100: total length {total} (published 5305), \
+                     nodes expanded mean {:.0} max {max_nodes}, generated mean {:.0} max {max_generated}, \
+                     seconds mean {:.4} max {max_secs:.4}, all 100 in {secs:.2} s",
+                    nodes as f64 / 100.0,
+                    generated as f64 / 100.0,
+                    secs / 100.0,
+                );
+            }
         }
+        // The in-process answer `query` gives (path replayed, answer assembled).
+        let loaded = database.pattern_tables(NAME, Some(part), true).unwrap();
+        let t = Instant::now();
+        for (id, published, cells) in &instances {
+            let a = solve_loaded(&loaded, NAME, cells).unwrap();
+            assert_eq!(a.distance, *published, "instance {id}");
+        }
+        println!(
+            "{part}: `solve_loaded` (query's answer, in process) mean {:.4} s",
+            t.elapsed().as_secs_f64() / 100.0
+        );
 
         let bin = env!("CARGO_BIN_EXE_puzzlebase");
         let mut walls = Vec::new();

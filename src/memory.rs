@@ -1,6 +1,7 @@
-//! Peak resident memory of this process, for the per-puzzle figures `generate` reports.
-//! Linux only (`/proc/self/status` and `/proc/self/clear_refs`); elsewhere nothing is
-//! measured and the figures are simply absent.
+//! Peak resident memory of this process, for the per-puzzle figures `generate` reports,
+//! and huge pages for large tables read at random. Linux only (`/proc/self/status`,
+//! `/proc/self/clear_refs`, `madvise`); elsewhere nothing is measured and the figures are
+//! simply absent, and tables keep ordinary pages.
 
 /// The process's peak resident set size in bytes (`VmHWM`), if the platform says.
 pub fn peak() -> Option<u64> {
@@ -15,4 +16,27 @@ pub fn peak() -> Option<u64> {
 pub fn reset_peak() -> bool {
     // Writing 5 to clear_refs resets the peak RSS (Linux 4.0 and later).
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// An empty vector with room for `len` bytes, in memory the kernel is asked to back with
+/// huge pages before it is first written: a table of hundreds of megabytes read at
+/// random (the pattern databases a search looks up) otherwise misses the TLB on nearly
+/// every read, and filling it takes a page fault every 4 KiB.
+pub fn huge_vec(len: usize) -> Vec<u8> {
+    let mut v = Vec::with_capacity(len);
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let ptr = v.as_mut_ptr() as usize;
+        let start = ptr.next_multiple_of(HUGE);
+        let end = (ptr + len) / HUGE * HUGE;
+        if end > start {
+            // SAFETY: the range lies inside the allocation just made; the advice only
+            // changes how its pages are backed, never their contents. Failure is harmless.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    v
 }

@@ -27,7 +27,12 @@ pub struct Heuristic {
     mirror: [u8; MAX_CELLS],
     /// The tile whose home is the reflection of this tile's home.
     relabel: [u8; MAX_CELLS],
-    /// Cells adjacent to each cell.
+    /// Position of each tile in its pattern's increasing list of tiles, and the weight
+    /// of that position in the placement rank.
+    index: [u8; MAX_CELLS],
+    weight: [u64; MAX_CELLS],
+    /// Cells adjacent to each cell, highest first: Korf's order of moves (see
+    /// [`Options::PLAIN`]).
     adjacent: Vec<Vec<u8>>,
     reflect: bool,
 }
@@ -120,9 +125,20 @@ impl Heuristic {
                     v.push(m.trailing_zeros() as u8);
                     m &= m - 1;
                 }
+                v.reverse();
                 v
             })
             .collect();
+        let mut index = [0u8; MAX_CELLS];
+        let mut weight = [0u64; MAX_CELLS];
+        for p in &patterns {
+            let k = p.tiles().len();
+            for (i, &t) in p.tiles().iter().enumerate() {
+                index[t as usize] = i as u8;
+                // P(n - 1 - i, k - 1 - i), as in `Pattern::rank`.
+                weight[t as usize] = (0..k - 1 - i).map(|m| (n - 1 - i - m) as u64).product();
+            }
+        }
         Ok(Heuristic {
             side,
             patterns,
@@ -130,6 +146,8 @@ impl Heuristic {
             owner,
             mirror,
             relabel,
+            index,
+            weight,
             adjacent,
             reflect,
         })
@@ -153,116 +171,109 @@ impl Heuristic {
 
     /// The bound for a whole arrangement (`cells[c]` = tile in cell `c`).
     pub fn estimate(&self, cells: &[u8]) -> u32 {
-        let s = State::new(self, cells);
-        s.h(self)
+        Search::new(self, cells, Options::PLAIN).h()
     }
 }
 
-/// The search's position: where every tile is, and every pattern's placement rank for
-/// the board and for its reflection, with the two sums.
-struct State {
-    /// `pos[t]` = cell of tile `t` (`pos[0]`: the blank).
-    pos: [u8; MAX_CELLS],
-    ranks: Vec<u64>,
-    mirrored: Vec<u64>,
-    sum: u32,
-    mirrored_sum: u32,
+/// How [`solve_with`] searches. Every setting finds an optimal solution (the bound stays
+/// admissible and the search exact); they differ in how many nodes it takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Evaluate every child before descending and try them in increasing order of their
+    /// bound, so that the last iteration meets a solution early.
+    pub ordered: bool,
+    /// Pathmax both ways (Felner et al. 2005, "bidirectional pathmax"): a child's bound
+    /// is at least its parent's minus one, and a parent whose child's bound exceeds the
+    /// iteration's by more than one move is cut at once, without trying its other children.
+    /// The tables are not consistent (an entry is a minimum over the blank's regions, so
+    /// neighbouring placements can differ by more than one), which is what this uses.
+    pub pathmax: bool,
 }
 
-impl State {
-    fn new(h: &Heuristic, cells: &[u8]) -> State {
-        let mut pos = [0u8; MAX_CELLS];
-        for (c, &t) in cells.iter().enumerate() {
-            pos[t as usize] = c as u8;
-        }
-        let mut s = State {
-            pos,
-            ranks: vec![0; h.patterns.len()],
-            mirrored: vec![0; h.patterns.len()],
-            sum: 0,
-            mirrored_sum: 0,
-        };
-        for j in 0..h.patterns.len() {
-            s.ranks[j] = s.rank(h, j);
-            s.sum += h.tables[j][s.ranks[j] as usize] as u32;
-            s.mirrored[j] = s.mirrored_rank(h, j);
-            s.mirrored_sum += h.tables[j][s.mirrored[j] as usize] as u32;
-        }
-        s
-    }
+impl Options {
+    /// Korf's 1985 IDA*: children in a fixed order (the blank moves up, left, right, down
+    /// in Korf's orientation, so down, right, left, up on this goal's board), each
+    /// generated only when the loop reaches it. With Manhattan distance as the bound it
+    /// generates exactly the nodes of Korf's published table (plus one for the start).
+    pub const PLAIN: Options = Options {
+        ordered: false,
+        pathmax: false,
+    };
+    /// What `query` uses: ordered children and pathmax.
+    pub const BEST: Options = Options {
+        ordered: true,
+        pathmax: true,
+    };
+}
 
-    fn rank(&self, h: &Heuristic, j: usize) -> u64 {
-        let p = &h.patterns[j];
-        let mut cells = [0u8; MAX_CELLS];
-        for (i, &t) in p.tiles().iter().enumerate() {
-            cells[i] = self.pos[t as usize];
-        }
-        p.rank(&cells[..p.tiles().len()])
-    }
-
-    /// Pattern `j`'s placement on the reflected board: its tile `t` stands where the
-    /// reflection puts tile `relabel[t]` (the relabelling is its own inverse).
-    fn mirrored_rank(&self, h: &Heuristic, j: usize) -> u64 {
-        let p = &h.patterns[j];
-        let mut cells = [0u8; MAX_CELLS];
-        for (i, &t) in p.tiles().iter().enumerate() {
-            cells[i] = h.mirror[self.pos[h.relabel[t as usize] as usize] as usize];
-        }
-        p.rank(&cells[..p.tiles().len()])
-    }
-
-    fn h(&self, h: &Heuristic) -> u32 {
-        if h.reflect {
-            self.sum.max(self.mirrored_sum)
-        } else {
-            self.sum
-        }
-    }
-
-    /// Moves tile `t` into the blank and updates the board's sum; the reflected sum is
-    /// updated by [`State::apply_mirrored`] only when the board's sum does not already
-    /// exceed the bound. Returns what [`State::undo`] restores.
-    #[inline]
-    fn apply(&mut self, h: &Heuristic, t: u8) -> Saved {
-        self.pos.swap(t as usize, 0);
-        let j = h.owner[t as usize] as usize;
-        let jm = h.owner[h.relabel[t as usize] as usize] as usize;
-        let saved = Saved {
-            rank: self.ranks[j],
-            sum: self.sum,
-            mirrored: self.mirrored[jm],
-            mirrored_sum: self.mirrored_sum,
-        };
-        self.ranks[j] = self.rank(h, j);
-        self.sum = self.sum + h.tables[j][self.ranks[j] as usize] as u32
-            - h.tables[j][saved.rank as usize] as u32;
-        saved
-    }
-
-    #[inline]
-    fn apply_mirrored(&mut self, h: &Heuristic, t: u8, saved: &Saved) {
-        let jm = h.owner[h.relabel[t as usize] as usize] as usize;
-        self.mirrored[jm] = self.mirrored_rank(h, jm);
-        self.mirrored_sum = self.mirrored_sum + h.tables[jm][self.mirrored[jm] as usize] as u32
-            - h.tables[jm][saved.mirrored as usize] as u32;
-    }
-
-    #[inline]
-    fn undo(&mut self, h: &Heuristic, t: u8, saved: &Saved) {
-        self.pos.swap(t as usize, 0);
-        self.ranks[h.owner[t as usize] as usize] = saved.rank;
-        self.sum = saved.sum;
-        self.mirrored[h.owner[h.relabel[t as usize] as usize] as usize] = saved.mirrored;
-        self.mirrored_sum = saved.mirrored_sum;
+impl Default for Options {
+    fn default() -> Options {
+        Options::BEST
     }
 }
 
-/// What undoing a move restores.
-struct Saved {
+/// A child of the node being expanded: the tile in `cell` slides into the blank.
+#[derive(Clone, Copy, Default)]
+struct Child {
+    cell: u8,
+    tile: u8,
+    /// Placement ranks of the moved tile's pattern on the board and of its reflected
+    /// tile's pattern on the reflected board, after the move.
     rank: u64,
-    sum: u32,
     mirrored: u64,
-    mirrored_sum: u32,
+    h: u32,
+}
+
+/// Asks the processor to bring a table entry into its cache: the entries a node's
+/// children need are requested together, so their memory latencies overlap.
+#[inline(always)]
+fn prefetch(table: &[u8], i: u64) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(p) = table.get(i as usize) {
+        // SAFETY: a hint about an address inside the table; nothing is read or written.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch(
+                p as *const u8 as *const i8,
+                std::arch::x86_64::_MM_HINT_T0,
+            )
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (table, i);
+}
+
+impl Heuristic {
+    /// The rank of the placement of tile `t`'s pattern after `t` moves from cell `a` to
+    /// the free adjacent cell `b`, from `rank` before the move, `tile_at` giving the
+    /// board. With `rank = sum_i d_i * w_i` and `d_i` = cell of the i-th tile minus the
+    /// earlier tiles in lower cells ([`crate::pattern`]), only tiles of the pattern in the
+    /// cells strictly between `a` and `b` change a digit besides `t`'s own: none for a move
+    /// along a row, at most `side - 1` along a column.
+    #[inline(always)]
+    fn moved_rank(&self, rank: u64, t: u8, a: u8, b: u8, tile_at: impl Fn(usize) -> u8) -> u64 {
+        let j = self.owner[t as usize];
+        let i = self.index[t as usize];
+        let (lo, hi) = (a.min(b) as usize, a.max(b) as usize);
+        let (mut earlier, mut later) = (0u64, 0u64);
+        for x in lo + 1..hi {
+            let u = tile_at(x) as usize;
+            if self.owner[u] == j {
+                if self.index[u] < i {
+                    earlier += 1;
+                } else {
+                    later += self.weight[u];
+                }
+            }
+        }
+        let delta =
+            (hi - lo) as u64 * self.weight[t as usize] - earlier * self.weight[t as usize] + later;
+        if b > a { rank + delta } else { rank - delta }
+    }
+
+    #[inline(always)]
+    fn entry(&self, j: u8, rank: u64) -> u32 {
+        self.tables[j as usize][rank as usize] as u32
+    }
 }
 
 /// Result of one depth-first iteration below a bound.
@@ -272,55 +283,224 @@ enum Probe {
     Exceeded(u32),
 }
 
+/// The search's position: the board both ways (tile per cell, cell per tile), every
+/// pattern's placement rank on the board and on its reflection, and the two sums.
 struct Search<'h> {
     h: &'h Heuristic,
-    state: State,
-    /// `cells[c]` = tile in cell `c`, kept beside `state.pos` for move generation.
+    opts: Options,
     cells: [u8; MAX_CELLS],
+    /// `pos[t]` = cell of tile `t` (`pos[0]`: the blank).
+    pos: [u8; MAX_CELLS],
+    ranks: [u64; MAX_CELLS],
+    mirrored: [u64; MAX_CELLS],
+    sum: u32,
+    mirrored_sum: u32,
     path: Vec<u8>,
     expanded: u64,
     generated: u64,
 }
 
 impl Search<'_> {
-    /// Searches below the current position, whose f-value is within `bound`.
-    fn dfs(&mut self, g: u32, bound: u32, previous: u8) -> Probe {
-        if self.state.sum == 0 {
+    fn new<'h>(h: &'h Heuristic, cells: &[u8], opts: Options) -> Search<'h> {
+        let mut s = Search {
+            h,
+            opts,
+            cells: [0; MAX_CELLS],
+            pos: [0; MAX_CELLS],
+            ranks: [0; MAX_CELLS],
+            mirrored: [0; MAX_CELLS],
+            sum: 0,
+            mirrored_sum: 0,
+            path: Vec::new(),
+            expanded: 0,
+            generated: 0,
+        };
+        s.cells[..cells.len()].copy_from_slice(cells);
+        for (c, &t) in cells.iter().enumerate() {
+            s.pos[t as usize] = c as u8;
+        }
+        for (j, p) in h.patterns.iter().enumerate() {
+            let mut at = [0u8; MAX_CELLS];
+            let mut mat = [0u8; MAX_CELLS];
+            for (i, &t) in p.tiles().iter().enumerate() {
+                at[i] = s.pos[t as usize];
+                // Pattern tile t stands, on the reflected board, where the reflection
+                // puts tile relabel[t] (the relabelling is its own inverse).
+                mat[i] = h.mirror[s.pos[h.relabel[t as usize] as usize] as usize];
+            }
+            let k = p.tiles().len();
+            s.ranks[j] = p.rank(&at[..k]);
+            s.mirrored[j] = p.rank(&mat[..k]);
+            s.sum += h.entry(j as u8, s.ranks[j]);
+            s.mirrored_sum += h.entry(j as u8, s.mirrored[j]);
+        }
+        s
+    }
+
+    fn h(&self) -> u32 {
+        if self.h.reflect {
+            self.sum.max(self.mirrored_sum)
+        } else {
+            self.sum
+        }
+    }
+
+    /// The move of the tile in `cell` into the blank, its ranks computed and its table
+    /// entries requested.
+    #[inline(always)]
+    fn child(&self, cell: u8) -> Child {
+        let h = self.h;
+        let blank = self.pos[0];
+        let t = self.cells[cell as usize];
+        let j = h.owner[t as usize];
+        let rank = h.moved_rank(self.ranks[j as usize], t, cell, blank, |x| self.cells[x]);
+        prefetch(&h.tables[j as usize], rank);
+        let mut mirrored = 0;
+        if h.reflect {
+            let mt = h.relabel[t as usize];
+            let jm = h.owner[mt as usize];
+            let (ma, mb) = (h.mirror[cell as usize], h.mirror[blank as usize]);
+            mirrored = h.moved_rank(self.mirrored[jm as usize], mt, ma, mb, |x| {
+                h.relabel[self.cells[h.mirror[x] as usize] as usize]
+            });
+            prefetch(&h.tables[jm as usize], mirrored);
+        }
+        Child {
+            cell,
+            tile: t,
+            rank,
+            mirrored,
+            h: 0,
+        }
+    }
+
+    /// The bound of a child: the board's sum with the moved tile's pattern read again,
+    /// and the same for the reflection.
+    #[inline(always)]
+    fn evaluate(&self, k: &Child) -> u32 {
+        let h = self.h;
+        let j = h.owner[k.tile as usize];
+        let sum = self.sum + h.entry(j, k.rank) - h.entry(j, self.ranks[j as usize]);
+        if !h.reflect {
+            return sum;
+        }
+        let jm = h.owner[h.relabel[k.tile as usize] as usize];
+        let msum =
+            self.mirrored_sum + h.entry(jm, k.mirrored) - h.entry(jm, self.mirrored[jm as usize]);
+        sum.max(msum)
+    }
+
+    /// Makes move `k`; returns what [`Search::undo`] restores.
+    #[inline(always)]
+    fn apply(&mut self, k: &Child) -> (u64, u64, u32, u32) {
+        let h = self.h;
+        let t = k.tile as usize;
+        let (j, jm) = (h.owner[t] as usize, h.owner[h.relabel[t] as usize] as usize);
+        let saved = (
+            self.ranks[j],
+            self.mirrored[jm],
+            self.sum,
+            self.mirrored_sum,
+        );
+        self.sum = self.sum + h.entry(j as u8, k.rank) - h.entry(j as u8, self.ranks[j]);
+        self.ranks[j] = k.rank;
+        if h.reflect {
+            self.mirrored_sum = self.mirrored_sum + h.entry(jm as u8, k.mirrored)
+                - h.entry(jm as u8, self.mirrored[jm]);
+            self.mirrored[jm] = k.mirrored;
+        }
+        let blank = self.pos[0];
+        self.cells[blank as usize] = k.tile;
+        self.cells[k.cell as usize] = 0;
+        self.pos[t] = blank;
+        self.pos[0] = k.cell;
+        saved
+    }
+
+    #[inline(always)]
+    fn undo(&mut self, k: &Child, saved: (u64, u64, u32, u32)) {
+        let h = self.h;
+        let t = k.tile as usize;
+        let (j, jm) = (h.owner[t] as usize, h.owner[h.relabel[t] as usize] as usize);
+        let blank = self.pos[t];
+        self.cells[blank as usize] = 0;
+        self.cells[k.cell as usize] = k.tile;
+        self.pos[t] = k.cell;
+        self.pos[0] = blank;
+        (
+            self.ranks[j],
+            self.mirrored[jm],
+            self.sum,
+            self.mirrored_sum,
+        ) = saved;
+    }
+
+    /// Searches below the current position, reached in `g` moves with bound `hp`.
+    fn dfs(&mut self, g: u32, hp: u32, bound: u32, previous: u8) -> Probe {
+        if self.sum == 0 {
             // Every pattern is home, so every tile is: the goal.
             return Probe::Found;
         }
         self.expanded += 1;
         let h = self.h;
-        let blank = self.state.pos[0];
-        let mut next = u32::MAX;
+        let blank = self.pos[0];
+        let mut kids = [Child::default(); 4];
+        let mut n = 0;
         for &c in &h.adjacent[blank as usize] {
-            if c == previous {
-                continue;
+            if c != previous {
+                kids[n] = self.child(c);
+                n += 1;
             }
-            self.generated += 1;
-            let t = self.cells[c as usize];
-            let saved = self.state.apply(h, t);
-            let mut f = g + 1 + self.state.sum;
-            if f <= bound && h.reflect {
-                self.state.apply_mirrored(h, t, &saved);
-                f = f.max(g + 1 + self.state.mirrored_sum);
+        }
+        let eager = self.opts.ordered || self.opts.pathmax;
+        if eager {
+            self.generated += n as u64;
+            let mut most = 0;
+            for k in &mut kids[..n] {
+                k.h = self.evaluate(k);
+                if self.opts.pathmax {
+                    k.h = k.h.max(hp.saturating_sub(1));
+                }
+                most = most.max(k.h);
             }
+            // This node is at least `most - 1` from the goal.
+            if self.opts.pathmax && g + most > bound + 1 {
+                return Probe::Exceeded(g + most - 1);
+            }
+            if self.opts.ordered {
+                for i in 1..n {
+                    let mut m = i;
+                    while m > 0 && kids[m - 1].h > kids[m].h {
+                        kids.swap(m - 1, m);
+                        m -= 1;
+                    }
+                }
+            }
+        }
+        let mut next = u32::MAX;
+        for k in &mut kids[..n] {
+            if !eager {
+                self.generated += 1;
+                k.h = self.evaluate(k);
+            }
+            let f = g + 1 + k.h;
             if f > bound {
                 next = next.min(f);
-                self.state.undo(h, t, &saved);
+                if self.opts.ordered {
+                    // The rest are no better.
+                    break;
+                }
                 continue;
             }
-            self.cells[blank as usize] = t;
-            self.cells[c as usize] = 0;
-            self.path.push(c);
-            match self.dfs(g + 1, bound, blank) {
+            let k = *k;
+            let saved = self.apply(&k);
+            self.path.push(k.cell);
+            match self.dfs(g + 1, k.h, bound, blank) {
                 Probe::Found => return Probe::Found,
                 Probe::Exceeded(x) => next = next.min(x),
             }
             self.path.pop();
-            self.cells[c as usize] = t;
-            self.cells[blank as usize] = 0;
-            self.state.undo(h, t, &saved);
+            self.undo(&k, saved);
         }
         Probe::Exceeded(next)
     }
@@ -330,19 +510,14 @@ impl Search<'_> {
 /// solvable (the caller checks the parity); `None` only if the tables say the goal is out
 /// of reach, which cannot happen for a solvable arrangement and complete tables.
 pub fn solve(h: &Heuristic, cells: &[u8]) -> Option<Solution> {
+    solve_with(h, cells, Options::BEST)
+}
+
+/// [`solve`], searching as `opts` says.
+pub fn solve_with(h: &Heuristic, cells: &[u8], opts: Options) -> Option<Solution> {
     assert_eq!(cells.len(), h.cells());
-    let mut board = [0u8; MAX_CELLS];
-    board[..cells.len()].copy_from_slice(cells);
-    let state = State::new(h, cells);
-    let mut search = Search {
-        h,
-        state,
-        cells: board,
-        path: Vec::new(),
-        expanded: 0,
-        generated: 0,
-    };
-    let mut bound = search.state.h(h);
+    let mut search = Search::new(h, cells, opts);
+    let mut bound = search.h();
     let mut iterations = Vec::new();
     loop {
         // Entries of 255 mark placements that cannot reach home.
@@ -350,7 +525,8 @@ pub fn solve(h: &Heuristic, cells: &[u8]) -> Option<Solution> {
             return None;
         }
         iterations.push(bound);
-        match search.dfs(0, bound, u8::MAX) {
+        let hp = search.h();
+        match search.dfs(0, hp, bound, u8::MAX) {
             Probe::Found => {
                 return Some(Solution {
                     length: search.path.len() as u32,
@@ -385,7 +561,7 @@ pub fn replay(h: &Heuristic, cells: &[u8], blanks: &[u8]) -> Option<Vec<Vec<u8>>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bfs::{Outputs, solve_with};
+    use crate::bfs::{self, Outputs};
     use crate::pattern::{Grid, build};
     use crate::progress::Silent;
     use crate::puzzles::sliding::Sliding;
@@ -404,18 +580,30 @@ mod tests {
         Heuristic::new(patterns, tables, reflect).unwrap()
     }
 
-    /// Every 400th position of the 8-puzzle, with and without the reflected lookup: the
-    /// search's lengths are the breadth-first distances, and the paths are real.
+    /// Every 400th position of the 8-puzzle, with and without the reflected lookup and
+    /// with every search option: the search's lengths are the breadth-first distances, and the paths are real.
     #[test]
     fn optimal_on_the_eight_puzzle() {
         let eight = Sliding::grid("eight", 3, 3);
-        let full = solve_with(&eight, Outputs::DISTANCES, &Silent).unwrap();
-        for reflect in [false, true] {
+        let full = bfs::solve_with(&eight, Outputs::DISTANCES, &Silent).unwrap();
+        let all = [
+            Options::PLAIN,
+            Options::BEST,
+            Options {
+                ordered: true,
+                pathmax: false,
+            },
+            Options {
+                ordered: false,
+                pathmax: true,
+            },
+        ];
+        for (reflect, opts) in [false, true].into_iter().flat_map(|r| all.map(|o| (r, o))) {
             let h = eight_heuristic(reflect);
             for r in (0..eight.size()).step_by(400) {
                 let cells = eight.unrank(r);
                 assert!(h.estimate(&cells) <= full.dist[r as usize] as u32);
-                let s = solve(&h, &cells).unwrap();
+                let s = solve_with(&h, &cells, opts).unwrap();
                 assert_eq!(s.length, full.dist[r as usize] as u32, "rank {r}");
                 let path = replay(&h, &cells, &s.blanks).unwrap();
                 assert_eq!(path.last().unwrap(), &[1, 2, 3, 4, 5, 6, 7, 8, 0]);
@@ -448,5 +636,109 @@ mod tests {
         let c = p(&[5, 6, 7]);
         let tc = vec![0; c.placements() as usize];
         assert!(Heuristic::new(vec![a, c], vec![ta, tc], true).is_err());
+    }
+
+    /// Tables of nothing but zeros for the patterns `tiles` of the 4x4 (allocated zeroed,
+    /// so the large ones cost no memory until read).
+    fn zero_heuristic(tiles: &[&[u8]], reflect: bool) -> Heuristic {
+        let g = Grid::new(4, 4);
+        let patterns: Vec<Pattern> = tiles
+            .iter()
+            .map(|t| Pattern::new(g.clone(), t).unwrap())
+            .collect();
+        let tables = patterns
+            .iter()
+            .map(|p| vec![0u8; p.placements() as usize])
+            .collect();
+        Heuristic::new(patterns, tables, reflect).unwrap()
+    }
+
+    /// The ranks updated move by move (on the board and on its reflection) equal the
+    /// ranks computed afresh from the whole board, along random walks with the 6-6-3 and
+    /// 7-8 patterns; and undoing every move restores the start.
+    #[test]
+    fn incremental_ranks_equal_full_ranks() {
+        let parts: [&[&[u8]]; 2] = [
+            &[&[1, 2, 5, 6, 9, 10], &[3, 4, 7, 8, 11, 12], &[13, 14, 15]],
+            &[&[1, 2, 3, 4, 5, 6, 7, 8], &[9, 10, 11, 12, 13, 14, 15]],
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for tiles in parts {
+            let h = zero_heuristic(tiles, true);
+            let goal: Vec<u8> = (1..16).chain([0]).collect();
+            let mut s = Search::new(&h, &goal, Options::BEST);
+            let mut done = Vec::new();
+            for _ in 0..3000 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let moves = &h.adjacent[s.pos[0] as usize];
+                let k = s.child(moves[(seed % moves.len() as u64) as usize]);
+                let saved = s.apply(&k);
+                done.push((k, saved));
+                let fresh = Search::new(&h, &s.cells[..16], Options::BEST);
+                assert_eq!(fresh.ranks, s.ranks, "{:?}", &s.cells[..16]);
+                assert_eq!(fresh.mirrored, s.mirrored, "{:?}", &s.cells[..16]);
+                assert_eq!(fresh.pos, s.pos);
+            }
+            while let Some((k, saved)) = done.pop() {
+                s.undo(&k, saved);
+            }
+            let start = Search::new(&h, &goal, Options::BEST);
+            assert_eq!(
+                (start.cells, start.ranks, start.mirrored),
+                (s.cells, s.ranks, s.mirrored)
+            );
+        }
+    }
+
+    /// The calibration of the node counts: with Manhattan distance as the bound (fifteen
+    /// patterns of one tile each, whose tables are exactly each tile's distance), the
+    /// plain search generates, on Korf's instances 12, 79 and 97, the nodes Korf's 1985
+    /// table gives for them (546,344, 540,860 and 1,002,927), counting the start as he
+    /// does. So `generated` counts what the literature counts.
+    #[test]
+    fn plain_search_generates_korfs_published_node_counts() {
+        let g = Grid::new(4, 4);
+        let patterns: Vec<Pattern> = (1..16u8)
+            .map(|t| Pattern::new(g.clone(), &[t]).unwrap())
+            .collect();
+        let tables = patterns
+            .iter()
+            .map(|p| build(p, &Silent).unwrap())
+            .collect();
+        let h = Heuristic::new(patterns, tables, false).unwrap();
+        let cases: [(u32, u32, u32, u64, [u8; 16]); 3] = [
+            (
+                12,
+                35,
+                45,
+                546_344,
+                [14, 1, 9, 6, 4, 8, 12, 5, 7, 2, 3, 0, 10, 11, 13, 15],
+            ),
+            (
+                79,
+                28,
+                42,
+                540_860,
+                [0, 1, 9, 7, 11, 13, 5, 3, 14, 12, 4, 2, 8, 6, 10, 15],
+            ),
+            (
+                97,
+                32,
+                44,
+                1_002_927,
+                [9, 14, 5, 7, 8, 15, 1, 2, 10, 4, 13, 6, 12, 0, 11, 3],
+            ),
+        ];
+        for (id, manhattan, length, published, korf) in cases {
+            let cells = crate::puzzles::fifteen::from_korf(&korf);
+            assert_eq!(h.estimate(&cells), manhattan, "instance {id}");
+            let plain = solve_with(&h, &cells, Options::PLAIN).unwrap();
+            assert_eq!(plain.length, length, "instance {id}");
+            assert_eq!(plain.generated + 1, published, "instance {id}");
+            let best = solve_with(&h, &cells, Options::BEST).unwrap();
+            assert_eq!(best.length, length, "instance {id}");
+        }
     }
 }
