@@ -21,7 +21,8 @@ pub fn reset_peak() -> bool {
 /// An empty vector with room for `len` bytes, in memory the kernel is asked to back with
 /// huge pages before it is first written: a table of hundreds of megabytes read at
 /// random (the pattern databases a search looks up) otherwise misses the TLB on nearly
-/// every read, and filling it takes a page fault every 4 KiB.
+/// every read. The first writes can then be slow (the kernel may compact memory to find
+/// 2 MiB pages), so this is for processes that read the table many times.
 pub fn huge_vec(len: usize) -> Vec<u8> {
     let mut v = Vec::with_capacity(len);
     #[cfg(target_os = "linux")]
