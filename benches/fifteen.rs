@@ -6,10 +6,10 @@
 //! nodes and seconds per instance), then `query` processes on a few instances.
 //! `-- --db PATH` skips the build and reads the tables of the partitions named from a file
 //! `generate` already wrote (the 7-8 tables take minutes to build).
-//! Each set of tables is searched by the plain IDA* of Korf 1985, by it with each of the
-//! search's improvements alone, and by the search `query` uses (ordered children and
-//! pathmax), all over the same tables moved to huge pages (as a long-lived process
-//! would); then once more as one `query` loads them (ordinary pages).
+//! Each set of tables is searched by the plain IDA* of Korf 1985 (what `query` runs), and
+//! by it with ordered children, with pathmax, and with both, all over the same tables
+//! moved to huge pages (as a long-lived process would); then once more as one `query`
+//! loads them (ordinary pages).
 //! Heavy: run it under `flock /work/wt/heavy.lock`.
 
 use std::process::Command;
@@ -121,10 +121,10 @@ fn main() {
             );
             let only = |ordered, pathmax| SearchOptions { ordered, pathmax };
             let runs = [
-                ("Korf's IDA*", SearchOptions::PLAIN),
+                ("Korf's IDA* (query's search)", SearchOptions::PLAIN),
                 ("ordered only", only(true, false)),
                 ("pathmax only", only(false, true)),
-                ("query's search (both)", SearchOptions::BEST),
+                ("ordered and pathmax", SearchOptions::FEWER_NODES),
             ];
             for (how, opts) in runs {
                 let (mut total, mut nodes, mut max_nodes, mut secs, mut max_secs) =
