@@ -392,12 +392,11 @@ impl ByteLayout {
         d.finish()
     }
 
-    /// Reassembles the table from chunks given one at a time ([`ByteDecoder::push`]),
-    /// in huge pages: the tables reassembled are searched at random.
+    /// Reassembles the table from chunks given one at a time ([`ByteDecoder::push`]).
     pub fn decoder(&self) -> ByteDecoder {
         ByteDecoder {
             layout: *self,
-            out: crate::memory::huge_vec(self.ranks as usize),
+            out: Vec::with_capacity(self.ranks as usize),
             next: 0,
             bad: false,
         }
