@@ -186,6 +186,14 @@ impl RunLayout {
         }
     }
 
+    /// The length of chunk `c`'s blob as [`RunLayout::encode_chunk`] writes it (0 past
+    /// the last chunk).
+    pub fn chunk_bytes(&self, c: u64) -> u64 {
+        let first = c.saturating_mul(self.blocks_per_chunk);
+        let blocks = self.blocks.saturating_sub(first).min(self.blocks_per_chunk);
+        blocks.saturating_mul(2 * self.runs.len() as u64)
+    }
+
     /// The distance of `rank` from the blob of its chunk; `None` where the goal is out of
     /// reach. `Err` when the blob is too short or the entry is impossible (a damaged file).
     pub fn distance(&self, chunk: &[u8], rank: u64) -> Result<Option<u8>, PackError> {
@@ -298,6 +306,13 @@ impl CountLayout {
             offset: 8 * (rank % self.ranks_per_chunk) as usize,
             step: 0,
         }
+    }
+
+    /// The length of chunk `c`'s blob as [`CountLayout::encode_chunk`] writes it (0 past
+    /// the last chunk).
+    pub fn chunk_bytes(&self, c: u64) -> u64 {
+        let first = c.saturating_mul(self.ranks_per_chunk);
+        (self.ranks.saturating_sub(first).min(self.ranks_per_chunk)).saturating_mul(8)
     }
 
     /// The count of `rank` from the blob of its chunk: `None` above `2^63 - 1`.
@@ -461,6 +476,10 @@ mod tests {
         let bytes: usize = chunks.iter().map(Vec::len).sum();
         assert_eq!(bytes as u64, 2 * l.blocks * l.runs.len() as u64);
         assert!(chunks.iter().all(|c| c.len() <= CHUNK_BYTES));
+        for (c, blob) in chunks.iter().enumerate() {
+            assert_eq!(l.chunk_bytes(c as u64), blob.len() as u64, "chunk {c}");
+        }
+        assert_eq!(l.chunk_bytes(l.chunks()), 0);
     }
 
     #[test]
@@ -596,6 +615,10 @@ mod tests {
             assert_eq!(l.count(&chunks[s.chunk as usize], r as u64), Ok(want));
         }
         assert_eq!(CountLayout::from_description(&l.describe()), Ok(l));
+        for (c, blob) in chunks.iter().enumerate() {
+            assert_eq!(l.chunk_bytes(c as u64), blob.len() as u64, "chunk {c}");
+        }
+        assert_eq!(l.chunk_bytes(l.chunks()), 0);
     }
 }
 
