@@ -127,6 +127,7 @@ fn run_case(rt: &tokio::runtime::Runtime, addr: SocketAddr, name: &str, seconds:
     }
     let paths = Arc::new(paths);
     let stop = Arc::new(AtomicBool::new(false));
+    let cpu_before = cpu_seconds();
     let started = Instant::now();
     let outcomes: Vec<Outcome> = rt.block_on(async {
         let tasks: Vec<_> = (0..CONNECTIONS)
@@ -148,6 +149,7 @@ fn run_case(rt: &tokio::runtime::Runtime, addr: SocketAddr, name: &str, seconds:
         all
     });
     let wall = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
     let mut lat: Vec<u32> = outcomes
         .iter()
         .flat_map(|o| o.latencies_us.iter().copied())
@@ -168,6 +170,27 @@ fn run_case(rt: &tokio::runtime::Runtime, addr: SocketAddr, name: &str, seconds:
         lat.last().map_or(f64::NAN, |&m| m as f64 / 1000.0),
         lat.len(),
     );
+    // CPU time of the process (server and client together) per lookup: unlike the
+    // rate, it does not depend on what else the shared machine is running.
+    if let Some(cpu) = cpu {
+        println!(
+            "{name:<8} process CPU {:.2} s of {:.2} s wall: {:.1} us per lookup (server + client)",
+            cpu,
+            wall,
+            cpu * 1e6 / lat.len().max(1) as f64
+        );
+    }
+}
+
+/// User plus system CPU seconds of this process so far (Linux: /proc/self/stat, in
+/// clock ticks of 1/100 s).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split(' ').collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
 }
 
 /// Answers random positions of `name` through the library on this thread, as the

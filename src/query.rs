@@ -462,7 +462,7 @@ impl Database {
             // Only solvable positions are rows, and their neighbours are solvable too.
             g.neighbors(rank, &mut nbs);
             for &nb in &nbs {
-                if rows.get(nb)?.is_some() {
+                if rows.facts(nb)?.is_some() {
                     return Err(self.inconsistent(format!(
                         "{name}: {} has no row but its neighbour of rank {nb} has one",
                         g.format(rank)
@@ -492,11 +492,11 @@ impl Database {
         while d > 0 {
             nbs.clear();
             g.neighbors(row.rank, &mut nbs);
-            let mut closer: Option<PositionRow> = None;
+            let mut closer: Option<u64> = None;
             let mut sum = Some(0u64);
             for &nb in &nbs {
-                let n = rows.get(nb)?;
-                let nd = n.as_ref().and_then(|n| n.distance);
+                let n = rows.facts(nb)?;
+                let nd = n.and_then(|n| n.distance);
                 if nd.is_none_or(|nd| nd + 1 < d || nd > d + 1) {
                     return Err(self.inconsistent(format!(
                         "{name}: {} at distance {d} has a neighbour of rank {nb} at distance {}",
@@ -509,8 +509,8 @@ impl Database {
                     if row.rank == rank {
                         sum = add_counts(sum, Solutions::from_stored(n.solutions));
                     }
-                    if closer.as_ref().is_none_or(|c| n.rank < c.rank) {
-                        closer = Some(n);
+                    if closer.is_none_or(|c| nb < c) {
+                        closer = Some(nb);
                     }
                 }
             }
@@ -518,7 +518,10 @@ impl Database {
                 self.check_count(name, &first.state, solutions, sum)?;
             }
             let next = closer
-                .filter(|c| Some(c.rank) == row.next_rank)
+                .filter(|&c| Some(c) == row.next_rank)
+                .map(|c| rows.get(c))
+                .transpose()?
+                .flatten()
                 .ok_or_else(|| {
                     self.inconsistent(format!(
                         "{name}: the next position stored for {} (rank {:?}) is not its \
@@ -1017,7 +1020,7 @@ impl Database {
                 for nb in nbs {
                     let distance = match &packed {
                         Some(t) => t.distance(nb)?,
-                        None => rows.get(nb)?.and_then(|r| r.distance),
+                        None => rows.facts(nb)?.and_then(|r| r.distance),
                     };
                     let state = g.format(nb);
                     out.push(MoveOption {

@@ -14,6 +14,7 @@
 //! left where it is, and that puzzle's answers keep reading the file, so they fail or
 //! succeed exactly as they would without the copy.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -131,6 +132,15 @@ impl RowTable {
             next_rank: flag(HAS_NEXT).then_some(s.next_rank),
             solutions: flag(HAS_SOLUTIONS).then_some(s.solutions),
             mv: None,
+        })
+    }
+
+    fn facts(&self, rank: u64) -> Option<RowFacts> {
+        let s = self.slots.get(usize::try_from(rank).ok()?)?;
+        let flag = |f: u8| s.flags & f != 0;
+        flag(HAS_ROW).then_some(RowFacts {
+            distance: flag(HAS_DISTANCE).then_some(s.distance),
+            solutions: flag(HAS_SOLUTIONS).then_some(s.solutions),
         })
     }
 
@@ -330,15 +340,56 @@ impl Database {
 
 /// The row source `query` walks: the file, or the server's copy of it.
 pub(super) enum Rows<'a> {
-    File { db: &'a Database, name: &'a str },
+    File {
+        db: &'a Database,
+        name: &'a str,
+        /// Rows read by [`Rows::facts`] since the last [`Rows::get`], which takes its
+        /// row from here rather than reading it again.
+        seen: RefCell<Vec<PositionRow>>,
+    },
     Memory(Arc<RowTable>),
 }
 
+/// What a walk needs of a neighbour's row.
+#[derive(Clone, Copy)]
+pub(super) struct RowFacts {
+    pub(super) distance: Option<u8>,
+    pub(super) solutions: Option<u64>,
+}
+
 impl Rows<'_> {
+    /// The row of `rank`, if stored.
     pub(super) fn get(&self, rank: u64) -> Result<Option<PositionRow>> {
         match self {
-            Rows::File { db, name } => db.row(name, rank),
+            Rows::File { db, name, seen } => {
+                let mut seen = seen.borrow_mut();
+                let row = match seen.iter().position(|r| r.rank == rank) {
+                    Some(i) => Some(seen.swap_remove(i)),
+                    None => db.row(name, rank)?,
+                };
+                seen.clear();
+                Ok(row)
+            }
             Rows::Memory(t) => Ok(t.get(rank)),
+        }
+    }
+
+    /// The distance and count of `rank`'s row, if stored (from memory without copying
+    /// its state text).
+    pub(super) fn facts(&self, rank: u64) -> Result<Option<RowFacts>> {
+        match self {
+            Rows::File { db, name, seen } => {
+                let Some(row) = db.row(name, rank)? else {
+                    return Ok(None);
+                };
+                let facts = RowFacts {
+                    distance: row.distance,
+                    solutions: row.solutions,
+                };
+                seen.borrow_mut().push(row);
+                Ok(Some(facts))
+            }
+            Rows::Memory(t) => Ok(t.facts(rank)),
         }
     }
 }
@@ -348,7 +399,11 @@ impl Database {
     pub(super) fn rows<'a>(&'a self, name: &'a str) -> Rows<'a> {
         match self.resident.as_ref().and_then(|r| r.get(name)) {
             Some(Tables::Rows(t)) => Rows::Memory(t),
-            _ => Rows::File { db: self, name },
+            _ => Rows::File {
+                db: self,
+                name,
+                seen: RefCell::new(Vec::new()),
+            },
         }
     }
 
