@@ -46,7 +46,7 @@ struct Outcome {
 
 async fn client(
     addr: SocketAddr,
-    paths: Arc<Vec<String>>,
+    paths: Arc<Vec<hyper::Uri>>,
     start: usize,
     stop: Arc<AtomicBool>,
 ) -> Outcome {
@@ -69,9 +69,10 @@ async fn client(
         };
         tokio::spawn(conn);
         while !stop.load(Ordering::Relaxed) {
-            let path = &paths[i % paths.len()];
+            // A parsed address is shared, not copied: the client costs little per request.
+            let uri = paths[i % paths.len()].clone();
             i += 1;
-            let req = hyper::Request::get(path.as_str())
+            let req = hyper::Request::get(uri)
                 .header(hyper::header::HOST, "bench")
                 .body(Empty::<Bytes>::new())
                 .unwrap();
@@ -125,6 +126,7 @@ fn run_case(rt: &tokio::runtime::Runtime, addr: SocketAddr, name: &str, seconds:
         ),
         None => println!("{name:<8} first lookup failed"),
     }
+    let paths: Vec<hyper::Uri> = paths.iter().map(|p| p.parse().unwrap()).collect();
     let paths = Arc::new(paths);
     let stop = Arc::new(AtomicBool::new(false));
     let cpu_before = cpu_seconds();

@@ -176,11 +176,12 @@ impl RunLayout {
 
     /// Where `rank`'s entry is. `rank` must be below [`RunLayout::ranks`].
     pub fn locate(&self, rank: u64) -> Slot {
-        let (b, p) = (rank / self.block, (rank % self.block) as usize);
+        let (b, p) = div_rem(rank, self.block);
+        let p = p as usize;
         let i = self.run_of[p] as usize;
-        let within = b % self.blocks_per_chunk;
+        let (chunk, within) = div_rem(b, self.blocks_per_chunk);
         Slot {
-            chunk: b / self.blocks_per_chunk,
+            chunk,
             offset: 2 * (within as usize * self.runs.len() + i),
             step: p as u8 - self.runs[i].0,
         }
@@ -246,6 +247,15 @@ impl RunLayout {
             }
         }
         Ok(out)
+    }
+}
+
+/// `(a / d, a % d)`, in 32 bits when both fit: several times faster than 64-bit division
+/// on common x86 cores, and a served answer locates a few hundred ranks.
+fn div_rem(a: u64, d: u64) -> (u64, u64) {
+    match (u32::try_from(a), u32::try_from(d)) {
+        (Ok(a), Ok(d)) => ((a / d) as u64, (a % d) as u64),
+        _ => (a / d, a % d),
     }
 }
 
