@@ -1,7 +1,10 @@
 //! Load benchmark of `puzzlebase serve`: the server and 64 keep-alive client connections
 //! in one process on loopback, each asking for random positions of `eight` and then
-//! `eleven` for a fixed time. Prints requests per second, p50/p99/max latency and the
-//! number of failed requests (any status but 200, or a broken connection).
+//! `eleven` for a fixed time. Prints requests per second, p50/p99/max latency, the
+//! number of failed requests (any status but 200, or a broken connection) and the
+//! process's CPU time per lookup. The first lookup of each puzzle, which copies its
+//! tables into memory, is timed on its own; before HTTP, the same answers are timed in
+//! process on one thread, read from the file and from memory.
 //!
 //! `cargo bench --bench serve` reads `data/puzzles.sqlite` (or `PUZZLEBASE_DB`), which
 //! must hold `eight` and `eleven` (`puzzlebase generate`). `SERVE_BENCH_SECONDS` sets
@@ -46,7 +49,7 @@ struct Outcome {
 
 async fn client(
     addr: SocketAddr,
-    paths: Arc<Vec<String>>,
+    paths: Arc<Vec<hyper::Uri>>,
     start: usize,
     stop: Arc<AtomicBool>,
 ) -> Outcome {
@@ -69,9 +72,10 @@ async fn client(
         };
         tokio::spawn(conn);
         while !stop.load(Ordering::Relaxed) {
-            let path = &paths[i % paths.len()];
+            // A parsed address is shared, not copied: the client costs little per request.
+            let uri = paths[i % paths.len()].clone();
             i += 1;
-            let req = hyper::Request::get(path.as_str())
+            let req = hyper::Request::get(uri)
                 .header(hyper::header::HOST, "bench")
                 .body(Empty::<Bytes>::new())
                 .unwrap();
@@ -100,8 +104,35 @@ fn run_case(rt: &tokio::runtime::Runtime, addr: SocketAddr, name: &str, seconds:
         .into_iter()
         .map(|s| format!("/api/puzzles/{name}/positions/{s}"))
         .collect();
+    // The server copies a puzzle's tables into memory on its first lookup: that one is
+    // timed on its own, outside the measured load.
+    let first = rt.block_on(async {
+        let t = Instant::now();
+        let stream = tokio::net::TcpStream::connect(addr).await.ok()?;
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .ok()?;
+        tokio::spawn(conn);
+        let req = hyper::Request::get(paths[0].as_str())
+            .header(hyper::header::HOST, "bench")
+            .body(Empty::<Bytes>::new())
+            .ok()?;
+        let resp = sender.send_request(req).await.ok()?;
+        let status = resp.status();
+        resp.into_body().collect().await.ok()?;
+        Some((status, t.elapsed()))
+    });
+    match first {
+        Some((status, t)) => println!(
+            "{name:<8} first lookup (loads the tables): {status}, {:.3} s",
+            t.as_secs_f64()
+        ),
+        None => println!("{name:<8} first lookup failed"),
+    }
+    let paths: Vec<hyper::Uri> = paths.iter().map(|p| p.parse().unwrap()).collect();
     let paths = Arc::new(paths);
     let stop = Arc::new(AtomicBool::new(false));
+    let cpu_before = cpu_seconds();
     let started = Instant::now();
     let outcomes: Vec<Outcome> = rt.block_on(async {
         let tasks: Vec<_> = (0..CONNECTIONS)
@@ -123,6 +154,7 @@ fn run_case(rt: &tokio::runtime::Runtime, addr: SocketAddr, name: &str, seconds:
         all
     });
     let wall = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
     let mut lat: Vec<u32> = outcomes
         .iter()
         .flat_map(|o| o.latencies_us.iter().copied())
@@ -143,6 +175,50 @@ fn run_case(rt: &tokio::runtime::Runtime, addr: SocketAddr, name: &str, seconds:
         lat.last().map_or(f64::NAN, |&m| m as f64 / 1000.0),
         lat.len(),
     );
+    // CPU time of the process (server and client together) per lookup: unlike the
+    // rate, it does not depend on what else the shared machine is running.
+    if let Some(cpu) = cpu {
+        println!(
+            "{name:<8} process CPU {:.2} s of {:.2} s wall: {:.1} us per lookup (server + client)",
+            cpu,
+            wall,
+            cpu * 1e6 / lat.len().max(1) as f64
+        );
+    }
+}
+
+/// User plus system CPU seconds of this process so far (Linux: /proc/self/stat, in
+/// clock ticks of 1/100 s).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split(' ').collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// Answers random positions of `name` through the library on this thread, as the
+/// server does for one request (one read transaction, the JSON text).
+fn library_only(db: &puzzlebase::query::Database, name: &str, from: &str) {
+    let states = positions(name, 20_000);
+    let t = Instant::now();
+    let mut ok = 0;
+    let mut bytes = 0;
+    for s in &states {
+        if let Ok(v) = db.snapshot(|db| puzzlebase::answers::position(db, name, s)) {
+            ok += 1;
+            bytes += v.to_string().len();
+        }
+    }
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "{name:<8} library only, 1 thread, {from}: {:>9.0} lookups/s, {:>6.1} us each ({ok} of {} answered, {} bytes of JSON on average)",
+        states.len() as f64 / secs,
+        secs * 1e6 / states.len() as f64,
+        states.len(),
+        bytes / ok.max(1),
+    );
 }
 
 fn main() {
@@ -158,26 +234,29 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(10);
-    // The same answers without HTTP, one thread: what the server adds on top.
-    if let Ok(direct) = puzzlebase::query::Database::open_for_serving(&db) {
+    // The same answers without HTTP, one thread: what the server adds on top. First
+    // read from the file, then from the copy in memory the server makes.
+    if let Ok(mut direct) = puzzlebase::query::Database::open_for_serving(&db) {
         for name in ["eight", "eleven"] {
             if !(filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()))) {
                 continue;
             }
-            let states = positions(name, 2000);
-            let t = Instant::now();
-            let mut ok = 0;
-            for s in &states {
-                ok += direct
-                    .snapshot(|db| puzzlebase::answers::position(db, name, s))
-                    .is_ok() as usize;
+            library_only(&direct, name, "from the file");
+        }
+        let resident = puzzlebase::query::Resident::new();
+        direct.share_resident(resident.clone());
+        for name in ["eight", "eleven"] {
+            if !(filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()))) {
+                continue;
             }
-            let secs = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let held = direct.load_resident(name);
             println!(
-                "{name:<8} library only, 1 thread: {:>9.0} lookups/s ({ok} of {} answered)",
-                states.len() as f64 / secs,
-                states.len()
+                "{name:<8} copied into memory in {:.3} s: {held:?}, {:.1} MB held in all",
+                t.elapsed().as_secs_f64(),
+                resident.bytes() as f64 / 1e6
             );
+            library_only(&direct, name, "from memory");
         }
     }
     let app = match puzzlebase::server::router(&db) {

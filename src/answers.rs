@@ -126,6 +126,7 @@ pub fn arrangement(name: &str, a: &ArrangementAnswer) -> Value {
 /// its moves, so that a client can walk back from a dead end.
 pub fn position(db: &Database, name: &str, text: &str) -> Result<Value> {
     let (p, _) = db.puzzle(name)?;
+    let p = &*p;
     if matches!(p, Puzzle::Magic(_) | Puzzle::Tour(_)) {
         return Ok(arrangement(name, &db.arrangement(name, text)?));
     }
@@ -204,6 +205,7 @@ const TOURS_LISTED: usize = 60;
 /// solutions per sum or the tours.
 pub fn puzzle(db: &Database, name: &str) -> Result<Value> {
     let (p, i) = db.puzzle(name)?;
+    let p = &*p;
     let definition: Value = serde_json::from_str(&i.definition).unwrap_or(Value::Null);
     let mut obj = info(&i);
     obj["definition"] = definition;

@@ -176,14 +176,23 @@ impl RunLayout {
 
     /// Where `rank`'s entry is. `rank` must be below [`RunLayout::ranks`].
     pub fn locate(&self, rank: u64) -> Slot {
-        let (b, p) = (rank / self.block, (rank % self.block) as usize);
+        let (b, p) = div_rem(rank, self.block);
+        let p = p as usize;
         let i = self.run_of[p] as usize;
-        let within = b % self.blocks_per_chunk;
+        let (chunk, within) = div_rem(b, self.blocks_per_chunk);
         Slot {
-            chunk: b / self.blocks_per_chunk,
+            chunk,
             offset: 2 * (within as usize * self.runs.len() + i),
             step: p as u8 - self.runs[i].0,
         }
+    }
+
+    /// The length of chunk `c`'s blob as [`RunLayout::encode_chunk`] writes it (0 past
+    /// the last chunk).
+    pub fn chunk_bytes(&self, c: u64) -> u64 {
+        let first = c.saturating_mul(self.blocks_per_chunk);
+        let blocks = self.blocks.saturating_sub(first).min(self.blocks_per_chunk);
+        blocks.saturating_mul(2 * self.runs.len() as u64)
     }
 
     /// The distance of `rank` from the blob of its chunk; `None` where the goal is out of
@@ -238,6 +247,15 @@ impl RunLayout {
             }
         }
         Ok(out)
+    }
+}
+
+/// `(a / d, a % d)`, in 32 bits when both fit: several times faster than 64-bit division
+/// on common x86 cores, and a served answer locates a few hundred ranks.
+fn div_rem(a: u64, d: u64) -> (u64, u64) {
+    match (u32::try_from(a), u32::try_from(d)) {
+        (Ok(a), Ok(d)) => ((a / d) as u64, (a % d) as u64),
+        _ => (a / d, a % d),
     }
 }
 
@@ -298,6 +316,13 @@ impl CountLayout {
             offset: 8 * (rank % self.ranks_per_chunk) as usize,
             step: 0,
         }
+    }
+
+    /// The length of chunk `c`'s blob as [`CountLayout::encode_chunk`] writes it (0 past
+    /// the last chunk).
+    pub fn chunk_bytes(&self, c: u64) -> u64 {
+        let first = c.saturating_mul(self.ranks_per_chunk);
+        (self.ranks.saturating_sub(first).min(self.ranks_per_chunk)).saturating_mul(8)
     }
 
     /// The count of `rank` from the blob of its chunk: `None` above `2^63 - 1`.
@@ -461,6 +486,10 @@ mod tests {
         let bytes: usize = chunks.iter().map(Vec::len).sum();
         assert_eq!(bytes as u64, 2 * l.blocks * l.runs.len() as u64);
         assert!(chunks.iter().all(|c| c.len() <= CHUNK_BYTES));
+        for (c, blob) in chunks.iter().enumerate() {
+            assert_eq!(l.chunk_bytes(c as u64), blob.len() as u64, "chunk {c}");
+        }
+        assert_eq!(l.chunk_bytes(l.chunks()), 0);
     }
 
     #[test]
@@ -596,6 +625,10 @@ mod tests {
             assert_eq!(l.count(&chunks[s.chunk as usize], r as u64), Ok(want));
         }
         assert_eq!(CountLayout::from_description(&l.describe()), Ok(l));
+        for (c, blob) in chunks.iter().enumerate() {
+            assert_eq!(l.chunk_bytes(c as u64), blob.len() as u64, "chunk {c}");
+        }
+        assert_eq!(l.chunk_bytes(l.chunks()), 0);
     }
 }
 

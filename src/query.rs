@@ -3,11 +3,14 @@
 //! whose positions are solved by search over its stored pattern databases ([`fifteen`]).
 
 mod fifteen;
+mod resident;
 pub use fifteen::{LoadedTables, SearchAnswer, answers_by_search, solve_loaded};
+pub use resident::Resident;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rusqlite::Connection;
 use thiserror::Error;
@@ -162,6 +165,11 @@ pub struct Database {
     /// so a check holds for the connection's life; a server answering many lookups on
     /// one connection then hashes each definition once.
     checked: RefCell<HashMap<String, PuzzleInfo>>,
+    /// Puzzles already built, by name (see [`Database::known`]).
+    puzzles: RefCell<HashMap<String, Arc<Puzzle>>>,
+    /// Tables kept in memory for this reader and others over the same file (the
+    /// server's), read instead of the file where present ([`resident`]).
+    resident: Option<Arc<Resident>>,
 }
 
 impl Database {
@@ -170,6 +178,8 @@ impl Database {
             conn: store::open_read(path)?,
             path: path.to_path_buf(),
             checked: RefCell::new(HashMap::new()),
+            puzzles: RefCell::new(HashMap::new()),
+            resident: None,
         })
     }
 
@@ -202,10 +212,23 @@ impl Database {
     }
 
     /// The puzzle's definition and its stored metadata, checked to belong together.
-    pub fn puzzle(&self, name: &str) -> Result<(Puzzle, PuzzleInfo)> {
-        let p = known(&self.conn, name)?;
+    pub fn puzzle(&self, name: &str) -> Result<(Arc<Puzzle>, PuzzleInfo)> {
+        let p = self.known(name)?;
         let info = self.info(&p)?;
         Ok((p, info))
+    }
+
+    /// [`known`], built once per connection: building a puzzle parses its definition
+    /// (some 10 µs), which an answer would otherwise do several times. The connection
+    /// is read-only and files are replaced rather than rewritten, so what the file says
+    /// of a puzzle holds for the connection's life, as for `checked`.
+    fn known(&self, name: &str) -> Result<Arc<Puzzle>> {
+        if let Some(p) = self.puzzles.borrow().get(name) {
+            return Ok(p.clone());
+        }
+        let p = Arc::new(known(&self.conn, name)?);
+        (self.puzzles.borrow_mut()).insert(name.to_string(), p.clone());
+        Ok(p)
     }
 
     /// The stored metadata of a known puzzle, checked to come from its definition.
@@ -239,7 +262,8 @@ impl Database {
     /// The text is checked before the file, so a malformed position is reported as such
     /// even for a puzzle that has not been generated.
     pub fn state(&self, name: &str, text: &str) -> Result<StateAnswer> {
-        let p = known(&self.conn, name)?;
+        let p = self.known(name)?;
+        let p = &*p;
         match &p {
             Puzzle::Graph(g) => {
                 let rank = g.parse(text)?;
@@ -271,6 +295,7 @@ impl Database {
     /// Like [`Database::state`] for the puzzle's own starting position.
     pub fn start(&self, name: &str) -> Result<StateAnswer> {
         let (p, info) = self.puzzle(name)?;
+        let p = &*p;
         match &p {
             Puzzle::Graph(g) => {
                 let rank = g
@@ -431,12 +456,13 @@ impl Database {
         text: &str,
     ) -> Result<StateAnswer> {
         let name = g.name();
+        let rows = self.rows(name);
         let mut nbs = Vec::new();
-        let Some(first) = self.row(name, rank)? else {
+        let Some(first) = rows.get(rank)? else {
             // Only solvable positions are rows, and their neighbours are solvable too.
             g.neighbors(rank, &mut nbs);
             for &nb in &nbs {
-                if self.row(name, nb)?.is_some() {
+                if rows.facts(nb)?.is_some() {
                     return Err(self.inconsistent(format!(
                         "{name}: {} has no row but its neighbour of rank {nb} has one",
                         g.format(rank)
@@ -466,11 +492,11 @@ impl Database {
         while d > 0 {
             nbs.clear();
             g.neighbors(row.rank, &mut nbs);
-            let mut closer: Option<PositionRow> = None;
+            let mut closer: Option<u64> = None;
             let mut sum = Some(0u64);
             for &nb in &nbs {
-                let n = self.row(name, nb)?;
-                let nd = n.as_ref().and_then(|n| n.distance);
+                let n = rows.facts(nb)?;
+                let nd = n.and_then(|n| n.distance);
                 if nd.is_none_or(|nd| nd + 1 < d || nd > d + 1) {
                     return Err(self.inconsistent(format!(
                         "{name}: {} at distance {d} has a neighbour of rank {nb} at distance {}",
@@ -483,8 +509,8 @@ impl Database {
                     if row.rank == rank {
                         sum = add_counts(sum, Solutions::from_stored(n.solutions));
                     }
-                    if closer.as_ref().is_none_or(|c| n.rank < c.rank) {
-                        closer = Some(n);
+                    if closer.is_none_or(|c| nb < c) {
+                        closer = Some(nb);
                     }
                 }
             }
@@ -492,7 +518,10 @@ impl Database {
                 self.check_count(name, &first.state, solutions, sum)?;
             }
             let next = closer
-                .filter(|c| Some(c.rank) == row.next_rank)
+                .filter(|&c| Some(c) == row.next_rank)
+                .map(|c| rows.get(c))
+                .transpose()?
+                .flatten()
                 .ok_or_else(|| {
                     self.inconsistent(format!(
                         "{name}: the next position stored for {} (rank {:?}) is not its \
@@ -653,6 +682,7 @@ impl Database {
     /// positions than classes times symmetries.
     pub fn layers(&self, name: &str) -> Result<Vec<store::PegLayerRow>> {
         let (p, info) = self.puzzle(name)?;
+        let p = &*p;
         let rows = store::peg_layers(&self.conn, name).map_err(self.sql())?;
         if rows.is_empty() {
             return Err(self.not_applicable("--layers", &p));
@@ -692,6 +722,7 @@ impl Database {
     /// The start x finish matrix of a peg board.
     pub fn matrix(&self, name: &str) -> Result<Vec<Vec<Option<u8>>>> {
         let (p, _) = self.puzzle(name)?;
+        let p = &*p;
         let m = store::peg_matrix(&self.conn, name).map_err(self.sql())?;
         if m.is_empty() {
             return Err(self.not_applicable("--matrix", &p));
@@ -710,7 +741,7 @@ impl Database {
 
     /// Refuses options that need a full table for a puzzle answered by search.
     fn full_table(&self, option: &str, name: &str) -> Result<()> {
-        match known(&self.conn, name)? {
+        match *self.known(name)? {
             Puzzle::Patterns(_) => Err(QueryError::NoFullTable {
                 option: option.into(),
                 puzzle: name.into(),
@@ -725,6 +756,7 @@ impl Database {
     pub fn longest(&self, name: &str) -> Result<LongestAnswer> {
         self.full_table("--longest", name)?;
         let (p, info) = self.puzzle(name)?;
+        let p = &*p;
         let max = info.max_distance;
         let at_max = store::histogram(&self.conn, name)
             .map_err(self.sql())?
@@ -796,6 +828,7 @@ impl Database {
     pub fn histogram(&self, name: &str) -> Result<Histogram> {
         self.full_table("--histogram", name)?;
         let (p, info) = self.puzzle(name)?;
+        let p = &*p;
         if let Puzzle::Magic(_) = p {
             let mut by_value = std::collections::BTreeMap::new();
             for v in self.solutions(name, None)?.values {
@@ -826,6 +859,7 @@ impl Database {
     /// Every solution of an enumeration puzzle, one per equivalence class.
     pub fn all(&self, name: &str) -> Result<ListAnswer> {
         let (p, _) = self.puzzle(name)?;
+        let p = &*p;
         if !matches!(p, Puzzle::Magic(_) | Puzzle::Tour(_)) {
             return Err(self.not_applicable("--all", &p));
         }
@@ -835,6 +869,7 @@ impl Database {
     /// The canonical magic triangles with side sum `sum`.
     pub fn sum(&self, name: &str, sum: i64) -> Result<ListAnswer> {
         let (p, _) = self.puzzle(name)?;
+        let p = &*p;
         if !matches!(p, Puzzle::Magic(_)) {
             return Err(self.not_applicable("--sum", &p));
         }
@@ -845,7 +880,8 @@ impl Database {
     /// row is checked against the puzzle's rule before any is served, so that a row
     /// whose stored value is wrong cannot silently drop out of a `--sum` answer.
     fn solutions(&self, name: &str, value: Option<i64>) -> Result<CheckedSolutions> {
-        let p = known(&self.conn, name)?;
+        let p = self.known(name)?;
+        let p = &*p;
         let mut rows = store::solutions(&self.conn, name, true, None).map_err(self.sql())?;
         for r in &rows {
             let ok = match &p {
@@ -966,7 +1002,8 @@ impl Database {
     /// and that position's distance, best first (then by resulting position). The
     /// position itself need not be able to reach the goal.
     pub fn moves(&self, name: &str, text: &str) -> Result<Vec<MoveOption>> {
-        let p = known(&self.conn, name)?;
+        let p = self.known(name)?;
+        let p = &*p;
         let mut out = match &p {
             Puzzle::Graph(g) => {
                 let rank = g.parse(text)?;
@@ -978,11 +1015,12 @@ impl Database {
                     Storage::Packed => Some(PackedReader::open(self, g.as_ref())?),
                     _ => None,
                 };
+                let rows = self.rows(g.name());
                 let mut out = Vec::with_capacity(nbs.len());
                 for nb in nbs {
                     let distance = match &packed {
                         Some(t) => t.distance(nb)?,
-                        None => self.row(g.name(), nb)?.and_then(|r| r.distance),
+                        None => rows.facts(nb)?.and_then(|r| r.distance),
                     };
                     let state = g.format(nb);
                     out.push(MoveOption {
@@ -1026,7 +1064,8 @@ impl Database {
 
     /// An enumeration puzzle's view of one arrangement (the magic triangle, tours).
     pub fn arrangement(&self, name: &str, text: &str) -> Result<ArrangementAnswer> {
-        let p = known(&self.conn, name)?;
+        let p = self.known(name)?;
+        let p = &*p;
         match &p {
             Puzzle::Magic(m) => {
                 let digits = m.parse(text)?;
@@ -1103,46 +1142,74 @@ fn add_counts(sum: Option<u64>, count: Solutions) -> Option<u64> {
     }
 }
 
-/// The packed tables of one puzzle, read chunk by chunk as lookups need them. A path
-/// visits a few dozen chunks, so each is read once and kept for the rest of the query.
+/// A packed puzzle's distance layout (checked to be the shape its definition gives) and
+/// solution count layout, as stored in `packed_tables`.
+fn packed_layouts(db: &Database, g: &dyn GraphPuzzle) -> Result<(RunLayout, Option<CountLayout>)> {
+    let name = g.name();
+    let bad = |what: &str| db.inconsistent(format!("{name}: {what}"));
+    let layout = |kind: &str| -> Result<Option<serde_json::Value>> {
+        let Some((text, _)) = store::packed_table(&db.conn, name, kind).map_err(db.sql())? else {
+            return Ok(None);
+        };
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|_| bad("its packed layout"))
+    };
+    let distance = layout("distance")?
+        .and_then(|v| RunLayout::from_description(&v).ok())
+        .filter(|l| g.packing().is_some_and(|want| want.same_shape(l)))
+        .ok_or_else(|| bad("its packed distance table"))?;
+    let counts = match layout("solutions")? {
+        None => None,
+        Some(v) => {
+            Some(CountLayout::from_description(&v).map_err(|_| bad("its packed solution counts"))?)
+        }
+    };
+    Ok((distance, counts))
+}
+
+/// The packed tables of one puzzle, read chunk by chunk as lookups need them: from the
+/// file (a path visits a few dozen chunks, so each is read once and kept for the rest
+/// of the query), or from the server's in-memory copy.
 struct PackedReader<'a> {
     db: &'a Database,
     name: &'a str,
-    distance: RunLayout,
-    counts: Option<CountLayout>,
-    chunks: RefCell<HashMap<(&'static str, u64), Vec<u8>>>,
+    source: ChunkSource,
+}
+
+enum ChunkSource {
+    File {
+        distance: RunLayout,
+        counts: Option<CountLayout>,
+        chunks: RefCell<HashMap<(&'static str, u64), Vec<u8>>>,
+    },
+    Memory(Arc<resident::PackedTables>),
 }
 
 impl<'a> PackedReader<'a> {
     fn open(db: &'a Database, g: &'a dyn GraphPuzzle) -> Result<PackedReader<'a>> {
         let name = g.name();
-        let bad = |what: &str| db.inconsistent(format!("{name}: {what}"));
-        let layout = |kind: &str| -> Result<Option<serde_json::Value>> {
-            let Some((text, _)) = store::packed_table(&db.conn, name, kind).map_err(db.sql())?
-            else {
-                return Ok(None);
-            };
-            serde_json::from_str(&text)
-                .map(Some)
-                .map_err(|_| bad("its packed layout"))
+        let source = match db.resident_packed(name) {
+            Some(t) => ChunkSource::Memory(t),
+            None => {
+                let (distance, counts) = packed_layouts(db, g)?;
+                ChunkSource::File {
+                    distance,
+                    counts,
+                    chunks: RefCell::new(HashMap::new()),
+                }
+            }
         };
-        let distance = layout("distance")?
-            .and_then(|v| RunLayout::from_description(&v).ok())
-            .filter(|l| g.packing().is_some_and(|want| want.same_shape(l)))
-            .ok_or_else(|| bad("its packed distance table"))?;
-        let counts = match layout("solutions")? {
-            None => None,
-            Some(v) => Some(
-                CountLayout::from_description(&v).map_err(|_| bad("its packed solution counts"))?,
-            ),
-        };
-        Ok(PackedReader {
-            db,
-            name,
-            distance,
-            counts,
-            chunks: RefCell::new(HashMap::new()),
-        })
+        Ok(PackedReader { db, name, source })
+    }
+
+    fn layouts(&self) -> (&RunLayout, Option<&CountLayout>) {
+        match &self.source {
+            ChunkSource::File {
+                distance, counts, ..
+            } => (distance, counts.as_ref()),
+            ChunkSource::Memory(t) => (&t.distance, t.counts.as_ref()),
+        }
     }
 
     /// Runs `read` on the blob of chunk `chunk` of table `kind`, reading it if needed.
@@ -1152,7 +1219,16 @@ impl<'a> PackedReader<'a> {
         chunk: u64,
         read: impl FnOnce(&[u8]) -> Option<T>,
     ) -> Result<T> {
-        let mut chunks = self.chunks.borrow_mut();
+        let chunks = match &self.source {
+            ChunkSource::Memory(t) => {
+                let blob = t
+                    .chunk(kind, chunk)
+                    .ok_or_else(|| self.bad_chunk(kind, chunk))?;
+                return read(blob).ok_or_else(|| self.bad_chunk(kind, chunk));
+            }
+            ChunkSource::File { chunks, .. } => chunks,
+        };
+        let mut chunks = chunks.borrow_mut();
         let blob = match chunks.entry((kind, chunk)) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => e.insert(
@@ -1172,12 +1248,13 @@ impl<'a> PackedReader<'a> {
     }
 
     fn distance(&self, rank: u64) -> Result<Option<u8>> {
-        let chunk = self.distance.locate(rank).chunk;
-        self.with_chunk("distance", chunk, |b| self.distance.distance(b, rank).ok())
+        let l = self.layouts().0;
+        let chunk = l.locate(rank).chunk;
+        self.with_chunk("distance", chunk, |b| l.distance(b, rank).ok())
     }
 
     fn solutions(&self, rank: u64) -> Result<Solutions> {
-        let Some(l) = &self.counts else {
+        let Some(l) = self.layouts().1 else {
             return Ok(Solutions::NotStored);
         };
         let count =

@@ -4,7 +4,10 @@
 //!
 //! A SQLite connection is not `Sync`, so each lookup borrows a read-only [`Database`]
 //! from a small pool and returns it afterwards: position lookups (short and bounded) on
-//! the worker thread itself, the larger puzzle pages on tokio's blocking threads.
+//! the worker thread itself, the larger puzzle pages on tokio's blocking threads. The
+//! move puzzles' position tables are copied into memory ([`Resident`]) on a puzzle's
+//! first position lookup, on a blocking thread; the pooled connections then read them
+//! from there, so that a lookup costs microseconds rather than dozens of SQLite reads.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -23,7 +26,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 use crate::answers;
-use crate::query::{Database, QueryError};
+use crate::query::{Database, QueryError, Resident};
 use crate::space::StateError;
 
 /// The page and its script and style, compiled in: the page works without a network.
@@ -102,6 +105,8 @@ async fn reply_uri_too_long(mut stream: tokio::net::TcpStream) -> std::io::Resul
 struct Pool {
     path: PathBuf,
     idle: Mutex<Vec<Database>>,
+    /// The tables every connection of the pool reads from memory.
+    resident: Arc<Resident>,
 }
 
 impl Pool {
@@ -109,7 +114,11 @@ impl Pool {
         let db = self.idle.lock().map(|mut v| v.pop()).unwrap_or(None);
         let db = match db {
             Some(db) => db,
-            None => Database::open_for_serving(&self.path)?,
+            None => {
+                let mut db = Database::open_for_serving(&self.path)?;
+                db.share_resident(self.resident.clone());
+                db
+            }
         };
         let out = f(&db);
         if let Ok(mut v) = self.idle.lock() {
@@ -224,9 +233,19 @@ async fn position(
     args: Result<UrlPath<(String, String)>, PathRejection>,
 ) -> Result<Response, ApiError> {
     let UrlPath((name, state)) = args.map_err(bad_path)?;
-    let answer = lookup_now(&pool, |db| {
-        db.snapshot(|db| answers::position(db, &name, &state))
-    })?;
+    let answer = if pool.resident.settled(&name) {
+        lookup_now(&pool, |db| {
+            db.snapshot(|db| answers::position(db, &name, &state))
+        })?
+    } else {
+        // The puzzle's first lookup: copy its tables into memory (up to a second for
+        // eleven's 120 MB) away from the workers, then answer.
+        lookup(pool.clone(), move |db| {
+            let _ = db.load_resident(&name);
+            db.snapshot(|db| answers::position(db, &name, &state))
+        })
+        .await?
+    };
     // A position from which the goal cannot be reached is refused like any unsolvable
     // state, but its answer still carries the board and its legal moves, so that a
     // client which played into a dead end can show it and step back.
@@ -280,10 +299,13 @@ async fn limit_uri(req: Request, next: Next) -> Response {
 /// The application: the page, its assets and the JSON API over the file at `db`,
 /// which is opened read-only (once here, so a missing or foreign file fails at once).
 pub fn router(db: &Path) -> Result<Router, QueryError> {
-    let first = Database::open_for_serving(db)?;
+    let resident = Resident::new();
+    let mut first = Database::open_for_serving(db)?;
+    first.share_resident(resident.clone());
     let pool = Arc::new(Pool {
         path: db.to_path_buf(),
         idle: Mutex::new(vec![first]),
+        resident,
     });
     Ok(Router::new()
         .route(

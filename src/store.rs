@@ -636,6 +636,23 @@ pub fn position(
     .optional()
 }
 
+/// Calls `each` with every stored position row of `puzzle`, by rank (one range read of
+/// the primary key): what a reader that keeps a puzzle's rows in memory loads.
+pub fn for_each_position(
+    conn: &Connection,
+    puzzle: &str,
+    mut each: impl FnMut(PositionRow),
+) -> rusqlite::Result<()> {
+    let mut st = conn.prepare(
+        "SELECT rank, state, distance, next_rank, solutions, move FROM positions WHERE puzzle = ?1 ORDER BY rank",
+    )?;
+    let mut rows = st.query([puzzle])?;
+    while let Some(r) = rows.next()? {
+        each(position_from_row(r)?);
+    }
+    Ok(())
+}
+
 /// The layout (JSON) and chunk count of a packed table, if the puzzle has one of `kind`.
 pub fn packed_table(
     conn: &Connection,

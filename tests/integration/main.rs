@@ -13,6 +13,7 @@ mod others;
 mod packed;
 mod peg;
 mod properties;
+mod resident;
 mod serve;
 mod sliding;
 mod util;
