@@ -82,6 +82,66 @@ pub fn perm_unrank(mut rank: u64, out: &mut [u8]) -> u8 {
     (digit_sum & 1) as u8
 }
 
+/// The Lehmer digits of the permutation of `0..digits.len()` whose lexicographic rank is
+/// `rank` (`digits[i]` = how many later elements are smaller than element `i`, so that
+/// `rank = sum digits[i] * (len - 1 - i)!`), for lengths up to 16.
+///
+/// Same digits as [`perm_unrank`] reads, but one division per digit, each by a constant:
+/// the length is dispatched to a copy of the loop with a fixed radix sequence, which the
+/// compiler turns into multiplications (a division by a variable is the most expensive
+/// instruction of an unrank, and the solver unranks once per visited block).
+pub fn lehmer_digits(rank: u64, digits: &mut [u8]) {
+    fn fixed<const N: usize>(mut rank: u64, digits: &mut [u8]) {
+        let digits: &mut [u8; N] = digits.try_into().unwrap();
+        for i in (0..N).rev() {
+            let radix = (N - i) as u64;
+            digits[i] = (rank % radix) as u8;
+            rank /= radix;
+        }
+    }
+    debug_assert!(digits.len() <= 16 && rank < FACT[digits.len()]);
+    match digits.len() {
+        0 => {}
+        1 => fixed::<1>(rank, digits),
+        2 => fixed::<2>(rank, digits),
+        3 => fixed::<3>(rank, digits),
+        4 => fixed::<4>(rank, digits),
+        5 => fixed::<5>(rank, digits),
+        6 => fixed::<6>(rank, digits),
+        7 => fixed::<7>(rank, digits),
+        8 => fixed::<8>(rank, digits),
+        9 => fixed::<9>(rank, digits),
+        10 => fixed::<10>(rank, digits),
+        11 => fixed::<11>(rank, digits),
+        12 => fixed::<12>(rank, digits),
+        13 => fixed::<13>(rank, digits),
+        14 => fixed::<14>(rank, digits),
+        15 => fixed::<15>(rank, digits),
+        16 => fixed::<16>(rank, digits),
+        n => panic!("lehmer_digits supports at most 16 elements, not {n}"),
+    }
+}
+
+/// The permutation whose Lehmer digits are `digits` (see [`lehmer_digits`]), written
+/// into `out`; returns its parity (the digit sum modulo 2), as [`perm_unrank`] does.
+pub fn perm_from_digits(digits: &[u8], out: &mut [u8]) -> u8 {
+    let n = out.len();
+    debug_assert!(digits.len() == n && n <= 32);
+    let mut unused: u32 = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+    let mut digit_sum = 0u32;
+    for (slot, &digit) in out.iter_mut().zip(digits) {
+        digit_sum += digit as u32;
+        let mut m = unused;
+        for _ in 0..digit {
+            m &= m - 1;
+        }
+        let v = m.trailing_zeros();
+        *slot = v as u8;
+        unused &= !(1 << v);
+    }
+    (digit_sum & 1) as u8
+}
+
 /// Number of inversions of `seq` modulo 2 (0 even, 1 odd). Works for any distinct values.
 pub fn parity(seq: &[u8]) -> u8 {
     let mut inv = 0u32;
@@ -140,6 +200,25 @@ mod tests {
                 assert!(q.as_slice() < p.as_slice());
             }
             prev = Some(p.to_vec());
+        }
+    }
+
+    #[test]
+    fn digits_give_the_same_permutation_as_unrank() {
+        for n in [1usize, 5, 8, 11, 12] {
+            let mut p = vec![0u8; n];
+            let mut q = vec![0u8; n];
+            let mut digits = vec![0u8; n];
+            let step = (FACT[n] / 5000).max(1);
+            for r in (0..FACT[n]).step_by(step as usize).chain([FACT[n] - 1]) {
+                let par = perm_unrank(r, &mut p);
+                lehmer_digits(r, &mut digits);
+                for (i, &d) in digits.iter().enumerate() {
+                    assert_eq!(d as u64, r / FACT[n - 1 - i] % (n - i) as u64);
+                }
+                assert_eq!(perm_from_digits(&digits, &mut q), par);
+                assert_eq!(p, q, "n {n} rank {r}");
+            }
         }
     }
 

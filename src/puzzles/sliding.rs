@@ -31,7 +31,7 @@ use serde_json::json;
 
 use crate::definitions::Source;
 use crate::packed::RunLayout;
-use crate::rank::{FACT, parity, perm_rank, perm_unrank};
+use crate::rank::{FACT, lehmer_digits, parity, perm_from_digits, perm_rank, perm_unrank};
 use crate::space::{GraphPuzzle, StateError, StateSpace};
 
 /// Most cells a sliding puzzle may have (ranks of the tiles must fit the factorial table).
@@ -424,10 +424,14 @@ impl Sliding {
             let mut cache = cache.borrow_mut();
             let lehmer = if self.colour.is_some() { 2 * t } else { t };
             if cache.puzzle != self.id || cache.t != t {
-                cache.parity = perm_unrank(lehmer, &mut cache.tiles[..m]);
-                for i in 0..m {
-                    cache.digits[i] = (lehmer / FACT[m - 1 - i] % (m - i) as u64) as u8;
-                }
+                let BlockCache {
+                    tiles,
+                    digits,
+                    parity,
+                    ..
+                } = &mut *cache;
+                lehmer_digits(lehmer, &mut digits[..m]);
+                *parity = perm_from_digits(&digits[..m], &mut tiles[..m]);
                 cache.puzzle = self.id;
                 cache.t = t;
             }
