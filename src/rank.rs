@@ -126,18 +126,18 @@ pub fn lehmer_digits(rank: u64, digits: &mut [u8]) {
 /// into `out`; returns its parity (the digit sum modulo 2), as [`perm_unrank`] does.
 pub fn perm_from_digits(digits: &[u8], out: &mut [u8]) -> u8 {
     let n = out.len();
-    debug_assert!(digits.len() == n && n <= 32);
-    let mut unused: u32 = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+    debug_assert!(digits.len() == n && n <= 16);
+    // The unused values in increasing order, four bits each: the digit-th is picked and
+    // cut out by shifts alone, with no loop whose length depends on the digit (a
+    // mispredicted branch per digit costs more than the whole selection).
+    let mut unused: u64 = 0xFEDC_BA98_7654_3210;
     let mut digit_sum = 0u32;
     for (slot, &digit) in out.iter_mut().zip(digits) {
         digit_sum += digit as u32;
-        let mut m = unused;
-        for _ in 0..digit {
-            m &= m - 1;
-        }
-        let v = m.trailing_zeros();
-        *slot = v as u8;
-        unused &= !(1 << v);
+        let at = 4 * digit as u32;
+        *slot = ((unused >> at) & 0xF) as u8;
+        let below = unused & ((1u64 << at) - 1);
+        unused = below | ((unused >> at >> 4) << at);
     }
     (digit_sum & 1) as u8
 }
