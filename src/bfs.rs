@@ -324,7 +324,7 @@ impl Tables {
     fn pull_level<S: StateSpace + ?Sized>(&self, space: &S, d: u8, count_here: bool) -> (u64, u64) {
         // Reading eight distances at once is sound only while no other thread writes
         // them: during a pull each thread writes only the ranks of its own chunks.
-        let by_words = !count_here && (self.dist.as_ptr() as usize) % 8 == 0;
+        let by_words = !count_here && (self.dist.as_ptr() as usize).is_multiple_of(8);
         (0..self.marks[0].len())
             .into_par_iter()
             .map_init(Batch::default, |batch, ci| {
@@ -332,7 +332,11 @@ impl Tables {
                 let range = self.chunk_range(ci);
                 let mut r = range.start;
                 while r < range.end {
-                    if by_words && r % 8 == 0 && r + 8 <= range.end && !self.any_unreached8(r) {
+                    if by_words
+                        && r.is_multiple_of(8)
+                        && r + 8 <= range.end
+                        && !self.any_unreached8(r)
+                    {
                         r += 8;
                         continue;
                     }
