@@ -125,21 +125,31 @@ pub fn lehmer_digits(rank: u64, digits: &mut [u8]) {
 /// The permutation whose Lehmer digits are `digits` (see [`lehmer_digits`]), written
 /// into `out`; returns its parity (the digit sum modulo 2), as [`perm_unrank`] does.
 pub fn perm_from_digits(digits: &[u8], out: &mut [u8]) -> u8 {
-    let n = out.len();
-    debug_assert!(digits.len() == n && n <= 16);
-    // The unused values in increasing order, four bits each: the digit-th is picked and
-    // cut out by shifts alone, with no loop whose length depends on the digit (a
-    // mispredicted branch per digit costs more than the whole selection).
-    let mut unused: u64 = 0xFEDC_BA98_7654_3210;
+    debug_assert!(digits.len() == out.len() && out.len() <= 16);
+    perm_from_digits_in(digits, ALL_VALUES, out).0
+}
+
+/// The values `0..16` in increasing order, four bits each: the pool of
+/// [`perm_from_digits_in`] for a whole permutation.
+pub const ALL_VALUES: u64 = 0xFEDC_BA98_7654_3210;
+
+/// [`perm_from_digits`] for a stretch of a permutation: `digit[i]` picks the element
+/// `out[i]` among the values still in `pool` (sorted, four bits each, lowest first), which
+/// then leaves it. Returns the digit sum modulo 2 and the pool left over, from which the
+/// rest of the permutation is picked.
+pub fn perm_from_digits_in(digits: &[u8], mut pool: u64, out: &mut [u8]) -> (u8, u64) {
+    // The digit-th value is picked and cut out by shifts alone, with no loop whose
+    // length depends on the digit (a mispredicted branch per digit costs more than the
+    // whole selection).
     let mut digit_sum = 0u32;
     for (slot, &digit) in out.iter_mut().zip(digits) {
         digit_sum += digit as u32;
         let at = 4 * digit as u32;
-        *slot = ((unused >> at) & 0xF) as u8;
-        let below = unused & ((1u64 << at) - 1);
-        unused = below | ((unused >> at >> 4) << at);
+        *slot = ((pool >> at) & 0xF) as u8;
+        let below = pool & ((1u64 << at) - 1);
+        pool = below | ((pool >> at >> 4) << at);
     }
-    (digit_sum & 1) as u8
+    ((digit_sum & 1) as u8, pool)
 }
 
 /// Number of inversions of `seq` modulo 2 (0 even, 1 odd). Works for any distinct values.
