@@ -4,7 +4,8 @@
 //! and a query on it against the same query on `six`), `-- twelve` the same for the 2x6,
 //! `-- english33` the 33-hole central game, and `-- engine` the engine against a naive
 //! single-thread breadth-first search on the 3x4 and the 2x6, with a breakdown of where
-//! the engine's time goes. Add `only` to skip the default figures.
+//! the engine's time goes (`engine-eleven` or `engine-twelve` for one of them). Add
+//! `only` to skip the default figures.
 
 use std::process::Command;
 use std::time::Instant;
@@ -67,8 +68,12 @@ fn main() {
     if args.iter().any(|a| a == "twelve") {
         packed(dir.path(), "twelve");
     }
-    if args.iter().any(|a| a == "engine") {
-        for (name, rows, cols) in [("eleven", 3, 4), ("twelve", 2, 6)] {
+    // `engine` measures both grids; `engine-eleven` or `engine-twelve` just one.
+    for (name, rows, cols) in [("eleven", 3, 4), ("twelve", 2, 6)] {
+        if args
+            .iter()
+            .any(|a| a == "engine" || *a == format!("engine-{name}"))
+        {
             engine(dir.path(), name, rows, cols);
         }
     }

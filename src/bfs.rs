@@ -161,9 +161,10 @@ pub fn solve_with<S: StateSpace + ?Sized>(
     let mut unvisited = n;
     let mut d: u8 = 0;
     // The size of level `d` as its discovery counted it: exact for the goals and after a
-    // pull, an overcount by the rare ranks two threads claimed at once after a push.
-    // The scan that expands the level counts it exactly.
+    // pull (`exact`), an overcount by the rare ranks two threads claimed at once after a
+    // push, in which case the scan that expands the level counts it exactly.
     let mut approx = goals;
+    let mut exact = true;
     while approx > 0 {
         if d == UNREACHED - 1 {
             return Err(SolveError::TooDeep { max: UNREACHED - 1 });
@@ -171,15 +172,16 @@ pub fn solve_with<S: StateSpace + ?Sized>(
         t.clear_marks(d + 1);
         // Pull once the unexplored part is no larger than a few frontiers: scanning it
         // then costs less than expanding the frontier, since a pushed rank writes at
-        // random where a pulled one writes in order (see the `generate` bench's
-        // breakdown; the ratio is a rough choice, not a tuned one).
+        // random where a pulled one writes in order. On `eleven`, ratios 1 and 2 spent
+        // more CPU than 3 (the `generate` bench's breakdown); it is not tuned finer.
         let started = Instant::now();
         let pulled = unvisited.saturating_sub(approx) <= PULL_RATIO * approx;
-        let (size, found) = if pulled {
-            t.pull_level(space, d)
+        let (here, found) = if pulled {
+            t.pull_level(space, d, !exact)
         } else {
             t.push_level(space, d)
         };
+        let size = if pulled && exact { approx } else { here };
         expansions.push(Expansion {
             pulled,
             seconds: started.elapsed().as_secs_f64(),
@@ -188,6 +190,7 @@ pub fn solve_with<S: StateSpace + ?Sized>(
         progress.advance(size);
         levels.push(size);
         approx = found;
+        exact = pulled;
         d += 1;
     }
 
@@ -261,94 +264,91 @@ impl Tables {
     /// miss before the next could start; plain ones let those misses overlap.
     fn push_level<S: StateSpace + ?Sized>(&self, space: &S, d: u8) -> (u64, u64) {
         let marks = &self.marks[d as usize % 2];
-        let (want_next, want_count) = (!self.next.is_empty(), !self.count.is_empty());
         (0..marks.len())
             .into_par_iter()
             .filter(|&ci| marks[ci].load(Relaxed))
-            .map(|ci| {
+            .map_init(Batch::default, |batch, ci| {
                 let (mut here, mut found) = (0u64, 0u64);
-                let mut buf = Vec::with_capacity(16);
                 for r in self.chunk_range(ci) {
                     if self.dist[r].load(Relaxed) != d {
                         continue;
                     }
                     here += 1;
-                    let c = self.count.get(r).map_or(0, |c| c.load(Relaxed));
-                    buf.clear();
-                    space.neighbors(r as u64, &mut buf);
-                    for &nb in &buf {
-                        let i = nb as usize;
-                        let cell = &self.dist[i];
-                        let mut nd = cell.load(Relaxed);
-                        if nd == UNREACHED {
-                            cell.store(d + 1, Relaxed);
-                            self.mark(d + 1, i);
-                            found += 1;
-                            nd = d + 1;
-                        }
-                        if nd == d + 1 {
-                            if want_next {
-                                self.next[i].fetch_min(r as u32, Relaxed);
-                            }
-                            if want_count {
-                                let _ = self.count[i]
-                                    .fetch_update(Relaxed, Relaxed, |old| Some(add_counts(old, c)));
-                            }
-                        }
+                    if batch.add(space, r, &self.dist) {
+                        found += self.claim(batch, d);
                     }
                 }
+                found += self.claim(batch, d);
                 (here, found)
             })
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
     }
 
-    /// Scans every unreached rank for neighbours at distance `d`; such a rank joins level
-    /// `d + 1` with the sum of their counts. Writes only its own entries. Returns the sizes
-    /// of levels `d` and `d + 1`, both exact.
-    fn pull_level<S: StateSpace + ?Sized>(&self, space: &S, d: u8) -> (u64, u64) {
-        let distances_only = self.next.is_empty() && self.count.is_empty();
-        (0..self.marks[0].len())
-            .into_par_iter()
-            .map(|ci| {
-                let (mut here, mut found) = (0u64, 0u64);
-                let mut buf = Vec::with_capacity(16);
-                for r in self.chunk_range(ci) {
-                    let cell = &self.dist[r];
-                    let now = cell.load(Relaxed);
-                    if now != UNREACHED {
-                        here += (now == d) as u64;
-                        continue;
+    /// The second half of [`Tables::push_level`] for a batch of ranks at distance `d`:
+    /// their neighbours, generated and prefetched, are claimed. Empties the batch and
+    /// returns the number of ranks claimed.
+    fn claim(&self, batch: &mut Batch, d: u8) -> u64 {
+        let (want_next, want_count) = (!self.next.is_empty(), !self.count.is_empty());
+        let mut found = 0;
+        for (r, nbs) in batch.drain() {
+            let c = self.count.get(r).map_or(0, |c| c.load(Relaxed));
+            for &nb in nbs {
+                let i = nb as usize;
+                let cell = &self.dist[i];
+                let mut nd = cell.load(Relaxed);
+                if nd == UNREACHED {
+                    cell.store(d + 1, Relaxed);
+                    self.mark(d + 1, i);
+                    found += 1;
+                    nd = d + 1;
+                }
+                if nd == d + 1 {
+                    if want_next {
+                        self.next[i].fetch_min(r as u32, Relaxed);
                     }
-                    buf.clear();
-                    space.neighbors(r as u64, &mut buf);
-                    let at_d = |nb: &u64| self.dist[*nb as usize].load(Relaxed) == d;
-                    if distances_only {
-                        // One neighbour at `d` settles it; no need to look at the rest.
-                        if buf.iter().any(at_d) {
-                            cell.store(d + 1, Relaxed);
-                            found += 1;
-                        }
-                        continue;
-                    }
-                    let mut sum = 0u64;
-                    let mut best = NO_NEXT;
-                    for nb in buf.iter().filter(|nb| at_d(nb)) {
-                        best = best.min(*nb as u32);
-                        if let Some(c) = self.count.get(*nb as usize) {
-                            sum = add_counts(sum, c.load(Relaxed));
-                        }
-                    }
-                    if best != NO_NEXT {
-                        cell.store(d + 1, Relaxed);
-                        if let Some(n) = self.next.get(r) {
-                            n.store(best, Relaxed);
-                        }
-                        if let Some(c) = self.count.get(r) {
-                            c.store(sum, Relaxed);
-                        }
-                        found += 1;
+                    if want_count {
+                        let _ = self.count[i]
+                            .fetch_update(Relaxed, Relaxed, |old| Some(add_counts(old, c)));
                     }
                 }
+            }
+        }
+        batch.clear();
+        found
+    }
+
+    /// Scans every unreached rank for neighbours at distance `d`; such a rank joins level
+    /// `d + 1` with the sum of their counts. Writes only its own entries. Returns the size
+    /// of level `d` (counted only when `count_here`, else 0) and the exact size of level
+    /// `d + 1`.
+    fn pull_level<S: StateSpace + ?Sized>(&self, space: &S, d: u8, count_here: bool) -> (u64, u64) {
+        // Reading eight distances at once is sound only while no other thread writes
+        // them: during a pull each thread writes only the ranks of its own chunks.
+        let by_words = !count_here && (self.dist.as_ptr() as usize).is_multiple_of(8);
+        (0..self.marks[0].len())
+            .into_par_iter()
+            .map_init(Batch::default, |batch, ci| {
+                let (mut here, mut found) = (0u64, 0u64);
+                let range = self.chunk_range(ci);
+                let mut r = range.start;
+                while r < range.end {
+                    if by_words
+                        && r.is_multiple_of(8)
+                        && r + 8 <= range.end
+                        && !self.any_unreached8(r)
+                    {
+                        r += 8;
+                        continue;
+                    }
+                    let now = self.dist[r].load(Relaxed);
+                    if now != UNREACHED {
+                        here += (now == d) as u64;
+                    } else if batch.add(space, r, &self.dist) {
+                        found += self.settle(batch, d);
+                    }
+                    r += 1;
+                }
+                found += self.settle(batch, d);
                 if found > 0 {
                     self.mark(d + 1, ci * CHUNK);
                 }
@@ -356,6 +356,115 @@ impl Tables {
             })
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
     }
+
+    /// Whether any of the eight distances from `r` (a multiple of eight, in the calling
+    /// thread's own chunk during a pull) is [`UNREACHED`].
+    fn any_unreached8(&self, r: usize) -> bool {
+        // SAFETY: `r..r + 8` is inside the table and 8-aligned (the table's start is
+        // checked by the caller); `AtomicU8` has the layout of `u8`. Other threads only
+        // read these bytes during a pull, and the calling thread is the only writer, so
+        // the wider load races with no write.
+        let w = unsafe { AtomicU64::from_ptr(self.dist.as_ptr().add(r) as *mut u64).load(Relaxed) };
+        // A byte of `!w` is zero exactly where `w` holds 0xFF (the classic zero-byte test).
+        let x = !w;
+        (x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080) != 0
+    }
+
+    /// The second half of [`Tables::pull_level`] for a batch of unreached ranks: each
+    /// with a neighbour at `d` joins level `d + 1`. Empties the batch and returns how
+    /// many joined.
+    fn settle(&self, batch: &mut Batch, d: u8) -> u64 {
+        let distances_only = self.next.is_empty() && self.count.is_empty();
+        let at_d = |nb: &u64| self.dist[*nb as usize].load(Relaxed) == d;
+        let mut found = 0;
+        for (r, nbs) in batch.drain() {
+            let cell = &self.dist[r];
+            if distances_only {
+                // One neighbour at `d` settles it; no need to look at the rest.
+                if nbs.iter().any(at_d) {
+                    cell.store(d + 1, Relaxed);
+                    found += 1;
+                }
+                continue;
+            }
+            let mut sum = 0u64;
+            let mut best = NO_NEXT;
+            for nb in nbs.iter().filter(|nb| at_d(nb)) {
+                best = best.min(*nb as u32);
+                if let Some(c) = self.count.get(*nb as usize) {
+                    sum = add_counts(sum, c.load(Relaxed));
+                }
+            }
+            if best != NO_NEXT {
+                cell.store(d + 1, Relaxed);
+                if let Some(n) = self.next.get(r) {
+                    n.store(best, Relaxed);
+                }
+                if let Some(c) = self.count.get(r) {
+                    c.store(sum, Relaxed);
+                }
+                found += 1;
+            }
+        }
+        batch.clear();
+        found
+    }
+}
+
+/// Ranks whose neighbours are generated, and their distance entries prefetched, before
+/// any of those entries is read: the table is hundreds of megabytes read at random, and
+/// looking each neighbour up at once would stall the loop on one cache miss after
+/// another, where a batch lets them overlap.
+#[derive(Default)]
+struct Batch {
+    /// The ranks, each with the end of its neighbours in `nbs`.
+    ranks: Vec<(usize, usize)>,
+    nbs: Vec<u64>,
+}
+
+/// Ranks per [`Batch`]: enough misses in flight to cover memory latency, few enough
+/// that their lines are still in the cache when read.
+const BATCH: usize = 32;
+
+impl Batch {
+    /// Adds `r` with its neighbours, prefetching their distances; true once full.
+    fn add<S: StateSpace + ?Sized>(&mut self, space: &S, r: usize, dist: &[AtomicU8]) -> bool {
+        let start = self.nbs.len();
+        space.neighbors(r as u64, &mut self.nbs);
+        for &nb in &self.nbs[start..] {
+            if let Some(cell) = dist.get(nb as usize) {
+                prefetch(cell);
+            }
+        }
+        self.ranks.push((r, self.nbs.len()));
+        self.ranks.len() == BATCH
+    }
+
+    fn drain(&self) -> impl Iterator<Item = (usize, &[u64])> {
+        let mut start = 0;
+        self.ranks.iter().map(move |&(r, end)| {
+            let nbs = &self.nbs[start..end];
+            start = end;
+            (r, nbs)
+        })
+    }
+
+    fn clear(&mut self) {
+        self.ranks.clear();
+        self.nbs.clear();
+    }
+}
+
+/// Asks the processor to bring `x`'s cache line in ahead of its use (a hint only).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and has no effect on the program's semantics.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// A table of `len` entries, each `init()`, in memory the kernel is asked to back with

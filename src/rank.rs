@@ -82,6 +82,76 @@ pub fn perm_unrank(mut rank: u64, out: &mut [u8]) -> u8 {
     (digit_sum & 1) as u8
 }
 
+/// The Lehmer digits of the permutation of `0..digits.len()` whose lexicographic rank is
+/// `rank` (`digits[i]` = how many later elements are smaller than element `i`, so that
+/// `rank = sum digits[i] * (len - 1 - i)!`), for lengths up to 16.
+///
+/// Same digits as [`perm_unrank`] reads, but one division per digit, each by a constant:
+/// the length is dispatched to a copy of the loop with a fixed radix sequence, which the
+/// compiler turns into multiplications (a division by a variable is the most expensive
+/// instruction of an unrank, and the solver unranks once per visited block).
+pub fn lehmer_digits(rank: u64, digits: &mut [u8]) {
+    fn fixed<const N: usize>(mut rank: u64, digits: &mut [u8]) {
+        let digits: &mut [u8; N] = digits.try_into().unwrap();
+        for i in (0..N).rev() {
+            let radix = (N - i) as u64;
+            digits[i] = (rank % radix) as u8;
+            rank /= radix;
+        }
+    }
+    debug_assert!(digits.len() <= 16 && rank < FACT[digits.len()]);
+    match digits.len() {
+        0 => {}
+        1 => fixed::<1>(rank, digits),
+        2 => fixed::<2>(rank, digits),
+        3 => fixed::<3>(rank, digits),
+        4 => fixed::<4>(rank, digits),
+        5 => fixed::<5>(rank, digits),
+        6 => fixed::<6>(rank, digits),
+        7 => fixed::<7>(rank, digits),
+        8 => fixed::<8>(rank, digits),
+        9 => fixed::<9>(rank, digits),
+        10 => fixed::<10>(rank, digits),
+        11 => fixed::<11>(rank, digits),
+        12 => fixed::<12>(rank, digits),
+        13 => fixed::<13>(rank, digits),
+        14 => fixed::<14>(rank, digits),
+        15 => fixed::<15>(rank, digits),
+        16 => fixed::<16>(rank, digits),
+        n => panic!("lehmer_digits supports at most 16 elements, not {n}"),
+    }
+}
+
+/// The permutation whose Lehmer digits are `digits` (see [`lehmer_digits`]), written
+/// into `out`; returns its parity (the digit sum modulo 2), as [`perm_unrank`] does.
+pub fn perm_from_digits(digits: &[u8], out: &mut [u8]) -> u8 {
+    debug_assert!(digits.len() == out.len() && out.len() <= 16);
+    perm_from_digits_in(digits, ALL_VALUES, out).0
+}
+
+/// The values `0..16` in increasing order, four bits each: the pool of
+/// [`perm_from_digits_in`] for a whole permutation.
+pub const ALL_VALUES: u64 = 0xFEDC_BA98_7654_3210;
+
+/// [`perm_from_digits`] for a stretch of a permutation: `digit[i]` picks the element
+/// `out[i]` among the values still in `pool` (sorted, four bits each, lowest first), which
+/// then leaves it. Returns the digit sum modulo 2 and the pool left over, from which the
+/// rest of the permutation is picked.
+pub fn perm_from_digits_in(digits: &[u8], mut pool: u64, out: &mut [u8]) -> (u8, u64) {
+    // The digit-th value is picked and cut out by shifts alone, with no loop whose
+    // length depends on the digit (a mispredicted branch per digit costs more than the
+    // whole selection).
+    let mut digit_sum = 0u32;
+    for (slot, &digit) in out.iter_mut().zip(digits) {
+        digit_sum += digit as u32;
+        let at = 4 * digit as u32;
+        *slot = ((pool >> at) & 0xF) as u8;
+        let below = pool & ((1u64 << at) - 1);
+        pool = below | ((pool >> at >> 4) << at);
+    }
+    ((digit_sum & 1) as u8, pool)
+}
+
 /// Number of inversions of `seq` modulo 2 (0 even, 1 odd). Works for any distinct values.
 pub fn parity(seq: &[u8]) -> u8 {
     let mut inv = 0u32;
@@ -140,6 +210,25 @@ mod tests {
                 assert!(q.as_slice() < p.as_slice());
             }
             prev = Some(p.to_vec());
+        }
+    }
+
+    #[test]
+    fn digits_give_the_same_permutation_as_unrank() {
+        for n in [1usize, 5, 8, 11, 12] {
+            let mut p = vec![0u8; n];
+            let mut q = vec![0u8; n];
+            let mut digits = vec![0u8; n];
+            let step = (FACT[n] / 5000).max(1);
+            for r in (0..FACT[n]).step_by(step as usize).chain([FACT[n] - 1]) {
+                let par = perm_unrank(r, &mut p);
+                lehmer_digits(r, &mut digits);
+                for (i, &d) in digits.iter().enumerate() {
+                    assert_eq!(d as u64, r / FACT[n - 1 - i] % (n - i) as u64);
+                }
+                assert_eq!(perm_from_digits(&digits, &mut q), par);
+                assert_eq!(p, q, "n {n} rank {r}");
+            }
         }
     }
 

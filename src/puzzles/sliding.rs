@@ -31,7 +31,9 @@ use serde_json::json;
 
 use crate::definitions::Source;
 use crate::packed::RunLayout;
-use crate::rank::{FACT, parity, perm_rank, perm_unrank};
+use crate::rank::{
+    ALL_VALUES, FACT, lehmer_digits, parity, perm_from_digits_in, perm_rank, perm_unrank,
+};
 use crate::space::{GraphPuzzle, StateError, StateSpace};
 
 /// Most cells a sliding puzzle may have (ranks of the tiles must fit the factorial table).
@@ -58,6 +60,13 @@ pub struct Sliding {
 struct BlockCache {
     puzzle: u64,
     t: u64,
+    /// `lehmer / LOW_DIGITS!`: the ranks sharing it share every tile but the last
+    /// [`LOW_DIGITS`], so a new block with the same prefix unranks only those.
+    prefix: u64,
+    /// The values left for the last [`LOW_DIGITS`] tiles (see [`perm_from_digits_in`]).
+    pool: u64,
+    /// The digit sum of the prefix, modulo 2.
+    prefix_parity: u8,
     /// `perm_unrank` of the block's permutation rank, before any parity swap.
     tiles: [u8; MAX_CELLS],
     /// Its Lehmer digits: `digits[i]` = how many later tiles are smaller than `tiles[i]`.
@@ -75,11 +84,19 @@ struct Arrangement {
     lehmer: u64,
 }
 
+/// Lehmer digits recomputed when a thread moves to a block whose other digits it has
+/// (see [`BlockCache::prefix`]): 7! = 5040 ranks of the tiles share a prefix, more than the
+/// blocks of one chunk of the solver's scan.
+const LOW_DIGITS: usize = 7;
+
 thread_local! {
     static LAST_BLOCK: RefCell<BlockCache> = const {
         RefCell::new(BlockCache {
             puzzle: u64::MAX,
             t: 0,
+            prefix: 0,
+            pool: 0,
+            prefix_parity: 0,
             tiles: [0; MAX_CELLS],
             digits: [0; MAX_CELLS],
             parity: 0,
@@ -365,8 +382,12 @@ impl StateSpace for Sliding {
 
     fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
         let n = self.cells();
-        let blank = (rank % n as u64) as usize;
-        let t = rank / n as u64;
+        // A 32-bit division, where the rank allows, is several times cheaper than a
+        // 64-bit one, and this one is paid once per rank the solver visits.
+        let (t, blank) = match u32::try_from(rank) {
+            Ok(r) => ((r / n as u32) as u64, (r % n as u32) as usize),
+            Err(_) => (rank / n as u64, (rank % n as u64) as usize),
+        };
         let mut here: Option<Arrangement> = None;
         for &c in &self.adjacency[blank] {
             let c = c as usize;
@@ -433,12 +454,33 @@ impl Sliding {
             let mut cache = cache.borrow_mut();
             let lehmer = if self.colour.is_some() { 2 * t } else { t };
             if cache.puzzle != self.id || cache.t != t {
-                cache.parity = perm_unrank(lehmer, &mut cache.tiles[..m]);
-                for i in 0..m {
-                    cache.digits[i] = (lehmer / FACT[m - 1 - i] % (m - i) as u64) as u8;
+                let low = m.min(LOW_DIGITS);
+                let (prefix, rest) = if m >= LOW_DIGITS {
+                    (lehmer / FACT[LOW_DIGITS], lehmer % FACT[LOW_DIGITS])
+                } else {
+                    (0, lehmer)
+                };
+                let same_prefix = cache.puzzle == self.id && cache.prefix == prefix;
+                let BlockCache {
+                    tiles,
+                    digits,
+                    parity,
+                    pool,
+                    prefix_parity,
+                    ..
+                } = &mut *cache;
+                if !same_prefix {
+                    lehmer_digits(lehmer, &mut digits[..m]);
+                    (*prefix_parity, *pool) =
+                        perm_from_digits_in(&digits[..m - low], ALL_VALUES, &mut tiles[..m - low]);
                 }
+                lehmer_digits(rest, &mut digits[m - low..m]);
+                let (p, _) =
+                    perm_from_digits_in(&digits[m - low..m], *pool, &mut tiles[m - low..m]);
+                *parity = *prefix_parity ^ p;
                 cache.puzzle = self.id;
                 cache.t = t;
+                cache.prefix = prefix;
             }
             let mut a = Arrangement {
                 tiles: cache.tiles,
@@ -609,6 +651,24 @@ mod tests {
             }
             // The goal's tiles are in order (t = 0) with the blank in the last cell.
             assert_eq!(p.goals(), vec![p.cells() as u64 - 1]);
+        }
+    }
+
+    /// Runs of consecutive ranks, as the solver visits them: a thread's cached block and
+    /// prefix of Lehmer digits are reused across blocks, and across a prefix boundary.
+    #[test]
+    fn neighbours_of_consecutive_ranks() {
+        for (name, rows, cols) in [("eleven", 3, 4), ("twelve", 2, 6), ("nine", 2, 5)] {
+            let p = Sliding::grid(name, rows, cols);
+            let per_prefix = FACT[LOW_DIGITS] / 2 * p.cells() as u64;
+            let mut nbs = Vec::new();
+            for start in [0, per_prefix - 300, 7 * per_prefix + 11, p.size() - 600] {
+                for r in start..start + 600 {
+                    nbs.clear();
+                    p.neighbors(r, &mut nbs);
+                    assert_eq!(nbs, neighbours_by_swapping(&p, r), "{name} rank {r}");
+                }
+            }
         }
     }
 
