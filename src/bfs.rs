@@ -473,30 +473,13 @@ fn prefetch<T>(x: &T) {
 /// megabytes also misses the TLB.
 fn table<T: Send>(len: usize, init: impl Fn() -> T + Sync + Send) -> Vec<T> {
     let mut v = Vec::with_capacity(len);
-    advise_huge_pages(v.as_mut_ptr() as *mut u8, len * std::mem::size_of::<T>());
+    crate::memory::advise_huge_pages(v.as_mut_ptr() as *mut u8, len * std::mem::size_of::<T>());
     (0..len)
         .into_par_iter()
         .map(|_| init())
         .collect_into_vec(&mut v);
     v
 }
-
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
-    const HUGE: usize = 2 << 20;
-    let start = (ptr as usize).next_multiple_of(HUGE);
-    let end = (ptr as usize + bytes) / HUGE * HUGE;
-    if end > start {
-        // SAFETY: the range lies inside an allocation the caller owns; the advice only
-        // changes how its pages are backed, never their contents. Failure is harmless.
-        unsafe {
-            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_: *mut u8, _: usize) {}
 
 // The atomic integer types have the same size, alignment and bit validity as the plain
 // ones (documented guarantee), so a finished table can be handed out without a copy.

@@ -25,19 +25,27 @@ pub fn reset_peak() -> bool {
 /// 2 MiB pages), so this is for processes that read the table many times.
 pub fn huge_vec(len: usize) -> Vec<u8> {
     let mut v = Vec::with_capacity(len);
+    advise_huge_pages(v.as_mut_ptr(), len);
+    v
+}
+
+/// Asks the kernel to back the 2 MiB-aligned part of `bytes` bytes from `ptr` with huge
+/// pages. `ptr..ptr + bytes` must lie inside one allocation the caller owns (its pages
+/// need not be touched yet). Elsewhere than Linux, and on refusal, nothing changes.
+pub(crate) fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
-        let ptr = v.as_mut_ptr() as usize;
-        let start = ptr.next_multiple_of(HUGE);
-        let end = (ptr + len) / HUGE * HUGE;
+        let start = (ptr as usize).next_multiple_of(HUGE);
+        let end = (ptr as usize + bytes) / HUGE * HUGE;
         if end > start {
-            // SAFETY: the range lies inside the allocation just made; the advice only
+            // SAFETY: the range lies inside an allocation the caller owns; the advice only
             // changes how its pages are backed, never their contents. Failure is harmless.
             unsafe {
                 libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
             }
         }
     }
-    v
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, bytes);
 }

@@ -224,6 +224,44 @@ pub fn from_korf(cells: &[u8]) -> Vec<u8> {
         .collect()
 }
 
+/// One of Korf's instances: its number in his list, its published optimal length, and
+/// the arrangement turned to this goal by [`from_korf`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KorfInstance {
+    pub number: u32,
+    pub length: u32,
+    pub cells: Vec<u8>,
+}
+
+/// Reads a list of Korf's instances, one per line as `number length` followed by the 16
+/// cells in his orientation (`#` starts a comment line; blank lines are skipped). An
+/// error names the first line that is not of that form.
+pub fn korf_instances(text: &str) -> Result<Vec<KorfInstance>, String> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|(i, l)| {
+            let v: Vec<u32> = l
+                .split_whitespace()
+                .map(str::parse)
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("line {}: {e}", i + 1))?;
+            if v.len() != 18 || v[2..].iter().any(|&x| x > 15) {
+                return Err(format!(
+                    "line {}: expected a number, a length and 16 cells 0..15",
+                    i + 1
+                ));
+            }
+            let cells: Vec<u8> = v[2..].iter().map(|&x| x as u8).collect();
+            Ok(KorfInstance {
+                number: v[0],
+                length: v[1],
+                cells: from_korf(&cells),
+            })
+        })
+        .collect()
+}
+
 /// Every table of the built partitions, computed by the shared BFS, as packed `u8` tables.
 pub fn record<'a>(
     f: &Fifteen,
@@ -324,6 +362,22 @@ mod tests {
         assert!(f.building(&["5-5-5".into()]).is_err());
         assert!(f.building(&[]).is_err());
         assert!(Fifteen::from_definition("{}").is_none());
+    }
+
+    #[test]
+    fn korf_lists_are_read_and_bad_lines_named() {
+        let text = "# Korf 1985\n\n1 57 14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3\n";
+        let list = korf_instances(text).unwrap();
+        assert_eq!(list.len(), 1);
+        assert_eq!((list[0].number, list[0].length), (1, 57));
+        assert_eq!(
+            list[0].cells,
+            from_korf(&[14, 13, 15, 7, 11, 12, 9, 5, 6, 0, 2, 1, 4, 8, 10, 3])
+        );
+        let short = korf_instances("1 57 14 13\n").unwrap_err();
+        assert!(short.starts_with("line 1:"), "{short}");
+        let word = korf_instances("# x\n2 x 1\n").unwrap_err();
+        assert!(word.starts_with("line 2:"), "{word}");
     }
 
     #[test]

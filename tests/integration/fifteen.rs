@@ -47,14 +47,10 @@ fn tables() -> &'static LoadedTables {
 
 /// Korf's instances, turned to this goal, with their published optimal lengths.
 fn korf() -> Vec<(u32, u32, Vec<u8>)> {
-    let text = include_str!("../data/korf100.txt");
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let v: Vec<u32> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
-            let cells: Vec<u8> = v[2..].iter().map(|&x| x as u8).collect();
-            (v[0], v[1], fifteen::from_korf(&cells))
-        })
+    fifteen::korf_instances(include_str!("../data/korf100.txt"))
+        .unwrap()
+        .into_iter()
+        .map(|k| (k.number, k.length, k.cells))
         .collect()
 }
 
