@@ -200,6 +200,34 @@ impl Database {
     }
 
     /// The answer about to be served contradicts the rules or the file: refuse it.
+    /// The answer for a position the file does not hold: it cannot be solved, unless a
+    /// neighbour is stored as solvable (`solvable`), which the file cannot both say, and
+    /// which is reported as inconsistent (`contradiction` names the neighbour's case).
+    fn unsolvable(
+        &self,
+        g: &dyn GraphPuzzle,
+        rank: u64,
+        text: &str,
+        mut solvable: impl FnMut(u64) -> Result<bool>,
+        contradiction: impl Fn(u64) -> String,
+    ) -> QueryError {
+        // An unsolvable position has only unsolvable neighbours.
+        let mut nbs = Vec::new();
+        g.neighbors(rank, &mut nbs);
+        for nb in nbs {
+            match solvable(nb) {
+                Ok(false) => {}
+                Ok(true) => return self.inconsistent(contradiction(nb)),
+                Err(e) => return e,
+            }
+        }
+        QueryError::NotStored(format!(
+            "{} in {} cannot be solved: the goal is not reachable from it",
+            text.trim(),
+            g.name()
+        ))
+    }
+
     fn inconsistent(&self, what: impl Into<String>) -> QueryError {
         QueryError::Inconsistent {
             path: self.path.display().to_string(),
@@ -333,20 +361,18 @@ impl Database {
         let state = g.format(rank);
         let mut nbs = Vec::new();
         let Some(distance) = tables.distance(rank)? else {
-            // An unsolvable position has only unsolvable neighbours.
-            g.neighbors(rank, &mut nbs);
-            for &nb in &nbs {
-                if tables.distance(nb)?.is_some() {
-                    return Err(self.inconsistent(format!(
+            return Err(self.unsolvable(
+                g,
+                rank,
+                text,
+                |nb| Ok(tables.distance(nb)?.is_some()),
+                |nb| {
+                    format!(
                         "{name}: {state} is stored as unsolvable but its neighbour {} is solvable",
                         g.format(nb)
-                    )));
-                }
-            }
-            return Err(QueryError::NotStored(format!(
-                "{} in {name} cannot be solved: the goal is not reachable from it",
-                text.trim()
-            )));
+                    )
+                },
+            ));
         };
         let solutions = tables.solutions(rank)?;
         let mut path = vec![state.clone()];
@@ -459,20 +485,19 @@ impl Database {
         let rows = self.rows(name);
         let mut nbs = Vec::new();
         let Some(first) = rows.get(rank)? else {
-            // Only solvable positions are rows, and their neighbours are solvable too.
-            g.neighbors(rank, &mut nbs);
-            for &nb in &nbs {
-                if rows.facts(nb)?.is_some() {
-                    return Err(self.inconsistent(format!(
+            // Only solvable positions are rows.
+            return Err(self.unsolvable(
+                g,
+                rank,
+                text,
+                |nb| Ok(rows.facts(nb)?.is_some()),
+                |nb| {
+                    format!(
                         "{name}: {} has no row but its neighbour of rank {nb} has one",
                         g.format(rank)
-                    )));
-                }
-            }
-            return Err(QueryError::NotStored(format!(
-                "{} in {name} cannot be solved: the goal is not reachable from it",
-                text.trim()
-            )));
+                    )
+                },
+            ));
         };
         self.check_state_text(name, &first, g.parse(&first.state).ok())?;
         let Some(distance) = first.distance else {
