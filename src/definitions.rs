@@ -1254,23 +1254,8 @@ pub fn board(spec: &Spec) -> Result<Board, Problem> {
 /// could never change, and the symmetry search of a board in separate pieces grows with
 /// the factorial of the number of pieces.
 fn check_jump_structure(board: &Board) -> Result<(), Problem> {
-    let n = board.holes;
-    let mut seen = vec![false; n];
-    seen[0] = true;
-    let mut stack = vec![0usize];
-    while let Some(h) = stack.pop() {
-        for j in &board.jumps {
-            let line = [j.from as usize, j.over as usize, j.to as usize];
-            if line.contains(&h) {
-                for x in line {
-                    if !seen[x] {
-                        seen[x] = true;
-                        stack.push(x);
-                    }
-                }
-            }
-        }
-    }
+    let mut seen = vec![false; board.holes];
+    crate::peg::board::linked_by_jumps(&board.jumps, 0, &mut seen, &mut Vec::new());
     let key = if board.coordinates.is_some() {
         "mask"
     } else {

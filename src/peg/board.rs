@@ -374,6 +374,35 @@ fn permute(p: &[u8], bits: u64) -> u64 {
 /// backtracking: holes are assigned in breadth-first order along jump lines, so each
 /// new hole shares a jump with assigned ones and a wrong choice fails at once. The
 /// result is sorted with the identity first.
+/// Appends to `order`, breadth first from `root` (which must not be `seen` yet), every
+/// hole not yet `seen` that is linked to `root` by holes sharing a jump line, marking
+/// each as seen: the holes of `root`'s part of the board.
+pub(crate) fn linked_by_jumps(
+    jumps: &[Jump],
+    root: usize,
+    seen: &mut [bool],
+    order: &mut Vec<usize>,
+) {
+    seen[root] = true;
+    let mut head = order.len();
+    order.push(root);
+    while head < order.len() {
+        let h = order[head];
+        head += 1;
+        for j in jumps {
+            let line = [j.from as usize, j.over as usize, j.to as usize];
+            if line.contains(&h) {
+                for x in line {
+                    if !seen[x] {
+                        seen[x] = true;
+                        order.push(x);
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn automorphisms(holes: usize, jumps: &[Jump]) -> Vec<Vec<u8>> {
     let n = holes;
     let mut is_jump = vec![false; n * n * n];
@@ -391,26 +420,8 @@ fn automorphisms(holes: usize, jumps: &[Jump]) -> Vec<Vec<u8>> {
     let mut order = Vec::with_capacity(n);
     let mut seen = vec![false; n];
     for root in 0..n {
-        if seen[root] {
-            continue;
-        }
-        seen[root] = true;
-        order.push(root);
-        let mut head = order.len() - 1;
-        while head < order.len() {
-            let h = order[head];
-            head += 1;
-            for j in jumps {
-                let t = [j.from as usize, j.over as usize, j.to as usize];
-                if t.contains(&h) {
-                    for x in t {
-                        if !seen[x] {
-                            seen[x] = true;
-                            order.push(x);
-                        }
-                    }
-                }
-            }
+        if !seen[root] {
+            linked_by_jumps(jumps, root, &mut seen, &mut order);
         }
     }
     let mut pos = vec![0; n];
