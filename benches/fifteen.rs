@@ -108,7 +108,10 @@ fn main() {
             let everywhere: f64 = loaded
                 .heuristic
                 .tables()
-                .map(|(_, t)| t.iter().map(|&v| v as u64).sum::<u64>() as f64 / t.len() as f64)
+                .map(|(_, t)| {
+                    let sum: u64 = t.bytes.iter().map(|&b| t.entry.minimum(b) as u64).sum();
+                    sum as f64 / t.bytes.len() as f64
+                })
                 .sum();
             println!(
                 "{part} {label}: tables read in {:.3} s, moved to huge pages in {huge:.3} s; \

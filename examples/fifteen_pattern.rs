@@ -15,11 +15,22 @@ fn main() {
     let t = Instant::now();
     let table = pattern::build(&p, &Silent).unwrap();
     let secs = t.elapsed().as_secs_f64();
-    let max = table.iter().max().unwrap();
+    let max = table
+        .bytes
+        .iter()
+        .map(|&b| table.entry.minimum(b))
+        .max()
+        .unwrap();
+    let raised = table
+        .bytes
+        .iter()
+        .filter(|&&b| table.entry.bound(b, true) > table.entry.minimum(b) as u32)
+        .count();
     let peak = memory::peak().unwrap_or(0) as f64 / (1u64 << 20) as f64;
     println!(
-        "pattern {tiles:?}: {} placements, largest entry {max}, built in {secs:.2} s, peak {peak:.0} MiB",
-        p.placements()
+        "pattern {tiles:?}: {} placements, largest entry {max} ({}), {raised} raised in their largest region, built in {secs:.2} s, peak {peak:.0} MiB",
+        p.placements(),
+        table.entry.name()
     );
     let t = Instant::now();
     pattern::check_local(&p, &table).unwrap();

@@ -17,13 +17,16 @@
 //! It counts nodes as Korf 1985 does ([`Options::PLAIN`]); [`Options::FEWER_NODES`] adds
 //! move ordering and pathmax, measured to save a few percent of the nodes but no time.
 
-use crate::pattern::{MAX_CELLS, Pattern};
+use crate::pattern::{MAX_CELLS, Pattern, Table};
 
 /// A partition's patterns with their tables, ready to bound a search on a square board.
 pub struct Heuristic {
     side: usize,
     patterns: Vec<Pattern>,
-    tables: Vec<Vec<u8>>,
+    tables: Vec<Table>,
+    /// `largest[m]`: the largest region of the cells outside `m` (a pattern's cells),
+    /// as [`crate::pattern::Grid::largest_region`] gives it.
+    largest: Vec<u16>,
     /// Pattern index of each tile (index 0, the blank, unused).
     owner: [u8; MAX_CELLS],
     /// The cell reflected about the main diagonal.
@@ -75,7 +78,7 @@ impl Heuristic {
     /// last) and their tables (one byte per placement rank, see [`crate::pattern`]).
     pub fn new(
         patterns: Vec<Pattern>,
-        tables: Vec<Vec<u8>>,
+        tables: Vec<Table>,
         reflect: bool,
     ) -> Result<Heuristic, HeuristicError> {
         let grid = patterns
@@ -104,14 +107,17 @@ impl Heuristic {
             return Err(HeuristicError::NotAPartition(n - 1));
         }
         for (index, (p, t)) in patterns.iter().zip(&tables).enumerate() {
-            if t.len() as u64 != p.placements() {
+            if t.bytes.len() as u64 != p.placements() {
                 return Err(HeuristicError::TableLength {
                     index,
-                    found: t.len(),
+                    found: t.bytes.len(),
                     want: p.placements(),
                 });
             }
         }
+        let largest = (0..1u32 << n)
+            .map(|m| grid.largest_region(grid.full() & !m) as u16)
+            .collect();
         let mut mirror = [0u8; MAX_CELLS];
         let mut relabel = [0u8; MAX_CELLS];
         for (c, m) in mirror.iter_mut().enumerate().take(n) {
@@ -146,6 +152,7 @@ impl Heuristic {
             side,
             patterns,
             tables,
+            largest,
             owner,
             mirror,
             relabel,
@@ -161,10 +168,8 @@ impl Heuristic {
     }
 
     /// The patterns and their tables, in partition order.
-    pub fn tables(&self) -> impl Iterator<Item = (&Pattern, &[u8])> {
-        self.patterns
-            .iter()
-            .zip(self.tables.iter().map(Vec::as_slice))
+    pub fn tables(&self) -> impl Iterator<Item = (&Pattern, &Table)> {
+        self.patterns.iter().zip(&self.tables)
     }
 
     /// Copies the tables into memory backed by huge pages ([`crate::memory::huge_vec`]):
@@ -173,9 +178,9 @@ impl Heuristic {
     /// that answers many positions, not for one `query`.
     pub fn move_to_huge_pages(&mut self) {
         for t in &mut self.tables {
-            let mut v = crate::memory::huge_vec(t.len());
-            v.extend_from_slice(t);
-            *t = v;
+            let mut v = crate::memory::huge_vec(t.bytes.len());
+            v.extend_from_slice(&t.bytes);
+            t.bytes = v;
         }
     }
 
@@ -232,6 +237,9 @@ struct Child {
     /// tile's pattern on the reflected board, after the move.
     rank: u64,
     mirrored: u64,
+    /// The cells of those patterns' tiles after the move.
+    occupied: u16,
+    mirrored_occupied: u16,
     h: u32,
 }
 
@@ -281,9 +289,13 @@ impl Heuristic {
         if b > a { rank + delta } else { rank - delta }
     }
 
+    /// Pattern `j`'s bound at placement `rank`, its tiles in the cells of `occupied`
+    /// and the blank in cell `blank`.
     #[inline(always)]
-    fn entry(&self, j: u8, rank: u64) -> u32 {
-        self.tables[j as usize][rank as usize] as u32
+    fn bound(&self, j: u8, rank: u64, occupied: u16, blank: u8) -> u32 {
+        let t = &self.tables[j as usize];
+        let in_largest = self.largest[occupied as usize] >> blank & 1 == 1;
+        t.entry.bound(t.bytes[rank as usize], in_largest)
     }
 }
 
@@ -292,6 +304,8 @@ impl Heuristic {
 struct Saved {
     rank: u64,
     mirrored: u64,
+    occupied: u16,
+    mirrored_occupied: u16,
     entry: u32,
     mirrored_entry: u32,
     sum: u32,
@@ -315,7 +329,10 @@ struct Search<'h> {
     pos: [u8; MAX_CELLS],
     ranks: [u64; MAX_CELLS],
     mirrored: [u64; MAX_CELLS],
-    /// The table entries of those ranks, kept to save reading them again.
+    /// The cells of every pattern's tiles, on the board and on its reflection.
+    occupied: [u16; MAX_CELLS],
+    mirrored_occupied: [u16; MAX_CELLS],
+    /// The bounds of those ranks, kept to save reading them again.
     entries: [u32; MAX_CELLS],
     mirrored_entries: [u32; MAX_CELLS],
     sum: u32,
@@ -334,6 +351,8 @@ impl Search<'_> {
             pos: [0; MAX_CELLS],
             ranks: [0; MAX_CELLS],
             mirrored: [0; MAX_CELLS],
+            occupied: [0; MAX_CELLS],
+            mirrored_occupied: [0; MAX_CELLS],
             entries: [0; MAX_CELLS],
             mirrored_entries: [0; MAX_CELLS],
             sum: 0,
@@ -358,8 +377,16 @@ impl Search<'_> {
             let k = p.tiles().len();
             s.ranks[j] = p.rank(&at[..k]);
             s.mirrored[j] = p.rank(&mat[..k]);
-            s.entries[j] = h.entry(j as u8, s.ranks[j]);
-            s.mirrored_entries[j] = h.entry(j as u8, s.mirrored[j]);
+            s.occupied[j] = at[..k].iter().fold(0, |m, &c| m | 1 << c);
+            s.mirrored_occupied[j] = mat[..k].iter().fold(0, |m, &c| m | 1 << c);
+            let (blank, mirrored_blank) = (s.pos[0], h.mirror[s.pos[0] as usize]);
+            s.entries[j] = h.bound(j as u8, s.ranks[j], s.occupied[j], blank);
+            s.mirrored_entries[j] = h.bound(
+                j as u8,
+                s.mirrored[j],
+                s.mirrored_occupied[j],
+                mirrored_blank,
+            );
             s.sum += s.entries[j];
             s.mirrored_sum += s.mirrored_entries[j];
         }
@@ -383,8 +410,9 @@ impl Search<'_> {
         let t = self.cells[cell as usize];
         let j = h.owner[t as usize];
         let rank = h.moved_rank(self.ranks[j as usize], t, cell, blank, |x| self.cells[x]);
-        prefetch(&h.tables[j as usize], rank);
-        let mut mirrored = 0;
+        prefetch(&h.tables[j as usize].bytes, rank);
+        let occupied = self.occupied[j as usize] ^ (1 << cell | 1 << blank);
+        let (mut mirrored, mut mirrored_occupied) = (0, 0);
         if h.reflect {
             let mt = h.relabel[t as usize];
             let jm = h.owner[mt as usize];
@@ -392,13 +420,16 @@ impl Search<'_> {
             mirrored = h.moved_rank(self.mirrored[jm as usize], mt, ma, mb, |x| {
                 h.relabel[self.cells[h.mirror[x] as usize] as usize]
             });
-            prefetch(&h.tables[jm as usize], mirrored);
+            prefetch(&h.tables[jm as usize].bytes, mirrored);
+            mirrored_occupied = self.mirrored_occupied[jm as usize] ^ (1 << ma | 1 << mb);
         }
         Child {
             cell,
             tile: t,
             rank,
             mirrored,
+            occupied,
+            mirrored_occupied,
             h: 0,
         }
     }
@@ -410,12 +441,14 @@ impl Search<'_> {
     fn evaluate(&self, k: &Child, cutoff: u32) -> u32 {
         let h = self.h;
         let j = h.owner[k.tile as usize] as usize;
-        let sum = self.sum + h.entry(j as u8, k.rank) - self.entries[j];
+        let sum = self.sum + h.bound(j as u8, k.rank, k.occupied, k.cell) - self.entries[j];
         if !h.reflect || sum > cutoff {
             return sum;
         }
         let jm = h.owner[h.relabel[k.tile as usize] as usize];
-        let msum = self.mirrored_sum + h.entry(jm, k.mirrored) - self.mirrored_entries[jm as usize];
+        let mirrored_blank = h.mirror[k.cell as usize];
+        let msum = self.mirrored_sum + h.bound(jm, k.mirrored, k.mirrored_occupied, mirrored_blank)
+            - self.mirrored_entries[jm as usize];
         sum.max(msum)
     }
 
@@ -428,20 +461,25 @@ impl Search<'_> {
         let saved = Saved {
             rank: self.ranks[j],
             mirrored: self.mirrored[jm],
+            occupied: self.occupied[j],
+            mirrored_occupied: self.mirrored_occupied[jm],
             entry: self.entries[j],
             mirrored_entry: self.mirrored_entries[jm],
             sum: self.sum,
             mirrored_sum: self.mirrored_sum,
         };
-        let e = h.entry(j as u8, k.rank);
+        let e = h.bound(j as u8, k.rank, k.occupied, k.cell);
         self.sum = self.sum + e - self.entries[j];
         self.entries[j] = e;
         self.ranks[j] = k.rank;
+        self.occupied[j] = k.occupied;
         if h.reflect {
-            let e = h.entry(jm as u8, k.mirrored);
+            let mirrored_blank = h.mirror[k.cell as usize];
+            let e = h.bound(jm as u8, k.mirrored, k.mirrored_occupied, mirrored_blank);
             self.mirrored_sum = self.mirrored_sum + e - self.mirrored_entries[jm];
             self.mirrored_entries[jm] = e;
             self.mirrored[jm] = k.mirrored;
+            self.mirrored_occupied[jm] = k.mirrored_occupied;
         }
         let blank = self.pos[0];
         self.cells[blank as usize] = k.tile;
@@ -463,6 +501,8 @@ impl Search<'_> {
         self.pos[0] = blank;
         self.ranks[j] = saved.rank;
         self.mirrored[jm] = saved.mirrored;
+        self.occupied[j] = saved.occupied;
+        self.mirrored_occupied[jm] = saved.mirrored_occupied;
         self.entries[j] = saved.entry;
         self.mirrored_entries[jm] = saved.mirrored_entry;
         self.sum = saved.sum;
@@ -598,7 +638,7 @@ pub fn replay(h: &Heuristic, cells: &[u8], blanks: &[u8]) -> Option<Vec<Vec<u8>>
 mod tests {
     use super::*;
     use crate::bfs::{self, Outputs};
-    use crate::pattern::{Grid, build};
+    use crate::pattern::{Entry, Grid, build};
     use crate::progress::Silent;
     use crate::puzzles::sliding::Sliding;
     use crate::space::StateSpace;
@@ -666,11 +706,14 @@ mod tests {
         let p = |t: &[u8]| Pattern::new(g.clone(), t).unwrap();
         let a = p(&[1, 2, 3, 4]);
         let b = p(&[4, 5, 6, 7, 8]);
-        let ta = vec![0; a.placements() as usize];
-        let tb = vec![0; b.placements() as usize];
+        let zeros = |p: &Pattern| Table {
+            entry: Entry::Minimum,
+            bytes: vec![0; p.placements() as usize],
+        };
+        let (ta, tb) = (zeros(&a), zeros(&b));
         assert!(Heuristic::new(vec![a.clone(), b], vec![ta.clone(), tb], true).is_err());
         let c = p(&[5, 6, 7]);
-        let tc = vec![0; c.placements() as usize];
+        let tc = zeros(&c);
         assert!(Heuristic::new(vec![a, c], vec![ta, tc], true).is_err());
     }
 
@@ -684,7 +727,10 @@ mod tests {
             .collect();
         let tables = patterns
             .iter()
-            .map(|p| vec![0u8; p.placements() as usize])
+            .map(|p| Table {
+                entry: Entry::LargestRegion,
+                bytes: vec![0u8; p.placements() as usize],
+            })
             .collect();
         Heuristic::new(patterns, tables, reflect).unwrap()
     }
@@ -715,6 +761,8 @@ mod tests {
                 let fresh = Search::new(&h, &s.cells[..16], Options::FEWER_NODES);
                 assert_eq!(fresh.ranks, s.ranks, "{:?}", &s.cells[..16]);
                 assert_eq!(fresh.mirrored, s.mirrored, "{:?}", &s.cells[..16]);
+                assert_eq!(fresh.occupied, s.occupied, "{:?}", &s.cells[..16]);
+                assert_eq!(fresh.mirrored_occupied, s.mirrored_occupied);
                 assert_eq!(fresh.pos, s.pos);
             }
             while let Some((k, saved)) = done.pop() {
@@ -724,6 +772,10 @@ mod tests {
             assert_eq!(
                 (start.cells, start.ranks, start.mirrored),
                 (s.cells, s.ranks, s.mirrored)
+            );
+            assert_eq!(
+                (start.occupied, start.mirrored_occupied),
+                (s.occupied, s.mirrored_occupied)
             );
         }
     }

@@ -972,9 +972,14 @@ fn pattern_tables(conn: &Connection, name: &str, f: &Fifteen) -> Check<Derived> 
             for (c, b) in blobs.iter().enumerate() {
                 d.push(c as u64, b);
             }
-            let Some(table) = d.finish() else {
+            let Some(bytes) = d.finish() else {
                 return bad(format!("{kind}: its chunks are not {} bytes", l.ranks()));
             };
+            // Which entry the rules give is checked with the table (`pattern::check`).
+            let Some(entry) = got["entry"].as_str().and_then(pattern::Entry::from_name) else {
+                return bad(what("layout") + " names no known `entry`");
+            };
+            let table = pattern::Table { entry, bytes };
             // What the table alone shows first, for every table: a damaged entry is
             // usually named before any breadth-first search is run.
             pattern::check_local(p, &table)

@@ -144,7 +144,7 @@ impl Fifteen {
             "notation": "tile in each cell in cell order, 0 for the blank; comma- or space-separated numbers",
             "partitions": partitions,
             "build": self.build,
-            "tables": format!("one per pattern of each built partition: for every placement of its tiles (ranked as k-permutations of the {n} cells), the minimum number of moves of those tiles to bring them home, other tiles indistinguishable and their moves free"),
+            "tables": format!("one per pattern of each built partition: for every placement of its tiles (ranked as k-permutations of the {n} cells), the minimum number of moves of those tiles to bring them home, other tiles indistinguishable and their moves free, over the blank's regions (the connected sets of cells free of the pattern's tiles); one byte per placement, where the minimum fits in six bits the two high bits saying whether the blank in the largest region (bit 6) or in any other (bit 7) needs two moves more"),
             "search": "IDA* over the sum of a partition's tables, maximised with the same sum for the board reflected about its main diagonal",
         });
         self.source.annotate(&mut d);
@@ -262,7 +262,8 @@ pub fn korf_instances(text: &str) -> Result<Vec<KorfInstance>, String> {
         .collect()
 }
 
-/// Every table of the built partitions, computed by the shared BFS, as packed `u8` tables.
+/// Every table of the built partitions, computed by the shared BFS, as packed `u8` tables
+/// (their layout's `entry` naming what a byte holds, [`pattern::Entry`]).
 pub fn record<'a>(
     f: &Fifteen,
     base: PuzzleRecord<'a>,
@@ -282,6 +283,7 @@ pub fn record<'a>(
                 "tiles in increasing order; rank = sum_i d_i * P({} - i, k - 1 - i), d_i = cell of tile i minus the number of earlier tiles in lower cells",
                 f.cells() - 1
             ));
+            layout["entry"] = json!(table.entry.name());
             layout["seconds"] = json!(started.elapsed().as_secs_f64());
             progress.phase("packing", l.chunks());
             packed.push(PackedTable {
@@ -289,7 +291,9 @@ pub fn record<'a>(
                 encoding: "u8",
                 ranks_per_chunk: l.ranks_per_chunk(),
                 layout: layout.to_string(),
-                chunks: (0..l.chunks()).map(|c| l.encode_chunk(c, &table)).collect(),
+                chunks: (0..l.chunks())
+                    .map(|c| l.encode_chunk(c, &table.bytes))
+                    .collect(),
             });
         }
     }
@@ -313,7 +317,7 @@ pub fn record<'a>(
 pub fn heuristic(
     f: &Fifteen,
     partition: &Partition,
-    tables: Vec<Vec<u8>>,
+    tables: Vec<pattern::Table>,
     reflect: bool,
 ) -> Result<Heuristic, HeuristicError> {
     Heuristic::new(f.patterns(partition), tables, reflect)

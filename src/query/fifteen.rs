@@ -7,6 +7,7 @@ use std::time::Instant;
 use super::{Database, QueryError, Result, known};
 use crate::generate::definition_hash;
 use crate::packed::ByteLayout;
+use crate::pattern::{Entry, Table};
 use crate::puzzles::Puzzle;
 use crate::puzzles::fifteen::{self, Fifteen, Partition};
 use crate::search::{self, Heuristic};
@@ -111,10 +112,14 @@ impl Database {
                 serde_json::from_str(&stored.iter().find(|s| &s.0 == kind).unwrap().1)
                     .map_err(|_| inconsistent(name, &what))?;
             let l = ByteLayout::from_description(&layout).map_err(|_| inconsistent(name, &what))?;
+            let entry = (layout["entry"].as_str())
+                .and_then(Entry::from_name)
+                .ok_or_else(|| inconsistent(name, &what))?;
             let mut d = l.decoder();
             store::for_each_packed_chunk(&self.conn, name, kind, |c, blob| d.push(c, blob))
                 .map_err(self.sql())?;
-            tables.push(d.finish().ok_or_else(|| inconsistent(name, &what))?);
+            let bytes = d.finish().ok_or_else(|| inconsistent(name, &what))?;
+            tables.push(Table { entry, bytes });
         }
         let heuristic = fifteen::heuristic(&puzzle, &chosen, tables, reflect)
             .map_err(|e| inconsistent(name, &e.to_string()))?;
