@@ -118,12 +118,26 @@ fn main() {
                  mean bound of the 100 starts {start:.3} (without reflection, over all positions: {everywhere:.3})",
                 loaded.load_seconds,
             );
-            let only = |ordered, pathmax| SearchOptions { ordered, pathmax };
+            let only = |ordered, pathmax| SearchOptions {
+                ordered,
+                pathmax,
+                parallel: false,
+            };
             let runs = [
-                ("Korf's IDA* (query's search)", SearchOptions::PLAIN),
-                ("ordered only", only(true, false)),
-                ("pathmax only", only(false, true)),
-                ("ordered and pathmax", SearchOptions::FEWER_NODES),
+                (
+                    "Korf's IDA* (Korf's child order, one thread)",
+                    SearchOptions::PLAIN,
+                ),
+                ("ordered only (one thread)", only(true, false)),
+                ("pathmax only (one thread)", only(false, true)),
+                (
+                    "ordered and pathmax (one thread)",
+                    SearchOptions::FEWER_NODES,
+                ),
+                (
+                    "query's search (ordered, every thread)",
+                    SearchOptions::QUERY,
+                ),
             ];
             for (how, opts) in runs {
                 let (mut total, mut nodes, mut max_nodes, mut secs, mut max_secs) =

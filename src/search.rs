@@ -14,8 +14,13 @@
 //! reflection, of its reflected tile's pattern) is read again, at a placement rank updated
 //! from the one before rather than recomputed; the entries a node's children need are
 //! requested from memory together. The search never undoes the move it has just made.
-//! It counts nodes as Korf 1985 does ([`Options::PLAIN`]); [`Options::FEWER_NODES`] adds
-//! move ordering and pathmax, measured to save a few percent of the nodes but no time.
+//! It counts nodes as Korf 1985 does (calibrated with [`Options::PLAIN`], his child order).
+//! What `query` runs ([`Options::QUERY`]) tries children in increasing order of their
+//! bound and searches each iteration on every thread, handing out the nodes a few moves
+//! deep in depth-first order so that the solution is the one-thread search's.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::pattern::{MAX_CELLS, Pattern, Table};
 
@@ -208,6 +213,12 @@ pub struct Options {
     /// The tables are not consistent (an entry is a minimum over the blank's regions, so
     /// neighbouring placements can differ by more than one), which is what this uses.
     pub pathmax: bool,
+    /// Search each iteration on every thread of the rayon pool: the nodes a few moves
+    /// deep are listed in depth-first order and handed out in that order, so the
+    /// solution returned is the one the one-thread search finds; the nodes counted are
+    /// every thread's, a few more than one thread's (work on subtrees after the
+    /// solution's, done while it was being found).
+    pub parallel: bool,
 }
 
 impl Options {
@@ -218,13 +229,25 @@ impl Options {
     pub const PLAIN: Options = Options {
         ordered: false,
         pathmax: false,
+        parallel: false,
     };
-    /// Ordered children and pathmax: a few percent fewer nodes than [`Options::PLAIN`],
-    /// but no faster as measured (evaluating every child before descending costs about
-    /// what the nodes saved do), so [`solve`] keeps the plain search.
+    /// Ordered children and pathmax, on one thread. Pathmax saves almost nothing over
+    /// [`Options::ORDERED`] (measured), so [`solve`] does without it.
     pub const FEWER_NODES: Options = Options {
         ordered: true,
         pathmax: true,
+        parallel: false,
+    };
+    /// Children in increasing order of their bound, on one thread.
+    pub const ORDERED: Options = Options {
+        ordered: true,
+        pathmax: false,
+        parallel: false,
+    };
+    /// What [`solve`] runs: [`Options::ORDERED`] on every thread.
+    pub const QUERY: Options = Options {
+        parallel: true,
+        ..Options::ORDERED
     };
 }
 
@@ -319,8 +342,19 @@ enum Probe {
     Exceeded(u32),
 }
 
+/// How deep the parallel search lists the nodes it hands out: about a hundred nodes.
+const SPLIT_DEPTH: u32 = 6;
+
+/// A node the parallel search hands out: the blank's cells from the start, and its bound.
+#[derive(Clone)]
+struct Task {
+    path: Vec<u8>,
+    h: u32,
+}
+
 /// The search's position: the board both ways (tile per cell, cell per tile), every
 /// pattern's placement rank on the board and on its reflection, and the two sums.
+#[derive(Clone)]
 struct Search<'h> {
     h: &'h Heuristic,
     opts: Options,
@@ -340,6 +374,12 @@ struct Search<'h> {
     path: Vec<u8>,
     expanded: u64,
     generated: u64,
+    /// While listing the parallel search's tasks: the nodes at [`SPLIT_DEPTH`], which are
+    /// listed instead of searched.
+    tasks: Option<Vec<Task>>,
+    /// In a parallel search: the index of the first task a solution was found below, and
+    /// this task's; a task listed after the first solution stops at once.
+    abandon: Option<(&'h AtomicUsize, usize)>,
 }
 
 impl Search<'_> {
@@ -360,6 +400,8 @@ impl Search<'_> {
             path: Vec::new(),
             expanded: 0,
             generated: 0,
+            tasks: None,
+            abandon: None,
         };
         s.cells[..cells.len()].copy_from_slice(cells);
         for (c, &t) in cells.iter().enumerate() {
@@ -515,6 +557,20 @@ impl Search<'_> {
             // Every pattern is home, so every tile is: the goal.
             return Probe::Found;
         }
+        if g == SPLIT_DEPTH
+            && let Some(tasks) = &mut self.tasks
+        {
+            tasks.push(Task {
+                path: self.path.clone(),
+                h: hp,
+            });
+            return Probe::Exceeded(u32::MAX);
+        }
+        if let Some((first, me)) = self.abandon
+            && first.load(Ordering::Relaxed) < me
+        {
+            return Probe::Exceeded(u32::MAX);
+        }
         self.expanded += 1;
         let h = self.h;
         let blank = self.pos[0];
@@ -583,10 +639,10 @@ impl Search<'_> {
 /// Finds an optimal solution of `cells` (tile in each cell, 0 the blank), which must be
 /// solvable (the caller checks the parity); `None` only if the tables say the goal is out
 /// of reach, which cannot happen for a solvable arrangement and complete tables.
-/// This is what `query` runs: [`Options::PLAIN`], as fast as the alternatives measured
-/// and counting nodes as the literature does.
+/// This is what `query` runs: [`Options::QUERY`], measured the fewest nodes and the least
+/// time of the options over Korf's 100.
 pub fn solve(h: &Heuristic, cells: &[u8]) -> Option<Solution> {
-    solve_with(h, cells, Options::PLAIN)
+    solve_with(h, cells, Options::QUERY)
 }
 
 /// [`solve`], searching as `opts` says.
@@ -602,7 +658,17 @@ pub fn solve_with(h: &Heuristic, cells: &[u8], opts: Options) -> Option<Solution
         }
         iterations.push(bound);
         let hp = search.h();
-        match search.dfs(0, hp, bound, u8::MAX) {
+        let workers = if opts.parallel {
+            rayon::current_num_threads()
+        } else {
+            1
+        };
+        let probe = if workers > 1 {
+            search.iterate_in_parallel(hp, bound, workers)
+        } else {
+            search.dfs(0, hp, bound, u8::MAX)
+        };
+        match probe {
             Probe::Found => {
                 return Some(Solution {
                     length: search.path.len() as u32,
@@ -614,6 +680,85 @@ pub fn solve_with(h: &Heuristic, cells: &[u8], opts: Options) -> Option<Solution
             }
             Probe::Exceeded(u32::MAX) => return None,
             Probe::Exceeded(next) => bound = next,
+        }
+    }
+}
+
+impl Search<'_> {
+    /// One iteration below `bound` from the start, on `workers` threads: the nodes
+    /// [`SPLIT_DEPTH`] moves deep are listed in depth-first order, then taken in that
+    /// order by the threads, none starting one listed after a node below which a solution
+    /// was found. The solution kept is that of the first such node, so it is the one the
+    /// one-thread search finds.
+    fn iterate_in_parallel(&mut self, hp: u32, bound: u32, workers: usize) -> Probe {
+        self.tasks = Some(Vec::new());
+        let prefix = self.dfs(0, hp, bound, u8::MAX);
+        let tasks = self.tasks.take().unwrap_or_default();
+        let Probe::Exceeded(prefix_next) = prefix else {
+            return Probe::Found;
+        };
+        let start_blank = self.pos[0];
+        let taken = AtomicUsize::new(0);
+        let first_found = AtomicUsize::new(usize::MAX);
+        let done = Mutex::new(Vec::new());
+        let root = &*self;
+        rayon::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|_| {
+                    let (mut expanded, mut generated, mut next) = (0, 0, u32::MAX);
+                    let mut found: Option<(usize, Vec<u8>)> = None;
+                    loop {
+                        let i = taken.fetch_add(1, Ordering::Relaxed);
+                        if i >= tasks.len() || i > first_found.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let mut s = root.clone();
+                        for &c in &tasks[i].path {
+                            let k = s.child(c);
+                            s.apply(&k);
+                        }
+                        s.path = tasks[i].path.clone();
+                        s.abandon = Some((&first_found, i));
+                        let n = s.path.len();
+                        let previous = if n >= 2 { s.path[n - 2] } else { start_blank };
+                        let probe = s.dfs(n as u32, tasks[i].h, bound, previous);
+                        expanded += s.expanded - root.expanded;
+                        generated += s.generated - root.generated;
+                        match probe {
+                            Probe::Found => {
+                                first_found.fetch_min(i, Ordering::Relaxed);
+                                if found.as_ref().is_none_or(|(j, _)| i < *j) {
+                                    found = Some((i, s.path));
+                                }
+                            }
+                            Probe::Exceeded(x) => next = next.min(x),
+                        }
+                    }
+                    done.lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((expanded, generated, next, found));
+                });
+            }
+        });
+        let mut next = prefix_next;
+        let mut best: Option<(usize, Vec<u8>)> = None;
+        for (expanded, generated, n, found) in done.into_inner().unwrap_or_else(|e| e.into_inner())
+        {
+            self.expanded += expanded;
+            self.generated += generated;
+            next = next.min(n);
+            if let Some((i, path)) = found
+                && best.as_ref().is_none_or(|(j, _)| i < *j)
+            {
+                best = Some((i, path));
+            }
+        }
+        match best {
+            Some((_, path)) => {
+                self.path = path;
+                Probe::Found
+            }
+            None => Probe::Exceeded(next),
         }
     }
 }
@@ -665,13 +810,12 @@ mod tests {
         let all = [
             Options::PLAIN,
             Options::FEWER_NODES,
-            Options {
-                ordered: true,
-                pathmax: false,
-            },
+            Options::ORDERED,
+            Options::QUERY,
             Options {
                 ordered: false,
                 pathmax: true,
+                parallel: true,
             },
         ];
         for (reflect, opts) in [false, true].into_iter().flat_map(|r| all.map(|o| (r, o))) {
@@ -684,6 +828,14 @@ mod tests {
                 let path = replay(&h, &cells, &s.blanks).unwrap();
                 assert_eq!(path.last().unwrap(), &[1, 2, 3, 4, 5, 6, 7, 8, 0]);
                 assert_eq!(*s.iterations.last().unwrap(), s.length);
+                if opts.parallel {
+                    // Handed out in depth-first order: the one-thread search's solution.
+                    let one = Options {
+                        parallel: false,
+                        ..opts
+                    };
+                    assert_eq!(s.blanks, solve_with(&h, &cells, one).unwrap().blanks);
+                }
             }
         }
     }

@@ -93,6 +93,11 @@ impl Database {
                 .ok_or_else(|| inconsistent(name, "its list of partitions"))?,
         };
         let stored = store::packed_tables(&self.conn, name).map_err(self.sql())?;
+        // Hundreds of megabytes of chunks are read once: mapped, SQLite reads its pages
+        // from the file's cache without copying each into a buffer of its own first.
+        (self.conn)
+            .execute_batch("PRAGMA mmap_size = 4294967296;")
+            .map_err(self.sql())?;
         let patterns = puzzle.patterns(&chosen);
         let mut tables = Vec::with_capacity(patterns.len());
         for (i, p) in patterns.iter().enumerate() {
