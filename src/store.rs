@@ -712,6 +712,30 @@ pub fn for_each_packed_chunk(
     Ok(())
 }
 
+/// Calls `each` with every chunk of one packed table numbered in `chunks`, in order.
+pub fn for_each_packed_chunk_in(
+    conn: &Connection,
+    puzzle: &str,
+    kind: &str,
+    chunks: std::ops::Range<u64>,
+    mut each: impl FnMut(u64, &[u8]),
+) -> rusqlite::Result<()> {
+    let mut st = conn.prepare_cached(
+        "SELECT chunk, data FROM packed_chunks
+          WHERE puzzle = ?1 AND kind = ?2 AND chunk >= ?3 AND chunk < ?4 ORDER BY chunk",
+    )?;
+    let mut rows = st.query(params![
+        puzzle,
+        kind,
+        chunks.start as i64,
+        chunks.end as i64
+    ])?;
+    while let Some(r) = rows.next()? {
+        each(r.get::<_, i64>(0)? as u64, r.get_ref(1)?.as_blob()?);
+    }
+    Ok(())
+}
+
 /// The `farthest` rows of a packed puzzle, by rank.
 pub fn farthest(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<FarthestRow>> {
     let mut st =

@@ -308,6 +308,54 @@ fn verify_names_a_changed_pattern_table_byte() {
     assert!(err.contains("placement 4007 holds 0"), "{err}");
 }
 
+/// The tables are read in parts by several threads: a chunk missing or cut short in
+/// any part (the first, read over the query's own connection, or the last, over
+/// another) makes `query` refuse the file, exit 1, rather than search with a hole.
+#[test]
+fn query_refuses_tables_with_a_chunk_missing_or_short_in_any_part() {
+    let chunks: i64 = {
+        let conn = rusqlite::Connection::open(db()).unwrap();
+        conn.query_row(
+            "SELECT chunks FROM packed_tables WHERE puzzle = 'fifteen' AND kind = 'pattern-0'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let state = cells_text(&korf()[11].2);
+    let damages = [
+        "DELETE FROM packed_chunks WHERE puzzle = 'fifteen' AND kind = 'pattern-0' AND chunk = 3"
+            .to_string(),
+        format!(
+            "DELETE FROM packed_chunks WHERE puzzle = 'fifteen' AND kind = 'pattern-0' AND chunk = {}",
+            chunks - 2
+        ),
+        format!(
+            "UPDATE packed_chunks SET data = substr(data, 1, 100) WHERE puzzle = 'fifteen' AND kind = 'pattern-0' AND chunk = {}",
+            chunks / 2 + 1
+        ),
+    ];
+    for damage in damages {
+        let dir = tempfile::tempdir().unwrap();
+        let damaged = dir.path().join("damaged.sqlite");
+        std::fs::copy(db(), &damaged).unwrap();
+        let conn = rusqlite::Connection::open(&damaged).unwrap();
+        assert_eq!(conn.execute(&damage, []).unwrap(), 1, "{damage}");
+        drop(conn);
+        let o = run(&[
+            "query",
+            "--db",
+            damaged.to_str().unwrap(),
+            "--puzzle",
+            NAME,
+            "--state",
+            &state,
+        ]);
+        let err = assert_clean_failure(&o, 1);
+        assert!(err.contains("inconsistent"), "{damage}: {err}");
+    }
+}
+
 /// `check-definition` on the built-in file names its pattern tables and their sizes.
 #[test]
 fn check_definition_lists_the_pattern_tables() {
