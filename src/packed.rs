@@ -392,6 +392,12 @@ impl ByteLayout {
         self.ranks.div_ceil(self.ranks_per_chunk)
     }
 
+    /// The length of chunk `c` (the last may be short; 0 past the end).
+    pub fn chunk_bytes(&self, c: u64) -> u64 {
+        let first = c.saturating_mul(self.ranks_per_chunk);
+        self.ranks.saturating_sub(first).min(self.ranks_per_chunk)
+    }
+
     pub fn locate(&self, rank: u64) -> Slot {
         Slot {
             chunk: rank / self.ranks_per_chunk,
@@ -440,9 +446,7 @@ impl ByteDecoder {
     /// Appends chunk `c`, which must be the next one and of its full size.
     pub fn push(&mut self, c: u64, blob: &[u8]) {
         let l = &self.layout;
-        let fits = c == self.next
-            && c < l.chunks()
-            && blob.len() as u64 == (l.ranks - c * l.ranks_per_chunk).min(l.ranks_per_chunk);
+        let fits = c == self.next && c < l.chunks() && blob.len() as u64 == l.chunk_bytes(c);
         if fits && !self.bad {
             self.out.extend_from_slice(blob);
             self.next += 1;

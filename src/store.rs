@@ -700,36 +700,25 @@ pub fn for_each_packed_chunk(
     conn: &Connection,
     puzzle: &str,
     kind: &str,
-    mut each: impl FnMut(u64, &[u8]),
+    each: impl FnMut(u64, &[u8]),
 ) -> rusqlite::Result<()> {
-    let mut st = conn.prepare_cached(
-        "SELECT chunk, data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 ORDER BY chunk",
-    )?;
-    let mut rows = st.query(params![puzzle, kind])?;
-    while let Some(r) = rows.next()? {
-        each(r.get::<_, i64>(0)? as u64, r.get_ref(1)?.as_blob()?);
-    }
-    Ok(())
+    for_each_packed_chunk_in(conn, puzzle, kind, i64::MIN..=i64::MAX, each)
 }
 
-/// Calls `each` with every chunk of one packed table numbered in `chunks`, in order.
+/// Calls `each` with every chunk of one packed table numbered in `chunks`, in order
+/// (a chunk number is handed on as stored, so a negative one arrives as a huge one).
 pub fn for_each_packed_chunk_in(
     conn: &Connection,
     puzzle: &str,
     kind: &str,
-    chunks: std::ops::Range<u64>,
+    chunks: std::ops::RangeInclusive<i64>,
     mut each: impl FnMut(u64, &[u8]),
 ) -> rusqlite::Result<()> {
     let mut st = conn.prepare_cached(
         "SELECT chunk, data FROM packed_chunks
-          WHERE puzzle = ?1 AND kind = ?2 AND chunk >= ?3 AND chunk < ?4 ORDER BY chunk",
+          WHERE puzzle = ?1 AND kind = ?2 AND chunk BETWEEN ?3 AND ?4 ORDER BY chunk",
     )?;
-    let mut rows = st.query(params![
-        puzzle,
-        kind,
-        chunks.start as i64,
-        chunks.end as i64
-    ])?;
+    let mut rows = st.query(params![puzzle, kind, chunks.start(), chunks.end()])?;
     while let Some(r) = rows.next()? {
         each(r.get::<_, i64>(0)? as u64, r.get_ref(1)?.as_blob()?);
     }

@@ -97,7 +97,7 @@ impl Database {
         let mut tables = Vec::with_capacity(patterns.len());
         for (i, p) in patterns.iter().enumerate() {
             let what = format!("the table of pattern {i} of partition {}", chosen.name);
-            let (kind, _, _) = (stored.iter())
+            let (kind, layout_text, _) = (stored.iter())
                 .find(|(_, layout, _)| {
                     serde_json::from_str::<serde_json::Value>(layout).is_ok_and(|v| {
                         v["partition"] == chosen.name.as_str()
@@ -109,13 +109,11 @@ impl Database {
                 })
                 .ok_or_else(|| inconsistent(name, &what))?;
             let layout: serde_json::Value =
-                serde_json::from_str(&stored.iter().find(|s| &s.0 == kind).unwrap().1)
-                    .map_err(|_| inconsistent(name, &what))?;
+                serde_json::from_str(layout_text).map_err(|_| inconsistent(name, &what))?;
             let l = ByteLayout::from_description(&layout).map_err(|_| inconsistent(name, &what))?;
             let entry = (layout["entry"].as_str())
                 .and_then(Entry::from_name)
                 .ok_or_else(|| inconsistent(name, &what))?;
-            let layout_text = &stored.iter().find(|s| &s.0 == kind).unwrap().1;
             let bytes = self
                 .read_byte_table(name, kind, layout_text, &l)?
                 .ok_or_else(|| inconsistent(name, &what))?;
@@ -176,8 +174,8 @@ impl Database {
                             &conn,
                             name,
                             kind,
+                            l,
                             i as u64 * part_bytes as u64 / per,
-                            per,
                             part,
                         )
                         .map_err(sql)
@@ -186,7 +184,7 @@ impl Database {
                 .collect();
             let mut results = Vec::new();
             if let Some((_, part)) = first {
-                results.push(read_part(&self.conn, name, kind, 0, per, part).map_err(sql));
+                results.push(read_part(&self.conn, name, kind, l, 0, part).map_err(sql));
             }
             for h in others {
                 results.push(h.join().unwrap_or_else(|_| {
@@ -243,25 +241,26 @@ pub fn solve_loaded(loaded: &LoadedTables, name: &str, cells: &[u8]) -> Result<S
     })
 }
 
-/// Fills `part` with the chunks of table `kind` from chunk `first` on, memory-mapped
-/// (SQLite then reads its pages from the file's cache without copying each first);
-/// whether every chunk came, in order and of its size.
+/// Fills `part` with the chunks of table `kind` (laid out as `l`) from chunk `first` on,
+/// memory-mapped (SQLite then reads its pages from the file's cache without copying each
+/// first); whether every chunk came, in order and of its size.
 fn read_part(
     conn: &rusqlite::Connection,
     name: &str,
     kind: &str,
+    l: &ByteLayout,
     first: u64,
-    per: u64,
     part: &mut [u8],
 ) -> rusqlite::Result<bool> {
     conn.execute_batch("PRAGMA mmap_size = 4294967296;")?;
+    let per = l.ranks_per_chunk();
     let count = (part.len() as u64).div_ceil(per);
     let (mut next, mut fits) = (first, true);
-    store::for_each_packed_chunk_in(conn, name, kind, first..first + count, |c, blob| {
+    let chunks = first as i64..=(first + count) as i64 - 1;
+    store::for_each_packed_chunk_in(conn, name, kind, chunks, |c, blob| {
         let at = ((c - first) * per) as usize;
-        let want = (part.len() - at.min(part.len())).min(per as usize);
-        if c == next && blob.len() == want {
-            part[at..at + want].copy_from_slice(blob);
+        if c == next && blob.len() as u64 == l.chunk_bytes(c) {
+            part[at..at + blob.len()].copy_from_slice(blob);
             next += 1;
         } else {
             fits = false;
