@@ -7,23 +7,20 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, params};
 
 use crate::util::{
-    LIGHT, assert_clean_failure, assert_no_temporaries, generate_into, run, shared_db,
+    LIGHT, assert_clean_failure, assert_no_temporaries, damaged_copy, generate_into, run, shared_db,
 };
 use puzzlebase::puzzles::{self, Puzzle};
 
 /// A copy of the shared file, damaged by `sql` (statements with their parameters).
 fn damaged(sql: &[(&str, &[i64])]) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("damaged.sqlite");
-    std::fs::copy(shared_db(), &db).unwrap();
-    let conn = Connection::open(&db).unwrap();
-    for (statement, params) in sql {
-        let n = conn
-            .execute(statement, rusqlite::params_from_iter(params.iter()))
-            .unwrap();
-        assert!(n > 0, "the damage changed nothing: {statement}");
-    }
-    (dir, db)
+    damaged_copy(shared_db(), |conn| {
+        for (statement, params) in sql {
+            let n = conn
+                .execute(statement, rusqlite::params_from_iter(params.iter()))
+                .unwrap();
+            assert!(n > 0, "the damage changed nothing: {statement}");
+        }
+    })
 }
 
 /// Runs `verify` on one puzzle of `db`, expects exit 1 with one line on stderr naming

@@ -11,7 +11,7 @@ use puzzlebase::puzzles::fifteen::{self, Fifteen};
 use puzzlebase::query::{Database, LoadedTables, solve_loaded};
 use puzzlebase::space::{GraphPuzzle, StateSpace};
 
-use crate::util::{assert_clean_failure, generate_into, query_json_in, run};
+use crate::util::{assert_clean_failure, damaged_copy, generate_into, query_json_in, run};
 
 const NAME: &str = "fifteen";
 
@@ -278,21 +278,18 @@ fn korf_100_with_the_default_tables() {
 /// the placement and the rule it breaks are named, exit 1 (the damage tests' style).
 #[test]
 fn verify_names_a_changed_pattern_table_byte() {
-    let dir = tempfile::tempdir().unwrap();
-    let damaged = dir.path().join("damaged.sqlite");
-    std::fs::copy(db(), &damaged).unwrap();
-    let conn = rusqlite::Connection::open(&damaged).unwrap();
-    let select = "SELECT data FROM packed_chunks WHERE puzzle = 'fifteen' AND kind = 'pattern-0' AND chunk = 1";
-    let mut data: Vec<u8> = conn.query_row(select, [], |r| r.get(0)).unwrap();
-    // Placement rank 4007 (byte 7 of chunk 1) is not home, so it may not hold 0.
-    assert_ne!(data[7], 0);
-    data[7] = 0;
-    conn.execute(
-        "UPDATE packed_chunks SET data = ?1 WHERE puzzle = 'fifteen' AND kind = 'pattern-0' AND chunk = 1",
-        [data],
-    )
-    .unwrap();
-    drop(conn);
+    let (_dir, damaged) = damaged_copy(db(), |conn| {
+        let select = "SELECT data FROM packed_chunks WHERE puzzle = 'fifteen' AND kind = 'pattern-0' AND chunk = 1";
+        let mut data: Vec<u8> = conn.query_row(select, [], |r| r.get(0)).unwrap();
+        // Placement rank 4007 (byte 7 of chunk 1) is not home, so it may not hold 0.
+        assert_ne!(data[7], 0);
+        data[7] = 0;
+        conn.execute(
+            "UPDATE packed_chunks SET data = ?1 WHERE puzzle = 'fifteen' AND kind = 'pattern-0' AND chunk = 1",
+            [data],
+        )
+        .unwrap();
+    });
     let o = run(&[
         "verify",
         "--db",
@@ -336,12 +333,9 @@ fn query_refuses_tables_with_a_chunk_missing_or_short_in_any_part() {
         ),
     ];
     for damage in damages {
-        let dir = tempfile::tempdir().unwrap();
-        let damaged = dir.path().join("damaged.sqlite");
-        std::fs::copy(db(), &damaged).unwrap();
-        let conn = rusqlite::Connection::open(&damaged).unwrap();
-        assert_eq!(conn.execute(&damage, []).unwrap(), 1, "{damage}");
-        drop(conn);
+        let (_dir, damaged) = damaged_copy(db(), |conn| {
+            assert_eq!(conn.execute(&damage, []).unwrap(), 1, "{damage}");
+        });
         let o = run(&[
             "query",
             "--db",

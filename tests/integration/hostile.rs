@@ -10,7 +10,7 @@ use puzzlebase::puzzles::{self, Puzzle};
 use puzzlebase::space::GraphPuzzle;
 use rusqlite::{Connection, params};
 
-use crate::util::{run, shared_db};
+use crate::util::{damaged_copy, run, shared_db};
 
 fn graph(name: &str) -> Box<dyn GraphPuzzle> {
     match puzzles::find(name) {
@@ -33,12 +33,7 @@ struct Damaged {
 }
 
 fn damaged(damage: impl FnOnce(&Connection)) -> Damaged {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("damaged.sqlite");
-    std::fs::copy(shared_db(), &path).unwrap();
-    let conn = Connection::open(&path).unwrap();
-    damage(&conn);
-    drop(conn);
+    let (dir, path) = damaged_copy(shared_db(), damage);
     Damaged { _dir: dir, path }
 }
 

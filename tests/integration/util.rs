@@ -25,6 +25,21 @@ pub const LIGHT: &[&str] = &[
     "knight-tour-6x6",
 ];
 
+/// A copy of the database `from` in a fresh directory, changed by `damage` on its own
+/// connection (closed before returning). Keep the directory as long as the copy is used.
+pub fn damaged_copy(
+    from: &Path,
+    damage: impl FnOnce(&rusqlite::Connection),
+) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("damaged.sqlite");
+    std::fs::copy(from, &path).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    damage(&conn);
+    drop(conn);
+    (dir, path)
+}
+
 /// Every puzzle the nightly job builds except `eleven` and `twelve`, whose 239,500,800
 /// states each (about 25 s and half a gigabyte) are left to `cargo bench` and the
 /// ignored tests.
