@@ -10,7 +10,7 @@ use puzzlebase::puzzles::{self, Puzzle};
 use puzzlebase::space::GraphPuzzle;
 use rusqlite::{Connection, params};
 
-use crate::util::{damaged_copy, run, shared_db};
+use crate::util::{damaged_copy, rank_of, run, shared_db};
 
 fn graph(name: &str) -> Box<dyn GraphPuzzle> {
     match puzzles::find(name) {
@@ -84,15 +84,6 @@ fn check(d: &Damaged, must: &[&[&str]], also: &[&[&str]]) {
 }
 
 const EIGHT_SEED: &str = "867254301";
-
-fn rank_of(conn: &Connection, puzzle: &str, state: &str) -> i64 {
-    conn.query_row(
-        "SELECT rank FROM positions WHERE puzzle = ?1 AND state = ?2",
-        params![puzzle, state],
-        |r| r.get(0),
-    )
-    .unwrap()
-}
 
 /// The second position of eight's seed path (one move closer).
 fn eight_second(conn: &Connection) -> i64 {

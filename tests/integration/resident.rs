@@ -10,7 +10,7 @@ use puzzlebase::puzzles::{self, Puzzle};
 use puzzlebase::query::{Database, Resident};
 use rusqlite::{Connection, params};
 
-use crate::util::shared_db;
+use crate::util::{damaged_copy, rank_of, shared_db};
 
 const EIGHT_SEED: &str = "867254301";
 const NINE_FAR: &str = "0532194876";
@@ -85,21 +85,7 @@ fn in_memory_load_fails(db: &Path, name: &str) -> bool {
 
 /// A damaged copy of the shared database.
 fn damaged(damage: impl FnOnce(&Connection)) -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("damaged.sqlite");
-    std::fs::copy(shared_db(), &path).unwrap();
-    let conn = Connection::open(&path).unwrap();
-    damage(&conn);
-    (dir, path)
-}
-
-fn rank_of(c: &Connection, puzzle: &str, state: &str) -> i64 {
-    c.query_row(
-        "SELECT rank FROM positions WHERE puzzle = ?1 AND state = ?2",
-        params![puzzle, state],
-        |r| r.get(0),
-    )
-    .unwrap()
+    damaged_copy(shared_db(), damage)
 }
 
 /// On the damaged copy: `name` loads into memory (or not, `loads`), the answers for

@@ -40,6 +40,16 @@ pub fn damaged_copy(
     (dir, path)
 }
 
+/// The rank of the `positions` row of `puzzle` that holds `state`.
+pub fn rank_of(conn: &rusqlite::Connection, puzzle: &str, state: &str) -> i64 {
+    conn.query_row(
+        "SELECT rank FROM positions WHERE puzzle = ?1 AND state = ?2",
+        rusqlite::params![puzzle, state],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
 /// Every puzzle the nightly job builds except `eleven` and `twelve`, whose 239,500,800
 /// states each (about 25 s and half a gigabyte) are left to `cargo bench` and the
 /// ignored tests.
