@@ -428,9 +428,43 @@ impl ByteLayout {
         ByteDecoder {
             layout: *self,
             out: Vec::with_capacity(self.ranks as usize),
-            next: 0,
-            bad: false,
+            run: ChunkRun::new(0..self.chunks()),
         }
+    }
+}
+
+/// A run of a packed table's chunks read in chunk order, checked as it comes: the chunks
+/// must be numbered `chunks.start`, the one after, and so on to `chunks.end` (excluded),
+/// each of the size its layout gives and none empty. After the first that is not, none
+/// is accepted.
+pub struct ChunkRun {
+    next: u64,
+    end: u64,
+    clean: bool,
+}
+
+impl ChunkRun {
+    pub fn new(chunks: std::ops::Range<u64>) -> ChunkRun {
+        ChunkRun {
+            next: chunks.start,
+            end: chunks.end,
+            clean: true,
+        }
+    }
+
+    /// Whether chunk `c`, whose layout gives it `size` bytes, is the next one and of that
+    /// size (so its bytes are to be kept).
+    pub fn accept(&mut self, c: u64, blob: &[u8], size: u64) -> bool {
+        self.clean &= c == self.next && c < self.end && size != 0 && blob.len() as u64 == size;
+        if self.clean {
+            self.next += 1;
+        }
+        self.clean
+    }
+
+    /// Whether every chunk of the run came, and nothing else.
+    pub fn complete(&self) -> bool {
+        self.clean && self.next == self.end
     }
 }
 
@@ -438,32 +472,49 @@ impl ByteLayout {
 pub struct ByteDecoder {
     layout: ByteLayout,
     out: Vec<u8>,
-    next: u64,
-    bad: bool,
+    run: ChunkRun,
 }
 
 impl ByteDecoder {
     /// Appends chunk `c`, which must be the next one and of its full size.
     pub fn push(&mut self, c: u64, blob: &[u8]) {
-        let l = &self.layout;
-        let fits = c == self.next && c < l.chunks() && blob.len() as u64 == l.chunk_bytes(c);
-        if fits && !self.bad {
+        if self.run.accept(c, blob, self.layout.chunk_bytes(c)) {
             self.out.extend_from_slice(blob);
-            self.next += 1;
-        } else {
-            self.bad = true;
         }
     }
 
     /// The table, if every chunk came in order with its size.
     pub fn finish(self) -> Option<Vec<u8>> {
-        (!self.bad && self.next == self.layout.chunks()).then_some(self.out)
+        self.run.complete().then_some(self.out)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rule every reader of chunks shares: in order from the run's start, each of
+    /// its size and none empty, all of them and nothing after.
+    #[test]
+    fn chunk_runs_take_every_chunk_in_order_and_nothing_else() {
+        let mut run = ChunkRun::new(2..4);
+        assert!(run.accept(2, &[0; 5], 5) && run.accept(3, &[0; 3], 3));
+        assert!(run.complete());
+        assert!(!run.accept(4, &[0; 3], 3) && !run.complete());
+        // After chunk 0 of 0..2: a missing, short, empty or repeated chunk is refused,
+        // and then even the right chunk 1 is not taken, so the run is never complete.
+        for (c, len, size) in [(2, 4, 4), (1, 3, 4), (1, 0, 0), (0, 4, 4)] {
+            let mut run = ChunkRun::new(0..2);
+            assert!(run.accept(0, &[0; 4], 4));
+            assert!(
+                !run.accept(c, &vec![0; len], size),
+                "chunk {c}, {len} of {size} bytes"
+            );
+            assert!(!run.accept(1, &[0; 4], 4) && !run.complete());
+        }
+        let mut short = ChunkRun::new(0..2);
+        assert!(short.accept(0, &[1], 1) && !short.complete());
+    }
     use crate::bfs::{self, COUNT_OVERFLOW};
     use crate::progress::Silent;
     use crate::puzzles::sliding::Sliding;

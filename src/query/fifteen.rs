@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::{Database, QueryError, Result, known};
 use crate::generate::definition_hash;
-use crate::packed::ByteLayout;
+use crate::packed::{ByteLayout, ChunkRun};
 use crate::pattern::{Entry, Table};
 use crate::puzzles::Puzzle;
 use crate::puzzles::fifteen::{self, Fifteen, Partition};
@@ -255,18 +255,15 @@ fn read_part(
     conn.execute_batch("PRAGMA mmap_size = 4294967296;")?;
     let per = l.ranks_per_chunk();
     let count = (part.len() as u64).div_ceil(per);
-    let (mut next, mut fits) = (first, true);
+    let mut run = ChunkRun::new(first..first + count);
     let chunks = first as i64..=(first + count) as i64 - 1;
     store::for_each_packed_chunk_in(conn, name, kind, chunks, |c, blob| {
-        let at = ((c - first) * per) as usize;
-        if c == next && blob.len() as u64 == l.chunk_bytes(c) {
+        if run.accept(c, blob, l.chunk_bytes(c)) {
+            let at = ((c - first) * per) as usize;
             part[at..at + blob.len()].copy_from_slice(blob);
-            next += 1;
-        } else {
-            fits = false;
         }
     })?;
-    Ok(fits && next == first + count)
+    Ok(run.complete())
 }
 
 /// Tables that contradict the search: the file is not what `generate` wrote.

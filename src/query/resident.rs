@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use super::{Database, Result, known};
-use crate::packed::{CountLayout, RunLayout};
+use crate::packed::{ChunkRun, CountLayout, RunLayout};
 use crate::puzzles::Puzzle;
 use crate::space::GraphPuzzle;
 use crate::store::{self, PositionRow, PuzzleInfo, Storage};
@@ -321,20 +321,14 @@ impl Database {
             return Ok(None);
         }
         let mut out = Vec::with_capacity(total as usize);
-        let mut next = 0u64;
-        let mut clean = true;
+        let mut run = ChunkRun::new(0..chunks);
         store::for_each_packed_chunk(&self.conn, name, kind, |c, blob| {
-            if c != next || blob.len() as u64 != size(c) || size(c) == 0 {
-                clean = false;
-                return;
-            }
-            if clean {
+            if run.accept(c, blob, size(c)) {
                 out.extend_from_slice(blob);
             }
-            next += 1;
         })
         .map_err(self.sql())?;
-        Ok((clean && next == chunks).then_some(out))
+        Ok(run.complete().then_some(out))
     }
 }
 
