@@ -23,7 +23,7 @@ use crate::verify;
 /// Changes whenever the solvers' output for an unchanged definition may change; part of
 /// every definition hash, so a new generator recomputes everything once.
 pub const GENERATOR_VERSION: &str =
-    concat!("puzzlebase ", env!("CARGO_PKG_VERSION"), " / tables 2");
+    concat!("puzzlebase ", env!("CARGO_PKG_VERSION"), " / tables 3");
 
 #[derive(Debug, Error)]
 pub enum GenerateError {

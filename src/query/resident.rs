@@ -25,7 +25,8 @@ use crate::space::GraphPuzzle;
 use crate::store::{self, PositionRow, PuzzleInfo, Storage};
 
 /// Largest rank space whose rows are copied (24 bytes a rank plus the state texts:
-/// about 130 MB at most; `eight` takes 6 MB). Larger row tables stay in the file.
+/// about 130 MB at most; the 181,440 rows of a 3x3 grid took 6 MB). Larger row tables
+/// stay in the file.
 const MAX_ROWS: u64 = 1 << 22;
 
 /// Largest packed table copied (`eleven`'s distances take 120 MB).

@@ -142,11 +142,11 @@ fn a_changed_distance() {
 
 #[test]
 fn a_next_rank_one_step_closer_but_not_adjacent() {
-    let g = graph("eight");
+    let g = graph("seven");
     let (rank, next): (i64, i64) = Connection::open(shared_db())
         .unwrap()
         .query_row(
-            "SELECT rank, next_rank FROM positions WHERE puzzle = 'eight' AND distance = 20
+            "SELECT rank, next_rank FROM positions WHERE puzzle = 'seven' AND distance = 20
              ORDER BY rank LIMIT 1",
             [],
             |r| Ok((r.get(0)?, r.get(1)?)),
@@ -157,7 +157,7 @@ fn a_next_rank_one_step_closer_but_not_adjacent() {
     let conn = Connection::open(shared_db()).unwrap();
     let mut st = conn
         .prepare(
-            "SELECT rank FROM positions WHERE puzzle = 'eight' AND distance = 19 ORDER BY rank",
+            "SELECT rank FROM positions WHERE puzzle = 'seven' AND distance = 19 ORDER BY rank",
         )
         .unwrap();
     let wrong: i64 = st
@@ -167,10 +167,10 @@ fn a_next_rank_one_step_closer_but_not_adjacent() {
         .find(|&r: &i64| r != next && !nbs.contains(&(r as u64)))
         .unwrap();
     let (_d, db) = damaged(&[(
-        "UPDATE positions SET next_rank = ?2 WHERE puzzle = 'eight' AND rank = ?1",
+        "UPDATE positions SET next_rank = ?2 WHERE puzzle = 'seven' AND rank = ?1",
         &[rank, wrong],
     )]);
-    let err = verify_fails(&db, "eight");
+    let err = verify_fails(&db, "seven");
     assert!(
         err.contains(&format!("rank {rank} "))
             && err.contains(&format!("next rank {wrong} is not one legal move away")),
@@ -180,16 +180,16 @@ fn a_next_rank_one_step_closer_but_not_adjacent() {
 
 #[test]
 fn a_changed_count() {
-    // eight's two farthest positions: no count depends on theirs.
+    // seven's farthest position: no count depends on its own.
     let rank = one(
-        "SELECT rank FROM positions WHERE puzzle = 'eight' AND distance = 31 ORDER BY rank LIMIT 1",
+        "SELECT rank FROM positions WHERE puzzle = 'seven' AND distance = 36 ORDER BY rank LIMIT 1",
         [],
     );
     let (_d, db) = damaged(&[(
-        "UPDATE positions SET solutions = solutions + 1 WHERE puzzle = 'eight' AND rank = ?1",
+        "UPDATE positions SET solutions = solutions + 1 WHERE puzzle = 'seven' AND rank = ?1",
         &[rank],
     )]);
-    let err = verify_fails(&db, "eight");
+    let err = verify_fails(&db, "seven");
     assert!(
         err.contains(&format!("rank {rank} "))
             && err

@@ -83,61 +83,63 @@ fn check(d: &Damaged, must: &[&[&str]], also: &[&[&str]]) {
     }
 }
 
-const EIGHT_SEED: &str = "867254301";
+/// seven's farthest position (36 moves, the only one), stored as a row like every
+/// position of a puzzle below the packing line.
+const SEVEN_SEED: &str = "07214365";
 
-/// The second position of eight's seed path (one move closer).
-fn eight_second(conn: &Connection) -> i64 {
-    let r = rank_of(conn, "eight", EIGHT_SEED);
+/// The second position of the seed's path (one move closer).
+fn seven_second(conn: &Connection) -> i64 {
+    let r = rank_of(conn, "seven", SEVEN_SEED);
     conn.query_row(
-        "SELECT next_rank FROM positions WHERE puzzle = 'eight' AND rank = ?1",
+        "SELECT next_rank FROM positions WHERE puzzle = 'seven' AND rank = ?1",
         [r],
         |r| r.get(0),
     )
     .unwrap()
 }
 
-const EIGHT_QUESTIONS: &[&[&str]] = &[
-    &["--puzzle", "eight", "--state", EIGHT_SEED],
-    &["--puzzle", "eight", "--state", "123456708"],
-    &["--puzzle", "eight", "--longest"],
-    &["--puzzle", "eight", "--histogram"],
+const SEVEN_QUESTIONS: &[&[&str]] = &[
+    &["--puzzle", "seven", "--state", SEVEN_SEED],
+    &["--puzzle", "seven", "--state", "12345607"],
+    &["--puzzle", "seven", "--longest"],
+    &["--puzzle", "seven", "--histogram"],
 ];
 
 #[test]
 fn a_changed_distance_is_refused() {
     let d = damaged(|c| {
-        let second = eight_second(c);
+        let second = seven_second(c);
         c.execute(
-            "UPDATE positions SET distance = distance + 2 WHERE puzzle = 'eight' AND rank = ?1",
+            "UPDATE positions SET distance = distance + 2 WHERE puzzle = 'seven' AND rank = ?1",
             [second],
         )
         .unwrap();
     });
-    check(&d, &[EIGHT_QUESTIONS[0]], EIGHT_QUESTIONS);
+    check(&d, &[SEVEN_QUESTIONS[0]], SEVEN_QUESTIONS);
     // The seed itself claiming to be closer than it is.
     let d = damaged(|c| {
         c.execute(
-            "UPDATE positions SET distance = 29 WHERE puzzle = 'eight' AND state = ?1",
-            [EIGHT_SEED],
+            "UPDATE positions SET distance = 34 WHERE puzzle = 'seven' AND state = ?1",
+            [SEVEN_SEED],
         )
         .unwrap();
     });
     check(
         &d,
-        &[EIGHT_QUESTIONS[0], &["--puzzle", "eight", "--longest"]],
-        EIGHT_QUESTIONS,
+        &[SEVEN_QUESTIONS[0], &["--puzzle", "seven", "--longest"]],
+        SEVEN_QUESTIONS,
     );
 }
 
 #[test]
 fn a_next_rank_one_step_closer_but_not_adjacent_is_refused() {
-    let g = graph("eight");
+    let g = graph("seven");
     let d = damaged(|c| {
-        let seed = rank_of(c, "eight", EIGHT_SEED);
+        let seed = rank_of(c, "seven", SEVEN_SEED);
         let mut nbs = Vec::new();
         g.neighbors(seed as u64, &mut nbs);
         let mut st = c
-            .prepare("SELECT rank FROM positions WHERE puzzle = 'eight' AND distance = 30")
+            .prepare("SELECT rank FROM positions WHERE puzzle = 'seven' AND distance = 35")
             .unwrap();
         let far: i64 = st
             .query_map([], |r| r.get::<_, i64>(0))
@@ -146,12 +148,12 @@ fn a_next_rank_one_step_closer_but_not_adjacent_is_refused() {
             .find(|&r| !nbs.contains(&(r as u64)))
             .unwrap();
         c.execute(
-            "UPDATE positions SET next_rank = ?1 WHERE puzzle = 'eight' AND rank = ?2",
+            "UPDATE positions SET next_rank = ?1 WHERE puzzle = 'seven' AND rank = ?2",
             [far, seed],
         )
         .unwrap();
     });
-    check(&d, &[EIGHT_QUESTIONS[0]], EIGHT_QUESTIONS);
+    check(&d, &[SEVEN_QUESTIONS[0]], SEVEN_QUESTIONS);
 }
 
 #[test]
@@ -159,17 +161,17 @@ fn a_changed_solution_count_is_refused() {
     for on_successor in [false, true] {
         let d = damaged(|c| {
             let r = if on_successor {
-                eight_second(c)
+                seven_second(c)
             } else {
-                rank_of(c, "eight", EIGHT_SEED)
+                rank_of(c, "seven", SEVEN_SEED)
             };
             c.execute(
-                "UPDATE positions SET solutions = solutions + 1 WHERE puzzle = 'eight' AND rank = ?1",
+                "UPDATE positions SET solutions = solutions + 1 WHERE puzzle = 'seven' AND rank = ?1",
                 [r],
             )
             .unwrap();
         });
-        check(&d, &[EIGHT_QUESTIONS[0]], EIGHT_QUESTIONS);
+        check(&d, &[SEVEN_QUESTIONS[0]], SEVEN_QUESTIONS);
     }
 }
 
@@ -178,23 +180,23 @@ fn a_changed_state_text_is_refused() {
     for on_first in [true, false] {
         let d = damaged(|c| {
             let r = if on_first {
-                rank_of(c, "eight", EIGHT_SEED)
+                rank_of(c, "seven", SEVEN_SEED)
             } else {
-                eight_second(c)
+                seven_second(c)
             };
             c.execute(
-                "UPDATE positions SET state = '123456780' WHERE puzzle = 'eight' AND rank = ?1",
+                "UPDATE positions SET state = '12345670' WHERE puzzle = 'seven' AND rank = ?1",
                 [r],
             )
             .unwrap();
         });
-        let longest: &[&str] = &["--puzzle", "eight", "--longest"];
+        let longest: &[&str] = &["--puzzle", "seven", "--longest"];
         let must: &[&[&str]] = if on_first {
             &[longest]
         } else {
-            &[EIGHT_QUESTIONS[0]]
+            &[SEVEN_QUESTIONS[0]]
         };
-        check(&d, must, EIGHT_QUESTIONS);
+        check(&d, must, SEVEN_QUESTIONS);
     }
 }
 

@@ -1,4 +1,4 @@
-//! The packed tables (`nine` here; `eleven` and `twelve` in the ignored tests at the end): read back as
+//! The packed tables (`eight` and `nine` here; `eleven` and `twelve` in the ignored tests at the end): read back as
 //! another tool would, with plain SQL and the layout documented in the README, and
 //! checked against a fresh solve and against the distance invariant.
 
@@ -90,57 +90,78 @@ fn decode_all(conn: &Connection, puzzle: &str) -> Decoded {
     Decoded { dist }
 }
 
+/// `eight` and `nine` are stored packed with solution counts: both tables, decoded with
+/// the README's rules alone, equal a fresh solve and keep the invariants.
 #[test]
-fn nine_from_the_file_equals_a_fresh_solve_and_keeps_the_invariant() {
+fn eight_and_nine_from_the_file_equal_a_fresh_solve_and_keep_the_invariants() {
     let conn = Connection::open(shared_db()).unwrap();
+    for name in ["eight", "nine"] {
+        packed_with_counts_keeps_the_invariants(&conn, name);
+    }
+}
+
+fn packed_with_counts_keeps_the_invariants(conn: &Connection, name: &str) {
     let (storage, counts): (String, bool) = conn
         .query_row(
-            "SELECT storage, counts FROM puzzles WHERE name = 'nine'",
-            [],
+            "SELECT storage, counts FROM puzzles WHERE name = ?1",
+            [name],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    assert_eq!((storage.as_str(), counts), ("packed", true));
+    assert_eq!((storage.as_str(), counts), ("packed", true), "{name}");
     let stored_rows: i64 = conn
         .query_row(
-            "SELECT count(*) FROM positions WHERE puzzle = 'nine'",
-            [],
+            "SELECT count(*) FROM positions WHERE puzzle = ?1",
+            [name],
             |r| r.get(0),
         )
         .unwrap();
-    assert_eq!(stored_rows, 0, "a packed puzzle has no rows per position");
+    assert_eq!(
+        stored_rows, 0,
+        "{name}: a packed puzzle has no rows per position"
+    );
 
-    let g = graph("nine");
-    let file = decode_all(&conn, "nine");
+    let g = graph(name);
+    let file = decode_all(conn, name);
     let fresh = bfs::solve(g.as_ref(), &puzzlebase::progress::Silent).unwrap();
-    assert_eq!(file.dist, fresh.dist);
+    assert_eq!(file.dist, fresh.dist, "{name}");
 
-    // Every distance is 1 + the minimum over the neighbours (0 at the goal only).
+    // Solution counts, eight little-endian bytes per rank.
+    let (l, _) = layout(conn, name, "solutions");
+    assert_eq!(l["encoding"], "u64le");
+    let per = l["ranks_per_chunk"].as_u64().unwrap() as usize;
+    let data = chunks(conn, name, "solutions");
+    let count: Vec<u64> = (0..file.dist.len())
+        .map(|r| {
+            let off = 8 * (r % per);
+            u64::from_le_bytes(data[r / per][off..off + 8].try_into().unwrap())
+        })
+        .collect();
+    assert_eq!(count, fresh.count, "{name}");
+    assert!(
+        count.iter().all(|&c| c != COUNT_OVERFLOW && c > 0),
+        "{name}"
+    );
+
+    // Every distance is 1 + the minimum over the neighbours (0 at the goal only), and
+    // every count the sum of the counts of the neighbours one move closer.
     let goal = g.goals()[0];
     let mut nbs = Vec::new();
     for (r, &d) in file.dist.iter().enumerate() {
         nbs.clear();
         g.neighbors(r as u64, &mut nbs);
-        let best = nbs.iter().map(|&n| file.dist[n as usize]).min().unwrap();
         if r as u64 == goal {
-            assert_eq!(d, 0);
-        } else {
-            assert_eq!(d, best + 1, "rank {r}");
+            assert_eq!((d, count[r]), (0, 1), "{name}");
+            continue;
         }
+        let best = nbs.iter().map(|&n| file.dist[n as usize]).min().unwrap();
+        assert_eq!(d, best + 1, "{name} rank {r}");
+        let closer: u64 = (nbs.iter())
+            .filter(|&&n| file.dist[n as usize] == best)
+            .map(|&n| count[n as usize])
+            .sum();
+        assert_eq!(count[r], closer, "{name} rank {r}");
     }
-
-    // Solution counts, eight little-endian bytes per rank.
-    let (l, _) = layout(&conn, "nine", "solutions");
-    assert_eq!(l["encoding"], "u64le");
-    let per = l["ranks_per_chunk"].as_u64().unwrap() as usize;
-    let data = chunks(&conn, "nine", "solutions");
-    for (r, &c) in fresh.count.iter().enumerate() {
-        let chunk = &data[r / per];
-        let off = 8 * (r % per);
-        let v = u64::from_le_bytes(chunk[off..off + 8].try_into().unwrap());
-        assert_eq!(v, c, "rank {r}");
-    }
-    assert!(fresh.count.iter().all(|&c| c != COUNT_OVERFLOW && c > 0));
 }
 
 #[test]

@@ -12,7 +12,8 @@ use rusqlite::{Connection, params};
 
 use crate::util::{damaged_copy, rank_of, shared_db};
 
-const EIGHT_SEED: &str = "867254301";
+/// seven's farthest position (36 moves), stored as a row.
+const SEVEN_SEED: &str = "07214365";
 const NINE_FAR: &str = "0532194876";
 
 /// A reader of `db` that keeps `names` in memory; whether each one loaded.
@@ -111,33 +112,28 @@ fn same_refusal(path: &Path, name: &str, loads: bool, states: &[&str]) {
 
 #[test]
 fn damaged_rows_are_refused_from_memory_as_from_the_file() {
-    let seed_row = |c: &Connection| rank_of(c, "eight", EIGHT_SEED);
+    let seed_row = |c: &Connection| rank_of(c, "seven", SEVEN_SEED);
     let damage: [&str; 4] = [
-        "UPDATE positions SET distance = 29 WHERE puzzle = 'eight' AND rank = ?1",
-        "UPDATE positions SET solutions = solutions + 1 WHERE puzzle = 'eight' AND rank = ?1",
-        "UPDATE positions SET state = '123456780' WHERE puzzle = 'eight' AND rank = ?1",
-        "UPDATE positions SET next_rank = next_rank + 1 WHERE puzzle = 'eight' AND rank = ?1",
+        "UPDATE positions SET distance = 34 WHERE puzzle = 'seven' AND rank = ?1",
+        "UPDATE positions SET solutions = solutions + 1 WHERE puzzle = 'seven' AND rank = ?1",
+        "UPDATE positions SET state = '12345670' WHERE puzzle = 'seven' AND rank = ?1",
+        "UPDATE positions SET next_rank = next_rank + 1 WHERE puzzle = 'seven' AND rank = ?1",
     ];
     for sql in damage {
         let (_dir, path) = damaged(|c| {
             c.execute(sql, [seed_row(c)]).unwrap();
         });
-        same_refusal(
-            &path,
-            "eight",
-            true,
-            &[EIGHT_SEED, "123456780", "123456708"],
-        );
+        same_refusal(&path, "seven", true, &[SEVEN_SEED, "12345670", "12345607"]);
     }
     // A value no single-row read accepts: the table stays in the file.
     let (_dir, path) = damaged(|c| {
         c.execute(
-            "UPDATE positions SET distance = 300 WHERE puzzle = 'eight' AND rank = ?1",
+            "UPDATE positions SET distance = 300 WHERE puzzle = 'seven' AND rank = ?1",
             [seed_row(c)],
         )
         .unwrap();
     });
-    same_refusal(&path, "eight", false, &[EIGHT_SEED, "123456780"]);
+    same_refusal(&path, "seven", false, &[SEVEN_SEED, "12345670"]);
 }
 
 #[test]

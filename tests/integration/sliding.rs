@@ -60,7 +60,8 @@ fn seven_longest_is_36_only_at_07214365() {
 #[test]
 fn every_stored_distance_is_one_more_than_the_best_neighbour() {
     let conn = Connection::open(shared_db()).unwrap();
-    for name in ["six", "seven", "eight"] {
+    // The sliding puzzles stored as rows; eight is packed (see `packed.rs`).
+    for name in ["six", "seven"] {
         let g = graph(name);
         let mut dist = vec![u8::MAX; g.size() as usize];
         let mut next = vec![NO_NEXT as i64; g.size() as usize];
