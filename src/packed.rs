@@ -1,4 +1,4 @@
-//! Packed tables for state spaces too large for one row per position (`nine`, `eleven`):
+//! Packed tables for state spaces too large for one row per position (`eight` and up):
 //! fixed-layout little-endian blobs, one per range of ranks, so that any one entry is a
 //! single read at a computed offset. The layouts are documented here and in the README
 //! for tools that read the file with plain SQL.
@@ -18,10 +18,12 @@
 //! byte offset `2 * ((b % blocks_per_chunk) * runs + i)` of chunk `b / blocks_per_chunk`.
 //! On `eleven` (3x4, rows of four) this is four bits per solvable rank.
 //!
-//! # Solution counts: `u64le`
-//! Eight bytes per rank, little-endian: the number of distinct shortest solutions, 0 for
-//! an unreachable rank, `2^64 - 1` when the count exceeds `2^63 - 1`. Rank `r` is at byte
-//! offset `8 * (r % ranks_per_chunk)` of chunk `r / ranks_per_chunk`.
+//! # Solution counts: `u8`, `u16le`, `u32le` or `u64le`
+//! `w` = 1, 2, 4 or 8 bytes per rank (`entry_bytes`), little-endian: the number of
+//! distinct shortest solutions, 0 for an unreachable rank. `w` is the narrowest whose
+//! all-ones value is above every count of the table; all ones (only ever written with
+//! `w` = 8) means the count exceeds `2^63 - 1`. Rank `r` is at byte offset
+//! `w * (r % ranks_per_chunk)` of chunk `r / ranks_per_chunk` (`4000 / w` ranks per chunk).
 //!
 //! # Pattern databases: `u8`
 //! One byte per rank (a placement of a pattern's tiles, ranked as [`crate::pattern`]
@@ -270,36 +272,74 @@ fn decode(d0: u8, steps: u8, step: u8) -> Option<Option<u8>> {
     (0..UNREACHED as i32).contains(&d).then_some(Some(d as u8))
 }
 
-/// The `u64le` layout of a per-rank solution count table (see the module docs).
+/// The layout of a per-rank solution count table, `w` bytes per rank (see the module
+/// docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CountLayout {
     ranks: u64,
     ranks_per_chunk: u64,
+    width: usize,
 }
 
+/// The count encodings by entry width: `(bytes per rank, encoding name)`.
+const COUNT_WIDTHS: [(usize, &str); 4] = [(1, "u8"), (2, "u16le"), (4, "u32le"), (8, "u64le")];
+
 impl CountLayout {
-    pub fn new(ranks: u64) -> CountLayout {
+    /// The narrowest layout that holds every count up to `max` below its all-ones value
+    /// (eight bytes, whose all-ones value marks an overflowed count, when none does).
+    pub fn for_counts(ranks: u64, max: u64) -> CountLayout {
+        let width = (COUNT_WIDTHS.iter())
+            .map(|&(w, _)| w)
+            .find(|&w| w == 8 || max < all_ones(w))
+            .unwrap_or(8);
         CountLayout {
             ranks,
-            ranks_per_chunk: (CHUNK_BYTES / 8) as u64,
+            ranks_per_chunk: (CHUNK_BYTES / width) as u64,
+            width,
         }
     }
 
+    /// The layout `encoding` names for a table of `ranks` counts; `None` for a name that
+    /// is not a count encoding.
+    pub fn with_encoding(ranks: u64, encoding: &str) -> Option<CountLayout> {
+        let &(width, _) = COUNT_WIDTHS.iter().find(|(_, e)| *e == encoding)?;
+        Some(CountLayout {
+            ranks,
+            ranks_per_chunk: (CHUNK_BYTES / width) as u64,
+            width,
+        })
+    }
+
     pub fn from_description(v: &serde_json::Value) -> Result<CountLayout, PackError> {
-        let (ranks, ranks_per_chunk) = fixed_width_description(v, "u64le")?;
+        let bad = || PackError::BadLayout(format!("description {v} is malformed"));
+        let &(width, encoding) = (COUNT_WIDTHS.iter())
+            .find(|(_, e)| v["encoding"].as_str() == Some(e))
+            .ok_or_else(bad)?;
+        if v["entry_bytes"].as_u64() != Some(width as u64) {
+            return Err(bad());
+        }
+        let (ranks, ranks_per_chunk) = fixed_width_description(v, encoding)?;
         Ok(CountLayout {
             ranks,
             ranks_per_chunk,
+            width,
         })
     }
 
     pub fn describe(&self) -> serde_json::Value {
         json!({
-            "encoding": "u64le",
+            "encoding": self.encoding(),
             "ranks": self.ranks,
             "ranks_per_chunk": self.ranks_per_chunk,
-            "entry_bytes": 8,
+            "entry_bytes": self.width,
         })
+    }
+
+    /// `u8`, `u16le`, `u32le` or `u64le`.
+    pub fn encoding(&self) -> &'static str {
+        (COUNT_WIDTHS.iter())
+            .find(|&&(w, _)| w == self.width)
+            .map_or("u64le", |&(_, e)| e)
     }
 
     pub fn ranks_per_chunk(&self) -> u64 {
@@ -313,7 +353,7 @@ impl CountLayout {
     pub fn locate(&self, rank: u64) -> Slot {
         Slot {
             chunk: rank / self.ranks_per_chunk,
-            offset: 8 * (rank % self.ranks_per_chunk) as usize,
+            offset: self.width * (rank % self.ranks_per_chunk) as usize,
             step: 0,
         }
     }
@@ -322,28 +362,45 @@ impl CountLayout {
     /// the last chunk).
     pub fn chunk_bytes(&self, c: u64) -> u64 {
         let first = c.saturating_mul(self.ranks_per_chunk);
-        (self.ranks.saturating_sub(first).min(self.ranks_per_chunk)).saturating_mul(8)
+        (self.ranks.saturating_sub(first).min(self.ranks_per_chunk))
+            .saturating_mul(self.width as u64)
     }
 
-    /// The count of `rank` from the blob of its chunk: `None` above `2^63 - 1`.
+    /// The count of `rank` from the blob of its chunk: `None` for all ones (above
+    /// `2^63 - 1`).
     pub fn count(&self, chunk: &[u8], rank: u64) -> Result<Option<u64>, PackError> {
         let s = self.locate(rank);
         let bytes = chunk
-            .get(s.offset..s.offset + 8)
+            .get(s.offset..s.offset + self.width)
             .ok_or_else(|| PackError::BadLayout(format!("chunk {} is too short", s.chunk)))?;
-        let v = u64::from_le_bytes(bytes.try_into().unwrap());
-        Ok((v != COUNT_OVERFLOW).then_some(v))
+        let mut le = [0u8; 8];
+        le[..self.width].copy_from_slice(bytes);
+        let v = u64::from_le_bytes(le);
+        Ok((v != all_ones(self.width)).then_some(v))
     }
 
-    /// The blob of chunk `c` from `count` (one `u64` per rank).
+    /// The blob of chunk `c` from `count` (one `u64` per rank, [`COUNT_OVERFLOW`] for an
+    /// overflowed count). Counts must fit the layout ([`CountLayout::for_counts`]).
     pub fn encode_chunk(&self, c: u64, count: &[u64]) -> Vec<u8> {
         let first = (c * self.ranks_per_chunk) as usize;
         let last = (first + self.ranks_per_chunk as usize).min(self.ranks as usize);
         count[first..last]
             .iter()
-            .flat_map(|v| v.to_le_bytes())
+            .flat_map(|v| {
+                let v = if *v == COUNT_OVERFLOW {
+                    all_ones(self.width)
+                } else {
+                    *v
+                };
+                v.to_le_bytes().into_iter().take(self.width)
+            })
             .collect()
     }
+}
+
+/// The largest value of a `width`-byte entry.
+fn all_ones(width: usize) -> u64 {
+    u64::MAX >> (64 - 8 * width)
 }
 
 /// The `u8` layout of a table with one byte per rank (the pattern databases of
@@ -670,7 +727,8 @@ mod tests {
             .map(|i| i * i * 1_000_003)
             .chain([COUNT_OVERFLOW])
             .collect();
-        let l = CountLayout::new(counts.len() as u64);
+        let l = CountLayout::for_counts(counts.len() as u64, COUNT_OVERFLOW);
+        assert_eq!((l.encoding(), l.ranks_per_chunk()), ("u64le", 500));
         let chunks: Vec<Vec<u8>> = (0..l.chunks())
             .map(|c| l.encode_chunk(c, &counts))
             .collect();
@@ -684,6 +742,58 @@ mod tests {
             assert_eq!(l.chunk_bytes(c as u64), blob.len() as u64, "chunk {c}");
         }
         assert_eq!(l.chunk_bytes(l.chunks()), 0);
+    }
+
+    #[test]
+    fn counts_take_the_narrowest_width_that_keeps_all_ones_free() {
+        for (max, width, encoding) in [
+            (0, 1, "u8"),
+            (254, 1, "u8"),
+            (255, 2, "u16le"),
+            (65_534, 2, "u16le"),
+            (65_535, 4, "u32le"),
+            (u32::MAX as u64 - 1, 4, "u32le"),
+            (u32::MAX as u64, 8, "u64le"),
+            (COUNT_OVERFLOW - 1, 8, "u64le"),
+            (COUNT_OVERFLOW, 8, "u64le"),
+        ] {
+            let counts: Vec<u64> = (0..9000u64)
+                .map(|i| (i * 7919) % max.max(1))
+                .chain([max])
+                .collect();
+            let l = CountLayout::for_counts(counts.len() as u64, max);
+            assert_eq!(
+                (l.describe()["entry_bytes"].as_u64(), l.encoding()),
+                (Some(width), encoding),
+                "max {max}"
+            );
+            assert_eq!(l.ranks_per_chunk(), 4000 / width);
+            let chunks: Vec<Vec<u8>> = (0..l.chunks())
+                .map(|c| l.encode_chunk(c, &counts))
+                .collect();
+            for (r, &c) in counts.iter().enumerate() {
+                let s = l.locate(r as u64);
+                let want = (c != COUNT_OVERFLOW).then_some(c);
+                assert_eq!(
+                    l.count(&chunks[s.chunk as usize], r as u64),
+                    Ok(want),
+                    "max {max} rank {r}"
+                );
+            }
+            for (c, blob) in chunks.iter().enumerate() {
+                assert_eq!(l.chunk_bytes(c as u64), blob.len() as u64);
+            }
+            assert_eq!(CountLayout::from_description(&l.describe()), Ok(l));
+            assert_eq!(
+                CountLayout::with_encoding(counts.len() as u64, encoding),
+                Some(l)
+            );
+        }
+        assert_eq!(CountLayout::with_encoding(10, "u24le"), None);
+        // An encoding whose entry width disagrees is not a layout.
+        let mut v = CountLayout::for_counts(10, 300).describe();
+        v["entry_bytes"] = 1.into();
+        assert!(CountLayout::from_description(&v).is_err());
     }
 }
 

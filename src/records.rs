@@ -192,10 +192,11 @@ fn packed_graph<'a>(
         chunks: distance,
     }];
     if counts {
-        let l = CountLayout::new(g.size());
+        let max = table.count.par_iter().copied().max().unwrap_or(0);
+        let l = CountLayout::for_counts(g.size(), max);
         packed.push(PackedTable {
             kind: "solutions",
-            encoding: "u64le",
+            encoding: l.encoding(),
             ranks_per_chunk: l.ranks_per_chunk(),
             layout: l.describe().to_string(),
             chunks: (0..l.chunks())

@@ -722,8 +722,8 @@ fn show_dist(d: u8) -> String {
     }
 }
 
-/// Packed storage: the `run-steps` distance table, the `u64le` counts when stored, and
-/// the `farthest` rows.
+/// Packed storage: the `run-steps` distance table, the counts when stored (in the
+/// narrowest encoding that holds them), and the `farthest` rows.
 fn packed_graph(
     conn: &Connection,
     name: &str,
@@ -737,7 +737,21 @@ fn packed_graph(
         &["positions", "peg_layers", "peg_matrix", "solutions"],
     )?;
     let n = g.size();
-    let count_layout = CountLayout::new(n);
+    let stored = packed_table_rows(conn, name)?;
+    // The counts' width depends on the counts: the stored encoding is taken here and
+    // checked against the counts once they are known to be right.
+    let count_layout = match stored.iter().find(|s| s.0 == "solutions") {
+        Some(s) if counts => match CountLayout::with_encoding(n, &s.1) {
+            Some(l) => l,
+            None => {
+                return bad(format!(
+                    "packed_tables solutions encoding: {} is not a count encoding",
+                    s.1
+                ));
+            }
+        },
+        _ => CountLayout::for_counts(n, 0),
+    };
     let mut want_tables = vec![(
         "distance",
         "run-steps",
@@ -748,13 +762,12 @@ fn packed_graph(
     if counts {
         want_tables.push((
             "solutions",
-            "u64le",
+            count_layout.encoding(),
             count_layout.ranks_per_chunk(),
             count_layout.chunks(),
             count_layout.describe().to_string(),
         ));
     }
-    let stored = packed_table_rows(conn, name)?;
     for (i, w) in want_tables.iter().enumerate() {
         let Some(s) = stored.get(i).filter(|s| s.0 == w.0) else {
             return bad(format!("packed_tables: the {} table is missing", w.0));
@@ -827,11 +840,11 @@ fn packed_graph(
         let per = count_layout.ranks_per_chunk() as usize;
         let failure = (t.count.par_chunks_mut(per).zip(&blobs).enumerate()).find_map_first(
             |(c, (count, blob))| {
-                if blob.len() != 8 * count.len() {
+                let want = count_layout.chunk_bytes(c as u64);
+                if blob.len() as u64 != want {
                     return Some(format!(
-                        "solutions chunk {c}: {} bytes, {} expected",
+                        "solutions chunk {c}: {} bytes, {want} expected",
                         blob.len(),
-                        8 * count.len()
                     ));
                 }
                 let lo = (c * per) as u64;
@@ -849,6 +862,22 @@ fn packed_graph(
         }
     }
     let (levels, max) = check_graph(g, &t, Some(&layout))?;
+    if counts {
+        let most = t.count.par_iter().copied().max().unwrap_or(0);
+        let narrowest = CountLayout::for_counts(n, most);
+        if narrowest != count_layout {
+            let most = if most == COUNT_OVERFLOW {
+                "above 2^63 - 1".to_string()
+            } else {
+                most.to_string()
+            };
+            return bad(format!(
+                "packed_tables solutions encoding: {}, but counts up to {most} take {}",
+                count_layout.encoding(),
+                narrowest.encoding()
+            ));
+        }
+    }
 
     histogram_is(conn, name, &levels)?;
 

@@ -281,6 +281,66 @@ fn a_damaged_packed_chunk_byte() {
     assert!(err.contains("shortest solutions"), "{err}");
 }
 
+/// nine's counts (all below 255) are stored one byte each. The same counts rewritten two
+/// bytes each decode to the same numbers, but are not the layout the rules give; a name
+/// that is no count encoding is refused before any chunk is read.
+#[test]
+fn a_count_table_in_another_width() {
+    let (_d, db) = damaged(&[]);
+    let conn = Connection::open(&db).unwrap();
+    let mut st = conn
+        .prepare(
+            "SELECT data FROM packed_chunks WHERE puzzle = 'nine' AND kind = 'solutions' ORDER BY chunk",
+        )
+        .unwrap();
+    let bytes: Vec<u8> = (st.query_map([], |r| r.get::<_, Vec<u8>>(0)).unwrap())
+        .flat_map(Result::unwrap)
+        .collect();
+    drop(st);
+    assert_eq!(bytes.len(), 1_814_400, "one byte per rank");
+    let wide: Vec<u8> = bytes.iter().flat_map(|&b| [b, 0]).collect();
+    conn.execute(
+        "DELETE FROM packed_chunks WHERE puzzle = 'nine' AND kind = 'solutions'",
+        [],
+    )
+    .unwrap();
+    for (c, blob) in wide.chunks(4000).enumerate() {
+        conn.execute(
+            "INSERT INTO packed_chunks (puzzle, kind, chunk, data) VALUES ('nine', 'solutions', ?1, ?2)",
+            params![c as i64, blob],
+        )
+        .unwrap();
+    }
+    let layout = serde_json::json!({
+        "encoding": "u16le", "ranks": 1_814_400, "ranks_per_chunk": 2000, "entry_bytes": 2,
+    });
+    conn.execute(
+        "UPDATE packed_tables SET encoding = 'u16le', ranks_per_chunk = 2000, chunks = ?1, layout = ?2
+         WHERE puzzle = 'nine' AND kind = 'solutions'",
+        params![wide.len().div_ceil(4000) as i64, layout.to_string()],
+    )
+    .unwrap();
+    drop(conn);
+    let most = bytes.iter().max().unwrap();
+    let err = verify_fails(&db, "nine");
+    assert!(
+        err.contains(&format!(
+            "packed_tables solutions encoding: u16le, but counts up to {most} take u8"
+        )),
+        "{err}"
+    );
+
+    let (_d, db) = damaged(&[(
+        "UPDATE packed_tables SET encoding = 'u24le' WHERE puzzle = 'nine' AND kind = 'solutions'",
+        &[],
+    )]);
+    let err = verify_fails(&db, "nine");
+    assert!(
+        err.contains("packed_tables solutions encoding: u24le is not a count encoding"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_changed_peg_move() {
     let rank = one(

@@ -126,18 +126,33 @@ fn packed_with_counts_keeps_the_invariants(conn: &Connection, name: &str) {
     let fresh = bfs::solve(g.as_ref(), &puzzlebase::progress::Silent).unwrap();
     assert_eq!(file.dist, fresh.dist, "{name}");
 
-    // Solution counts, eight little-endian bytes per rank.
+    // Solution counts, `entry_bytes` little-endian bytes per rank, the narrowest of 1, 2,
+    // 4 and 8 whose all-ones value is above every count.
     let (l, _) = layout(conn, name, "solutions");
-    assert_eq!(l["encoding"], "u64le");
+    let width = l["entry_bytes"].as_u64().unwrap() as usize;
+    let names = [(1, "u8"), (2, "u16le"), (4, "u32le"), (8, "u64le")];
+    assert!(
+        names.contains(&(width, l["encoding"].as_str().unwrap())),
+        "{l}"
+    );
     let per = l["ranks_per_chunk"].as_u64().unwrap() as usize;
+    assert_eq!(per * width, 4000);
     let data = chunks(conn, name, "solutions");
     let count: Vec<u64> = (0..file.dist.len())
         .map(|r| {
-            let off = 8 * (r % per);
-            u64::from_le_bytes(data[r / per][off..off + 8].try_into().unwrap())
+            let off = width * (r % per);
+            let mut le = [0u8; 8];
+            le[..width].copy_from_slice(&data[r / per][off..off + width]);
+            u64::from_le_bytes(le)
         })
         .collect();
     assert_eq!(count, fresh.count, "{name}");
+    let most = *count.iter().max().unwrap();
+    let narrowest = (names.iter())
+        .map(|&(w, _)| w)
+        .find(|&w| w == 8 || most < u64::MAX >> (64 - 8 * w))
+        .unwrap();
+    assert_eq!(width, narrowest, "{name}: counts up to {most}");
     assert!(
         count.iter().all(|&c| c != COUNT_OVERFLOW && c > 0),
         "{name}"
