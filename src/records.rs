@@ -32,7 +32,7 @@ pub use crate::peg::board::MATRIX_MAX_HOLES;
 pub const PACK_ABOVE: u64 = 1 << 17;
 
 /// Packed puzzles up to this many ranks also store shortest-solution counts (eight bytes
-/// per rank, and eight more while solving).
+/// per rank while solving, and one to eight in the file).
 pub const COUNTS_MAX_STATES: u64 = 100_000_000;
 
 /// Position rows made at a time, in parallel, before they are written.
