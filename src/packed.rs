@@ -721,6 +721,27 @@ mod tests {
         assert_eq!(ByteLayout::from_description(&l.describe()), Ok(l));
     }
 
+    /// Encodes `counts` chunk by chunk in `l`, reads every rank back (the overflow marker
+    /// as `None`) and checks the chunk lengths and the description.
+    fn counts_round_trip(l: &CountLayout, counts: &[u64]) {
+        let chunks: Vec<Vec<u8>> = (0..l.chunks()).map(|c| l.encode_chunk(c, counts)).collect();
+        for (r, &c) in counts.iter().enumerate() {
+            let s = l.locate(r as u64);
+            let want = (c != COUNT_OVERFLOW).then_some(c);
+            assert_eq!(
+                l.count(&chunks[s.chunk as usize], r as u64),
+                Ok(want),
+                "{} rank {r}",
+                l.encoding()
+            );
+        }
+        for (c, blob) in chunks.iter().enumerate() {
+            assert_eq!(l.chunk_bytes(c as u64), blob.len() as u64, "chunk {c}");
+        }
+        assert_eq!(l.chunk_bytes(l.chunks()), 0);
+        assert_eq!(CountLayout::from_description(&l.describe()), Ok(*l));
+    }
+
     #[test]
     fn counts_round_trip_with_the_overflow_marker() {
         let counts: Vec<u64> = (0..2000u64)
@@ -729,19 +750,7 @@ mod tests {
             .collect();
         let l = CountLayout::for_counts(counts.len() as u64, COUNT_OVERFLOW);
         assert_eq!((l.encoding(), l.ranks_per_chunk()), ("u64le", 500));
-        let chunks: Vec<Vec<u8>> = (0..l.chunks())
-            .map(|c| l.encode_chunk(c, &counts))
-            .collect();
-        for (r, &c) in counts.iter().enumerate() {
-            let s = l.locate(r as u64);
-            let want = (c != COUNT_OVERFLOW).then_some(c);
-            assert_eq!(l.count(&chunks[s.chunk as usize], r as u64), Ok(want));
-        }
-        assert_eq!(CountLayout::from_description(&l.describe()), Ok(l));
-        for (c, blob) in chunks.iter().enumerate() {
-            assert_eq!(l.chunk_bytes(c as u64), blob.len() as u64, "chunk {c}");
-        }
-        assert_eq!(l.chunk_bytes(l.chunks()), 0);
+        counts_round_trip(&l, &counts);
     }
 
     #[test]
@@ -768,22 +777,7 @@ mod tests {
                 "max {max}"
             );
             assert_eq!(l.ranks_per_chunk(), 4000 / width);
-            let chunks: Vec<Vec<u8>> = (0..l.chunks())
-                .map(|c| l.encode_chunk(c, &counts))
-                .collect();
-            for (r, &c) in counts.iter().enumerate() {
-                let s = l.locate(r as u64);
-                let want = (c != COUNT_OVERFLOW).then_some(c);
-                assert_eq!(
-                    l.count(&chunks[s.chunk as usize], r as u64),
-                    Ok(want),
-                    "max {max} rank {r}"
-                );
-            }
-            for (c, blob) in chunks.iter().enumerate() {
-                assert_eq!(l.chunk_bytes(c as u64), blob.len() as u64);
-            }
-            assert_eq!(CountLayout::from_description(&l.describe()), Ok(l));
+            counts_round_trip(&l, &counts);
             assert_eq!(
                 CountLayout::with_encoding(counts.len() as u64, encoding),
                 Some(l)
