@@ -500,18 +500,21 @@ fn encode(pattern: &Pattern, by_region: &[u8]) -> Table {
                 let occupied = cells[..k].iter().fold(0u32, |o, &c| o | 1 << c);
                 let empty = pattern.grid.full() & !occupied;
                 let largest = pattern.grid.largest_region(empty);
+                // Slot i is the i-th free cell; only a region's lowest cell is a state,
+                // the other slots stay unreached, so a minimum over a side's cells is
+                // the distance of its region(s).
                 let (mut inside, mut outside) = (UNREACHED, UNREACHED);
-                let mut rest = empty;
+                let (mut rest, mut i) = (empty, 0);
                 while rest != 0 {
-                    let low = rest & rest.wrapping_neg();
-                    let region = pattern.grid.region(low, empty);
-                    let d = s[(empty & (low - 1)).count_ones() as usize];
-                    if region == largest {
-                        inside = d;
+                    let cell = rest & rest.wrapping_neg();
+                    let side = if cell & largest != 0 {
+                        &mut inside
                     } else {
-                        outside = outside.min(d);
-                    }
-                    rest &= !region;
+                        &mut outside
+                    };
+                    *side = (*side).min(s[i]);
+                    rest &= rest - 1;
+                    i += 1;
                 }
                 // A placement with one region has no other side: its bit stays clear.
                 let farther = |d: u8| (d != UNREACHED && d >= m + 2) as u8;
