@@ -472,21 +472,16 @@ impl ByteLayout {
 
     /// The whole table back from its chunks in order; `None` if a chunk has the wrong
     /// size or one is missing.
-    pub fn decode(&self, chunks: impl IntoIterator<Item = Vec<u8>>) -> Option<Vec<u8>> {
-        let mut d = self.decoder();
+    pub fn decode<B: AsRef<[u8]>>(&self, chunks: impl IntoIterator<Item = B>) -> Option<Vec<u8>> {
+        let mut out = Vec::with_capacity(self.ranks as usize);
+        let mut run = ChunkRun::new(0..self.chunks());
         for (c, blob) in chunks.into_iter().enumerate() {
-            d.push(c as u64, &blob);
+            let blob = blob.as_ref();
+            if run.accept(c as u64, blob, self.chunk_bytes(c as u64)) {
+                out.extend_from_slice(blob);
+            }
         }
-        d.finish()
-    }
-
-    /// Reassembles the table from chunks given one at a time ([`ByteDecoder::push`]).
-    pub fn decoder(&self) -> ByteDecoder {
-        ByteDecoder {
-            layout: *self,
-            out: Vec::with_capacity(self.ranks as usize),
-            run: ChunkRun::new(0..self.chunks()),
-        }
+        run.complete().then_some(out)
     }
 }
 
@@ -522,27 +517,6 @@ impl ChunkRun {
     /// Whether every chunk of the run came, and nothing else.
     pub fn complete(&self) -> bool {
         self.clean && self.next == self.end
-    }
-}
-
-/// A [`ByteLayout`] table being reassembled chunk by chunk.
-pub struct ByteDecoder {
-    layout: ByteLayout,
-    out: Vec<u8>,
-    run: ChunkRun,
-}
-
-impl ByteDecoder {
-    /// Appends chunk `c`, which must be the next one and of its full size.
-    pub fn push(&mut self, c: u64, blob: &[u8]) {
-        if self.run.accept(c, blob, self.layout.chunk_bytes(c)) {
-            self.out.extend_from_slice(blob);
-        }
-    }
-
-    /// The table, if every chunk came in order with its size.
-    pub fn finish(self) -> Option<Vec<u8>> {
-        self.run.complete().then_some(self.out)
     }
 }
 

@@ -997,11 +997,7 @@ fn pattern_tables(conn: &Connection, name: &str, f: &Fifteen) -> Check<Derived> 
                 return bad(what("layout") + " does not name its table as the rules give");
             }
             let blobs = read_chunks(conn, name, kind, l.chunks())?;
-            let mut d = l.decoder();
-            for (c, b) in blobs.iter().enumerate() {
-                d.push(c as u64, b);
-            }
-            let Some(bytes) = d.finish() else {
+            let Some(bytes) = l.decode(&blobs) else {
                 return bad(format!("{kind}: its chunks are not {} bytes", l.ranks()));
             };
             // Which entry the rules give is checked with the table (`pattern::check`).
