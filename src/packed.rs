@@ -292,22 +292,23 @@ impl CountLayout {
             .map(|&(w, _)| w)
             .find(|&w| w == 8 || max < all_ones(w))
             .unwrap_or(8);
-        CountLayout {
-            ranks,
-            ranks_per_chunk: (CHUNK_BYTES / width) as u64,
-            width,
-        }
+        CountLayout::of_width(ranks, width)
     }
 
     /// The layout `encoding` names for a table of `ranks` counts; `None` for a name that
     /// is not a count encoding.
     pub fn with_encoding(ranks: u64, encoding: &str) -> Option<CountLayout> {
         let &(width, _) = COUNT_WIDTHS.iter().find(|(_, e)| *e == encoding)?;
-        Some(CountLayout {
+        Some(CountLayout::of_width(ranks, width))
+    }
+
+    /// `width` bytes per rank, as many ranks per chunk as fit.
+    fn of_width(ranks: u64, width: usize) -> CountLayout {
+        CountLayout {
             ranks,
             ranks_per_chunk: (CHUNK_BYTES / width) as u64,
             width,
-        })
+        }
     }
 
     pub fn from_description(v: &serde_json::Value) -> Result<CountLayout, PackError> {
