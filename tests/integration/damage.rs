@@ -288,15 +288,7 @@ fn a_damaged_packed_chunk_byte() {
 fn a_count_table_in_another_width() {
     let (_d, db) = damaged(&[]);
     let conn = Connection::open(&db).unwrap();
-    let mut st = conn
-        .prepare(
-            "SELECT data FROM packed_chunks WHERE puzzle = 'nine' AND kind = 'solutions' ORDER BY chunk",
-        )
-        .unwrap();
-    let bytes: Vec<u8> = (st.query_map([], |r| r.get::<_, Vec<u8>>(0)).unwrap())
-        .flat_map(Result::unwrap)
-        .collect();
-    drop(st);
+    let bytes = crate::packed::chunks(&conn, "nine", "solutions").concat();
     assert_eq!(bytes.len(), 1_814_400, "one byte per rank");
     let wide: Vec<u8> = bytes.iter().flat_map(|&b| [b, 0]).collect();
     conn.execute(

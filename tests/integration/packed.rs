@@ -36,7 +36,8 @@ fn layout(conn: &Connection, puzzle: &str, kind: &str) -> (serde_json::Value, u6
     (serde_json::from_str(&text).unwrap(), chunks as u64)
 }
 
-fn chunks(conn: &Connection, puzzle: &str, kind: &str) -> Vec<Vec<u8>> {
+/// Every chunk of a packed table, in order (numbered from 0 without gaps).
+pub(crate) fn chunks(conn: &Connection, puzzle: &str, kind: &str) -> Vec<Vec<u8>> {
     let mut st = conn
         .prepare(
             "SELECT chunk, data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 ORDER BY chunk",
