@@ -6,13 +6,13 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
-use puzzlebase::generate::{self, Observer, Options, Summary};
-use puzzlebase::packed::RunLayout;
-use puzzlebase::progress::{Progress, Silent};
-use puzzlebase::puzzles::sliding::Sliding;
-use puzzlebase::query::Database;
-use puzzlebase::rank::{perm_rank, perm_unrank};
-use puzzlebase::space::{GraphPuzzle, StateSpace};
+use puzzlebase::answers::Database;
+use puzzlebase::build::{self, Observer, Options, Summary};
+use puzzlebase::core::packed::RunLayout;
+use puzzlebase::core::progress::{Progress, Silent};
+use puzzlebase::core::rank::{perm_rank, perm_unrank};
+use puzzlebase::core::space::{GraphPuzzle, StateSpace};
+use puzzlebase::families::sliding::Sliding;
 
 /// Ranks spread over the whole space (a fixed multiplicative sequence).
 fn spread(size: u64, n: usize) -> Vec<u64> {
@@ -91,7 +91,7 @@ fn lookups(c: &mut Criterion) {
         only: vec!["six".into(), "eight".into(), "nine".into()],
         force: false,
     };
-    generate::generate(&opts, &Quiet).unwrap();
+    build::generate(&opts, &Quiet).unwrap();
     let file = Database::open(&db).unwrap();
     for (puzzle, state) in [
         ("six", "1526340"),

@@ -15,12 +15,12 @@
 use std::process::Command;
 use std::time::Instant;
 
-use puzzlebase::generate::{self, Observer, Options, Summary};
-use puzzlebase::progress::{Progress, Silent};
-use puzzlebase::puzzles::fifteen;
-use puzzlebase::query::{Database, solve_loaded};
-use puzzlebase::search;
-use puzzlebase::search::Options as SearchOptions;
+use puzzlebase::answers::{Database, solve_loaded};
+use puzzlebase::build::{self, Observer, Options, Summary};
+use puzzlebase::core::progress::{Progress, Silent};
+use puzzlebase::families::fifteen;
+use puzzlebase::solvers::search;
+use puzzlebase::solvers::search::Options as SearchOptions;
 
 struct Quiet;
 impl Observer for Quiet {
@@ -41,8 +41,8 @@ fn korf() -> Vec<(u32, u32, Vec<u8>)> {
 
 /// The built-in `fifteen`, as its definition file describes it.
 fn puzzle() -> fifteen::Fifteen {
-    match puzzlebase::puzzles::find(NAME) {
-        Some(puzzlebase::puzzles::Puzzle::Patterns(f)) => f,
+    match puzzlebase::catalog::find(NAME) {
+        Some(puzzlebase::families::Puzzle::Patterns(f)) => f,
         _ => panic!("{NAME} is a built-in pattern-database puzzle"),
     }
 }
@@ -72,7 +72,8 @@ fn main() {
             Some(path) => path.clone(),
             None => {
                 let db = dir.path().join(format!("fifteen-{part}.sqlite"));
-                let registry = fifteen::registry_building(std::slice::from_ref(part)).unwrap();
+                let registry =
+                    puzzlebase::catalog::registry_building(std::slice::from_ref(part)).unwrap();
                 let opts = Options {
                     db: db.clone(),
                     only: vec![NAME.to_string()],
@@ -80,7 +81,7 @@ fn main() {
                 };
                 let t = Instant::now();
                 let summary =
-                    generate::generate_from(&opts, registry, Vec::new(), false, &Quiet).unwrap();
+                    build::generate_from(&opts, registry, Vec::new(), false, &Quiet).unwrap();
                 let build = t.elapsed().as_secs_f64();
                 let peak = summary[0].peak_memory.unwrap_or(0) as f64 / (1u64 << 30) as f64;
                 let size = std::fs::metadata(&db).unwrap().len() as f64 / 1e6;

@@ -12,13 +12,14 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use puzzlebase::bfs;
-use puzzlebase::generate::{self, Observer, Options, Summary};
-use puzzlebase::peg::{self, Board};
-use puzzlebase::progress::{Progress, Silent};
-use puzzlebase::puzzles::sliding::Sliding;
-use puzzlebase::rank::{FACT, perm_rank, perm_unrank};
-use puzzlebase::space::{GraphPuzzle, StateSpace};
+use puzzlebase::build::{self, Observer, Options, Summary};
+use puzzlebase::catalog::builtin_boards;
+use puzzlebase::core::progress::{Progress, Silent};
+use puzzlebase::core::rank::{FACT, perm_rank, perm_unrank};
+use puzzlebase::core::space::{GraphPuzzle, StateSpace};
+use puzzlebase::families::sliding::Sliding;
+use puzzlebase::solvers::bfs;
+use puzzlebase::solvers::peg::{self, Board};
 
 struct Quiet;
 impl Observer for Quiet {
@@ -43,7 +44,7 @@ fn main() {
     }
 
     if args.iter().any(|a| a == "english33") {
-        let b = peg::boards()
+        let b = builtin_boards()
             .into_iter()
             .find(|b| b.name == "english33")
             .unwrap();
@@ -91,7 +92,7 @@ fn default_figures(dir: &tempfile::TempDir) {
                 only: sliding.clone(),
                 force: true,
             };
-            generate::generate(&opts, &Quiet).unwrap();
+            build::generate(&opts, &Quiet).unwrap();
             t.elapsed().as_secs_f64()
         })
         .collect();
@@ -124,7 +125,7 @@ fn default_figures(dir: &tempfile::TempDir) {
                 only: vec!["eight".into()],
                 force: true,
             };
-            generate::generate(&opts, &Quiet).unwrap();
+            build::generate(&opts, &Quiet).unwrap();
             let wall = t.elapsed().as_secs_f64();
             (wall, computed(&db)["eight"])
         })
@@ -165,7 +166,7 @@ fn default_figures(dir: &tempfile::TempDir) {
         1e3 * median(runs)
     );
 
-    let boards: Vec<Board> = peg::boards()
+    let boards: Vec<Board> = builtin_boards()
         .into_iter()
         .filter(|b| ["chinese-checkers", "hoppers", "triangle21"].contains(&b.name))
         .collect();
@@ -187,7 +188,7 @@ fn default_figures(dir: &tempfile::TempDir) {
     // The nightly job over every puzzle (english33 included), then again with nothing changed.
     let db2 = dir.path().join("nightly.sqlite");
     let t = Instant::now();
-    let summaries = generate::generate(
+    let summaries = build::generate(
         &Options {
             db: db2.clone(),
             only: Vec::new(),
@@ -199,7 +200,7 @@ fn default_figures(dir: &tempfile::TempDir) {
     let full = t.elapsed().as_secs_f64();
     compute_vs_write(&db2, &summaries, full);
     let t = Instant::now();
-    generate::generate(
+    build::generate(
         &Options {
             db: db2.clone(),
             only: Vec::new(),
@@ -210,7 +211,7 @@ fn default_figures(dir: &tempfile::TempDir) {
     .unwrap();
     let rerun = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    generate::generate(
+    build::generate(
         &Options {
             db: db2.clone(),
             only: vec!["six".into()],
@@ -246,7 +247,7 @@ fn compute_vs_write(db: &std::path::Path, summaries: &[Summary], full: f64) {
     let compute = computed(db);
     println!("  puzzle             compute s    write s   write/compute");
     let mut total_compute = 0.0;
-    for p in puzzlebase::puzzles::registry() {
+    for p in puzzlebase::catalog::registry() {
         let c = compute[p.name()];
         let w = (summaries.iter())
             .find(|s| s.name == p.name())
@@ -329,7 +330,7 @@ fn engine(dir: &std::path::Path, name: &str, rows: usize, cols: usize) {
     let _ = std::fs::remove_file(&db);
     let t = Instant::now();
     let cpu = cpu_seconds();
-    generate::generate(
+    build::generate(
         &Options {
             db: db.clone(),
             only: vec![name.to_string()],
@@ -439,7 +440,7 @@ fn cpu_seconds() -> f64 {
 fn packed(dir: &std::path::Path, name: &str) {
     let db = dir.join(format!("{name}.sqlite"));
     let build = |only: &[&str]| {
-        generate::generate(
+        build::generate(
             &Options {
                 db: db.clone(),
                 only: only.iter().map(|s| s.to_string()).collect(),
@@ -484,7 +485,7 @@ fn packed(dir: &std::path::Path, name: &str) {
             .collect();
         median(runs)
     };
-    let file = puzzlebase::query::Database::open(&db).unwrap();
+    let file = puzzlebase::answers::Database::open(&db).unwrap();
     let longest = file.longest(name).unwrap();
     let six = time_query("six", "1526340");
     let far = time_query(name, &longest.states[0]);

@@ -19,14 +19,15 @@ use std::time::{Duration, Instant};
 use http_body_util::{BodyExt, Empty};
 use hyper::body::Bytes;
 use hyper_util::rt::TokioIo;
-use puzzlebase::puzzles::{self, Puzzle};
+use puzzlebase::catalog;
+use puzzlebase::families::Puzzle;
 
 const CONNECTIONS: usize = 64;
 
 /// Random positions of a move puzzle in its notation: every rank of the sliding
 /// puzzles' spaces is a solvable arrangement.
 fn positions(name: &str, count: usize) -> Vec<String> {
-    let Some(Puzzle::Graph(g)) = puzzles::find(name) else {
+    let Some(Puzzle::Graph(g)) = catalog::find(name) else {
         panic!("{name} is a move puzzle")
     };
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -200,13 +201,13 @@ fn cpu_seconds() -> Option<f64> {
 
 /// Answers random positions of `name` through the library on this thread, as the
 /// server does for one request (one read transaction, the JSON text).
-fn library_only(db: &puzzlebase::query::Database, name: &str, from: &str) {
+fn library_only(db: &puzzlebase::answers::Database, name: &str, from: &str) {
     let states = positions(name, 20_000);
     let t = Instant::now();
     let mut ok = 0;
     let mut bytes = 0;
     for s in &states {
-        if let Ok(v) = db.snapshot(|db| puzzlebase::answers::position(db, name, s)) {
+        if let Ok(v) = db.snapshot(|db| puzzlebase::answers::json::position(db, name, s)) {
             ok += 1;
             bytes += v.to_string().len();
         }
@@ -236,14 +237,14 @@ fn main() {
         .unwrap_or(10);
     // The same answers without HTTP, one thread: what the server adds on top. First
     // read from the file, then from the copy in memory the server makes.
-    if let Ok(mut direct) = puzzlebase::query::Database::open_for_serving(&db) {
+    if let Ok(mut direct) = puzzlebase::answers::Database::open_for_serving(&db) {
         for name in ["eight", "eleven"] {
             if !(filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()))) {
                 continue;
             }
             library_only(&direct, name, "from the file");
         }
-        let resident = puzzlebase::query::Resident::new();
+        let resident = puzzlebase::answers::Resident::new();
         direct.share_resident(resident.clone());
         for name in ["eight", "eleven"] {
             if !(filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()))) {

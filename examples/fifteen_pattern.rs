@@ -3,9 +3,9 @@
 
 use std::time::Instant;
 
-use puzzlebase::memory;
-use puzzlebase::pattern::{self, Grid, Pattern};
-use puzzlebase::progress::Silent;
+use puzzlebase::core::memory;
+use puzzlebase::core::progress::Silent;
+use puzzlebase::solvers::pattern::{self, Grid, Pattern};
 
 fn main() {
     let arg = std::env::args().nth(1).unwrap_or_else(|| "2,3,4".into());

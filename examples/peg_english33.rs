@@ -3,8 +3,9 @@
 //! `cargo run --release --example peg_english33` (run under `/usr/bin/time -v` to see
 //! the peak memory).
 
-use puzzlebase::peg::{boards, solve};
-use puzzlebase::progress::Progress;
+use puzzlebase::catalog::builtin_boards as boards;
+use puzzlebase::core::progress::Progress;
+use puzzlebase::solvers::peg::solve;
 use std::time::Instant;
 
 /// Prints each phase with the time since the start.
@@ -30,7 +31,9 @@ fn main() {
             l.pegs, l.reachable, l.can_finish, l.reachable_classes, l.can_finish_classes
         );
     }
-    let sum = |f: fn(&puzzlebase::peg::LayerStats) -> u64| table.layers.iter().map(f).sum::<u64>();
+    let sum = |f: fn(&puzzlebase::solvers::peg::LayerStats) -> u64| {
+        table.layers.iter().map(f).sum::<u64>()
+    };
     println!("reachable positions:      {}", sum(|l| l.reachable));
     println!("can finish:               {}", sum(|l| l.can_finish));
     println!("reachable classes:        {}", sum(|l| l.reachable_classes));
@@ -57,7 +60,7 @@ fn main() {
     }
     println!(
         "a shortest solution:      {}",
-        puzzlebase::peg::Board::format_moves(&moves)
+        puzzlebase::solvers::peg::Board::format_moves(&moves)
     );
     println!("solve time:               {secs:.1} s");
 }

@@ -4,8 +4,9 @@
 //!
 //! `cargo run --release --example peg_french37 -- 14`
 
-use puzzlebase::peg::{boards, for_each_reachable_layer};
-use puzzlebase::progress::Silent;
+use puzzlebase::catalog::builtin_boards as boards;
+use puzzlebase::core::progress::Silent;
+use puzzlebase::solvers::peg::for_each_reachable_layer;
 use rayon::prelude::*;
 use std::time::Instant;
 

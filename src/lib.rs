@@ -1,35 +1,27 @@
 //! puzzlebase: complete solution databases for classic puzzles.
 //!
-//! The library knows the puzzles ([`puzzles`], [`peg`] boards), how to number their
-//! states ([`rank`]), how to solve them ([`bfs`] for move graphs, [`peg`] for peg
-//! solitaire, [`enumerate`] for the enumeration puzzles), how their results become rows
-//! ([`records`]) or packed tables ([`packed`]), how the nightly job builds the file
-//! ([`generate`], with [`integrity`] for what makes the file safe to ship), how the file
-//! is written and read ([`store`], [`query`]), and how every stored fact is re-derived
-//! from the rules ([`verify`]). It knows nothing of command lines or
-//! terminals: progress goes through [`progress::Progress`], and `src/main.rs` is a thin
-//! layer on top.
+//! The crate is layered, each layer using only those before it (see
+//! `docs/architecture.md`):
+//!
+//! - [`core`]: state-space traits, ranks, the file format's sentinels and record shapes;
+//! - [`solvers`]: breadth-first search, pattern databases, IDA*, the peg solver;
+//! - [`families`]: one folder per puzzle family (its engine and its definition checks),
+//!   and the registry of families;
+//! - [`catalog`]: built-in and users' definitions, lookup, a puzzle's identity, the plan;
+//! - [`store`]: every SQL statement, behind the types the rest of the code calls;
+//! - [`build`] (the nightly job and its backends), [`verify`] and [`answers`];
+//! - [`render`] (text for terminals) and [`server`] (HTTP).
+//!
+//! It knows nothing of command lines or terminals: progress goes through
+//! [`core::progress::Progress`], and `src/main.rs` is a thin layer on top.
 
 pub mod answers;
-pub mod bfs;
-pub mod consistency;
-pub mod definitions;
-pub mod draw;
-pub mod enumerate;
-pub mod generate;
-pub mod integrity;
-pub mod layout;
-pub mod memory;
-pub mod packed;
-pub mod pattern;
-pub mod peg;
-pub mod progress;
-pub mod puzzles;
-pub mod query;
-pub mod rank;
-pub mod records;
-pub mod search;
+pub mod build;
+pub mod catalog;
+pub mod core;
+pub mod families;
+pub mod render;
 pub mod server;
-pub mod space;
+pub mod solvers;
 pub mod store;
 pub mod verify;

@@ -9,15 +9,15 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use puzzlebase::answers;
-use puzzlebase::definitions::{self, DefinitionError};
-use puzzlebase::generate::{self, GenerateError, Observer, Options, Summary};
-use puzzlebase::peg::Board;
-use puzzlebase::progress::{Progress, Silent};
-use puzzlebase::puzzles::{self, fifteen};
-use puzzlebase::query::{Database, Histogram, QueryError, SearchAnswer, Solutions};
+use puzzlebase::answers::json;
+use puzzlebase::answers::{Database, Histogram, QueryError, SearchAnswer, Solutions};
+use puzzlebase::build::{self, GenerateError, Observer, Options, Summary};
+use puzzlebase::catalog::{self, DefinitionError};
+use puzzlebase::core::progress::{Progress, Silent};
+use puzzlebase::families::layout;
+use puzzlebase::render as draw;
+use puzzlebase::solvers::peg::Board;
 use puzzlebase::verify::{self, Report, VerifyError};
-use puzzlebase::{draw, layout};
 use serde_json::json;
 
 /// Precomputes complete solution databases for classic puzzles into one SQLite file,
@@ -463,25 +463,25 @@ fn run_generate(
 ) -> Result<(), Failure> {
     // Every user file is checked before the database is touched.
     let extra = match definitions {
-        Some(dir) => definitions::load_dir(&dir)?,
+        Some(dir) => catalog::load_dir(&dir)?,
         None => Vec::new(),
     };
     let opts = Options { db, only, force };
     let registry = if partitions.is_empty() {
-        puzzles::registry()
+        catalog::registry()
     } else {
-        fifteen::registry_building(&partitions).map_err(|message| Failure {
+        catalog::registry_building(&partitions).map_err(|message| Failure {
             usage: true,
             message,
         })?
     };
-    generate::generate_from(&opts, registry, extra, verify, &Terminal { quiet })?;
+    build::generate_from(&opts, registry, extra, verify, &Terminal { quiet })?;
     Ok(())
 }
 
 fn run_check(file: &std::path::Path, json_out: bool) -> Result<(), Failure> {
-    let (_, puzzle) = definitions::load_file(file)?;
-    let plan = definitions::plan(&puzzle);
+    let (_, puzzle) = catalog::load_file(file)?;
+    let plan = catalog::plan::plan(&puzzle);
     let states = match plan.states {
         Some(n) if plan.states_exact => n.to_string(),
         Some(n) => format!("at most {n} (the solve finds the reachable positions)"),
@@ -600,7 +600,7 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
             None => db.start(name)?,
         };
         if q.json {
-            return out(&answers::state(&a).to_string());
+            return out(&json::state(&a).to_string());
         }
         out(&format!("puzzle:    {}", a.puzzle))?;
         out(&format!("state:     {}", a.state))?;
@@ -634,7 +634,7 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
     } else if q.longest {
         let a = db.longest(name)?;
         if q.json {
-            return out(&answers::longest(&a).to_string());
+            return out(&json::longest(&a).to_string());
         }
         out(&format!(
             "{}: maximum distance {} moves, {} position(s):",
@@ -648,7 +648,7 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
     } else if q.histogram {
         let h = db.histogram(name)?;
         if q.json {
-            return out(&answers::histogram(name, &h).to_string());
+            return out(&json::histogram(name, &h).to_string());
         }
         match h {
             Histogram::ByDistance(h) => {
@@ -677,7 +677,7 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
     } else if q.matrix {
         let m = db.matrix(name)?;
         if q.json {
-            return out(&answers::matrix(name, &m).to_string());
+            return out(&json::matrix(name, &m).to_string());
         }
         out(&format!(
             "{name}: minimum moves from start (row: empty hole) to finish (column: last peg); - = impossible"
@@ -698,7 +698,7 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
     } else if q.layers {
         let rows = db.layers(name)?;
         if q.json {
-            return out(&answers::layers(name, &rows).to_string());
+            return out(&json::layers(name, &rows).to_string());
         }
         out("pegs     reachable    can finish   (up to symmetry:  reachable  can finish)")?;
         for l in &rows {
@@ -717,7 +717,7 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
             None => db.all(name)?,
         };
         if q.json {
-            return out(&answers::list(&a).to_string());
+            return out(&json::list(&a).to_string());
         }
         out(&format!("{}: {} solution(s)", a.puzzle, a.states.len()))?;
         for s in &a.states {
@@ -813,7 +813,7 @@ fn run_list(db: PathBuf, json_out: bool) -> Result<(), Failure> {
     }
     for i in infos {
         if json_out {
-            out(&answers::info(&i).to_string())?;
+            out(&json::info(&i).to_string())?;
         } else {
             let max = i.max_distance.map_or("-".to_string(), |d| d.to_string());
             out(&format!(

@@ -1,6 +1,6 @@
 //! `puzzlebase serve`: the database over HTTP, read-only, as a JSON API and one page
 //! embedded in the binary. This is a thin adapter: every answer is built by
-//! [`crate::answers`] from [`crate::query::Database`], the same code as `query --json`.
+//! [`crate::answers::json`] from [`crate::answers::Database`], the same code as `query --json`.
 //!
 //! A SQLite connection is not `Sync`, so each lookup borrows a read-only [`Database`]
 //! from a small pool and returns it afterwards: position lookups (short and bounded) on
@@ -25,9 +25,9 @@ use axum::routing::get;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
-use crate::answers;
-use crate::query::{Database, QueryError, Resident};
-use crate::space::StateError;
+use crate::answers::json;
+use crate::answers::{Database, QueryError, Resident};
+use crate::core::space::StateError;
 
 /// The page and its script and style, compiled in: the page works without a network.
 const INDEX_HTML: &str = include_str!("../web/index.html");
@@ -211,9 +211,7 @@ fn bad_path(r: PathRejection) -> ApiError {
 
 async fn puzzles(State(pool): State<Shared>) -> Result<Response, ApiError> {
     let list = lookup(pool, |db| {
-        Ok(Value::Array(
-            db.puzzles()?.iter().map(answers::info).collect(),
-        ))
+        Ok(Value::Array(db.puzzles()?.iter().map(json::info).collect()))
     })
     .await?;
     Ok(json_body(&list))
@@ -224,7 +222,7 @@ async fn puzzle(
     name: Result<UrlPath<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
     let UrlPath(name) = name.map_err(bad_path)?;
-    let page = lookup(pool, move |db| db.snapshot(|db| answers::puzzle(db, &name))).await?;
+    let page = lookup(pool, move |db| db.snapshot(|db| json::puzzle(db, &name))).await?;
     Ok(json_body(&page))
 }
 
@@ -235,14 +233,14 @@ async fn position(
     let UrlPath((name, state)) = args.map_err(bad_path)?;
     let answer = if pool.resident.settled(&name) {
         lookup_now(&pool, |db| {
-            db.snapshot(|db| answers::position(db, &name, &state))
+            db.snapshot(|db| json::position(db, &name, &state))
         })?
     } else {
         // The puzzle's first lookup: copy its tables into memory (up to a second for
         // eleven's 120 MB) away from the workers, then answer.
         lookup(pool.clone(), move |db| {
             let _ = db.load_resident(&name);
-            db.snapshot(|db| answers::position(db, &name, &state))
+            db.snapshot(|db| json::position(db, &name, &state))
         })
         .await?
     };

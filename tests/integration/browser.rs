@@ -321,8 +321,11 @@ fn browser_screenshots_of_every_board() {
         for &name in crate::util::LIGHT {
             // Wait for this puzzle's own board: one cell per cell of its layout (the
             // previous puzzle's board stays up until the new one is drawn).
-            let p = puzzlebase::puzzles::find(name).unwrap();
-            let cells = puzzlebase::layout::layout(&p).unwrap().cells.len() as u64;
+            let p = puzzlebase::catalog::find(name).unwrap();
+            let cells = puzzlebase::families::layout::layout(&p)
+                .unwrap()
+                .cells
+                .len() as u64;
             open(&c, addr, &format!("#/{name}")).await;
             wait_until(&format!("{name}'s board"), || async {
                 js(

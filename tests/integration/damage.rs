@@ -9,7 +9,8 @@ use rusqlite::{Connection, params};
 use crate::util::{
     LIGHT, assert_clean_failure, assert_no_temporaries, damaged_copy, generate_into, run, shared_db,
 };
-use puzzlebase::puzzles::{self, Puzzle};
+use puzzlebase::catalog;
+use puzzlebase::families::Puzzle;
 
 /// A copy of the shared file, damaged by `sql` (statements with their parameters).
 fn damaged(sql: &[(&str, &[i64])]) -> (tempfile::TempDir, PathBuf) {
@@ -57,8 +58,8 @@ fn one(sql: &str, params: impl rusqlite::Params) -> i64 {
         .unwrap()
 }
 
-fn graph(name: &str) -> Box<dyn puzzlebase::space::GraphPuzzle> {
-    match puzzles::find(name) {
+fn graph(name: &str) -> Box<dyn puzzlebase::core::space::GraphPuzzle> {
+    match catalog::find(name) {
         Some(Puzzle::Graph(g)) => g,
         _ => panic!("{name} is a move puzzle"),
     }
@@ -77,7 +78,7 @@ fn a_fresh_file_verifies_with_one_line_per_puzzle() {
     assert!(o.stderr.is_empty());
     assert_eq!(text.lines().count(), LIGHT.len(), "{text}");
     for (line, name) in text.lines().zip(
-        puzzles::names()
+        catalog::names()
             .iter()
             .filter(|n| LIGHT.contains(&n.as_str())),
     ) {

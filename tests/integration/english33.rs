@@ -2,7 +2,8 @@
 //! known minimum of 18 moves, a full solution that replays, and the published sizes of
 //! the reachable and can-finish sets.
 
-use puzzlebase::puzzles::{self, Puzzle};
+use puzzlebase::catalog;
+use puzzlebase::families::Puzzle;
 
 use crate::util::{
     all_but_eleven, assert_clean_failure, assert_replays, generate_into, query_json_in, run,
@@ -34,7 +35,7 @@ fn central_game_from_the_file_and_an_unchanged_nightly_run() {
         a["distance"], 18,
         "the central game's minimum number of moves"
     );
-    let Some(Puzzle::Peg(b)) = puzzles::find("english33") else {
+    let Some(Puzzle::Peg(b)) = catalog::find("english33") else {
         panic!("english33 is a peg board")
     };
     assert_replays(&b, &a);

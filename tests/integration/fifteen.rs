@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use puzzlebase::pattern;
-use puzzlebase::puzzles::fifteen::{self, Fifteen};
-use puzzlebase::query::{Database, LoadedTables, solve_loaded};
-use puzzlebase::space::{GraphPuzzle, StateSpace};
+use puzzlebase::answers::{Database, LoadedTables, solve_loaded};
+use puzzlebase::core::space::{GraphPuzzle, StateSpace};
+use puzzlebase::families::fifteen::{self, Fifteen};
+use puzzlebase::solvers::pattern;
 
 use crate::util::{assert_clean_failure, damaged_copy, generate_into, query_json_in, run};
 
@@ -17,8 +17,8 @@ const NAME: &str = "fifteen";
 
 /// The built-in `fifteen`, as its definition file describes it.
 fn puzzle() -> Fifteen {
-    match puzzlebase::puzzles::find(NAME) {
-        Some(puzzlebase::puzzles::Puzzle::Patterns(f)) => f,
+    match puzzlebase::catalog::find(NAME) {
+        Some(puzzlebase::families::Puzzle::Patterns(f)) => f,
         _ => panic!("{NAME} is a built-in pattern-database puzzle"),
     }
 }

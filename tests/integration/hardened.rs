@@ -62,7 +62,7 @@ fn the_file_says_what_wrote_it_and_carries_its_checksum_and_statistics() {
     // Present exactly when the build could ask git, and then a full commit id.
     assert_eq!(
         get("git_commit"),
-        puzzlebase::integrity::GIT_COMMIT,
+        puzzlebase::store::integrity::GIT_COMMIT,
         "{m:?}"
     );
     if let Some(c) = get("git_commit") {
@@ -373,7 +373,7 @@ fn errors_say_things_once_and_do_not_echo_huge_arguments() {
 
 /// The README's Python example, exactly as printed there.
 fn readme_python() -> String {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../docs/file-format.md");
     let (_, after) = readme
         .split_once("<!-- python-example -->\n```python\n")
         .expect("the README has the marked Python example");

@@ -5,22 +5,23 @@
 
 use std::path::{Path, PathBuf};
 
-use puzzlebase::peg::Board;
-use puzzlebase::puzzles::{self, Puzzle};
-use puzzlebase::space::GraphPuzzle;
+use puzzlebase::catalog;
+use puzzlebase::core::space::GraphPuzzle;
+use puzzlebase::families::Puzzle;
+use puzzlebase::solvers::peg::Board;
 use rusqlite::{Connection, params};
 
 use crate::util::{damaged_copy, rank_of, run, shared_db};
 
 fn graph(name: &str) -> Box<dyn GraphPuzzle> {
-    match puzzles::find(name) {
+    match catalog::find(name) {
         Some(Puzzle::Graph(g)) => g,
         _ => panic!("{name} is a move puzzle"),
     }
 }
 
 fn peg(name: &str) -> Board {
-    match puzzles::find(name) {
+    match catalog::find(name) {
         Some(Puzzle::Peg(b)) => b,
         _ => panic!("{name} is a peg board"),
     }

@@ -14,6 +14,7 @@ mod packed;
 mod peg;
 mod properties;
 mod resident;
+mod rules;
 mod serve;
 mod sliding;
 mod util;

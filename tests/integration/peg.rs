@@ -1,14 +1,15 @@
 //! Peg solitaire from the file: the seeds' figures, solutions that replay jump by jump,
 //! the distance and count recurrences over every stored row, symmetry handling.
 
-use puzzlebase::peg::Board;
-use puzzlebase::puzzles::{self, Puzzle};
+use puzzlebase::catalog;
+use puzzlebase::families::Puzzle;
+use puzzlebase::solvers::peg::Board;
 use rusqlite::{Connection, OptionalExtension};
 
 use crate::util::{assert_clean_failure, assert_replays, query_json, run, shared_db};
 
 fn board(name: &str) -> Board {
-    match puzzles::find(name) {
+    match catalog::find(name) {
         Some(Puzzle::Peg(b)) => b,
         _ => panic!("{name} is a peg board"),
     }

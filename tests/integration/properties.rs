@@ -8,15 +8,17 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use proptest::sample::Index;
 
-use puzzlebase::definitions::builtin_boards;
-use puzzlebase::enumerate::Magic;
-use puzzlebase::enumerate::magic::format_magic;
-use puzzlebase::enumerate::tour::format_tour;
-use puzzlebase::enumerate::{TourBoard, tour_boards};
-use puzzlebase::peg::Board;
-use puzzlebase::puzzles::{self, Puzzle};
-use puzzlebase::rank::{comb_rank, comb_unrank, perm_rank, perm_unrank};
-use puzzlebase::space::{GraphPuzzle, StateError};
+use puzzlebase::catalog;
+use puzzlebase::catalog::builtin_boards;
+use puzzlebase::catalog::builtin_tours as tour_boards;
+use puzzlebase::core::rank::{comb_rank, comb_unrank, perm_rank, perm_unrank};
+use puzzlebase::core::space::{GraphPuzzle, StateError};
+use puzzlebase::families::Puzzle;
+use puzzlebase::families::magic::Magic;
+use puzzlebase::families::magic::format_magic;
+use puzzlebase::families::tour::TourBoard;
+use puzzlebase::families::tour::format_tour;
+use puzzlebase::solvers::peg::Board;
 
 const CASES: u32 = 64;
 
@@ -24,7 +26,7 @@ const CASES: u32 = 64;
 fn graphs() -> &'static [Box<dyn GraphPuzzle>] {
     static G: OnceLock<Vec<Box<dyn GraphPuzzle>>> = OnceLock::new();
     G.get_or_init(|| {
-        puzzles::registry()
+        catalog::registry()
             .into_iter()
             .filter_map(|p| match p {
                 Puzzle::Graph(g) => Some(g),
@@ -37,7 +39,7 @@ fn graphs() -> &'static [Box<dyn GraphPuzzle>] {
 /// The built-in magic triangle, from its definition file.
 fn magic() -> &'static Magic {
     static M: OnceLock<Magic> = OnceLock::new();
-    M.get_or_init(|| match puzzles::find("magic-triangle") {
+    M.get_or_init(|| match catalog::find("magic-triangle") {
         Some(Puzzle::Magic(m)) => m,
         _ => panic!("magic-triangle is a built-in puzzle"),
     })

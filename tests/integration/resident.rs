@@ -5,9 +5,10 @@
 
 use std::path::Path;
 
-use puzzlebase::answers;
-use puzzlebase::puzzles::{self, Puzzle};
-use puzzlebase::query::{Database, Resident};
+use puzzlebase::answers::json;
+use puzzlebase::answers::{Database, Resident};
+use puzzlebase::catalog;
+use puzzlebase::families::Puzzle;
 use rusqlite::{Connection, params};
 
 use crate::util::{damaged_copy, rank_of, shared_db};
@@ -27,7 +28,7 @@ fn in_memory(db: &Path, names: &[&str]) -> (Database, Vec<bool>) {
 
 /// The JSON text of the position answer, or the error's text.
 fn answer(db: &Database, name: &str, state: &str) -> String {
-    match db.snapshot(|db| answers::position(db, name, state)) {
+    match db.snapshot(|db| json::position(db, name, state)) {
         Ok(v) => v.to_string(),
         Err(e) => format!("error: {e}"),
     }
@@ -35,7 +36,7 @@ fn answer(db: &Database, name: &str, state: &str) -> String {
 
 /// Positions spread over a move puzzle's ranks, and its goals and start.
 fn sample(name: &str, count: u64) -> Vec<String> {
-    let Some(Puzzle::Graph(g)) = puzzles::find(name) else {
+    let Some(Puzzle::Graph(g)) = catalog::find(name) else {
         panic!("{name} is a move puzzle")
     };
     let step = (g.size() / count).max(1);
@@ -65,7 +66,7 @@ fn answers_from_memory_are_the_files_answers() {
     // Peg boards and enumerations keep reading the file, with the same answers.
     let (memory, held) = in_memory(shared_db(), &["hoppers", "magic-triangle"]);
     assert_eq!(held, vec![false, false]);
-    let Some(Puzzle::Peg(hoppers)) = puzzles::find("hoppers") else {
+    let Some(Puzzle::Peg(hoppers)) = catalog::find("hoppers") else {
         panic!("hoppers is a peg board")
     };
     let start = hoppers.format(hoppers.start);
@@ -138,7 +139,7 @@ fn damaged_rows_are_refused_from_memory_as_from_the_file() {
 
 #[test]
 fn damaged_chunks_are_refused_from_memory_as_from_the_file() {
-    let Some(Puzzle::Graph(g)) = puzzles::find("nine") else {
+    let Some(Puzzle::Graph(g)) = catalog::find("nine") else {
         panic!()
     };
     let slot = g.packing().unwrap().locate(g.parse(NINE_FAR).unwrap());

@@ -8,7 +8,8 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::OnceLock;
 
-use puzzlebase::puzzles::{self, Puzzle};
+use puzzlebase::catalog;
+use puzzlebase::families::Puzzle;
 use serde_json::Value;
 
 use crate::util::{LIGHT, query_json, run, shared_db};
@@ -139,7 +140,7 @@ fn the_page_and_its_assets_are_served() {
 #[test]
 fn every_puzzle_and_its_positions() {
     for &name in LIGHT {
-        let p = puzzles::find(name).unwrap();
+        let p = catalog::find(name).unwrap();
         let page = ok(&format!("/api/puzzles/{name}"));
         assert_eq!(page["puzzle"], name);
         let cells = page["layout"]["cells"].as_array().unwrap();
@@ -306,7 +307,7 @@ fn published_answers_through_the_api() {
 #[test]
 fn a_position_that_cannot_finish_still_lists_its_moves() {
     // hoppers stores every reachable position; some of them cannot finish.
-    let Some(Puzzle::Peg(b)) = puzzles::find("hoppers") else {
+    let Some(Puzzle::Peg(b)) = catalog::find("hoppers") else {
         unreachable!()
     };
     // Breadth-first from the start until the file says a position cannot finish.

@@ -1,15 +1,16 @@
 //! The sliding puzzles from the file: the seeds' figures, legal paths, the distance
 //! invariant over every stored row.
 
-use puzzlebase::bfs::NO_NEXT;
-use puzzlebase::puzzles::{self, Puzzle};
-use puzzlebase::space::GraphPuzzle;
+use puzzlebase::catalog;
+use puzzlebase::core::space::GraphPuzzle;
+use puzzlebase::families::Puzzle;
+use puzzlebase::solvers::bfs::NO_NEXT;
 use rusqlite::Connection;
 
 use crate::util::{assert_legal_path, histogram_total, query_json, shared_db};
 
 fn graph(name: &str) -> Box<dyn GraphPuzzle> {
-    match puzzles::find(name) {
+    match catalog::find(name) {
         Some(Puzzle::Graph(g)) => g,
         _ => panic!("{name} is a graph puzzle"),
     }

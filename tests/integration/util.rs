@@ -4,10 +4,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use puzzlebase::generate::{self, Observer, Options, Summary};
-use puzzlebase::peg::Board;
-use puzzlebase::progress::{Progress, Silent};
-use puzzlebase::puzzles::{self, Puzzle};
+use puzzlebase::build::{self, Observer, Options, Summary};
+use puzzlebase::catalog;
+use puzzlebase::core::progress::{Progress, Silent};
+use puzzlebase::families::Puzzle;
+use puzzlebase::solvers::peg::Board;
 
 /// Puzzles cheap enough to build for every test run.
 pub const LIGHT: &[&str] = &[
@@ -57,7 +58,7 @@ pub fn all_but_eleven() -> Vec<&'static str> {
     static NAMES: OnceLock<Vec<String>> = OnceLock::new();
     NAMES
         .get_or_init(|| {
-            puzzles::names()
+            catalog::names()
                 .into_iter()
                 .filter(|n| n != "eleven" && n != "twelve")
                 .collect()
@@ -82,7 +83,7 @@ pub fn generate_into(db: &Path, only: &[&str], force: bool) -> Vec<Summary> {
         only: only.iter().map(|s| s.to_string()).collect(),
         force,
     };
-    generate::generate(&opts, &Quiet).expect("generate")
+    build::generate(&opts, &Quiet).expect("generate")
 }
 
 /// A database holding the light puzzles, built once and shared by every test.
@@ -162,7 +163,7 @@ pub fn assert_clean_failure(o: &Output, code: i32) -> String {
 /// Checks that `path` (a JSON array of states) is a chain of legal single moves of the
 /// move puzzle `name` ending at a goal.
 pub fn assert_legal_path(name: &str, path: &[serde_json::Value]) {
-    let Some(Puzzle::Graph(g)) = puzzles::find(name) else {
+    let Some(Puzzle::Graph(g)) = catalog::find(name) else {
         panic!("{name} is a move puzzle")
     };
     let ranks: Vec<u64> = path

@@ -1,0 +1,275 @@
+//! Answers for puzzles stored as pattern databases (`fifteen`): the tables are read from
+//! the file, checked against the stored definition, and an optimal solution is found by
+//! search ([`crate::solvers::search`]). This is the one place where `query` searches.
+
+use std::time::Instant;
+
+use super::{Database, QueryError, Result, known};
+use crate::catalog::identity;
+use crate::core::packed::{ByteLayout, ChunkRun};
+use crate::families;
+use crate::families::Puzzle;
+use crate::families::fifteen::{self, Fifteen, Partition};
+use crate::solvers::pattern::{Entry, Table};
+use crate::solvers::search::{self, Heuristic};
+use crate::store;
+
+/// An optimal solution found by search over the stored pattern databases.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchAnswer {
+    pub puzzle: String,
+    pub state: String,
+    pub distance: u32,
+    /// Every position from `state` to the goal, both included.
+    pub path: Vec<String>,
+    /// The partition whose tables bounded the search.
+    pub partition: String,
+    /// Whether the reflected lookup was used (always, from `query`).
+    pub reflected: bool,
+    /// Nodes expanded and generated over every IDA* iteration.
+    pub expanded: u64,
+    pub generated: u64,
+    /// Seconds of search, and of reading the tables from the file.
+    pub seconds: f64,
+    pub load_seconds: f64,
+}
+
+/// A stored partition's tables, loaded and ready to search with.
+pub struct LoadedTables {
+    pub puzzle: Fifteen,
+    pub partition: Partition,
+    pub heuristic: Heuristic,
+    pub load_seconds: f64,
+}
+
+/// Whether `name` is answered by search over pattern databases rather than read.
+pub fn answers_by_search(name: &str) -> bool {
+    matches!(crate::catalog::find(name), Some(Puzzle::Patterns(_)))
+}
+
+impl Database {
+    /// Whether `name` (built in, or a user's puzzle rebuilt from its stored definition)
+    /// is answered by search over pattern databases rather than read.
+    pub fn answers_by_search(&self, name: &str) -> bool {
+        matches!(known(&self.conn, name), Ok(Puzzle::Patterns(_)))
+    }
+
+    /// Loads the tables of one stored partition of `name` (`None`: the strongest stored
+    /// one, the one with the most placements), after checking that the stored definition
+    /// is one this build knows and that every table matches it.
+    pub fn pattern_tables(
+        &self,
+        name: &str,
+        partition: Option<&str>,
+        reflect: bool,
+    ) -> Result<LoadedTables> {
+        let started = Instant::now();
+        let info = store::puzzle(&self.conn, name)
+            .map_err(self.sql())?
+            .ok_or_else(|| QueryError::NotGenerated(name.into()))?;
+        let stale = || QueryError::Stale(name.to_string());
+        let stored = families::fifteen::spec::from_definition(&info.definition)
+            .map(Puzzle::Patterns)
+            .filter(|p| identity::built_from(p, &info))
+            .ok_or_else(stale)?;
+        let Puzzle::Patterns(puzzle) = stored else {
+            return Err(stale());
+        };
+        let built: Vec<Partition> = puzzle.built().into_iter().cloned().collect();
+        let chosen = match partition {
+            Some(p) => built.iter().find(|b| b.name == p).cloned().ok_or_else(|| {
+                QueryError::NotStored(format!(
+                    "the tables of partition {p} of {name} are not in the file (built: {}); run `puzzlebase generate --puzzle {name} --partition {p}`",
+                    built.iter().map(|b| b.name.as_str()).collect::<Vec<_>>().join(", ")
+                ))
+            })?,
+            None => (built.iter())
+                .max_by_key(|b| {
+                    puzzle.patterns(b)
+                        .iter()
+                        .map(|p| p.placements())
+                        .sum::<u64>()
+                })
+                .cloned()
+                .ok_or_else(|| inconsistent(name, "its list of partitions"))?,
+        };
+        let stored = store::packed_tables(&self.conn, name).map_err(self.sql())?;
+        let patterns = puzzle.patterns(&chosen);
+        let mut tables = Vec::with_capacity(patterns.len());
+        for (i, p) in patterns.iter().enumerate() {
+            let what = format!("the table of pattern {i} of partition {}", chosen.name);
+            let (kind, layout_text, _) = (stored.iter())
+                .find(|(_, layout, _)| {
+                    serde_json::from_str::<serde_json::Value>(layout).is_ok_and(|v| {
+                        v["partition"] == chosen.name.as_str()
+                            && v["pattern"] == i
+                            && v["tiles"] == serde_json::json!(p.tiles())
+                            && ByteLayout::from_description(&v)
+                                .is_ok_and(|l| l.ranks() == p.placements())
+                    })
+                })
+                .ok_or_else(|| inconsistent(name, &what))?;
+            let layout: serde_json::Value =
+                serde_json::from_str(layout_text).map_err(|_| inconsistent(name, &what))?;
+            let l = ByteLayout::from_description(&layout).map_err(|_| inconsistent(name, &what))?;
+            let entry = (layout["entry"].as_str())
+                .and_then(Entry::from_name)
+                .ok_or_else(|| inconsistent(name, &what))?;
+            let bytes = self
+                .read_byte_table(name, kind, layout_text, &l)?
+                .ok_or_else(|| inconsistent(name, &what))?;
+            tables.push(Table { entry, bytes });
+        }
+        let heuristic = fifteen::heuristic(&puzzle, &chosen, tables, reflect)
+            .map_err(|e| inconsistent(name, &e.to_string()))?;
+        Ok(LoadedTables {
+            puzzle,
+            partition: chosen,
+            heuristic,
+            load_seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// The bytes of one packed `u8` table, read by as many threads as the rayon pool
+    /// has at once, each its own part of the chunks over its own connection (this one's
+    /// for the first part): most of the time goes to copying and to the kernel providing
+    /// fresh pages, which two cores do about twice as fast. `None` if a chunk is missing,
+    /// out of place or of the wrong size. A connection opened by path could meet a file
+    /// that `generate` has just put in place of this one, so each checks that the table's
+    /// stored layout, which carries its build time, is the `layout` read here.
+    fn read_byte_table(
+        &self,
+        name: &str,
+        kind: &str,
+        layout: &str,
+        l: &ByteLayout,
+    ) -> Result<Option<Vec<u8>>> {
+        let per = l.ranks_per_chunk();
+        let workers = rayon::current_num_threads().max(1) as u64;
+        let part_bytes = (l.chunks().div_ceil(workers).max(1) * per) as usize;
+        let mut bytes = vec![0u8; l.ranks() as usize];
+        let mut parts = bytes.chunks_mut(part_bytes).enumerate();
+        let first = parts.next();
+        let path = &self.path;
+        let sql = |source| {
+            QueryError::Store(store::StoreError::Sqlite {
+                path: path.display().to_string(),
+                source,
+            })
+        };
+        let results: Vec<Result<bool>> = std::thread::scope(|scope| {
+            let others: Vec<_> = parts
+                .map(|(i, part)| {
+                    scope.spawn(move || {
+                        let conn = store::open_read(path)?;
+                        let same = (store::packed_tables(&conn, name).map_err(sql)?)
+                            .iter()
+                            .any(|(k, text, _)| k == kind && text == layout);
+                        if !same {
+                            return Err(QueryError::NotStored(format!(
+                                "{} changed while its tables were read; try again",
+                                path.display()
+                            )));
+                        }
+                        read_part(
+                            &conn,
+                            name,
+                            kind,
+                            l,
+                            i as u64 * part_bytes as u64 / per,
+                            part,
+                        )
+                        .map_err(sql)
+                    })
+                })
+                .collect();
+            let mut results = Vec::new();
+            if let Some((_, part)) = first {
+                results.push(read_part(&self.conn, name, kind, l, 0, part).map_err(sql));
+            }
+            for h in others {
+                results.push(h.join().unwrap_or_else(|_| {
+                    Err(QueryError::NotStored(
+                        "a thread reading the tables failed".into(),
+                    ))
+                }));
+            }
+            results
+        });
+        for r in results {
+            if !r? {
+                return Ok(None);
+            }
+        }
+        Ok(Some(bytes))
+    }
+
+    /// An optimal solution of the position written `text`, by IDA* over the strongest
+    /// stored partition with the reflected lookup. The text is checked before the file.
+    pub fn search(&self, name: &str, text: &str) -> Result<SearchAnswer> {
+        let Puzzle::Patterns(def) = known(&self.conn, name)? else {
+            return Err(QueryError::NotStored(format!(
+                "{name} is answered from its tables, not by search"
+            )));
+        };
+        let cells = def.parse(text)?;
+        let loaded = self.pattern_tables(name, None, true)?;
+        solve_loaded(&loaded, name, &cells)
+    }
+}
+
+/// Searches `cells` with tables already loaded (the bench loads once per partition).
+pub fn solve_loaded(loaded: &LoadedTables, name: &str, cells: &[u8]) -> Result<SearchAnswer> {
+    let f = &loaded.puzzle;
+    let started = Instant::now();
+    let s = search::solve(&loaded.heuristic, cells)
+        .ok_or_else(|| inconsistent(name, "its pattern tables (no solution within them)"))?;
+    let seconds = started.elapsed().as_secs_f64();
+    let path = search::replay(&loaded.heuristic, cells, &s.blanks)
+        .filter(|p| p.last().is_some_and(|g| *g == f.goal()))
+        .ok_or_else(|| inconsistent(name, "its pattern tables (a path that is not one)"))?;
+    Ok(SearchAnswer {
+        puzzle: name.to_string(),
+        state: f.format(cells),
+        distance: s.length,
+        path: path.iter().map(|c| f.format(c)).collect(),
+        partition: loaded.partition.name.clone(),
+        reflected: loaded.heuristic.reflects(),
+        expanded: s.expanded,
+        generated: s.generated,
+        seconds,
+        load_seconds: loaded.load_seconds,
+    })
+}
+
+/// Fills `part` with the chunks of table `kind` (laid out as `l`) from chunk `first` on,
+/// memory-mapped (SQLite then reads its pages from the file's cache without copying each
+/// first); whether every chunk came, in order and of its size.
+fn read_part(
+    conn: &rusqlite::Connection,
+    name: &str,
+    kind: &str,
+    l: &ByteLayout,
+    first: u64,
+    part: &mut [u8],
+) -> rusqlite::Result<bool> {
+    conn.execute_batch("PRAGMA mmap_size = 4294967296;")?;
+    let per = l.ranks_per_chunk();
+    let count = (part.len() as u64).div_ceil(per);
+    let mut run = ChunkRun::new(first..first + count);
+    let chunks = first as i64..=(first + count) as i64 - 1;
+    store::for_each_packed_chunk_in(conn, name, kind, chunks, |c, blob| {
+        if run.accept(c, blob, l.chunk_bytes(c)) {
+            let at = ((c - first) * per) as usize;
+            part[at..at + blob.len()].copy_from_slice(blob);
+        }
+    })?;
+    Ok(run.complete())
+}
+
+/// Tables that contradict the search: the file is not what `generate` wrote.
+fn inconsistent(puzzle: &str, at: &str) -> QueryError {
+    QueryError::NotStored(format!(
+        "the database is inconsistent: {puzzle} at {at}; run `puzzlebase verify`"
+    ))
+}

@@ -1,0 +1,259 @@
+//! The JSON form of every answer, shared by `query --json`, `list --json` and the HTTP
+//! API so that both give the same answers from one code path.
+
+use serde_json::{Value, json};
+
+use crate::answers::{
+    ArrangementAnswer, Database, Histogram, ListAnswer, LongestAnswer, Move, MoveOption,
+    QueryError, Result, Solutions, StateAnswer,
+};
+use crate::families::Puzzle;
+use crate::families::layout;
+use crate::store::{PegLayerRow, PuzzleInfo};
+
+/// `list --json`: one object per puzzle.
+pub fn info(i: &PuzzleInfo) -> Value {
+    json!({
+        "puzzle": i.name, "family": i.family, "states": i.states, "solvable": i.solvable,
+        "max_distance": i.max_distance, "generated_at": i.generated_at, "checksum": i.checksum,
+        "storage": i.storage.as_str(), "counts": i.counts,
+    })
+}
+
+/// `query --state` / `--start`.
+pub fn state(a: &StateAnswer) -> Value {
+    let count = match a.solutions {
+        Solutions::Exactly(n) => Some(n),
+        Solutions::Overflow | Solutions::NotStored => None,
+    };
+    let mut obj = json!({
+        "puzzle": a.puzzle, "state": a.state, "distance": a.distance,
+        "solutions": count, "solutions_stored": a.solutions != Solutions::NotStored,
+        "path": a.path,
+    });
+    if let Some(moves) = &a.moves {
+        obj["moves"] = json!(moves);
+    }
+    obj
+}
+
+/// `query --longest`.
+pub fn longest(a: &LongestAnswer) -> Value {
+    json!({
+        "puzzle": a.puzzle, "distance": a.distance, "count": a.states.len(), "states": a.states,
+    })
+}
+
+/// `query --histogram`: a list indexed by distance, or an object keyed by side sum.
+pub fn histogram(name: &str, h: &Histogram) -> Value {
+    json!({ "puzzle": name, "histogram": histogram_values(h) })
+}
+
+fn histogram_values(h: &Histogram) -> Value {
+    match h {
+        Histogram::ByDistance(h) => {
+            let len = h.last().map_or(0, |r| r.distance as usize + 1);
+            let mut counts = vec![0u64; len];
+            for r in h {
+                counts[r.distance as usize] = r.positions;
+            }
+            json!(counts)
+        }
+        Histogram::ByValue(h) => {
+            let map: serde_json::Map<String, Value> =
+                h.iter().map(|&(v, n)| (v.to_string(), n.into())).collect();
+            Value::Object(map)
+        }
+    }
+}
+
+/// `query --matrix`.
+pub fn matrix(name: &str, m: &[Vec<Option<u8>>]) -> Value {
+    json!({ "puzzle": name, "matrix": m })
+}
+
+/// `query --layers`.
+pub fn layers(name: &str, rows: &[PegLayerRow]) -> Value {
+    let layers: Vec<_> = rows
+        .iter()
+        .map(|l| {
+            json!({"pegs": l.pegs, "reachable": l.reachable, "can_finish": l.can_finish,
+                   "reachable_classes": l.reachable_classes, "can_finish_classes": l.can_finish_classes})
+        })
+        .collect();
+    json!({ "puzzle": name, "layers": layers })
+}
+
+/// `query --all` / `--sum`.
+pub fn list(a: &ListAnswer) -> Value {
+    json!({ "puzzle": a.puzzle, "count": a.states.len(), "states": a.states })
+}
+
+/// One legal move, in its family's terms.
+pub fn move_option(m: &MoveOption) -> Value {
+    let mv = match &m.mv {
+        Move::Cells { from, to } => json!({ "from": from, "to": to }),
+        Move::Jumps(j) => json!({ "jumps": j, "from": [j[0]], "to": [j[j.len() - 1]] }),
+    };
+    json!({ "move": mv, "state": m.state, "distance": m.distance })
+}
+
+/// An enumeration puzzle's view of one arrangement.
+pub fn arrangement(name: &str, a: &ArrangementAnswer) -> Value {
+    match a {
+        ArrangementAnswer::Magic {
+            state,
+            sums,
+            solution,
+            canonical,
+        } => json!({
+            "puzzle": name, "state": state, "sums": sums, "solution": solution,
+            "canonical": canonical,
+        }),
+        ArrangementAnswer::Tour {
+            state,
+            canonical,
+            stored,
+        } => json!({
+            "puzzle": name, "state": state, "solution": stored, "canonical": canonical,
+        }),
+    }
+}
+
+/// Everything about one position: for move and peg puzzles the `query --state` answer
+/// plus every legal move, best first; for enumerations the arrangement's own answer.
+/// A position that cannot reach the goal is still answered, with `distance` null and
+/// its moves, so that a client can walk back from a dead end.
+pub fn position(db: &Database, name: &str, text: &str) -> Result<Value> {
+    let (p, _) = db.puzzle(name)?;
+    let p = &*p;
+    if matches!(p, Puzzle::Magic(_) | Puzzle::Tour(_)) {
+        return Ok(arrangement(name, &db.arrangement(name, text)?));
+    }
+    if let Puzzle::Patterns(f) = &p {
+        return searched_position(db, f.grid(), name, text);
+    }
+    let moves = db.moves(name, text)?;
+    let mut obj = match db.state(name, text) {
+        Ok(a) => state(&a),
+        Err(QueryError::NotStored(why)) => {
+            json!({ "puzzle": name, "state": canonical_text(&p, text), "distance": null,
+                    "solutions": null, "path": [], "unsolvable": why })
+        }
+        Err(e) => return Err(e),
+    };
+    obj["legal_moves"] = moves.iter().map(move_option).collect();
+    Ok(obj)
+}
+
+/// A position of a puzzle answered by search (`fifteen`): the optimal length and path
+/// from IDA* over the stored pattern tables, with what the search cost, and every legal
+/// move. Only the path's next move has a known distance (one less); the others would
+/// each need a search of their own and are listed with a null distance.
+fn searched_position(
+    db: &Database,
+    grid: &dyn crate::core::space::GraphPuzzle,
+    name: &str,
+    text: &str,
+) -> Result<Value> {
+    let a = db.search(name, text)?;
+    let rank = grid.parse(text)?;
+    let before = grid.format(rank);
+    let next = a.path.get(1);
+    let mut nbs = Vec::new();
+    grid.neighbors(rank, &mut nbs);
+    let mut moves: Vec<MoveOption> = nbs
+        .into_iter()
+        .map(|nb| {
+            let state = grid.format(nb);
+            let distance = (Some(&state) == next).then(|| (a.distance - 1) as u8);
+            MoveOption {
+                mv: crate::answers::cells_move(&before, &state),
+                state,
+                distance,
+            }
+        })
+        .collect();
+    moves.sort_by(|x, y| (x.distance.is_none(), &x.state).cmp(&(y.distance.is_none(), &y.state)));
+    Ok(json!({
+        "puzzle": name, "state": a.state, "distance": a.distance, "solutions": null,
+        "path": a.path, "partition": a.partition, "reflected": a.reflected,
+        "nodes": a.expanded, "generated": a.generated, "seconds": a.seconds,
+        "load_seconds": a.load_seconds,
+        "legal_moves": moves.iter().map(move_option).collect::<Vec<_>>(),
+    }))
+}
+
+/// The position in the puzzle's own notation (the user may have typed spaces or
+/// lower case).
+fn canonical_text(p: &Puzzle, text: &str) -> String {
+    match p {
+        Puzzle::Graph(g) => g.parse(text).map(|r| g.format(r)).unwrap_or_default(),
+        Puzzle::Peg(b) => b.parse(text).map(|bits| b.format(bits)).unwrap_or_default(),
+        _ => text.to_string(),
+    }
+}
+
+/// Most tours listed for a tour board (the 6x6 board has 9,862 classes).
+const TOURS_LISTED: usize = 60;
+
+/// A puzzle's page: its definition, the geometry to draw it, its figures, the
+/// histogram and longest positions, and per family the peg matrix, the magic triangle's
+/// solutions per sum or the tours.
+pub fn puzzle(db: &Database, name: &str) -> Result<Value> {
+    let (p, i) = db.puzzle(name)?;
+    let p = &*p;
+    let definition: Value = serde_json::from_str(&i.definition).unwrap_or(Value::Null);
+    let mut obj = info(&i);
+    obj["definition"] = definition;
+    obj["layout"] = json!(layout::layout(&p));
+    match &p {
+        Puzzle::Graph(g) => {
+            obj["start"] = json!(g.start().map(|r| g.format(r)));
+            obj["goals"] = json!(g.goals().iter().map(|&r| g.format(r)).collect::<Vec<_>>());
+        }
+        Puzzle::Peg(b) => {
+            obj["start"] = json!(b.format(b.start));
+            obj["goals"] = json!([b.format(b.finish)]);
+        }
+        _ => {}
+    }
+    match &p {
+        Puzzle::Graph(_) | Puzzle::Peg(_) => {
+            obj["histogram"] = histogram_values(&db.histogram(name)?);
+            let l = db.longest(name)?;
+            obj["longest"] = json!({ "distance": l.distance, "states": l.states });
+        }
+        Puzzle::Magic(m) => {
+            obj["histogram"] = histogram_values(&db.histogram(name)?);
+            let all = db.all(name)?;
+            let mut by_sum = serde_json::Map::new();
+            for s in &all.states {
+                let digits = m.parse(s)?;
+                let v = m.side_sum(&digits).unwrap_or_default();
+                if let Value::Array(a) = by_sum.entry(v.to_string()).or_insert_with(|| json!([])) {
+                    a.push(json!(s));
+                }
+            }
+            obj["solutions"] = Value::Object(by_sum);
+        }
+        Puzzle::Patterns(_) => {
+            // No table of every position: each position is answered by an exact search.
+            obj["answered_by"] = json!("search");
+        }
+        Puzzle::Tour(_) => {
+            let all = db.all(name)?;
+            obj["tours"] = json!({
+                "count": all.states.len(),
+                "listed": all.states.iter().take(TOURS_LISTED).collect::<Vec<_>>(),
+            });
+        }
+    }
+    if let Puzzle::Peg(b) = &p {
+        if b.matrix {
+            obj["matrix"] = json!(db.matrix(name)?);
+        }
+        obj["layers"] = layers(name, &db.layers(name)?)["layers"].take();
+    }
+    Ok(obj)
+}

@@ -1,0 +1,505 @@
+//! The nightly job: computes every puzzle (or reuses it from the previous file when its
+//! definition is unchanged) into a temporary file beside the target, verifies it, and
+//! renames it into place. An interrupted run leaves the previous file untouched; a
+//! second run on the same file while one is under way is refused.
+
+pub mod records;
+
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rusqlite::Connection;
+use thiserror::Error;
+
+use crate::catalog::identity::definition_hash;
+use crate::catalog::{self, identity};
+use crate::core::memory;
+use crate::core::progress::Progress;
+use crate::families::Puzzle;
+use crate::families::registry;
+use crate::store::integrity;
+use crate::store::{self, PuzzleInfo, StoreError};
+use crate::verify;
+
+#[derive(Debug, Error)]
+pub enum GenerateError {
+    #[error("unknown puzzle {name:?}; known puzzles: {known}")]
+    UnknownPuzzle { name: String, known: String },
+    #[error("another generate is already writing {0}; try again when it has finished")]
+    Busy(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("refusing to replace {0}")]
+    Refused(String, #[source] StoreError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("solving {puzzle}: {message}")]
+    Solve { puzzle: String, message: String },
+    #[error("verification of the new file failed: {0}")]
+    Verify(String),
+    #[error(
+        "puzzle {0:?} is defined twice (a built-in puzzle or another definition has that name)"
+    )]
+    Clash(String),
+}
+
+type Result<T, E = GenerateError> = std::result::Result<T, E>;
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> GenerateError + '_ {
+    move |source| GenerateError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+fn sql(path: &Path) -> impl Fn(rusqlite::Error) -> GenerateError + '_ {
+    move |source| {
+        GenerateError::Store(StoreError::Sqlite {
+            path: path.display().to_string(),
+            source,
+        })
+    }
+}
+
+/// What to build.
+pub struct Options {
+    /// The database file to (re)place.
+    pub db: PathBuf,
+    /// Only these puzzles (all when empty); others are carried over when current.
+    pub only: Vec<String>,
+    /// Recompute even puzzles whose definition is unchanged.
+    pub force: bool,
+}
+
+/// One line of the report: what happened to a puzzle.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub name: String,
+    pub states: u64,
+    pub solvable: u64,
+    pub max_distance: Option<u8>,
+    pub seconds: f64,
+    /// Carried over from the previous file because its definition is unchanged.
+    pub reused: bool,
+    /// Peak resident memory of the process while this puzzle was computed and written,
+    /// in bytes (where the platform can measure it; never for a reused puzzle).
+    pub peak_memory: Option<u64>,
+}
+
+/// Receives progress and results as the run goes.
+pub trait Observer: Sync {
+    /// Progress sink for the computation of one puzzle.
+    fn progress(&self, puzzle: &str) -> Box<dyn Progress + '_>;
+    /// A puzzle is finished (computed or reused).
+    fn done(&self, summary: &Summary);
+    /// A puzzle of the new file passed [`crate::verify`] (only with
+    /// [`generate_and_verify`]).
+    fn verified(&self, _report: &verify::Report) {}
+}
+
+/// Removes the temporary file unless the run completed.
+struct TempFile {
+    path: PathBuf,
+    keep: bool,
+}
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+fn file_name(db: &Path) -> Result<String> {
+    db.file_name()
+        .and_then(|n| n.to_str())
+        .map(str::to_string)
+        .ok_or_else(|| io(db)(std::io::Error::other("not a file path")))
+}
+
+/// Runs the job. On any error the previous file is left as it was.
+pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>> {
+    generate_with(opts, Vec::new(), false, observer)
+}
+
+/// Runs the job, and before the new file replaces the old one re-derives every fact in
+/// it with [`verify::verify_conn`]; a failure leaves the previous file as it was. When
+/// nothing needs building, the existing file is verified instead.
+pub fn generate_and_verify(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>> {
+    generate_with(opts, Vec::new(), true, observer)
+}
+
+/// Runs the job with users' puzzles (`--definitions`) besides the built-in ones, verifying
+/// the new file before the rename when `full_check` is set. Users' puzzles already in the
+/// file are kept: they are rebuilt from their stored definitions.
+pub fn generate_with(
+    opts: &Options,
+    extra: Vec<Puzzle>,
+    full_check: bool,
+    observer: &dyn Observer,
+) -> Result<Vec<Summary>> {
+    generate_from(opts, catalog::registry(), extra, full_check, observer)
+}
+
+/// Like [`generate_with`] with the built-in puzzles given (the registry with some
+/// definition changed, e.g. [`families::fifteen::registry_building`]).
+pub fn generate_from(
+    opts: &Options,
+    mut registry: Vec<Puzzle>,
+    extra: Vec<Puzzle>,
+    full_check: bool,
+    observer: &dyn Observer,
+) -> Result<Vec<Summary>> {
+    for p in extra {
+        if catalog::definitions_builtin(p.name()) || registry.iter().any(|q| q.name() == p.name()) {
+            return Err(GenerateError::Clash(p.name().to_string()));
+        }
+        registry.push(p);
+    }
+    registry.extend(stored_user_puzzles(&opts.db, &registry));
+    for name in &opts.only {
+        if !registry.iter().any(|p| p.name() == name) {
+            return Err(GenerateError::UnknownPuzzle {
+                name: name.clone(),
+                known: catalog::names().join(", "),
+            });
+        }
+    }
+    // Through a symbolic link, the target is what is locked, built beside and replaced.
+    let resolved = integrity::resolve(&opts.db).map_err(io(&opts.db))?;
+    let db = resolved.as_path();
+    let base = file_name(db)?;
+    let dir = match db.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !dir.is_dir() {
+        return Err(io(&dir)(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "directory does not exist",
+        )));
+    }
+
+    // The lock lives beside the file and is released by the OS however the process ends.
+    let lock_path = dir.join(format!("{base}.lock"));
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io(&lock_path))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(fs::TryLockError::WouldBlock) => {
+            return Err(GenerateError::Busy(db.display().to_string()));
+        }
+        Err(fs::TryLockError::Error(e)) => return Err(io(&lock_path)(e)),
+    }
+    remove_stale_temporaries(&dir, &base)?;
+
+    let (previous, carried) = previous_puzzles(db, &registry)?;
+    if !opts.force && carried.is_empty() && is_current(&registry, &previous, &opts.only) {
+        // Nothing to compute and nothing to drop: the file stays exactly as it is, and
+        // only a sidecar left stale by a run killed between its two renames is rewritten.
+        integrity::repair_sidecar(db, &base).map_err(io(db))?;
+        let summaries: Vec<Summary> = registry
+            .iter()
+            .filter_map(|p| previous.get(p.name()))
+            .map(|info| reused(info, 0.0))
+            .collect();
+        summaries.iter().for_each(|s| observer.done(s));
+        if full_check {
+            verify::verify_file(db, &[], &mut |r| observer.verified(r))
+                .map_err(|e| GenerateError::Verify(e.to_string()))?;
+        }
+        return Ok(summaries);
+    }
+    let tmp = TempFile {
+        path: dir.join(format!("{base}.tmp-{}", std::process::id())),
+        keep: false,
+    };
+    let summaries = build(
+        &tmp.path, db, &registry, &previous, &carried, opts, full_check, observer,
+    )?;
+    persist(tmp, db, &base)?;
+    drop(lock);
+    Ok(summaries)
+}
+
+/// Whether a run would leave the file as it is: every puzzle asked for (all when `only`
+/// is empty) is already there, and everything there is a known puzzle built from its
+/// current definition (anything else would be dropped).
+fn is_current(
+    registry: &[Puzzle],
+    previous: &HashMap<String, PuzzleInfo>,
+    only: &[String],
+) -> bool {
+    let current = |p: &Puzzle| {
+        previous
+            .get(p.name())
+            .is_some_and(|i| identity::built_from(p, i))
+    };
+    let asked = |p: &Puzzle| only.is_empty() || only.iter().any(|o| o == p.name());
+    let known = previous
+        .keys()
+        .all(|name| registry.iter().any(|p| p.name() == name));
+    // A puzzle not asked for may also be absent: it stays absent.
+    known
+        && registry
+            .iter()
+            .all(|p| current(p) || (!asked(p) && !previous.contains_key(p.name())))
+}
+
+/// Users' puzzles in the file at `db` that `registry` does not define, rebuilt from
+/// their stored definitions (those that cannot be rebuilt are dropped, as before).
+fn stored_user_puzzles(db: &Path, registry: &[Puzzle]) -> Vec<Puzzle> {
+    let Ok(conn) = store::open_read(db) else {
+        return Vec::new();
+    };
+    let Ok(infos) = store::puzzles(&conn) else {
+        return Vec::new();
+    };
+    infos
+        .iter()
+        .filter(|i| {
+            !catalog::definitions_builtin(&i.name) && !registry.iter().any(|p| p.name() == i.name)
+        })
+        .filter_map(|i| serde_json::from_str(&i.definition).ok())
+        .filter_map(|d| registry::from_definition(&d).ok())
+        .collect()
+}
+
+fn reused(info: &PuzzleInfo, seconds: f64) -> Summary {
+    Summary {
+        name: info.name.clone(),
+        states: info.states,
+        solvable: info.solvable,
+        max_distance: info.max_distance,
+        seconds,
+        reused: true,
+        peak_memory: None,
+    }
+}
+
+/// Temporary files of runs that were killed: safe to delete because we hold the lock.
+fn remove_stale_temporaries(dir: &Path, base: &str) -> Result<()> {
+    for entry in fs::read_dir(dir).map_err(io(dir))? {
+        let entry = entry.map_err(io(dir))?;
+        if entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| integrity::is_our_temporary(dir, base, n))
+        {
+            fs::remove_file(entry.path()).map_err(io(&entry.path()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Puzzles in the current file that can be copied, and the names of the known puzzles
+/// it holds that must be rebuilt even if not asked for (stale definitions, or a schema
+/// too old to copy from): a run never drops a puzzle the file had. A file that is not
+/// ours, or is newer, is never replaced.
+fn previous_puzzles(
+    db: &Path,
+    registry: &[Puzzle],
+) -> Result<(HashMap<String, PuzzleInfo>, Vec<String>)> {
+    if !db.exists() {
+        return Ok((HashMap::new(), Vec::new()));
+    }
+    let find = |name: &str| registry.iter().find(|p| p.name() == name);
+    let (infos, older) = match store::open_read(db) {
+        Ok(conn) => (store::puzzles(&conn).map_err(sql(db))?, None),
+        Err(StoreError::Older { found, .. }) if found >= integrity::COPYABLE_SINCE => {
+            let conn = rusqlite::Connection::open_with_flags(
+                db,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+            )
+            .map_err(sql(db))?;
+            (store::puzzles(&conn).map_err(sql(db))?, Some(found))
+        }
+        Err(StoreError::Older { .. }) => {
+            let old = integrity::older_puzzles(db).map_err(sql(db))?;
+            let carried = old
+                .names
+                .into_iter()
+                .filter(|n| find(n).is_some())
+                .collect();
+            return Ok((HashMap::new(), carried));
+        }
+        Err(e @ (StoreError::NotOurs(_) | StoreError::Newer { .. })) => {
+            return Err(GenerateError::Refused(db.display().to_string(), e));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let mut carried = Vec::new();
+    let mut copyable = HashMap::new();
+    for info in infos {
+        let Some(p) = find(&info.name) else {
+            continue;
+        };
+        // An older file is always rewritten, so everything in it is carried.
+        if older.is_some() || info.definition_hash != definition_hash(p) {
+            carried.push(info.name.clone());
+        }
+        copyable.insert(info.name.clone(), info);
+    }
+    Ok((copyable, carried))
+}
+
+fn build(
+    tmp: &Path,
+    db: &Path,
+    registry: &[Puzzle],
+    previous: &HashMap<String, PuzzleInfo>,
+    carried: &[String],
+    opts: &Options,
+    full_check: bool,
+    observer: &dyn Observer,
+) -> Result<Vec<Summary>> {
+    let mut conn = Connection::open(tmp).map_err(sql(tmp))?;
+    // Nothing needs rolling back in a file that is discarded on failure.
+    conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
+        .map_err(sql(tmp))?;
+    store::migrate(&mut conn, tmp)?;
+    integrity::write_meta(&conn, &opts.only).map_err(sql(tmp))?;
+    store::begin_bulk_load(&conn, tmp)?;
+    if !previous.is_empty() {
+        // Read-only, so nothing this run does can touch the previous file.
+        let uri = format!(
+            "file:{}?mode=ro",
+            uri_escape(&db.canonicalize().map_err(io(db))?.display().to_string())
+        );
+        conn.execute("ATTACH DATABASE ?1 AS prev", [uri])
+            .map_err(sql(tmp))?;
+    }
+
+    let tx = conn.transaction().map_err(sql(tmp))?;
+    let mut summaries = Vec::new();
+    for p in registry {
+        let name = p.name();
+        let hash = definition_hash(p);
+        let selected = opts.only.is_empty() || opts.only.iter().any(|o| o == name);
+        let keep = selected || carried.iter().any(|c| c == name);
+        let current = previous.get(name).filter(|i| i.definition_hash == hash);
+        let started = Instant::now();
+        let summary = match current {
+            Some(info) if !selected || !opts.force => {
+                store::copy_puzzle(&tx, tmp, name)?;
+                reused(info, started.elapsed().as_secs_f64())
+            }
+            _ if !keep => continue,
+            _ => {
+                let measured = memory::reset_peak();
+                let progress = observer.progress(name);
+                let rec = records::compute(p, hash, progress.as_ref()).map_err(|e| {
+                    GenerateError::Solve {
+                        puzzle: name.to_string(),
+                        message: e.0,
+                    }
+                })?;
+                progress.phase("writing", rec.write_units());
+                let summary = Summary {
+                    name: name.to_string(),
+                    states: rec.states,
+                    solvable: rec.solvable,
+                    max_distance: rec.max_distance,
+                    seconds: 0.0,
+                    reused: false,
+                    peak_memory: None,
+                };
+                store::write_puzzle(&tx, tmp, rec, &|| progress.advance(1))?;
+                Summary {
+                    seconds: started.elapsed().as_secs_f64(),
+                    peak_memory: memory::peak().filter(|_| measured),
+                    ..summary
+                }
+            }
+        };
+        observer.done(&summary);
+        summaries.push(summary);
+    }
+    store::finish_bulk_load(&tx, tmp)?;
+    tx.commit().map_err(sql(tmp))?;
+    if !previous.is_empty() {
+        conn.execute("DETACH DATABASE prev", []).map_err(sql(tmp))?;
+    }
+    integrity::finish(&conn).map_err(sql(tmp))?;
+    verify(&conn, tmp, &summaries)?;
+    if full_check {
+        verify::verify_conn(&conn, tmp, &[], &mut |r| observer.verified(r))
+            .map_err(|e| GenerateError::Verify(e.to_string()))?;
+    }
+    conn.execute_batch("PRAGMA journal_mode = DELETE;")
+        .map_err(sql(tmp))?;
+    conn.close().map_err(|(_, e)| sql(tmp)(e))?;
+    Ok(summaries)
+}
+
+/// SQLite's own structure check must pass, and every puzzle carried over from the
+/// previous file must still match its checksum. A freshly computed puzzle's checksum was
+/// just taken from these same rows by `store::write_puzzle`; reading them again would
+/// only compare the file with itself.
+fn verify(conn: &Connection, path: &Path, summaries: &[Summary]) -> Result<()> {
+    let check: String = conn
+        .query_row("PRAGMA quick_check", [], |r| r.get(0))
+        .map_err(sql(path))?;
+    if check != "ok" {
+        return Err(GenerateError::Verify(check));
+    }
+    let carried = |name: &str| summaries.iter().any(|s| s.reused && s.name == name);
+    for info in store::puzzles(conn).map_err(sql(path))? {
+        if carried(&info.name) && store::checksum(conn, path, &info.name)? != info.checksum {
+            return Err(GenerateError::Verify(format!(
+                "checksum mismatch for {}",
+                info.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Flushes the finished file to disk and renames it over the target, then its
+/// `<db>.sha256` over the old sidecar. A crash between the two renames leaves a stale
+/// sidecar, which the next run rewrites (see [`integrity::repair_sidecar`]).
+fn persist(mut tmp: TempFile, db: &Path, base: &str) -> Result<()> {
+    File::open(&tmp.path)
+        .and_then(|f| f.sync_all())
+        .map_err(io(&tmp.path))?;
+    let sidecar = TempFile {
+        path: integrity::write_sidecar_temporary(&tmp.path, db, base).map_err(io(db))?,
+        keep: false,
+    };
+    fs::rename(&tmp.path, db).map_err(io(db))?;
+    tmp.keep = true;
+    let target = integrity::sidecar(db);
+    fs::rename(&sidecar.path, &target).map_err(io(&target))?;
+    let mut sidecar = sidecar;
+    sidecar.keep = true;
+    if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
+        // Makes the rename itself durable; not every platform can open a directory.
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
+
+/// Escapes the characters that end or alter the path part of an SQLite URI filename.
+fn uri_escape(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '?' => out.push_str("%3f"),
+            '#' => out.push_str("%23"),
+            _ => out.push(c),
+        }
+    }
+    out
+}

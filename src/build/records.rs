@@ -1,0 +1,305 @@
+//! Turns each solver's output into the rows the store writes: one function per kind of
+//! puzzle, each producing a [`PuzzleRecord`]. Rows are produced lazily where they are
+//! many, so a table is never held twice in memory.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+use thiserror::Error;
+
+use crate::core::format;
+use crate::core::packed::{CountLayout, RunLayout};
+use crate::core::progress::Progress;
+use crate::core::rank::FACT;
+use crate::core::space::GraphPuzzle;
+use crate::families::Puzzle;
+use crate::solvers::bfs::{self, COUNT_OVERFLOW, NO_NEXT, Outputs, UNREACHED};
+use crate::solvers::enumerate;
+use crate::solvers::peg::{self, Board};
+use crate::store::{
+    FarthestRow, HistogramRow, PackedTable, PegLayerRow, PositionRow, PuzzleRecord, SolutionRow,
+    Storage,
+};
+
+/// Position rows made at a time, in parallel, before they are written.
+const ROW_BATCH: usize = 1 << 14;
+
+/// A solver refused or failed; the message says why.
+#[derive(Debug, Error)]
+#[error("{0}")]
+pub struct SolveFailure(pub String);
+
+/// Computes one puzzle's complete record. `seconds` is the time spent solving.
+pub fn compute<'a>(
+    p: &'a Puzzle,
+    hash: String,
+    progress: &dyn Progress,
+) -> Result<PuzzleRecord<'a>, SolveFailure> {
+    let started = Instant::now();
+    let base = PuzzleRecord {
+        name: p.name().to_string(),
+        family: p.family().to_string(),
+        definition: p.definition().to_string(),
+        definition_hash: hash,
+        storage: Storage::Positions,
+        counts: false,
+        states: 0,
+        solvable: 0,
+        max_distance: None,
+        seconds: 0.0,
+        positions: Box::new(std::iter::empty()),
+        position_rows: 0,
+        histogram: Vec::new(),
+        peg_layers: Vec::new(),
+        peg_matrix: Vec::new(),
+        solutions: Vec::new(),
+        packed: Vec::new(),
+        farthest: Vec::new(),
+    };
+    let rec = match p {
+        Puzzle::Graph(g) => graph(g.as_ref(), base, progress)?,
+        Puzzle::Peg(board) => peg_board(board, base, progress)?,
+        Puzzle::Magic(m) => solutions(FACT[m.positions()], m.solve(progress), base),
+        Puzzle::Tour(board) => {
+            let found = crate::families::tour::closed_tours(board, progress);
+            solutions(found.len() as u64, found, base)
+        }
+        Puzzle::Patterns(f) => {
+            crate::families::fifteen::record(f, base, progress).map_err(SolveFailure)?
+        }
+    };
+    Ok(PuzzleRecord {
+        seconds: started.elapsed().as_secs_f64(),
+        ..rec
+    })
+}
+
+fn levels_histogram(levels: &[u64]) -> Vec<HistogramRow> {
+    (levels.iter().enumerate())
+        .map(|(d, &n)| HistogramRow {
+            distance: d as u32,
+            positions: n,
+            classes: n,
+        })
+        .collect()
+}
+
+/// A move graph: one row per rank that reaches the goal, or packed tables when large.
+fn graph<'a>(
+    g: &'a dyn GraphPuzzle,
+    base: PuzzleRecord<'a>,
+    progress: &dyn Progress,
+) -> Result<PuzzleRecord<'a>, SolveFailure> {
+    if format::graph_storage(g.size(), g.packing().is_some()) == Storage::Packed
+        && let Some(layout) = g.packing()
+    {
+        return packed_graph(g, layout, base, progress);
+    }
+    let table = bfs::solve(g, progress).map_err(|e| SolveFailure(e.to_string()))?;
+    let histogram = levels_histogram(&table.levels);
+    let (states, solvable, max_distance) = (g.size(), table.reached(), Some(table.max_distance()));
+    // One closure owns the table; unreached ranks (unsolvable arrangements) are skipped.
+    // Rows are made in parallel a batch at a time (formatting a state costs about as
+    // much as storing it) and handed to the single writer in rank order.
+    let len = table.dist.len();
+    let positions = (0..len).step_by(ROW_BATCH).flat_map(move |lo| {
+        (lo..(lo + ROW_BATCH).min(len))
+            .into_par_iter()
+            .filter_map(|r| {
+                if table.dist[r] == UNREACHED {
+                    return None;
+                }
+                Some(PositionRow {
+                    rank: r as u64,
+                    state: g.format(r as u64),
+                    distance: Some(table.dist[r]),
+                    next_rank: (table.next[r] != NO_NEXT).then_some(table.next[r] as u64),
+                    solutions: (table.count[r] != COUNT_OVERFLOW).then_some(table.count[r]),
+                    mv: None,
+                })
+            })
+            .collect::<Vec<_>>()
+    });
+    Ok(PuzzleRecord {
+        counts: true,
+        states,
+        solvable,
+        max_distance,
+        positions: Box::new(positions),
+        position_rows: solvable,
+        histogram,
+        ..base
+    })
+}
+
+/// A large move graph: distances (and, up to [`COUNTS_MAX_STATES`], solution counts) as
+/// packed tables, the histogram, and the positions at the maximum distance.
+fn packed_graph<'a>(
+    g: &'a dyn GraphPuzzle,
+    layout: RunLayout,
+    base: PuzzleRecord<'a>,
+    progress: &dyn Progress,
+) -> Result<PuzzleRecord<'a>, SolveFailure> {
+    if layout.ranks() != g.size() {
+        return Err(SolveFailure(format!(
+            "packed layout covers {} ranks, the puzzle has {}",
+            layout.ranks(),
+            g.size()
+        )));
+    }
+    let counts = format::packed_counts(g.size());
+    let outputs = Outputs {
+        next: false,
+        counts,
+    };
+    let table = bfs::solve_with(g, outputs, progress).map_err(|e| SolveFailure(e.to_string()))?;
+    let max = table.max_distance();
+    let mut farthest: Vec<u64> = (table.dist.par_iter().enumerate())
+        .filter(|&(_, &d)| d == max)
+        .map(|(r, _)| r as u64)
+        .collect();
+    farthest.sort_unstable();
+
+    progress.phase("packing", layout.chunks());
+    let distance = (0..layout.chunks())
+        .into_par_iter()
+        .map(|c| {
+            let blob = layout.encode_chunk(c, &table.dist);
+            progress.advance(1);
+            blob
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| SolveFailure(e.to_string()))?;
+    let mut packed = vec![PackedTable {
+        kind: "distance",
+        encoding: "run-steps",
+        ranks_per_chunk: layout.ranks_per_chunk(),
+        layout: layout.describe().to_string(),
+        chunks: distance,
+    }];
+    if counts {
+        let max = table.count.par_iter().copied().max().unwrap_or(0);
+        let l = CountLayout::for_counts(g.size(), max);
+        packed.push(PackedTable {
+            kind: "solutions",
+            encoding: l.encoding(),
+            ranks_per_chunk: l.ranks_per_chunk(),
+            layout: l.describe().to_string(),
+            chunks: (0..l.chunks())
+                .into_par_iter()
+                .map(|c| l.encode_chunk(c, &table.count))
+                .collect(),
+        });
+    }
+    Ok(PuzzleRecord {
+        storage: Storage::Packed,
+        counts,
+        states: g.size(),
+        solvable: table.reached(),
+        max_distance: Some(max),
+        histogram: levels_histogram(&table.levels),
+        farthest: (farthest.into_iter())
+            .map(|rank| FarthestRow {
+                rank,
+                state: g.format(rank),
+                distance: max,
+            })
+            .collect(),
+        packed,
+        ..base
+    })
+}
+
+/// A peg board: canonical rows, per-layer figures and (small boards) the matrix.
+fn peg_board<'a>(
+    board: &'a Board,
+    base: PuzzleRecord<'a>,
+    progress: &dyn Progress,
+) -> Result<PuzzleRecord<'a>, SolveFailure> {
+    let table = peg::solve(board, progress).map_err(|e| SolveFailure(e.to_string()))?;
+    let matrix = if board.matrix {
+        peg::matrix(board, progress)
+    } else {
+        Vec::new()
+    };
+
+    // Rows are symmetry classes; the histogram counts every position of each class.
+    let mut histogram: Vec<HistogramRow> = Vec::new();
+    for row in &table.rows {
+        if let Some(d) = row.distance {
+            let d = d as usize;
+            if histogram.len() <= d {
+                histogram.extend((histogram.len()..=d).map(|i| HistogramRow {
+                    distance: i as u32,
+                    positions: 0,
+                    classes: 0,
+                }));
+            }
+            histogram[d].positions += row.class_size as u64;
+            histogram[d].classes += 1;
+        }
+    }
+    let peg_layers = (table.layers.iter())
+        .map(|l| PegLayerRow {
+            pegs: l.pegs,
+            reachable: l.reachable,
+            can_finish: l.can_finish,
+            reachable_classes: l.reachable_classes,
+            can_finish_classes: l.can_finish_classes,
+        })
+        .collect();
+    let peg_matrix = (matrix.iter().enumerate())
+        .flat_map(|(s, row)| {
+            row.iter()
+                .enumerate()
+                .map(move |(f, &d)| (s as u8, f as u8, d))
+        })
+        .collect();
+    let states = table.layers.iter().map(|l| l.reachable).sum();
+    let solvable = table.layers.iter().map(|l| l.can_finish).sum();
+    let max_distance = table.rows.iter().filter_map(|r| r.distance).max();
+    let position_rows = table.rows.len() as u64;
+    let positions = table.rows.into_iter().map(move |r| PositionRow {
+        rank: r.bits,
+        state: board.format(r.bits),
+        distance: r.distance,
+        next_rank: r.next_bits,
+        solutions: r.solutions,
+        mv: r.next_move.map(|m| Board::format_moves(&[m])),
+    });
+    Ok(PuzzleRecord {
+        counts: true,
+        states,
+        solvable,
+        max_distance,
+        positions: Box::new(positions),
+        position_rows,
+        histogram,
+        peg_layers,
+        peg_matrix,
+        ..base
+    })
+}
+
+/// An enumeration puzzle: its solutions, nothing in the move tables.
+fn solutions(
+    examined: u64,
+    found: Vec<enumerate::Solution>,
+    base: PuzzleRecord<'_>,
+) -> PuzzleRecord<'_> {
+    PuzzleRecord {
+        storage: Storage::Solutions,
+        states: examined,
+        solvable: found.len() as u64,
+        solutions: found
+            .into_iter()
+            .map(|s| SolutionRow {
+                rank: s.rank,
+                state: s.state,
+                value: s.value,
+                canonical: s.canonical,
+            })
+            .collect(),
+        ..base
+    }
+}

@@ -1,0 +1,545 @@
+//! The catalog: which puzzles exist and what each one is. It reads the definition files
+//! (`data/puzzles/*.toml`, compiled in, and users' own files) into a [`Spec`], has the
+//! family's checks build the puzzle ([`crate::families::registry`]), and answers the one
+//! lookup every command uses: a puzzle by name, built in or from the definition a file
+//! stores ([`lookup`]). A puzzle's identity (generator version, definition hash,
+//! staleness) is in [`identity`], the cost plan in [`plan`].
+//!
+//! Every problem with a file is a [`DefinitionError`] naming the file, the line and the
+//! problem; nothing here panics on a user's file.
+
+pub mod identity;
+pub mod plan;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::families::Puzzle;
+use crate::families::registry::{self, family, family_names};
+use crate::families::tour::TourBoard;
+use crate::solvers::peg::Board;
+
+pub use crate::families::registry::build;
+pub use crate::families::spec::{Problem, Spec};
+
+/// The built-in definition files, in the order `generate` builds them.
+const BUILTIN: &[(&str, &str)] = &[
+    ("six", include_str!("../../data/puzzles/six.toml")),
+    ("seven", include_str!("../../data/puzzles/seven.toml")),
+    ("eight", include_str!("../../data/puzzles/eight.toml")),
+    ("nine", include_str!("../../data/puzzles/nine.toml")),
+    ("eleven", include_str!("../../data/puzzles/eleven.toml")),
+    ("twelve", include_str!("../../data/puzzles/twelve.toml")),
+    (
+        "knight-swap",
+        include_str!("../../data/puzzles/knight-swap.toml"),
+    ),
+    ("oshidori", include_str!("../../data/puzzles/oshidori.toml")),
+    (
+        "chinese-checkers",
+        include_str!("../../data/puzzles/chinese-checkers.toml"),
+    ),
+    ("hoppers", include_str!("../../data/puzzles/hoppers.toml")),
+    (
+        "triangle21",
+        include_str!("../../data/puzzles/triangle21.toml"),
+    ),
+    (
+        "english33",
+        include_str!("../../data/puzzles/english33.toml"),
+    ),
+    ("french37", include_str!("../../data/puzzles/french37.toml")),
+    ("board41", include_str!("../../data/puzzles/board41.toml")),
+    (
+        "magic-triangle",
+        include_str!("../../data/puzzles/magic-triangle.toml"),
+    ),
+    (
+        "knight-tour",
+        include_str!("../../data/puzzles/knight-tour.toml"),
+    ),
+    (
+        "knight-tour-6x6",
+        include_str!("../../data/puzzles/knight-tour-6x6.toml"),
+    ),
+    ("fifteen", include_str!("../../data/puzzles/fifteen.toml")),
+];
+
+/// A definition that cannot be used: the file, the line (when known) and the problem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefinitionError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for DefinitionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{}: {}", self.file, l, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for DefinitionError {}
+
+/// The first line of `text` that sets top-level `key` (or opens it as a table,
+/// `[key]`), counted from 1.
+fn line_of(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            let l = l.trim_start();
+            l.strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+                || l.trim_end() == format!("[{key}]")
+        })
+        .map(|i| i + 1)
+}
+
+fn line_at(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Reads a definition file's text into a [`Spec`] without checking the family's rules.
+pub fn parse(file: &str, text: &str) -> Result<Spec, DefinitionError> {
+    let err = |line: Option<usize>, message: String| DefinitionError {
+        file: file.to_string(),
+        line,
+        message,
+    };
+    let table: toml::Table = toml::from_str(text).map_err(|e| {
+        err(
+            e.span().map(|s| line_at(text, s.start)),
+            e.message().trim().to_string(),
+        )
+    })?;
+    match table.get("family") {
+        None => return Err(err(None, "missing key `family`".into())),
+        Some(toml::Value::String(f)) => {
+            if family(f).is_none() {
+                return Err(err(
+                    line_of(text, "family"),
+                    format!("unknown family {f:?}; known families: {}", family_names()),
+                ));
+            }
+        }
+        Some(_) => {
+            return Err(err(
+                line_of(text, "family"),
+                "`family` must be a string".into(),
+            ));
+        }
+    }
+    toml::from_str::<Spec>(text).map_err(|e| {
+        err(
+            e.span().map(|s| line_at(text, s.start)),
+            e.message().trim().to_string(),
+        )
+    })
+}
+
+/// Reads and checks a definition file, building its puzzle.
+pub fn load(file: &str, text: &str) -> Result<(Spec, Puzzle), DefinitionError> {
+    let spec = parse(file, text)?;
+    let puzzle = build(&spec).map_err(|p| DefinitionError {
+        file: file.to_string(),
+        line: line_of(text, p.key),
+        message: p.message,
+    })?;
+    Ok((spec, puzzle))
+}
+
+/// Reads and checks the file at `path`.
+pub fn load_file(path: &Path) -> Result<(Spec, Puzzle), DefinitionError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| DefinitionError {
+        file: file.clone(),
+        line: None,
+        message: e.to_string(),
+    })?;
+    load(&file, &text)
+}
+
+/// Every `*.toml` file in `dir`, in file-name order, read and checked; a name that is
+/// built in or appears in two files is an error.
+pub fn load_dir(dir: &Path) -> Result<Vec<Puzzle>, DefinitionError> {
+    let file = dir.display().to_string();
+    let io = |e: std::io::Error| DefinitionError {
+        file: file.clone(),
+        line: None,
+        message: e.to_string(),
+    };
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(io)?;
+    paths.retain(|p| p.extension().is_some_and(|e| e == "toml") && p.is_file());
+    paths.sort();
+    let mut out: Vec<Puzzle> = Vec::new();
+    let mut seen: Vec<(String, PathBuf)> = Vec::new();
+    for path in paths {
+        let (spec, puzzle) = load_file(&path)?;
+        if crate::catalog::definitions_builtin(&spec.name) {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            return Err(DefinitionError {
+                file: path.display().to_string(),
+                line: line_of(&text, "name"),
+                message: format!(
+                    "puzzle {:?} is a built-in puzzle; choose another name",
+                    spec.name
+                ),
+            });
+        }
+        if let Some((_, other)) = seen.iter().find(|(n, _)| *n == spec.name) {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            return Err(DefinitionError {
+                file: path.display().to_string(),
+                line: line_of(&text, "name"),
+                message: format!(
+                    "puzzle {:?} is also defined in {}",
+                    spec.name,
+                    other.display()
+                ),
+            });
+        }
+        seen.push((spec.name.clone(), path));
+        out.push(puzzle);
+    }
+    Ok(out)
+}
+
+/// The built-in files' names, in build order (including boards not tabulated).
+pub fn builtin_names() -> impl Iterator<Item = &'static str> {
+    BUILTIN.iter().map(|(n, _)| *n)
+}
+
+/// The spec of a built-in puzzle.
+pub fn builtin_spec(name: &str) -> Option<Spec> {
+    let (n, text) = BUILTIN.iter().find(|(n, _)| *n == name)?;
+    parse(&format!("data/puzzles/{n}.toml"), text).ok()
+}
+
+/// Every built-in spec, in build order.
+pub fn builtin_specs() -> Vec<Spec> {
+    builtin_names().filter_map(builtin_spec).collect()
+}
+
+/// Builds a built-in puzzle. The files are part of the program and checked by its tests.
+pub fn builtin_puzzle(spec: &Spec) -> Puzzle {
+    build(spec).unwrap_or_else(|p| {
+        panic!(
+            "built-in definition {} is invalid: {}: {}",
+            spec.name, p.key, p.message
+        )
+    })
+}
+
+/// The built-in peg boards, in build order.
+pub fn builtin_boards() -> Vec<Board> {
+    builtin_specs()
+        .iter()
+        .filter_map(|s| match build(s) {
+            Ok(Puzzle::Peg(b)) => Some(b),
+            _ => None,
+        })
+        .collect()
+}
+
+/// One built-in peg board by name.
+pub fn builtin_board(name: &str) -> Option<Board> {
+    match build(&builtin_spec(name)?) {
+        Ok(Puzzle::Peg(b)) => Some(b),
+        _ => None,
+    }
+}
+
+/// The built-in tour boards, in build order.
+pub fn builtin_tours() -> Vec<TourBoard> {
+    builtin_specs()
+        .iter()
+        .filter_map(|s| match build(s) {
+            Ok(Puzzle::Tour(b)) => Some(b),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether `generate` builds this built-in definition (boards too large to tabulate,
+/// french37 and board41, are definitions only).
+fn built(spec: &Spec) -> bool {
+    spec.family != "peg" || spec.tabulate.unwrap_or(true)
+}
+
+/// Every built-in puzzle, in the order `generate` builds them.
+pub fn registry() -> Vec<Puzzle> {
+    builtin_specs()
+        .iter()
+        .filter(|s| built(s))
+        .map(builtin_puzzle)
+        .collect()
+}
+
+/// Looks a built-in puzzle up by name. Only its own file is read and only it is built:
+/// the symmetry search of every peg board would be most of a query's time.
+pub fn find(name: &str) -> Option<Puzzle> {
+    builtin_spec(name).filter(built).map(|s| builtin_puzzle(&s))
+}
+
+/// Whether `name` is one of the built-in definition files (tabulated or not): such a
+/// name is never taken from a user's file or a stored definition.
+pub fn definitions_builtin(name: &str) -> bool {
+    builtin_names().any(|n| n == name)
+}
+
+/// Names of every built-in puzzle, for error messages and help.
+pub fn names() -> Vec<String> {
+    builtin_specs()
+        .into_iter()
+        .filter(built)
+        .map(|s| s.name)
+        .collect()
+}
+
+/// The registry with every pattern-database puzzle building these partitions' tables
+/// (`generate --partition`).
+pub fn registry_building(names: &[String]) -> Result<Vec<Puzzle>, String> {
+    let mut all = registry();
+    for p in &mut all {
+        if let Puzzle::Patterns(old) = p {
+            *old = old.building(names)?;
+        }
+    }
+    Ok(all)
+}
+
+/// Why [`lookup`] found no puzzle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LookupError {
+    /// No built-in puzzle and no stored definition of that name.
+    Unknown,
+    /// A stored definition that does not build (damaged, or from another version).
+    BadDefinition(String),
+}
+
+/// The one lookup rule: a built-in name is always the built-in puzzle (a stored
+/// definition never overrides it); any other name is rebuilt from the definition the
+/// file stores for it, checked as a definition file is.
+pub fn lookup(name: &str, stored_definition: Option<&str>) -> Result<Puzzle, LookupError> {
+    if let Some(p) = find(name) {
+        return Ok(p);
+    }
+    if definitions_builtin(name) {
+        // A built-in definition that is not tabulated (french37, board41).
+        return Err(LookupError::Unknown);
+    }
+    let Some(text) = stored_definition else {
+        return Err(LookupError::Unknown);
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| LookupError::BadDefinition(e.to_string()))?;
+    let p = registry::from_definition(&value).map_err(LookupError::BadDefinition)?;
+    if p.name() != name {
+        return Err(LookupError::BadDefinition(format!(
+            "the stored definition names {:?}",
+            p.name()
+        )));
+    }
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_file_loads_under_its_listed_name() {
+        for (name, text) in BUILTIN {
+            let (spec, p) = load(name, text).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(spec.name, *name);
+            assert_eq!(p.name(), *name);
+        }
+    }
+
+    #[test]
+    fn stored_definitions_rebuild_the_same_puzzle() {
+        for spec in builtin_specs() {
+            let p = builtin_puzzle(&spec);
+            let d = p.definition();
+            let again = registry::from_definition(&d).unwrap();
+            assert_eq!(again.definition(), d, "{}", spec.name);
+            let layout = &d["layout"];
+            let cells = layout["cells"].as_array().unwrap();
+            assert!(!cells.is_empty(), "{}", spec.name);
+            for e in layout["edges"].as_array().unwrap() {
+                let (a, b) = (e[0].as_u64().unwrap(), e[1].as_u64().unwrap());
+                assert!(a < b && (b as usize) < cells.len(), "{}", spec.name);
+            }
+        }
+    }
+
+    #[test]
+    fn layouts_have_one_cell_per_index() {
+        let count = |name: &str| {
+            let p = builtin_puzzle(&builtin_spec(name).unwrap());
+            p.definition()["layout"]["cells"].as_array().unwrap().len()
+        };
+        assert_eq!(count("six"), 7);
+        assert_eq!(count("eleven"), 12);
+        assert_eq!(count("knight-swap"), 12);
+        assert_eq!(count("oshidori"), 8);
+        assert_eq!(count("hoppers"), 13);
+        assert_eq!(count("english33"), 33);
+        assert_eq!(count("magic-triangle"), 9);
+        assert_eq!(count("knight-tour"), 14);
+    }
+
+    #[test]
+    fn peg_layout_points_are_collinear_along_every_jump() {
+        // The coordinates in the jump-table files must draw each jump as a straight line
+        // with the jumped hole in the middle.
+        for b in builtin_boards() {
+            let d = b.definition();
+            let cells = d["layout"]["cells"].as_array().unwrap();
+            let at = |h: u8| {
+                let c = &cells[h as usize];
+                (c[0].as_f64().unwrap(), c[1].as_f64().unwrap())
+            };
+            for j in &b.jumps {
+                let (f, o, t) = (at(j.from), at(j.over), at(j.to));
+                assert_eq!((f.0 + t.0) / 2.0, o.0, "{} {j:?}", b.name);
+                assert_eq!((f.1 + t.1) / 2.0, o.1, "{} {j:?}", b.name);
+            }
+        }
+    }
+
+    #[test]
+    fn edges_adjacency_and_rules_build_the_same_graph() {
+        let star = |graph: &str| {
+            let text = format!(
+                "name = \"star\"\nfamily = \"sliding\"\n\
+                 cells = [[1, 1], [1, 0], [2, 1], [1, 2], [0, 1]]\n{graph}\n"
+            );
+            let (_, p) = load("star.toml", &text).unwrap();
+            let d = p.definition();
+            (
+                d["adjacency"].clone(),
+                d["layout"]["edges"].clone(),
+                d["cells"].clone(),
+            )
+        };
+        let by_edges = star("edges = [[0, 1], [0, 2], [0, 3], [0, 4]]");
+        assert_eq!(
+            by_edges,
+            star("adjacency = [[1, 2, 3, 4], [0], [0], [0], [0]]")
+        );
+        assert_eq!(by_edges, star("move = \"orthogonal\""));
+        let e = load(
+            "star.toml",
+            "name = \"s\"\nfamily = \"tokens\"\ncells = [[0, 0], [1, 0]]\n\
+             edges = [[0, 1]]\nmove = \"king\"\nstart = \"B-\"\ngoal = \"-B\"\n",
+        )
+        .err()
+        .unwrap();
+        assert_eq!(e.line, Some(5), "{e}");
+    }
+
+    /// Every rank of a graph puzzle formats to a distinct position that parses back.
+    fn dense(p: &Puzzle) -> u64 {
+        let Puzzle::Graph(g) = p else {
+            panic!("not a move graph")
+        };
+        let mut seen = std::collections::HashSet::new();
+        for r in 0..g.size() {
+            let s = g.format(r);
+            assert_eq!(g.parse(&s), Ok(r), "{s}");
+            assert!(seen.insert(s));
+        }
+        g.size()
+    }
+
+    #[test]
+    fn unequal_pieces_and_other_lengths_rank_densely() {
+        let (_, p) = load(
+            "t.toml",
+            "name = \"t\"\nfamily = \"tokens\"\nrows = 1\ncols = 5\nmove = \"orthogonal\"\n\
+             start = \"BBW--\"\ngoal = \"--WBB\"\n",
+        )
+        .unwrap();
+        // C(5,3) occupied sets x C(3,2) colourings.
+        assert_eq!(dense(&p), 30);
+        let (_, p) = load(
+            "o.toml",
+            "name = \"o\"\nfamily = \"oshidori\"\nstart = \"BWBB--\"\ngoal = \"BBBW--\"\n",
+        )
+        .unwrap();
+        // 5 places of the empty pair x C(4,3) colourings.
+        assert_eq!(dense(&p), 20);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let text = "name = \"x\"\nfamily = \"sliding\"\nrows = 2\ncols = 2\ngoal = \"1123\"\n";
+        let e = load("x.toml", text).err().unwrap();
+        assert_eq!(e.line, Some(5));
+        assert!(e.message.contains("not a permutation"), "{e}");
+        let e = load("x.toml", "name = \"x\"\n\nfamily = \"hexagon\"\n")
+            .err()
+            .unwrap();
+        assert_eq!(e.to_string().lines().count(), 1);
+        assert!(e.to_string().starts_with("x.toml:3: unknown family"), "{e}");
+    }
+
+    #[test]
+    fn pattern_partitions_are_checked() {
+        let head = "name = \"p\"\nfamily = \"sliding\"\nrows = 3\ncols = 3\n";
+        let ok =
+            "default_partition = \"4-4\"\n[partitions]\n\"4-4\" = [[1, 2, 4, 5], [3, 6, 7, 8]]\n";
+        let (_, p) = load("p.toml", &format!("{head}{ok}")).unwrap();
+        assert!(matches!(p, Puzzle::Patterns(_)));
+        assert!(p.definition()["layout"]["cells"].as_array().unwrap().len() == 9);
+        for (body, line, says) in [
+            (
+                "default_partition = \"4-4\"\n[partitions]\n\"4-4\" = [[1, 2, 4, 5], [3, 5, 7, 8]]\n",
+                Some(6),
+                "tile 5 is in more than one pattern",
+            ),
+            (
+                "default_partition = \"4-4\"\n[partitions]\n\"4-4\" = [[1, 2, 4, 5], [3, 6, 7]]\n",
+                Some(6),
+                "tile 8 is in no pattern",
+            ),
+            (
+                "default_partition = \"4-4\"\n[partitions]\n\"4-4\" = [[1, 2, 4, 5], [3, 6, 7, 9]]\n",
+                Some(6),
+                "names tile 9",
+            ),
+            (
+                "default_partition = \"5-3\"\n[partitions]\n\"4-4\" = [[1, 2, 4, 5], [3, 6, 7, 8]]\n",
+                Some(5),
+                "is not one of `partitions`",
+            ),
+            (
+                "[partitions]\n\"4-4\" = [[1, 2, 4, 5], [3, 6, 7, 8]]\n",
+                None,
+                "missing key `default_partition`",
+            ),
+        ] {
+            let e = load("p.toml", &format!("{head}{body}")).err().unwrap();
+            assert!(e.message.contains(says), "{e}");
+            assert_eq!(e.line, line, "{e}");
+        }
+        let e = load(
+            "p.toml",
+            "name = \"p\"\nfamily = \"sliding\"\nrows = 2\ncols = 3\ndefault_partition = \"a\"\n[partitions]\na = [[1, 2, 3, 4, 5]]\n",
+        )
+        .err()
+        .unwrap();
+        assert!(e.message.contains("square grid"), "{e}");
+        let e = load("p.toml", &format!("{head}default_partition = \"a\"\n"))
+            .err()
+            .unwrap();
+        assert!(e.message.contains("needs `partitions`"), "{e}");
+    }
+}

@@ -1,0 +1,12 @@
+//! What every other layer builds on: the state-space traits, ranks, the file format's
+//! sentinels and record shapes, and small process helpers. Nothing here depends on the
+//! rest of the crate.
+
+pub mod definition;
+pub mod format;
+pub mod memory;
+pub mod packed;
+pub mod progress;
+pub mod rank;
+pub mod records;
+pub mod space;

@@ -1,0 +1,782 @@
+//! Packed tables for state spaces too large for one row per position (`eight` and up):
+//! fixed-layout little-endian blobs, one per range of ranks, so that any one entry is a
+//! single read at a computed offset. The layouts are documented here and in the README
+//! for tools that read the file with plain SQL.
+//!
+//! # Distances: `run-steps`
+//! The rank space is split into blocks of `block` consecutive ranks (a sliding puzzle's
+//! `rank = t * block + blank_cell`). Within a block, the ranks `first..first + len` of
+//! each *run* are a path in the move graph, and on a bipartite graph neighbours' distances
+//! differ by exactly one. So a run of up to nine positions is stored in two bytes:
+//!
+//! * byte 0: the distance of the run's first position (255: the run is unreachable);
+//! * byte 1: bit `j` is 1 when position `j + 1` of the run is one move *farther* than
+//!   position `j`, 0 when it is one move closer.
+//!
+//! The distance of position `k` of the run is
+//! `byte0 + 2 * popcount(byte1 & ((1 << k) - 1)) - k`. Entry `(block b, run i)` is at
+//! byte offset `2 * ((b % blocks_per_chunk) * runs + i)` of chunk `b / blocks_per_chunk`.
+//! On `eleven` (3x4, rows of four) this is four bits per solvable rank.
+//!
+//! # Solution counts: `u8`, `u16le`, `u32le` or `u64le`
+//! `w` = 1, 2, 4 or 8 bytes per rank (`entry_bytes`), little-endian: the number of
+//! distinct shortest solutions, 0 for an unreachable rank. `w` is the narrowest whose
+//! all-ones value is above every count of the table; all ones (only ever written with
+//! `w` = 8) means the count exceeds `2^63 - 1`. Rank `r` is at byte offset
+//! `w * (r % ranks_per_chunk)` of chunk `r / ranks_per_chunk` (`4000 / w` ranks per chunk).
+//!
+//! # Pattern databases: `u8`
+//! One byte per rank (a placement of a pattern's tiles, ranked as [`crate::solvers::pattern`]
+//! documents): rank `r` is byte `r % ranks_per_chunk` of chunk `r / ranks_per_chunk`
+//! (4000 ranks per chunk).
+//!
+//! Chunks are sized to fit one SQLite page each (about 4 KB), so a lookup touches a
+//! single page after the index descent, and the table adds about 2% to the raw bytes.
+
+use serde_json::json;
+use thiserror::Error;
+
+use crate::core::format::{COUNT_OVERFLOW, UNREACHED};
+
+/// Target size of one chunk's blob: a little under a 4096-byte SQLite page, leaving room
+/// for the row's other columns so that the row never spills onto overflow pages.
+pub const CHUNK_BYTES: usize = 4000;
+
+/// Longest run one entry can describe: byte 1 holds a step bit per move within the run.
+pub const MAX_RUN: u8 = 9;
+
+/// Byte 0 of an entry whose run cannot reach the goal.
+pub const UNREACHABLE_RUN: u8 = UNREACHED;
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PackError {
+    #[error(
+        "ranks {0} and {1} are neighbours whose distances do not differ by one: the run-steps encoding needs a bipartite move graph"
+    )]
+    NotBipartite(u64, u64),
+    #[error("packed layout {0}")]
+    BadLayout(String),
+}
+
+/// Where a rank's entry lies: `chunk`, the byte `offset` of its entry in that chunk's
+/// blob, and (run-steps) the position `k` of the rank within its run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    pub chunk: u64,
+    pub offset: usize,
+    pub step: u8,
+}
+
+/// The `run-steps` layout of a distance table (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunLayout {
+    block: u64,
+    blocks: u64,
+    /// `(first, len)` of each run, covering `0..block` in order, `len <= MAX_RUN`.
+    runs: Vec<(u8, u8)>,
+    /// Index into `runs` of each position in a block.
+    run_of: Vec<u8>,
+    blocks_per_chunk: u64,
+}
+
+impl RunLayout {
+    /// A layout for `blocks` blocks of `block` ranks whose runs are `runs` (runs longer
+    /// than [`MAX_RUN`] are split). Fails unless the runs cover the block in order.
+    pub fn new(block: u64, blocks: u64, runs: &[(u8, u8)]) -> Result<RunLayout, PackError> {
+        let mut split = Vec::new();
+        let mut next = 0u64;
+        for &(first, len) in runs {
+            if first as u64 != next || len == 0 {
+                return Err(PackError::BadLayout(format!(
+                    "runs {runs:?} do not cover 0..{block} in order"
+                )));
+            }
+            let mut at = first;
+            let mut left = len;
+            while left > 0 {
+                let l = left.min(MAX_RUN);
+                split.push((at, l));
+                at += l;
+                left -= l;
+            }
+            next = first as u64 + len as u64;
+        }
+        if next != block || block == 0 || blocks == 0 {
+            return Err(PackError::BadLayout(format!(
+                "runs {runs:?} do not cover 0..{block}"
+            )));
+        }
+        let mut run_of = vec![0u8; block as usize];
+        for (i, &(first, len)) in split.iter().enumerate() {
+            for k in 0..len {
+                run_of[(first + k) as usize] = i as u8;
+            }
+        }
+        let blocks_per_chunk = (CHUNK_BYTES / (2 * split.len())).max(1) as u64;
+        Ok(RunLayout {
+            block,
+            blocks,
+            runs: split,
+            run_of,
+            blocks_per_chunk,
+        })
+    }
+
+    /// Reads a layout back from its [`RunLayout::describe`] JSON.
+    pub fn from_description(v: &serde_json::Value) -> Result<RunLayout, PackError> {
+        let bad = || PackError::BadLayout(format!("description {v} is malformed"));
+        let num = |k: &str| v[k].as_u64().ok_or_else(bad);
+        let runs = (v["runs"].as_array().ok_or_else(bad)?.iter())
+            .map(|r| match (r[0].as_u64(), r[1].as_u64()) {
+                (Some(f), Some(l)) if f < 256 && (1..=MAX_RUN as u64).contains(&l) => {
+                    Ok((f as u8, l as u8))
+                }
+                _ => Err(bad()),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if v["encoding"] != "run-steps" {
+            return Err(bad());
+        }
+        let mut layout = RunLayout::new(num("block")?, num("blocks")?, &runs)?;
+        if layout.runs != runs {
+            return Err(bad());
+        }
+        layout.blocks_per_chunk = num("blocks_per_chunk")?.max(1);
+        Ok(layout)
+    }
+
+    /// The layout as stored in `packed_tables.layout`: everything a reader needs.
+    pub fn describe(&self) -> serde_json::Value {
+        json!({
+            "encoding": "run-steps",
+            "block": self.block,
+            "blocks": self.blocks,
+            "runs": self.runs.iter().map(|&(f, l)| [f, l]).collect::<Vec<_>>(),
+            "blocks_per_chunk": self.blocks_per_chunk,
+            "ranks_per_chunk": self.ranks_per_chunk(),
+            "entry_bytes": 2,
+        })
+    }
+
+    pub fn ranks(&self) -> u64 {
+        self.block * self.blocks
+    }
+
+    /// Whether `other` describes the same blocks and runs (chunking may differ): a
+    /// stored layout must match the one the puzzle's definition gives.
+    pub fn same_shape(&self, other: &RunLayout) -> bool {
+        (self.block, self.blocks, &self.runs) == (other.block, other.blocks, &other.runs)
+    }
+
+    pub fn ranks_per_chunk(&self) -> u64 {
+        self.blocks_per_chunk * self.block
+    }
+
+    pub fn chunks(&self) -> u64 {
+        self.blocks.div_ceil(self.blocks_per_chunk)
+    }
+
+    /// Where `rank`'s entry is. `rank` must be below [`RunLayout::ranks`].
+    pub fn locate(&self, rank: u64) -> Slot {
+        let (b, p) = div_rem(rank, self.block);
+        let p = p as usize;
+        let i = self.run_of[p] as usize;
+        let (chunk, within) = div_rem(b, self.blocks_per_chunk);
+        Slot {
+            chunk,
+            offset: 2 * (within as usize * self.runs.len() + i),
+            step: p as u8 - self.runs[i].0,
+        }
+    }
+
+    /// The length of chunk `c`'s blob as [`RunLayout::encode_chunk`] writes it (0 past
+    /// the last chunk).
+    pub fn chunk_bytes(&self, c: u64) -> u64 {
+        let first = c.saturating_mul(self.blocks_per_chunk);
+        let blocks = self.blocks.saturating_sub(first).min(self.blocks_per_chunk);
+        blocks.saturating_mul(2 * self.runs.len() as u64)
+    }
+
+    /// The distance of `rank` from the blob of its chunk; `None` where the goal is out of
+    /// reach. `Err` when the blob is too short or the entry is impossible (a damaged file).
+    pub fn distance(&self, chunk: &[u8], rank: u64) -> Result<Option<u8>, PackError> {
+        let s = self.locate(rank);
+        let entry = chunk
+            .get(s.offset..s.offset + 2)
+            .ok_or_else(|| PackError::BadLayout(format!("chunk {} is too short", s.chunk)))?;
+        decode(entry[0], entry[1], s.step)
+            .ok_or_else(|| PackError::BadLayout(format!("entry for rank {rank} is impossible")))
+    }
+
+    /// The blob of chunk `c`, from `dist` (one byte per rank, [`UNREACHED`] where the goal
+    /// is out of reach).
+    pub fn encode_chunk(&self, c: u64, dist: &[u8]) -> Result<Vec<u8>, PackError> {
+        self.encode_chunk_with(c, |r| dist[r as usize])
+    }
+
+    /// Like [`RunLayout::encode_chunk`], with the distance of each rank of the chunk
+    /// given by `dist` (nothing outside the chunk is asked for).
+    pub fn encode_chunk_with(
+        &self,
+        c: u64,
+        dist: impl Fn(u64) -> u8,
+    ) -> Result<Vec<u8>, PackError> {
+        let first = c * self.blocks_per_chunk;
+        let last = (first + self.blocks_per_chunk).min(self.blocks);
+        let mut out = Vec::with_capacity(2 * self.runs.len() * (last - first) as usize);
+        for b in first..last {
+            let base = b * self.block;
+            for &(f, len) in &self.runs {
+                let at = base + f as u64;
+                let d0 = dist(at);
+                let mut steps = 0u8;
+                if d0 == UNREACHED {
+                    if let Some(k) = (1..len as u64).find(|&k| dist(at + k) != UNREACHED) {
+                        return Err(PackError::NotBipartite(at, at + k));
+                    }
+                } else {
+                    let mut a = d0;
+                    for j in 0..len as u64 - 1 {
+                        let b = dist(at + j + 1);
+                        if b == UNREACHED || a.abs_diff(b) != 1 {
+                            return Err(PackError::NotBipartite(at + j, at + j + 1));
+                        }
+                        steps |= ((b > a) as u8) << j;
+                        a = b;
+                    }
+                }
+                out.extend([d0, steps]);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// `(a / d, a % d)`, in 32 bits when both fit: several times faster than 64-bit division
+/// on common x86 cores, and a served answer locates a few hundred ranks.
+fn div_rem(a: u64, d: u64) -> (u64, u64) {
+    match (u32::try_from(a), u32::try_from(d)) {
+        (Ok(a), Ok(d)) => ((a / d) as u64, (a % d) as u64),
+        _ => (a / d, a % d),
+    }
+}
+
+/// Distance of position `step` of a run from its entry bytes; `Some(None)` for an
+/// unreachable run, `None` for an entry no encoder writes.
+fn decode(d0: u8, steps: u8, step: u8) -> Option<Option<u8>> {
+    if d0 == UNREACHABLE_RUN {
+        return Some(None);
+    }
+    let up = (steps & ((1u16 << step) - 1) as u8).count_ones() as i32;
+    let d = d0 as i32 + 2 * up - step as i32;
+    (0..UNREACHED as i32).contains(&d).then_some(Some(d as u8))
+}
+
+/// The layout of a per-rank solution count table, `w` bytes per rank (see the module
+/// docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CountLayout {
+    ranks: u64,
+    ranks_per_chunk: u64,
+    width: usize,
+}
+
+/// The count encodings by entry width: `(bytes per rank, encoding name)`.
+const COUNT_WIDTHS: [(usize, &str); 4] = [(1, "u8"), (2, "u16le"), (4, "u32le"), (8, "u64le")];
+
+impl CountLayout {
+    /// The narrowest layout that holds every count up to `max` below its all-ones value
+    /// (eight bytes, whose all-ones value marks an overflowed count, when none does).
+    pub fn for_counts(ranks: u64, max: u64) -> CountLayout {
+        let width = (COUNT_WIDTHS.iter())
+            .map(|&(w, _)| w)
+            .find(|&w| w == 8 || max < all_ones(w))
+            .unwrap_or(8);
+        CountLayout::of_width(ranks, width)
+    }
+
+    /// The layout `encoding` names for a table of `ranks` counts; `None` for a name that
+    /// is not a count encoding.
+    pub fn with_encoding(ranks: u64, encoding: &str) -> Option<CountLayout> {
+        let &(width, _) = COUNT_WIDTHS.iter().find(|(_, e)| *e == encoding)?;
+        Some(CountLayout::of_width(ranks, width))
+    }
+
+    /// `width` bytes per rank, as many ranks per chunk as fit.
+    fn of_width(ranks: u64, width: usize) -> CountLayout {
+        CountLayout {
+            ranks,
+            ranks_per_chunk: (CHUNK_BYTES / width) as u64,
+            width,
+        }
+    }
+
+    pub fn from_description(v: &serde_json::Value) -> Result<CountLayout, PackError> {
+        let bad = || PackError::BadLayout(format!("description {v} is malformed"));
+        let &(width, encoding) = (COUNT_WIDTHS.iter())
+            .find(|(_, e)| v["encoding"].as_str() == Some(e))
+            .ok_or_else(bad)?;
+        if v["entry_bytes"].as_u64() != Some(width as u64) {
+            return Err(bad());
+        }
+        let (ranks, ranks_per_chunk) = fixed_width_description(v, encoding)?;
+        Ok(CountLayout {
+            ranks,
+            ranks_per_chunk,
+            width,
+        })
+    }
+
+    pub fn describe(&self) -> serde_json::Value {
+        json!({
+            "encoding": self.encoding(),
+            "ranks": self.ranks,
+            "ranks_per_chunk": self.ranks_per_chunk,
+            "entry_bytes": self.width,
+        })
+    }
+
+    /// `u8`, `u16le`, `u32le` or `u64le`.
+    pub fn encoding(&self) -> &'static str {
+        (COUNT_WIDTHS.iter())
+            .find(|&&(w, _)| w == self.width)
+            .map_or("u64le", |&(_, e)| e)
+    }
+
+    pub fn ranks_per_chunk(&self) -> u64 {
+        self.ranks_per_chunk
+    }
+
+    pub fn chunks(&self) -> u64 {
+        self.ranks.div_ceil(self.ranks_per_chunk)
+    }
+
+    pub fn locate(&self, rank: u64) -> Slot {
+        Slot {
+            chunk: rank / self.ranks_per_chunk,
+            offset: self.width * (rank % self.ranks_per_chunk) as usize,
+            step: 0,
+        }
+    }
+
+    /// The length of chunk `c`'s blob as [`CountLayout::encode_chunk`] writes it (0 past
+    /// the last chunk).
+    pub fn chunk_bytes(&self, c: u64) -> u64 {
+        let first = c.saturating_mul(self.ranks_per_chunk);
+        (self.ranks.saturating_sub(first).min(self.ranks_per_chunk))
+            .saturating_mul(self.width as u64)
+    }
+
+    /// The count of `rank` from the blob of its chunk: `None` for all ones (above
+    /// `2^63 - 1`).
+    pub fn count(&self, chunk: &[u8], rank: u64) -> Result<Option<u64>, PackError> {
+        let s = self.locate(rank);
+        let bytes = chunk
+            .get(s.offset..s.offset + self.width)
+            .ok_or_else(|| PackError::BadLayout(format!("chunk {} is too short", s.chunk)))?;
+        let mut le = [0u8; 8];
+        le[..self.width].copy_from_slice(bytes);
+        let v = u64::from_le_bytes(le);
+        Ok((v != all_ones(self.width)).then_some(v))
+    }
+
+    /// The blob of chunk `c` from `count` (one `u64` per rank, [`COUNT_OVERFLOW`] for an
+    /// overflowed count). Counts must fit the layout ([`CountLayout::for_counts`]).
+    pub fn encode_chunk(&self, c: u64, count: &[u64]) -> Vec<u8> {
+        let first = (c * self.ranks_per_chunk) as usize;
+        let last = (first + self.ranks_per_chunk as usize).min(self.ranks as usize);
+        count[first..last]
+            .iter()
+            .flat_map(|v| {
+                let v = if *v == COUNT_OVERFLOW {
+                    all_ones(self.width)
+                } else {
+                    *v
+                };
+                v.to_le_bytes().into_iter().take(self.width)
+            })
+            .collect()
+    }
+}
+
+/// The largest value of a `width`-byte entry.
+fn all_ones(width: usize) -> u64 {
+    u64::MAX >> (64 - 8 * width)
+}
+
+/// The `u8` layout of a table with one byte per rank (the pattern databases of
+/// `fifteen`, see [`crate::solvers::pattern`]): rank `r` is byte `r % ranks_per_chunk` of chunk
+/// `r / ranks_per_chunk`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteLayout {
+    ranks: u64,
+    ranks_per_chunk: u64,
+}
+
+impl ByteLayout {
+    pub fn new(ranks: u64) -> ByteLayout {
+        ByteLayout {
+            ranks,
+            ranks_per_chunk: CHUNK_BYTES as u64,
+        }
+    }
+
+    pub fn from_description(v: &serde_json::Value) -> Result<ByteLayout, PackError> {
+        let (ranks, ranks_per_chunk) = fixed_width_description(v, "u8")?;
+        Ok(ByteLayout {
+            ranks,
+            ranks_per_chunk,
+        })
+    }
+
+    pub fn describe(&self) -> serde_json::Value {
+        json!({
+            "encoding": "u8",
+            "ranks": self.ranks,
+            "ranks_per_chunk": self.ranks_per_chunk,
+            "entry_bytes": 1,
+        })
+    }
+
+    pub fn ranks(&self) -> u64 {
+        self.ranks
+    }
+
+    pub fn ranks_per_chunk(&self) -> u64 {
+        self.ranks_per_chunk
+    }
+
+    pub fn chunks(&self) -> u64 {
+        self.ranks.div_ceil(self.ranks_per_chunk)
+    }
+
+    /// The length of chunk `c` (the last may be short; 0 past the end).
+    pub fn chunk_bytes(&self, c: u64) -> u64 {
+        let first = c.saturating_mul(self.ranks_per_chunk);
+        self.ranks.saturating_sub(first).min(self.ranks_per_chunk)
+    }
+
+    pub fn locate(&self, rank: u64) -> Slot {
+        Slot {
+            chunk: rank / self.ranks_per_chunk,
+            offset: (rank % self.ranks_per_chunk) as usize,
+            step: 0,
+        }
+    }
+
+    /// The blob of chunk `c` from `values` (one byte per rank).
+    pub fn encode_chunk(&self, c: u64, values: &[u8]) -> Vec<u8> {
+        let first = (c * self.ranks_per_chunk) as usize;
+        let last = (first + self.ranks_per_chunk as usize).min(self.ranks as usize);
+        values[first..last].to_vec()
+    }
+
+    /// The whole table back from its chunks in order; `None` if a chunk has the wrong
+    /// size or one is missing.
+    pub fn decode<B: AsRef<[u8]>>(&self, chunks: impl IntoIterator<Item = B>) -> Option<Vec<u8>> {
+        let mut out = Vec::with_capacity(self.ranks as usize);
+        let mut run = ChunkRun::new(0..self.chunks());
+        for (c, blob) in chunks.into_iter().enumerate() {
+            let blob = blob.as_ref();
+            if run.accept(c as u64, blob, self.chunk_bytes(c as u64)) {
+                out.extend_from_slice(blob);
+            }
+        }
+        run.complete().then_some(out)
+    }
+}
+
+/// A run of a packed table's chunks read in chunk order, checked as it comes: the chunks
+/// must be numbered `chunks.start`, the one after, and so on to `chunks.end` (excluded),
+/// each of the size its layout gives and none empty. After the first that is not, none
+/// is accepted.
+pub struct ChunkRun {
+    next: u64,
+    end: u64,
+    clean: bool,
+}
+
+impl ChunkRun {
+    pub fn new(chunks: std::ops::Range<u64>) -> ChunkRun {
+        ChunkRun {
+            next: chunks.start,
+            end: chunks.end,
+            clean: true,
+        }
+    }
+
+    /// Whether chunk `c`, whose layout gives it `size` bytes, is the next one and of that
+    /// size (so its bytes are to be kept).
+    pub fn accept(&mut self, c: u64, blob: &[u8], size: u64) -> bool {
+        self.clean &= c == self.next && c < self.end && size != 0 && blob.len() as u64 == size;
+        if self.clean {
+            self.next += 1;
+        }
+        self.clean
+    }
+
+    /// Whether every chunk of the run came, and nothing else.
+    pub fn complete(&self) -> bool {
+        self.clean && self.next == self.end
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rule every reader of chunks shares: in order from the run's start, each of
+    /// its size and none empty, all of them and nothing after.
+    #[test]
+    fn chunk_runs_take_every_chunk_in_order_and_nothing_else() {
+        let mut run = ChunkRun::new(2..4);
+        assert!(run.accept(2, &[0; 5], 5) && run.accept(3, &[0; 3], 3));
+        assert!(run.complete());
+        assert!(!run.accept(4, &[0; 3], 3) && !run.complete());
+        // After chunk 0 of 0..2: a missing, short, empty or repeated chunk is refused,
+        // and then even the right chunk 1 is not taken, so the run is never complete.
+        for (c, len, size) in [(2, 4, 4), (1, 3, 4), (1, 0, 0), (0, 4, 4)] {
+            let mut run = ChunkRun::new(0..2);
+            assert!(run.accept(0, &[0; 4], 4));
+            assert!(
+                !run.accept(c, &vec![0; len], size),
+                "chunk {c}, {len} of {size} bytes"
+            );
+            assert!(!run.accept(1, &[0; 4], 4) && !run.complete());
+        }
+        let mut short = ChunkRun::new(0..2);
+        assert!(short.accept(0, &[1], 1) && !short.complete());
+    }
+    use crate::core::progress::Silent;
+    use crate::core::space::StateSpace;
+    use crate::families::sliding::Sliding;
+    use crate::solvers::bfs::{self, COUNT_OVERFLOW};
+
+    fn layout(p: &Sliding) -> RunLayout {
+        RunLayout::new(p.cells() as u64, p.tile_ranks(), &p.runs()).unwrap()
+    }
+
+    /// Packs a whole table chunk by chunk and reads every rank back.
+    fn round_trip(l: &RunLayout, dist: &[u8]) {
+        let chunks: Vec<Vec<u8>> = (0..l.chunks())
+            .map(|c| l.encode_chunk(c, dist).unwrap())
+            .collect();
+        for (r, &d) in dist.iter().enumerate() {
+            let s = l.locate(r as u64);
+            let want = (d != UNREACHED).then_some(d);
+            assert_eq!(
+                l.distance(&chunks[s.chunk as usize], r as u64),
+                Ok(want),
+                "rank {r}"
+            );
+        }
+        let bytes: usize = chunks.iter().map(Vec::len).sum();
+        assert_eq!(bytes as u64, 2 * l.blocks * l.runs.len() as u64);
+        assert!(chunks.iter().all(|c| c.len() <= CHUNK_BYTES));
+        for (c, blob) in chunks.iter().enumerate() {
+            assert_eq!(l.chunk_bytes(c as u64), blob.len() as u64, "chunk {c}");
+        }
+        assert_eq!(l.chunk_bytes(l.chunks()), 0);
+    }
+
+    #[test]
+    fn distances_of_small_puzzles_round_trip() {
+        for p in [
+            Sliding::grid("seven", 2, 4),
+            Sliding::grid("eight", 3, 3),
+            Sliding::grid("nine", 2, 5),
+            Sliding::grid("row", 1, 10),
+        ] {
+            let t = bfs::solve_with(&p, bfs::Outputs::DISTANCES, &Silent).unwrap();
+            let l = layout(&p);
+            round_trip(&l, &t.dist);
+            assert_eq!(RunLayout::from_description(&l.describe()), Ok(l));
+        }
+    }
+
+    #[test]
+    fn a_long_row_is_split_into_runs_of_at_most_nine() {
+        let l = layout(&Sliding::grid("row", 1, 10));
+        assert_eq!(l.runs, [(0, 9), (9, 1)]);
+        assert_eq!(
+            l.locate(10 + 9),
+            Slot {
+                chunk: 0,
+                offset: 6,
+                step: 0
+            }
+        );
+        assert_eq!(
+            l.locate(10 + 8),
+            Slot {
+                chunk: 0,
+                offset: 4,
+                step: 8
+            }
+        );
+    }
+
+    /// The Manhattan distance of every tile from its goal cell changes by exactly one
+    /// with every move, as a true distance does: a stand-in for eleven's table, which the
+    /// test run does not compute.
+    fn manhattan(p: &Sliding, rank: u64, cols: usize) -> u8 {
+        let cells = p.unrank(rank);
+        let mut sum = 0;
+        for (i, &v) in cells.iter().enumerate() {
+            if v != 0 {
+                let g = v as usize - 1;
+                sum += (i / cols).abs_diff(g / cols) + (i % cols).abs_diff(g % cols);
+            }
+        }
+        sum as u8
+    }
+
+    #[test]
+    fn sampled_chunks_of_the_3x4_space() {
+        let p = Sliding::grid("eleven", 3, 4);
+        let l = layout(&p);
+        assert_eq!(l.ranks(), p.size());
+        // Rows of four: three two-byte entries per block, 666 blocks in 3,996 bytes.
+        assert_eq!(l.blocks_per_chunk, 666);
+        assert_eq!(l.chunks(), p.tile_ranks().div_ceil(666));
+        let last = l.chunks() - 1;
+        for c in [0, 1, 12_345, last / 2, last] {
+            let lo = c * l.ranks_per_chunk();
+            let hi = (lo + l.ranks_per_chunk()).min(p.size());
+            let dist: Vec<u8> = (lo..hi).map(|r| manhattan(&p, r, 4)).collect();
+            let blob = l.encode_chunk_with(c, |r| dist[(r - lo) as usize]).unwrap();
+            for r in lo..hi {
+                assert_eq!(l.locate(r).chunk, c);
+                let want = Some(dist[(r - lo) as usize]);
+                assert_eq!(l.distance(&blob, r), Ok(want), "rank {r}");
+            }
+        }
+        // The last rank is in the last chunk, inside its blob.
+        let s = l.locate(p.size() - 1);
+        assert_eq!(s.chunk, last);
+        assert_eq!(s.step, 3);
+    }
+
+    #[test]
+    fn neighbours_that_do_not_differ_by_one_are_refused() {
+        let l = RunLayout::new(2, 2, &[(0, 2)]).unwrap();
+        assert_eq!(
+            l.encode_chunk(0, &[3, 4, 5, 5]),
+            Err(PackError::NotBipartite(2, 3))
+        );
+        assert_eq!(
+            l.encode_chunk(0, &[3, 4, UNREACHED, 5]),
+            Err(PackError::NotBipartite(2, 3))
+        );
+        let ok = l.encode_chunk(0, &[3, 2, UNREACHED, UNREACHED]).unwrap();
+        assert_eq!(ok, [3, 0, UNREACHED, 0]);
+        assert_eq!(l.distance(&ok, 1), Ok(Some(2)));
+        assert_eq!(l.distance(&ok, 3), Ok(None));
+        assert!(l.distance(&ok[..2], 3).is_err(), "a short blob is an error");
+        // Distance 0 and a step down is no distance at all: a damaged entry.
+        assert!(l.distance(&[0, 0, 0, 0], 1).is_err());
+        assert!(RunLayout::new(4, 1, &[(0, 2), (3, 1)]).is_err());
+    }
+
+    #[test]
+    fn bytes_round_trip_and_damage_is_noticed() {
+        let values: Vec<u8> = (0..9001u32).map(|i| (i * 7 % 251) as u8).collect();
+        let l = ByteLayout::new(values.len() as u64);
+        assert_eq!(l.chunks(), 3);
+        let chunks: Vec<Vec<u8>> = (0..l.chunks())
+            .map(|c| l.encode_chunk(c, &values))
+            .collect();
+        let s = l.locate(8000);
+        assert_eq!((s.chunk, s.offset), (2, 0));
+        assert_eq!(l.decode(chunks.clone()).as_deref(), Some(&values[..]));
+        assert_eq!(l.decode(chunks[..2].to_vec()), None);
+        let mut short = chunks.clone();
+        short[1].pop();
+        assert_eq!(l.decode(short), None);
+        assert_eq!(ByteLayout::from_description(&l.describe()), Ok(l));
+    }
+
+    /// Encodes `counts` chunk by chunk in `l`, reads every rank back (the overflow marker
+    /// as `None`) and checks the chunk lengths and the description.
+    fn counts_round_trip(l: &CountLayout, counts: &[u64]) {
+        let chunks: Vec<Vec<u8>> = (0..l.chunks()).map(|c| l.encode_chunk(c, counts)).collect();
+        for (r, &c) in counts.iter().enumerate() {
+            let s = l.locate(r as u64);
+            let want = (c != COUNT_OVERFLOW).then_some(c);
+            assert_eq!(
+                l.count(&chunks[s.chunk as usize], r as u64),
+                Ok(want),
+                "{} rank {r}",
+                l.encoding()
+            );
+        }
+        for (c, blob) in chunks.iter().enumerate() {
+            assert_eq!(l.chunk_bytes(c as u64), blob.len() as u64, "chunk {c}");
+        }
+        assert_eq!(l.chunk_bytes(l.chunks()), 0);
+        assert_eq!(CountLayout::from_description(&l.describe()), Ok(*l));
+    }
+
+    #[test]
+    fn counts_round_trip_with_the_overflow_marker() {
+        let counts: Vec<u64> = (0..2000u64)
+            .map(|i| i * i * 1_000_003)
+            .chain([COUNT_OVERFLOW])
+            .collect();
+        let l = CountLayout::for_counts(counts.len() as u64, COUNT_OVERFLOW);
+        assert_eq!((l.encoding(), l.ranks_per_chunk()), ("u64le", 500));
+        counts_round_trip(&l, &counts);
+    }
+
+    #[test]
+    fn counts_take_the_narrowest_width_that_keeps_all_ones_free() {
+        for (max, width, encoding) in [
+            (0, 1, "u8"),
+            (254, 1, "u8"),
+            (255, 2, "u16le"),
+            (65_534, 2, "u16le"),
+            (65_535, 4, "u32le"),
+            (u32::MAX as u64 - 1, 4, "u32le"),
+            (u32::MAX as u64, 8, "u64le"),
+            (COUNT_OVERFLOW - 1, 8, "u64le"),
+            (COUNT_OVERFLOW, 8, "u64le"),
+        ] {
+            let counts: Vec<u64> = (0..9000u64)
+                .map(|i| (i * 7919) % max.max(1))
+                .chain([max])
+                .collect();
+            let l = CountLayout::for_counts(counts.len() as u64, max);
+            assert_eq!(
+                (l.describe()["entry_bytes"].as_u64(), l.encoding()),
+                (Some(width), encoding),
+                "max {max}"
+            );
+            assert_eq!(l.ranks_per_chunk(), 4000 / width);
+            counts_round_trip(&l, &counts);
+            assert_eq!(
+                CountLayout::with_encoding(counts.len() as u64, encoding),
+                Some(l)
+            );
+        }
+        assert_eq!(CountLayout::with_encoding(10, "u24le"), None);
+        // An encoding whose entry width disagrees is not a layout.
+        let mut v = CountLayout::for_counts(10, 300).describe();
+        v["entry_bytes"] = 1.into();
+        assert!(CountLayout::from_description(&v).is_err());
+    }
+}
+
+/// `ranks` and `ranks_per_chunk` of a fixed-width table's description with this
+/// `encoding` (the layouts whose entries are a whole number of bytes per rank).
+fn fixed_width_description(v: &serde_json::Value, encoding: &str) -> Result<(u64, u64), PackError> {
+    match (
+        v["encoding"].as_str(),
+        v["ranks"].as_u64(),
+        v["ranks_per_chunk"].as_u64(),
+    ) {
+        (Some(e), Some(ranks), Some(per)) if e == encoding && per > 0 => Ok((ranks, per)),
+        _ => Err(PackError::BadLayout(format!(
+            "description {v} is malformed"
+        ))),
+    }
+}

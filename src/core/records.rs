@@ -1,0 +1,150 @@
+//! The shapes of what the file holds: one type per table row, and everything one puzzle
+//! contributes ([`PuzzleRecord`]). Engines and the build produce them; [`crate::store`]
+//! alone turns them into SQL (the schema is in `docs/file-format.md`).
+
+/// A row of `positions`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PositionRow {
+    pub rank: u64,
+    pub state: String,
+    pub distance: Option<u8>,
+    pub next_rank: Option<u64>,
+    pub solutions: Option<u64>,
+    pub mv: Option<String>,
+}
+
+/// A row of `histogram`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistogramRow {
+    pub distance: u32,
+    pub positions: u64,
+    pub classes: u64,
+}
+
+/// A row of `peg_layers`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PegLayerRow {
+    pub pegs: u8,
+    pub reachable: u64,
+    pub can_finish: u64,
+    pub reachable_classes: u64,
+    pub can_finish_classes: u64,
+}
+
+/// A row of `solutions`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SolutionRow {
+    pub rank: u64,
+    pub state: String,
+    pub value: Option<i64>,
+    pub canonical: bool,
+}
+
+/// Where a puzzle's answers are stored (`puzzles.storage`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Storage {
+    /// One row per position in `positions`.
+    Positions,
+    /// Packed tables (`packed_tables`, `packed_chunks`) and the `farthest` rows.
+    Packed,
+    /// Enumerated solutions in `solutions`.
+    Solutions,
+    /// Pattern databases in `packed_tables`/`packed_chunks` (encoding `u8`); positions
+    /// are answered by search (`fifteen`).
+    Patterns,
+}
+
+impl Storage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Storage::Positions => "positions",
+            Storage::Packed => "packed",
+            Storage::Solutions => "solutions",
+            Storage::Patterns => "patterns",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Storage> {
+        [
+            Storage::Positions,
+            Storage::Packed,
+            Storage::Solutions,
+            Storage::Patterns,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
+}
+
+/// One packed table: its layout (see [`crate::core::packed`]) and its chunks in order.
+pub struct PackedTable {
+    /// `distance` or `solutions`.
+    pub kind: &'static str,
+    pub encoding: &'static str,
+    pub ranks_per_chunk: u64,
+    /// The layout as JSON (`packed_tables.layout`).
+    pub layout: String,
+    pub chunks: Vec<Vec<u8>>,
+}
+
+/// A row of `farthest`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FarthestRow {
+    pub rank: u64,
+    pub state: String,
+    pub distance: u8,
+}
+
+/// Everything one puzzle contributes to the file.
+pub struct PuzzleRecord<'a> {
+    pub name: String,
+    pub family: String,
+    pub definition: String,
+    pub definition_hash: String,
+    pub storage: Storage,
+    /// Whether shortest-solution counts are stored for every position.
+    pub counts: bool,
+    pub states: u64,
+    pub solvable: u64,
+    pub max_distance: Option<u8>,
+    pub seconds: f64,
+    pub positions: Box<dyn Iterator<Item = PositionRow> + 'a>,
+    /// How many rows `positions` yields (for progress reports).
+    pub position_rows: u64,
+    pub histogram: Vec<HistogramRow>,
+    pub peg_layers: Vec<PegLayerRow>,
+    /// (start hole, finish hole, minimum moves)
+    pub peg_matrix: Vec<(u8, u8, Option<u8>)>,
+    pub solutions: Vec<SolutionRow>,
+    pub packed: Vec<PackedTable>,
+    pub farthest: Vec<FarthestRow>,
+}
+
+impl PuzzleRecord<'_> {
+    /// Rows and chunks still to write (for progress reports).
+    pub fn write_units(&self) -> u64 {
+        self.position_rows
+            + self
+                .packed
+                .iter()
+                .map(|t| t.chunks.len() as u64)
+                .sum::<u64>()
+    }
+}
+
+/// Metadata of a stored puzzle (a row of `puzzles`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PuzzleInfo {
+    pub name: String,
+    pub family: String,
+    pub definition: String,
+    pub storage: Storage,
+    pub counts: bool,
+    pub states: u64,
+    pub solvable: u64,
+    pub max_distance: Option<u8>,
+    pub generated_at: String,
+    pub definition_hash: String,
+    pub checksum: String,
+    pub seconds: f64,
+}

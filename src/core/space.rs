@@ -1,0 +1,71 @@
+//! The interface every move-graph puzzle (sliding, knight exchange, oshidori) offers to
+//! the shared solver and store: a dense rank space, its moves and its notation.
+
+use thiserror::Error;
+
+use crate::core::packed::RunLayout;
+
+/// A finite set of states numbered densely `0..size()`, with reversible moves.
+///
+/// The breadth-first solver walks this graph backwards from the goals; because every
+/// move can be undone, "predecessor" and "successor" are the same relation.
+pub trait StateSpace: Sync {
+    /// Number of ranks. Ranks that are not states of the puzzle are simply never reached.
+    fn size(&self) -> u64;
+    /// Ranks of the goal states (distance 0).
+    fn goals(&self) -> Vec<u64>;
+    /// Appends to `out` the rank of every state one move away from `rank`.
+    fn neighbors(&self, rank: u64, out: &mut Vec<u64>);
+}
+
+/// Why a piece of text is not a state of a puzzle.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum StateError {
+    /// The text does not describe an arrangement (length, characters, counts).
+    #[error("malformed state {text:?}: {reason}")]
+    Malformed { text: String, reason: String },
+    /// A well-formed arrangement that can never reach the goal.
+    #[error("state {text:?} cannot be solved: {reason}")]
+    Unsolvable { text: String, reason: String },
+}
+
+impl StateError {
+    pub fn malformed(text: &str, reason: impl Into<String>) -> Self {
+        StateError::Malformed {
+            text: text.to_string(),
+            reason: reason.into(),
+        }
+    }
+    pub fn unsolvable(text: &str, reason: impl Into<String>) -> Self {
+        StateError::Unsolvable {
+            text: text.to_string(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// A puzzle whose positions form a [`StateSpace`]: a definition, not a code path. The
+/// shared solver ([`crate::solvers::bfs`]) and store handle every such puzzle the same way.
+pub trait GraphPuzzle: StateSpace + Send {
+    /// Identifier used on the command line and in the database (`eight`).
+    fn name(&self) -> &str;
+    /// Family name stored in the database (`sliding`, `knights`, ...).
+    fn family(&self) -> &str;
+    /// The full definition as JSON (cells, adjacency, goal, notation), stored verbatim
+    /// and hashed to decide whether a stored table is still current.
+    fn definition(&self) -> serde_json::Value;
+    /// The notation of the state with this rank.
+    fn format(&self, rank: u64) -> String;
+    /// Parses the notation back to a rank (input may be more lenient than `format`).
+    fn parse(&self, text: &str) -> Result<u64, StateError>;
+    /// The puzzle's usual starting position, if it has one (`query --start`).
+    fn start(&self) -> Option<u64> {
+        None
+    }
+    /// The packed distance layout for this rank space, if it has one: blocks of
+    /// consecutive ranks whose runs are paths in a bipartite move graph (see
+    /// [`crate::core::packed`]). Large spaces with a layout are stored packed.
+    fn packing(&self) -> Option<RunLayout> {
+        None
+    }
+}

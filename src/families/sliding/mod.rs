@@ -1,0 +1,721 @@
+//! Sliding-tile puzzles defined by a cell graph and a goal: `six` (hexagonal),
+//! `seven` (2x4), `eight` (3x3), `nine` (2x5), `eleven` (3x4) and `twelve` (2x6), and any
+//! other graph. The graphs themselves are data (`data/puzzles/*.toml`, read by
+//! [`crate::catalog`]).
+//!
+//! # Ranking
+//! A position is the tile value in each cell, 0 for the blank. Its rank is
+//! `t * n + blank_cell` (`n` cells), where `t` ranks the tiles read in cell order with
+//! the blank skipped (values `1..n` taken as `0..n-1`) by lexicographic permutation rank:
+//!
+//! * When the cell graph is bipartite (every rectangle), each move is a transposition
+//!   that also moves the blank to the other colour class, so only half of the
+//!   arrangements can reach the goal. Then `t = perm_rank(tiles) / 2` runs over
+//!   `(n-1)!/2` values: swapping the last two tiles pairs each solvable arrangement with
+//!   an unsolvable one of the same blank cell, and the two have permutation ranks `2t`
+//!   and `2t + 1`. An arrangement is solvable exactly when
+//!   `inversions(cells) + colour(blank)` has the parity of the goal's (`inversions`
+//!   counts pairs out of order among all `n` values, blank included as 0).
+//! * Otherwise (the hexagonal `six`, which has triangles) `t = perm_rank(tiles)` runs
+//!   over `(n-1)!` values; the search itself finds which arrangements are solvable.
+//!
+//! The blank cell is the low digit because a move between cells `c` and `c + 1` leaves
+//! the tiles in cell order, and so `t`, unchanged: such a move changes the rank by
+//! exactly one. The cells joined this way form [`Sliding::runs`] (the rows of a
+//! rectangle), the unit of the packed distance tables ([`crate::core::packed`]).
+
+pub mod spec;
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde_json::json;
+
+use crate::core::definition::Source;
+use crate::core::packed::RunLayout;
+use crate::core::rank::{
+    ALL_VALUES, FACT, lehmer_digits, parity, perm_from_digits_in, perm_rank, perm_unrank,
+};
+use crate::core::space::{GraphPuzzle, StateError, StateSpace};
+
+/// Most cells a sliding puzzle may have (ranks of the tiles must fit the factorial table).
+pub const MAX_CELLS: usize = 16;
+
+pub struct Sliding {
+    name: String,
+    adjacency: Vec<Vec<u8>>,
+    goal: Vec<u8>,
+    /// Colour of each cell when the cell graph is bipartite.
+    colour: Option<Vec<u8>>,
+    /// Parity (inversions + blank colour) shared by every solvable arrangement.
+    solvable_parity: u8,
+    /// Number of values `t` takes (see the module docs).
+    tile_ranks: u64,
+    /// The definition file's contents and drawing layout, when built from one.
+    source: Source,
+    /// Distinguishes this puzzle's entries in the per-thread [`BlockCache`].
+    id: u64,
+}
+
+/// The tiles of the block (value of `t`) a thread last generated neighbours for. The
+/// solver visits ranks in order, so the ranks of one block share a single unrank.
+struct BlockCache {
+    puzzle: u64,
+    t: u64,
+    /// `lehmer / LOW_DIGITS!`: the ranks sharing it share every tile but the last
+    /// [`LOW_DIGITS`], so a new block with the same prefix unranks only those.
+    prefix: u64,
+    /// The values left for the last [`LOW_DIGITS`] tiles (see [`perm_from_digits_in`]).
+    pool: u64,
+    /// The digit sum of the prefix, modulo 2.
+    prefix_parity: u8,
+    /// `perm_unrank` of the block's permutation rank, before any parity swap.
+    tiles: [u8; MAX_CELLS],
+    /// Its Lehmer digits: `digits[i]` = how many later tiles are smaller than `tiles[i]`.
+    digits: [u8; MAX_CELLS],
+    /// Its parity, as `perm_unrank` returns it.
+    parity: u8,
+}
+
+/// The tiles of one rank (cell order, blank skipped) with their Lehmer digits and
+/// lexicographic rank, from which a neighbour's rank follows by a local update.
+#[derive(Clone, Copy)]
+struct Arrangement {
+    tiles: [u8; MAX_CELLS],
+    digits: [u8; MAX_CELLS],
+    lehmer: u64,
+}
+
+/// Lehmer digits recomputed when a thread moves to a block whose other digits it has
+/// (see [`BlockCache::prefix`]): 7! = 5040 ranks of the tiles share a prefix, more than the
+/// blocks of one chunk of the solver's scan.
+const LOW_DIGITS: usize = 7;
+
+thread_local! {
+    static LAST_BLOCK: RefCell<BlockCache> = const {
+        RefCell::new(BlockCache {
+            puzzle: u64::MAX,
+            t: 0,
+            prefix: 0,
+            pool: 0,
+            prefix_parity: 0,
+            tiles: [0; MAX_CELLS],
+            digits: [0; MAX_CELLS],
+            parity: 0,
+        })
+    };
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+impl Sliding {
+    /// A puzzle on an arbitrary cell graph. `goal[i]` is the tile in cell `i` (0 = blank).
+    pub fn new(name: &str, adjacency: Vec<Vec<u8>>, goal: Vec<u8>) -> Self {
+        let n = adjacency.len();
+        assert!(
+            (2..=MAX_CELLS).contains(&n),
+            "a sliding puzzle has 2..=16 cells"
+        );
+        assert_eq!(goal.len(), n);
+        for (c, nbs) in adjacency.iter().enumerate() {
+            for &d in nbs {
+                assert!(
+                    adjacency[d as usize].contains(&(c as u8)),
+                    "adjacency must be symmetric"
+                );
+            }
+        }
+        let colour = two_colouring(&adjacency);
+        let blank = goal.iter().position(|&v| v == 0).expect("goal has a blank");
+        let solvable_parity = parity(&goal) ^ colour.as_ref().map_or(0, |c| c[blank]);
+        let tiles = FACT[n - 1];
+        let tile_ranks = if colour.is_some() { tiles / 2 } else { tiles };
+        Sliding {
+            name: name.to_string(),
+            adjacency,
+            goal,
+            colour,
+            solvable_parity,
+            tile_ranks,
+            source: Source::default(),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// Attaches the definition file's contents and layout (stored in the definition).
+    pub fn with_source(mut self, source: Source) -> Self {
+        self.source = source;
+        self
+    }
+
+    /// A `rows` x `cols` rectangle, cells row-major, goal `1 2 .. n-1` with the blank last.
+    pub fn grid(name: &str, rows: usize, cols: usize) -> Self {
+        let mut adjacency = vec![Vec::new(); rows * cols];
+        for r in 0..rows {
+            for c in 0..cols {
+                let i = r * cols + c;
+                let mut push = |rr: usize, cc: usize| adjacency[i].push((rr * cols + cc) as u8);
+                if r > 0 {
+                    push(r - 1, c);
+                }
+                if c > 0 {
+                    push(r, c - 1);
+                }
+                if c + 1 < cols {
+                    push(r, c + 1);
+                }
+                if r + 1 < rows {
+                    push(r + 1, c);
+                }
+            }
+        }
+        let n = rows * cols;
+        let goal = (1..n as u8).chain([0]).collect();
+        Self::new(name, adjacency, goal)
+    }
+
+    pub fn cells(&self) -> usize {
+        self.adjacency.len()
+    }
+
+    pub fn adjacency(&self) -> &[Vec<u8>] {
+        &self.adjacency
+    }
+
+    pub fn is_bipartite(&self) -> bool {
+        self.colour.is_some()
+    }
+
+    /// Number of values of `t`, the tiles' part of the rank: `size() / cells()`.
+    pub fn tile_ranks(&self) -> u64 {
+        self.tile_ranks
+    }
+
+    /// The runs of cells: maximal ranges `first..first + len` of consecutive cells each
+    /// adjacent to the next. Moving the blank within a run changes only the low digit of
+    /// the rank. Every cell is in exactly one run; runs are in cell order.
+    pub fn runs(&self) -> Vec<(u8, u8)> {
+        let mut runs: Vec<(u8, u8)> = Vec::new();
+        for c in 0..self.cells() {
+            match runs.last_mut() {
+                Some((first, len)) if self.adjacency[c - 1].contains(&(c as u8)) => {
+                    debug_assert_eq!(*first as usize + *len as usize, c);
+                    *len += 1;
+                }
+                _ => runs.push((c as u8, 1)),
+            }
+        }
+        runs
+    }
+
+    /// Whether this arrangement is in the rank space (always true without a parity split).
+    fn in_space(&self, cells: &[u8]) -> bool {
+        match &self.colour {
+            None => true,
+            Some(colour) => {
+                let blank = cells.iter().position(|&v| v == 0).unwrap();
+                parity(cells) ^ colour[blank] == self.solvable_parity
+            }
+        }
+    }
+
+    /// Rank of an arrangement in the rank space (see the module docs).
+    pub fn rank_of(&self, cells: &[u8]) -> u64 {
+        let n = cells.len();
+        let mut tiles = [0u8; MAX_CELLS];
+        let mut k = 0;
+        let mut blank = 0;
+        for (i, &v) in cells.iter().enumerate() {
+            if v == 0 {
+                blank = i;
+            } else {
+                tiles[k] = v - 1;
+                k += 1;
+            }
+        }
+        let t = perm_rank(&tiles[..n - 1]);
+        let t = if self.colour.is_some() { t / 2 } else { t };
+        t * n as u64 + blank as u64
+    }
+
+    /// The arrangement with this rank, written into `cells`.
+    pub fn unrank_into(&self, rank: u64, cells: &mut [u8]) {
+        let n = self.cells();
+        let blank = (rank % n as u64) as usize;
+        let t = rank / n as u64;
+        let mut tiles = [0u8; MAX_CELLS];
+        match &self.colour {
+            None => {
+                perm_unrank(t, &mut tiles[..n - 1]);
+            }
+            Some(colour) => {
+                // The blank (value 0) at cell b is out of order with the b values before it.
+                let p = perm_unrank(2 * t, &mut tiles[..n - 1]) ^ (blank & 1) as u8;
+                if p ^ colour[blank] != self.solvable_parity {
+                    tiles.swap(n - 3, n - 2);
+                }
+            }
+        }
+        let mut k = 0;
+        for (i, c) in cells.iter_mut().enumerate() {
+            if i == blank {
+                *c = 0;
+            } else {
+                *c = tiles[k] + 1;
+                k += 1;
+            }
+        }
+    }
+
+    pub fn unrank(&self, rank: u64) -> Vec<u8> {
+        let mut cells = vec![0; self.cells()];
+        self.unrank_into(rank, &mut cells);
+        cells
+    }
+
+    /// Parses cell values: digits (`867254301`) or numbers separated by spaces/commas.
+    pub fn parse_cells(&self, text: &str) -> Result<Vec<u8>, StateError> {
+        parse_values(text, self.cells())
+    }
+
+    pub fn format_cells(&self, cells: &[u8]) -> String {
+        if cells.len() <= 10 {
+            cells.iter().map(|&v| char::from(b'0' + v)).collect()
+        } else {
+            // Written digit by digit: a string per cell was most of the cost of the
+            // server's answers for the 3x4 puzzles, which format a few hundred positions.
+            let mut out = String::with_capacity(3 * cells.len());
+            for (i, &v) in cells.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if v >= 100 {
+                    out.push(char::from(b'0' + v / 100));
+                }
+                if v >= 10 {
+                    out.push(char::from(b'0' + v / 10 % 10));
+                }
+                out.push(char::from(b'0' + v % 10));
+            }
+            out
+        }
+    }
+}
+
+/// Parses the tiles of `n` cells: digits (`867254301`) or numbers separated by
+/// spaces/commas, each of `0..n` exactly once.
+pub fn parse_values(text: &str, n: usize) -> Result<Vec<u8>, StateError> {
+    let trimmed = text.trim();
+    // Sized for a well-formed position up front: growing it value by value was a third
+    // of the server's time answering `eight`, which parses every state on a path back.
+    let mut values: Vec<u32> = Vec::with_capacity(n);
+    if trimmed.contains([',', ' ', '\t']) {
+        for s in trimmed.split([',', ' ', '\t']).filter(|s| !s.is_empty()) {
+            values.push(
+                s.parse::<u32>()
+                    .map_err(|_| StateError::malformed(text, format!("{s:?} is not a number")))?,
+            );
+        }
+    } else {
+        for c in trimmed.chars() {
+            values.push(c.to_digit(10).ok_or_else(|| {
+                StateError::malformed(text, format!("unexpected character {c:?}"))
+            })?);
+        }
+    }
+    if values.len() != n {
+        return Err(StateError::malformed(
+            text,
+            format!("expected {n} cells, found {}", values.len()),
+        ));
+    }
+    let mut seen = 0u32;
+    for &v in &values {
+        if v as usize >= n {
+            return Err(StateError::malformed(
+                text,
+                format!("value {v} is out of range 0..={}", n - 1),
+            ));
+        }
+        if seen & (1 << v) != 0 {
+            return Err(StateError::malformed(
+                text,
+                format!("value {v} appears twice"),
+            ));
+        }
+        seen |= 1 << v;
+    }
+    Ok(values.into_iter().map(|v| v as u8).collect())
+}
+
+/// Two-colours the cell graph, or `None` if it has an odd cycle.
+fn two_colouring(adjacency: &[Vec<u8>]) -> Option<Vec<u8>> {
+    let n = adjacency.len();
+    let mut colour = vec![u8::MAX; n];
+    for s in 0..n {
+        if colour[s] != u8::MAX {
+            continue;
+        }
+        colour[s] = 0;
+        let mut stack = vec![s];
+        while let Some(c) = stack.pop() {
+            for &d in &adjacency[c] {
+                let d = d as usize;
+                if colour[d] == u8::MAX {
+                    colour[d] = colour[c] ^ 1;
+                    stack.push(d);
+                } else if colour[d] == colour[c] {
+                    return None;
+                }
+            }
+        }
+    }
+    Some(colour)
+}
+
+impl StateSpace for Sliding {
+    fn size(&self) -> u64 {
+        self.cells() as u64 * self.tile_ranks
+    }
+
+    fn goals(&self) -> Vec<u64> {
+        vec![self.rank_of(&self.goal)]
+    }
+
+    fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
+        let n = self.cells();
+        // A 32-bit division, where the rank allows, is several times cheaper than a
+        // 64-bit one, and this one is paid once per rank the solver visits.
+        let (t, blank) = match u32::try_from(rank) {
+            Ok(r) => ((r / n as u32) as u64, (r % n as u32) as usize),
+            Err(_) => (rank / n as u64, (rank % n as u64) as usize),
+        };
+        let mut here: Option<Arrangement> = None;
+        for &c in &self.adjacency[blank] {
+            let c = c as usize;
+            if c.abs_diff(blank) == 1 {
+                // The tiles in cell order are unchanged (see the module docs).
+                out.push(rank - blank as u64 + c as u64);
+                continue;
+            }
+            let a = *here.get_or_insert_with(|| self.block_tiles(t, blank));
+            let lehmer = shifted_rank(&a, n - 1, blank, c);
+            let t = if self.colour.is_some() {
+                lehmer / 2
+            } else {
+                lehmer
+            };
+            out.push(t * n as u64 + c as u64);
+        }
+    }
+}
+
+/// The lexicographic rank of the tiles after the blank moves from cell `blank` to cell
+/// `c` across a row boundary: the tile from `c` jumps over the tiles in between, which
+/// rotates that stretch of the tile sequence by one. Only the Lehmer digits inside the
+/// stretch change (the tiles before and after it see the same set to their right).
+fn shifted_rank(a: &Arrangement, m: usize, blank: usize, c: usize) -> u64 {
+    let f = |i: usize| FACT[m - 1 - i] as i64;
+    let (s, l) = (&a.tiles, &a.digits);
+    let mut delta = 0i64;
+    let mut smaller = 0i64;
+    if c > blank {
+        // The tile at sequence index q = c - 1 moves to index `blank`; the tiles at
+        // blank..q move one place right, and each loses it from its right if larger.
+        let (lo, q) = (blank, c - 1);
+        let x = s[q];
+        for k in lo..q {
+            let above = (x < s[k]) as i64;
+            smaller += 1 - above;
+            delta += (l[k] as i64 - above) * f(k + 1) - l[k] as i64 * f(k);
+        }
+        delta += (l[q] as i64 + smaller) * f(lo) - l[q] as i64 * f(q);
+    } else {
+        // The tile at index `c` moves to index q = blank - 1; the tiles at c+1..=q move
+        // one place left, and each gains it on its right if larger.
+        let (lo, q) = (c, blank - 1);
+        let x = s[lo];
+        for k in lo + 1..=q {
+            let above = (x < s[k]) as i64;
+            smaller += 1 - above;
+            delta += (l[k] as i64 + above) * f(k - 1) - l[k] as i64 * f(k);
+        }
+        delta += (l[lo] as i64 - smaller) * f(q) - l[lo] as i64 * f(lo);
+    }
+    (a.lehmer as i64 + delta) as u64
+}
+
+impl Sliding {
+    /// The tiles in cell order (blank skipped) of the ranks of block `t` with the blank
+    /// in cell `blank`, as [`Sliding::unrank_into`] gives them, with their Lehmer digits
+    /// and rank; unranked once per block and thread.
+    fn block_tiles(&self, t: u64, blank: usize) -> Arrangement {
+        let n = self.cells();
+        let m = n - 1;
+        LAST_BLOCK.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            let lehmer = if self.colour.is_some() { 2 * t } else { t };
+            if cache.puzzle != self.id || cache.t != t {
+                let low = m.min(LOW_DIGITS);
+                let (prefix, rest) = if m >= LOW_DIGITS {
+                    (lehmer / FACT[LOW_DIGITS], lehmer % FACT[LOW_DIGITS])
+                } else {
+                    (0, lehmer)
+                };
+                let same_prefix = cache.puzzle == self.id && cache.prefix == prefix;
+                let BlockCache {
+                    tiles,
+                    digits,
+                    parity,
+                    pool,
+                    prefix_parity,
+                    ..
+                } = &mut *cache;
+                if !same_prefix {
+                    lehmer_digits(lehmer, &mut digits[..m]);
+                    (*prefix_parity, *pool) =
+                        perm_from_digits_in(&digits[..m - low], ALL_VALUES, &mut tiles[..m - low]);
+                }
+                lehmer_digits(rest, &mut digits[m - low..m]);
+                let (p, _) =
+                    perm_from_digits_in(&digits[m - low..m], *pool, &mut tiles[m - low..m]);
+                *parity = *prefix_parity ^ p;
+                cache.puzzle = self.id;
+                cache.t = t;
+                cache.prefix = prefix;
+            }
+            let mut a = Arrangement {
+                tiles: cache.tiles,
+                digits: cache.digits,
+                lehmer,
+            };
+            if let Some(colour) = &self.colour
+                && cache.parity ^ (blank & 1) as u8 ^ colour[blank] != self.solvable_parity
+            {
+                // Swapping the last two tiles flips the second-to-last digit: rank 2t + 1.
+                a.tiles.swap(m - 2, m - 1);
+                a.digits[m - 2] ^= 1;
+                a.lehmer += 1;
+            }
+            a
+        })
+    }
+}
+
+impl GraphPuzzle for Sliding {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn family(&self) -> &str {
+        "sliding"
+    }
+
+    fn definition(&self) -> serde_json::Value {
+        let mut d = json!({
+            "cells": self.cells(),
+            "adjacency": self.adjacency,
+            "goal": self.format_cells(&self.goal),
+            "notation": "tile in each cell in cell order, 0 for the blank; digits, or comma-separated numbers above 10 cells",
+            "ranking": if self.is_bipartite() {
+                "floor(lexicographic rank of the tiles in cell order / 2) * n + blank_cell; only the solvable parity class is ranked"
+            } else {
+                "lexicographic rank of the tiles in cell order * n + blank_cell"
+            },
+        });
+        self.source.annotate(&mut d);
+        d
+    }
+
+    fn format(&self, rank: u64) -> String {
+        self.format_cells(&self.unrank(rank))
+    }
+
+    fn packing(&self) -> Option<RunLayout> {
+        // Within a run the ranks differ by one per move; on a bipartite graph neighbours'
+        // distances differ by exactly one, which is what the run-steps encoding needs.
+        self.is_bipartite()
+            .then(|| RunLayout::new(self.cells() as u64, self.tile_ranks, &self.runs()).ok())
+            .flatten()
+    }
+
+    fn parse(&self, text: &str) -> Result<u64, StateError> {
+        let cells = self.parse_cells(text)?;
+        if !self.in_space(&cells) {
+            return Err(StateError::unsolvable(
+                text,
+                "its permutation parity does not match the goal's, so no sequence of moves reaches the goal",
+            ));
+        }
+        Ok(self.rank_of(&cells))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::progress::Silent;
+    use crate::solvers::bfs::{UNREACHED, solve};
+
+    impl Sliding {
+        /// The hexagonal `six`, from its definition file.
+        fn six() -> Sliding {
+            let spec = crate::catalog::builtin_spec("six").unwrap();
+            super::spec::sliding(&spec).unwrap()
+        }
+    }
+
+    fn all() -> Vec<Sliding> {
+        vec![
+            Sliding::six(),
+            Sliding::grid("seven", 2, 4),
+            Sliding::grid("eight", 3, 3),
+        ]
+    }
+
+    #[test]
+    fn boards_above_ten_cells_are_written_as_comma_separated_numbers() {
+        let p = Sliding::grid("eleven", 3, 4);
+        let cells: Vec<u8> = (0..12).rev().collect();
+        let text = p.format_cells(&cells);
+        assert_eq!(text, "11,10,9,8,7,6,5,4,3,2,1,0");
+        assert_eq!(p.parse_cells(&text).unwrap(), cells);
+    }
+
+    #[test]
+    fn rank_unrank_round_trips_over_whole_spaces() {
+        for p in all() {
+            let mut cells = vec![0; p.cells()];
+            for r in 0..p.size() {
+                p.unrank_into(r, &mut cells);
+                assert!(p.in_space(&cells));
+                assert_eq!(p.rank_of(&cells), r, "{} rank {r}", p.name);
+                assert_eq!(p.parse(&p.format(r)), Ok(r));
+            }
+        }
+    }
+
+    /// A fixed pseudo-random sequence (SplitMix64), so sampled tests are reproducible.
+    fn samples(seed: u64, count: usize, below: u64) -> impl Iterator<Item = u64> {
+        let mut x = seed;
+        (0..count).map(move |_| {
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ (z >> 31)) % below
+        })
+    }
+
+    /// Neighbours of the unranked arrangement, found the slow way: swap and rank.
+    fn neighbours_by_swapping(p: &Sliding, r: u64) -> Vec<u64> {
+        let cells = p.unrank(r);
+        let blank = cells.iter().position(|&v| v == 0).unwrap();
+        p.adjacency()[blank]
+            .iter()
+            .map(|&c| {
+                let mut next = cells.clone();
+                next.swap(blank, c as usize);
+                p.rank_of(&next)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sampled_ranks_of_the_larger_grids() {
+        for (name, rows, cols, size) in [
+            ("nine", 2, 5, 1_814_400),
+            ("eleven", 3, 4, 239_500_800),
+            ("twelve", 2, 6, 239_500_800),
+        ] {
+            let p = Sliding::grid(name, rows, cols);
+            assert_eq!(p.size(), size);
+            let corners = [0, 1, size - 2, size - 1];
+            let mut cells = vec![0; p.cells()];
+            let mut nbs = Vec::new();
+            for r in samples(7, 20_000, size).chain(corners) {
+                p.unrank_into(r, &mut cells);
+                assert!(p.in_space(&cells), "{name} rank {r}");
+                assert_eq!(p.rank_of(&cells), r, "{name} rank {r}");
+                let text = p.format(r);
+                assert_eq!(text.contains(','), p.cells() > 10, "{text}");
+                assert_eq!(p.parse(&text), Ok(r));
+                nbs.clear();
+                p.neighbors(r, &mut nbs);
+                assert_eq!(nbs, neighbours_by_swapping(&p, r), "{name} rank {r}");
+                for &nb in &nbs {
+                    assert!(nb < size);
+                    // A move within a row changes only the blank digit.
+                    if (nb / p.cells() as u64) == (r / p.cells() as u64) {
+                        assert_eq!(nb.abs_diff(r), 1);
+                    }
+                }
+            }
+            // The goal's tiles are in order (t = 0) with the blank in the last cell.
+            assert_eq!(p.goals(), vec![p.cells() as u64 - 1]);
+        }
+    }
+
+    /// Runs of consecutive ranks, as the solver visits them: a thread's cached block and
+    /// prefix of Lehmer digits are reused across blocks, and across a prefix boundary.
+    #[test]
+    fn neighbours_of_consecutive_ranks() {
+        for (name, rows, cols) in [("eleven", 3, 4), ("twelve", 2, 6), ("nine", 2, 5)] {
+            let p = Sliding::grid(name, rows, cols);
+            let per_prefix = FACT[LOW_DIGITS] / 2 * p.cells() as u64;
+            let mut nbs = Vec::new();
+            for start in [0, per_prefix - 300, 7 * per_prefix + 11, p.size() - 600] {
+                for r in start..start + 600 {
+                    nbs.clear();
+                    p.neighbors(r, &mut nbs);
+                    assert_eq!(nbs, neighbours_by_swapping(&p, r), "{name} rank {r}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn runs_are_the_rows_of_a_rectangle() {
+        assert_eq!(
+            Sliding::grid("eleven", 3, 4).runs(),
+            [(0, 4), (4, 4), (8, 4)]
+        );
+        assert_eq!(Sliding::grid("nine", 2, 5).runs(), [(0, 5), (5, 5)]);
+        assert_eq!(Sliding::grid("twelve", 2, 6).runs(), [(0, 6), (6, 6)]);
+        // The hexagon: 0-1, 2-3-4 and 5-6 (1-2 and 4-5 are not adjacent).
+        assert_eq!(Sliding::six().runs(), [(0, 2), (2, 3), (5, 2)]);
+    }
+
+    #[test]
+    fn parity_split_is_detected_from_the_graph() {
+        assert!(!Sliding::six().is_bipartite());
+        assert!(Sliding::grid("seven", 2, 4).is_bipartite());
+        let eight = Sliding::grid("eight", 3, 3);
+        assert!(eight.is_bipartite());
+        assert_eq!(eight.size(), 181_440);
+        assert!(matches!(
+            eight.parse("123456870"),
+            Err(StateError::Unsolvable { .. })
+        ));
+    }
+
+    #[test]
+    fn seed_figures() {
+        let six = Sliding::six();
+        let t = solve(&six, &Silent).unwrap();
+        assert_eq!(t.reached(), 5040);
+        assert_eq!(t.dist[six.parse("1526340").unwrap() as usize], 11);
+        assert_eq!((t.max_distance(), *t.levels.last().unwrap()), (15, 24));
+
+        let seven = Sliding::grid("seven", 2, 4);
+        let t = solve(&seven, &Silent).unwrap();
+        assert_eq!((t.max_distance(), *t.levels.last().unwrap()), (36, 1));
+        assert_eq!(t.dist[seven.parse("07214365").unwrap() as usize], 36);
+
+        let eight = Sliding::grid("eight", 3, 3);
+        let t = solve(&eight, &Silent).unwrap();
+        let r = eight.parse("867254301").unwrap() as usize;
+        assert_eq!((t.dist[r], t.count[r]), (31, 40));
+        assert!(t.dist.iter().all(|&d| d != UNREACHED));
+    }
+}

@@ -1,0 +1,88 @@
+//! A sliding puzzle's definition: its cell graph and goal, checked and built into a
+//! [`Sliding`] engine.
+
+use super::{MAX_CELLS, Sliding, parse_values};
+use crate::core::space::{GraphPuzzle, StateSpace};
+use crate::families::spec::{
+    MoveRule, Problem, Spec, cell_graph, common, graph_storage, problem, source,
+};
+use crate::families::{Family, Puzzle};
+
+/// The `sliding` family in the registry.
+pub const FAMILY: Family = Family {
+    name: "sliding",
+    keys: &[
+        "rows",
+        "cols",
+        "cells",
+        "adjacency",
+        "edges",
+        "move",
+        "goal",
+        "partitions",
+        "default_partition",
+    ],
+    build: |spec| {
+        Ok(if spec.partitions.is_some() {
+            common(spec, FAMILY.keys)?;
+            Puzzle::Patterns(crate::families::fifteen::spec::patterns(spec)?)
+        } else {
+            Puzzle::Graph(Box::new(sliding(spec)?))
+        })
+    },
+};
+
+pub fn sliding(spec: &Spec) -> Result<Sliding, Problem> {
+    common(spec, FAMILY.keys)?;
+    if spec.default_partition.is_some() {
+        return Err(problem(
+            "default_partition",
+            "`default_partition` needs `partitions` (the patterns of a puzzle answered by search)",
+        ));
+    }
+    let (coords, adjacency) = cell_graph(spec, Some(MoveRule::Orthogonal))?;
+    let n = coords.len();
+    if !(2..=MAX_CELLS).contains(&n) {
+        return Err(problem(
+            if spec.cells.is_some() {
+                "cells"
+            } else {
+                "rows"
+            },
+            format!(
+                "a sliding puzzle has 2 to {} cells; this one has {n}",
+                MAX_CELLS
+            ),
+        ));
+    }
+    let goal: Vec<u8> = match &spec.goal {
+        None => (1..n as u8).chain([0]).collect(),
+        Some(text) => parse_values(text, n).map_err(|e| {
+            problem(
+                "goal",
+                format!(
+                    "the goal is not a permutation of the tiles 0..={}: {e}",
+                    n - 1
+                ),
+            )
+        })?,
+    };
+    // The rank space: (n-1)! arrangements of the tiles (half of them on a bipartite
+    // graph) times n blank cells.
+    let adj8: Vec<Vec<u8>> = adjacency
+        .iter()
+        .map(|l| l.iter().map(|&c| c as u8).collect())
+        .collect();
+    let p = Sliding::new(&spec.name, adj8, goal);
+    graph_storage(
+        Some(p.size()),
+        p.packing().as_ref(),
+        if spec.cells.is_some() {
+            "cells"
+        } else {
+            "rows"
+        },
+    )?;
+    let source = source(spec, coords, &adjacency);
+    Ok(p.with_source(source))
+}

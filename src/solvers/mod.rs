@@ -1,0 +1,9 @@
+//! The solvers: breadth-first search over a rank space ([`bfs`]), pattern databases
+//! ([`pattern`]), IDA* over them ([`search`]), the peg solitaire solver ([`peg`]) and the
+//! shapes enumeration results take ([`enumerate`]). They depend only on [`crate::core`].
+
+pub mod bfs;
+pub mod enumerate;
+pub mod pattern;
+pub mod peg;
+pub mod search;

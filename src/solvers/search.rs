@@ -1,0 +1,984 @@
+//! Exact search for sliding puzzles too large to tabulate (`fifteen`): IDA* (Korf 1985)
+//! guided by additive pattern databases ([`crate::solvers::pattern`]).
+//!
+//! The bound is the sum, over the disjoint patterns of a partition, of each pattern's
+//! table entry for the placement of its tiles: every move moves one tile and so counts in
+//! one table at most, which keeps the sum admissible. A second sum reads the same tables
+//! for the board reflected about its main diagonal, with each tile relabelled by its
+//! reflected home cell (the goal, blank in the last cell, is its own reflection, so the
+//! reflected board is exactly as far from the goal); the bound is the larger of the two
+//! (Felner, Korf & Hanan 2004). Both are admissible, so the first path IDA* finds is
+//! optimal.
+//!
+//! A move changes one tile's cell, so only the table of that tile's pattern (and, for the
+//! reflection, of its reflected tile's pattern) is read again, at a placement rank updated
+//! from the one before rather than recomputed; the entries a node's children need are
+//! requested from memory together. The search never undoes the move it has just made.
+//! It counts nodes as Korf 1985 does (calibrated with [`Options::PLAIN`], his child order).
+//! What `query` runs ([`Options::QUERY`]) tries children in increasing order of their
+//! bound and searches each iteration on every thread, handing out the nodes a few moves
+//! deep in depth-first order so that the solution is the one-thread search's.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::solvers::pattern::{MAX_CELLS, Pattern, Table};
+
+/// A partition's patterns with their tables, ready to bound a search on a square board.
+pub struct Heuristic {
+    side: usize,
+    patterns: Vec<Pattern>,
+    tables: Vec<Table>,
+    /// `largest[m]`: the largest region of the cells outside `m` (a pattern's cells),
+    /// as [`crate::solvers::pattern::Grid::largest_region`] gives it.
+    largest: Vec<u16>,
+    /// Pattern index of each tile (index 0, the blank, unused).
+    owner: [u8; MAX_CELLS],
+    /// The cell reflected about the main diagonal.
+    mirror: [u8; MAX_CELLS],
+    /// The tile whose home is the reflection of this tile's home.
+    relabel: [u8; MAX_CELLS],
+    /// Position of each tile in its pattern's increasing list of tiles, and the weight
+    /// of that position in the placement rank.
+    index: [u8; MAX_CELLS],
+    weight: [u64; MAX_CELLS],
+    /// Cells adjacent to each cell, highest first: Korf's order of moves (see
+    /// [`Options::PLAIN`]).
+    adjacent: Vec<Vec<u8>>,
+    reflect: bool,
+}
+
+/// Why a heuristic cannot be assembled from these patterns.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HeuristicError {
+    #[error("the patterns must cover every tile 1..{0} exactly once")]
+    NotAPartition(usize),
+    #[error("pattern {index} has a table of {found} entries, not {want}")]
+    TableLength {
+        index: usize,
+        found: usize,
+        want: u64,
+    },
+    #[error("the board must be square for the reflected lookup")]
+    NotSquare,
+}
+
+/// An optimal solution found by [`solve`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Solution {
+    /// Number of moves.
+    pub length: u32,
+    /// The cell of the blank after each move.
+    pub blanks: Vec<u8>,
+    /// Nodes expanded (their successors generated), over every iteration.
+    pub expanded: u64,
+    /// Nodes generated, over every iteration.
+    pub generated: u64,
+    /// The bound of each iteration, the last being the optimal length.
+    pub iterations: Vec<u32>,
+}
+
+impl Heuristic {
+    /// Patterns of a square board of `side * side` cells (goal `1 2 .. n-1` with the blank
+    /// last) and their tables (one byte per placement rank, see [`crate::solvers::pattern`]).
+    pub fn new(
+        patterns: Vec<Pattern>,
+        tables: Vec<Table>,
+        reflect: bool,
+    ) -> Result<Heuristic, HeuristicError> {
+        let grid = patterns
+            .first()
+            .ok_or(HeuristicError::NotAPartition(0))?
+            .grid()
+            .clone();
+        let n = grid.cells();
+        if grid.rows != grid.cols {
+            return Err(HeuristicError::NotSquare);
+        }
+        let side = grid.rows;
+        let mut owner = [u8::MAX; MAX_CELLS];
+        for (j, p) in patterns.iter().enumerate() {
+            if p.grid() != &grid {
+                return Err(HeuristicError::NotAPartition(n - 1));
+            }
+            for &t in p.tiles() {
+                if owner[t as usize] != u8::MAX {
+                    return Err(HeuristicError::NotAPartition(n - 1));
+                }
+                owner[t as usize] = j as u8;
+            }
+        }
+        if (1..n).any(|t| owner[t] == u8::MAX) || patterns.len() != tables.len() {
+            return Err(HeuristicError::NotAPartition(n - 1));
+        }
+        for (index, (p, t)) in patterns.iter().zip(&tables).enumerate() {
+            if t.bytes.len() as u64 != p.placements() {
+                return Err(HeuristicError::TableLength {
+                    index,
+                    found: t.bytes.len(),
+                    want: p.placements(),
+                });
+            }
+        }
+        let largest = (0..1u32 << n)
+            .map(|m| grid.largest_region(grid.full() & !m) as u16)
+            .collect();
+        let mut mirror = [0u8; MAX_CELLS];
+        let mut relabel = [0u8; MAX_CELLS];
+        for (c, m) in mirror.iter_mut().enumerate().take(n) {
+            *m = ((c % side) * side + c / side) as u8;
+        }
+        for t in 1..n {
+            relabel[t] = mirror[t - 1] + 1;
+        }
+        let adjacent = (0..n)
+            .map(|c| {
+                let mut m = grid.adjacent(c);
+                let mut v = Vec::new();
+                while m != 0 {
+                    v.push(m.trailing_zeros() as u8);
+                    m &= m - 1;
+                }
+                v.reverse();
+                v
+            })
+            .collect();
+        let mut index = [0u8; MAX_CELLS];
+        let mut weight = [0u64; MAX_CELLS];
+        for p in &patterns {
+            let k = p.tiles().len();
+            for (i, &t) in p.tiles().iter().enumerate() {
+                index[t as usize] = i as u8;
+                // P(n - 1 - i, k - 1 - i), as in `Pattern::rank`.
+                weight[t as usize] = (0..k - 1 - i).map(|m| (n - 1 - i - m) as u64).product();
+            }
+        }
+        Ok(Heuristic {
+            side,
+            patterns,
+            tables,
+            largest,
+            owner,
+            mirror,
+            relabel,
+            index,
+            weight,
+            adjacent,
+            reflect,
+        })
+    }
+
+    pub fn cells(&self) -> usize {
+        self.side * self.side
+    }
+
+    /// The patterns and their tables, in partition order.
+    pub fn tables(&self) -> impl Iterator<Item = (&Pattern, &Table)> {
+        self.patterns.iter().zip(&self.tables)
+    }
+
+    /// Copies the tables into memory backed by huge pages ([`crate::core::memory::huge_vec`]):
+    /// the search then reads them about twice as fast, at the cost of a copy that can
+    /// take a second when the kernel has to compact memory first. Worth it for a process
+    /// that answers many positions, not for one `query`.
+    pub fn move_to_huge_pages(&mut self) {
+        for t in &mut self.tables {
+            let mut v = crate::core::memory::huge_vec(t.bytes.len());
+            v.extend_from_slice(&t.bytes);
+            t.bytes = v;
+        }
+    }
+
+    /// Whether the reflected lookup is used.
+    pub fn reflects(&self) -> bool {
+        self.reflect
+    }
+
+    /// The bound for a whole arrangement (`cells[c]` = tile in cell `c`).
+    pub fn estimate(&self, cells: &[u8]) -> u32 {
+        Search::new(self, cells, Options::PLAIN).h()
+    }
+}
+
+/// How [`solve_with`] searches. Every setting finds an optimal solution (the bound stays
+/// admissible and the search exact); they differ in how many nodes it takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Evaluate every child before descending and try them in increasing order of their
+    /// bound, so that the last iteration meets a solution early.
+    pub ordered: bool,
+    /// Pathmax both ways (Felner et al. 2005, "bidirectional pathmax"): a child's bound
+    /// is at least its parent's minus one, and a parent whose child's bound exceeds the
+    /// iteration's by more than one move is cut at once, without trying its other children.
+    /// The tables are not consistent (an entry is a minimum over the blank's regions, so
+    /// neighbouring placements can differ by more than one), which is what this uses.
+    pub pathmax: bool,
+    /// Search each iteration on every thread of the rayon pool: the nodes a few moves
+    /// deep are listed in depth-first order and handed out in that order, so the
+    /// solution returned is the one the one-thread search finds; the nodes counted are
+    /// every thread's, a few more than one thread's (work on subtrees after the
+    /// solution's, done while it was being found).
+    pub parallel: bool,
+}
+
+impl Options {
+    /// Korf's 1985 IDA*: children in a fixed order (the blank moves up, left, right, down
+    /// in Korf's orientation, so down, right, left, up on this goal's board), each
+    /// generated only when the loop reaches it. With Manhattan distance as the bound it
+    /// generates exactly the nodes of Korf's published table (plus one for the start).
+    pub const PLAIN: Options = Options {
+        ordered: false,
+        pathmax: false,
+        parallel: false,
+    };
+    /// Ordered children and pathmax, on one thread. Pathmax saves almost nothing over
+    /// [`Options::ORDERED`] (measured), so [`solve`] does without it.
+    pub const FEWER_NODES: Options = Options {
+        ordered: true,
+        pathmax: true,
+        parallel: false,
+    };
+    /// Children in increasing order of their bound, on one thread.
+    pub const ORDERED: Options = Options {
+        ordered: true,
+        pathmax: false,
+        parallel: false,
+    };
+    /// What [`solve`] runs: [`Options::ORDERED`] on every thread.
+    pub const QUERY: Options = Options {
+        parallel: true,
+        ..Options::ORDERED
+    };
+}
+
+/// A child of the node being expanded: the tile in `cell` slides into the blank.
+#[derive(Clone, Copy, Default)]
+struct Child {
+    cell: u8,
+    tile: u8,
+    /// Placement ranks of the moved tile's pattern on the board and of its reflected
+    /// tile's pattern on the reflected board, after the move.
+    rank: u64,
+    mirrored: u64,
+    /// The cells of those patterns' tiles after the move.
+    occupied: u16,
+    mirrored_occupied: u16,
+    h: u32,
+}
+
+/// Asks the processor to bring a table entry into its cache: the entries a node's
+/// children need are requested together, so their memory latencies overlap.
+#[inline(always)]
+fn prefetch(table: &[u8], i: u64) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(p) = table.get(i as usize) {
+        // SAFETY: a hint about an address inside the table; nothing is read or written.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch(
+                p as *const u8 as *const i8,
+                std::arch::x86_64::_MM_HINT_T0,
+            )
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (table, i);
+}
+
+impl Heuristic {
+    /// The rank of the placement of tile `t`'s pattern after `t` moves from cell `a` to
+    /// the free adjacent cell `b`, from `rank` before the move, `tile_at` giving the
+    /// board. With `rank = sum_i d_i * w_i` and `d_i` = cell of the i-th tile minus the
+    /// earlier tiles in lower cells ([`crate::solvers::pattern`]), only tiles of the pattern in the
+    /// cells strictly between `a` and `b` change a digit besides `t`'s own: none for a move
+    /// along a row, at most `side - 1` along a column.
+    #[inline(always)]
+    fn moved_rank(&self, rank: u64, t: u8, a: u8, b: u8, tile_at: impl Fn(usize) -> u8) -> u64 {
+        let j = self.owner[t as usize];
+        let i = self.index[t as usize];
+        let (lo, hi) = (a.min(b) as usize, a.max(b) as usize);
+        let (mut earlier, mut later) = (0u64, 0u64);
+        for x in lo + 1..hi {
+            let u = tile_at(x) as usize;
+            if self.owner[u] == j {
+                if self.index[u] < i {
+                    earlier += 1;
+                } else {
+                    later += self.weight[u];
+                }
+            }
+        }
+        let delta =
+            (hi - lo) as u64 * self.weight[t as usize] - earlier * self.weight[t as usize] + later;
+        if b > a { rank + delta } else { rank - delta }
+    }
+
+    /// Pattern `j`'s bound at placement `rank`, its tiles in the cells of `occupied`
+    /// and the blank in cell `blank`.
+    #[inline(always)]
+    fn bound(&self, j: u8, rank: u64, occupied: u16, blank: u8) -> u32 {
+        let t = &self.tables[j as usize];
+        let in_largest = self.largest[occupied as usize] >> blank & 1 == 1;
+        t.entry.bound(t.bytes[rank as usize], in_largest)
+    }
+}
+
+/// What undoing a move restores.
+#[derive(Clone, Copy)]
+struct Saved {
+    rank: u64,
+    mirrored: u64,
+    occupied: u16,
+    mirrored_occupied: u16,
+    entry: u32,
+    mirrored_entry: u32,
+    sum: u32,
+    mirrored_sum: u32,
+}
+
+/// Result of one depth-first iteration below a bound.
+enum Probe {
+    Found,
+    /// The smallest f-value above the bound met (`u32::MAX`: none).
+    Exceeded(u32),
+}
+
+/// How deep the parallel search lists the nodes it hands out: about a hundred nodes.
+const SPLIT_DEPTH: u32 = 6;
+
+/// A node the parallel search hands out: the blank's cells from the start, and its bound.
+#[derive(Clone)]
+struct Task {
+    path: Vec<u8>,
+    h: u32,
+}
+
+/// The search's position: the board both ways (tile per cell, cell per tile), every
+/// pattern's placement rank on the board and on its reflection, and the two sums.
+#[derive(Clone)]
+struct Search<'h> {
+    h: &'h Heuristic,
+    opts: Options,
+    cells: [u8; MAX_CELLS],
+    /// `pos[t]` = cell of tile `t` (`pos[0]`: the blank).
+    pos: [u8; MAX_CELLS],
+    ranks: [u64; MAX_CELLS],
+    mirrored: [u64; MAX_CELLS],
+    /// The cells of every pattern's tiles, on the board and on its reflection.
+    occupied: [u16; MAX_CELLS],
+    mirrored_occupied: [u16; MAX_CELLS],
+    /// The bounds of those ranks, kept to save reading them again.
+    entries: [u32; MAX_CELLS],
+    mirrored_entries: [u32; MAX_CELLS],
+    sum: u32,
+    mirrored_sum: u32,
+    path: Vec<u8>,
+    expanded: u64,
+    generated: u64,
+    /// While listing the parallel search's tasks: the nodes at [`SPLIT_DEPTH`], which are
+    /// listed instead of searched.
+    tasks: Option<Vec<Task>>,
+    /// In a parallel search: the index of the first task a solution was found below, and
+    /// this task's; a task listed after the first solution stops at once.
+    abandon: Option<(&'h AtomicUsize, usize)>,
+}
+
+impl Search<'_> {
+    fn new<'h>(h: &'h Heuristic, cells: &[u8], opts: Options) -> Search<'h> {
+        let mut s = Search {
+            h,
+            opts,
+            cells: [0; MAX_CELLS],
+            pos: [0; MAX_CELLS],
+            ranks: [0; MAX_CELLS],
+            mirrored: [0; MAX_CELLS],
+            occupied: [0; MAX_CELLS],
+            mirrored_occupied: [0; MAX_CELLS],
+            entries: [0; MAX_CELLS],
+            mirrored_entries: [0; MAX_CELLS],
+            sum: 0,
+            mirrored_sum: 0,
+            path: Vec::new(),
+            expanded: 0,
+            generated: 0,
+            tasks: None,
+            abandon: None,
+        };
+        s.cells[..cells.len()].copy_from_slice(cells);
+        for (c, &t) in cells.iter().enumerate() {
+            s.pos[t as usize] = c as u8;
+        }
+        for (j, p) in h.patterns.iter().enumerate() {
+            let mut at = [0u8; MAX_CELLS];
+            let mut mat = [0u8; MAX_CELLS];
+            for (i, &t) in p.tiles().iter().enumerate() {
+                at[i] = s.pos[t as usize];
+                // Pattern tile t stands, on the reflected board, where the reflection
+                // puts tile relabel[t] (the relabelling is its own inverse).
+                mat[i] = h.mirror[s.pos[h.relabel[t as usize] as usize] as usize];
+            }
+            let k = p.tiles().len();
+            s.ranks[j] = p.rank(&at[..k]);
+            s.mirrored[j] = p.rank(&mat[..k]);
+            s.occupied[j] = at[..k].iter().fold(0, |m, &c| m | 1 << c);
+            s.mirrored_occupied[j] = mat[..k].iter().fold(0, |m, &c| m | 1 << c);
+            let (blank, mirrored_blank) = (s.pos[0], h.mirror[s.pos[0] as usize]);
+            s.entries[j] = h.bound(j as u8, s.ranks[j], s.occupied[j], blank);
+            s.mirrored_entries[j] = h.bound(
+                j as u8,
+                s.mirrored[j],
+                s.mirrored_occupied[j],
+                mirrored_blank,
+            );
+            s.sum += s.entries[j];
+            s.mirrored_sum += s.mirrored_entries[j];
+        }
+        s
+    }
+
+    fn h(&self) -> u32 {
+        if self.h.reflect {
+            self.sum.max(self.mirrored_sum)
+        } else {
+            self.sum
+        }
+    }
+
+    /// The move of the tile in `cell` into the blank, its ranks computed and its table
+    /// entries requested.
+    #[inline(always)]
+    fn child(&self, cell: u8) -> Child {
+        let h = self.h;
+        let blank = self.pos[0];
+        let t = self.cells[cell as usize];
+        let j = h.owner[t as usize];
+        let rank = h.moved_rank(self.ranks[j as usize], t, cell, blank, |x| self.cells[x]);
+        prefetch(&h.tables[j as usize].bytes, rank);
+        let occupied = self.occupied[j as usize] ^ (1 << cell | 1 << blank);
+        let (mut mirrored, mut mirrored_occupied) = (0, 0);
+        if h.reflect {
+            let mt = h.relabel[t as usize];
+            let jm = h.owner[mt as usize];
+            let (ma, mb) = (h.mirror[cell as usize], h.mirror[blank as usize]);
+            mirrored = h.moved_rank(self.mirrored[jm as usize], mt, ma, mb, |x| {
+                h.relabel[self.cells[h.mirror[x] as usize] as usize]
+            });
+            prefetch(&h.tables[jm as usize].bytes, mirrored);
+            mirrored_occupied = self.mirrored_occupied[jm as usize] ^ (1 << ma | 1 << mb);
+        }
+        Child {
+            cell,
+            tile: t,
+            rank,
+            mirrored,
+            occupied,
+            mirrored_occupied,
+            h: 0,
+        }
+    }
+
+    /// The bound of a child: the board's sum with the moved tile's pattern read again,
+    /// and, unless that alone already exceeds `cutoff`, the same for the reflection (a
+    /// read saved, and the child is cut either way).
+    #[inline(always)]
+    fn evaluate(&self, k: &Child, cutoff: u32) -> u32 {
+        let h = self.h;
+        let j = h.owner[k.tile as usize] as usize;
+        let sum = self.sum + h.bound(j as u8, k.rank, k.occupied, k.cell) - self.entries[j];
+        if !h.reflect || sum > cutoff {
+            return sum;
+        }
+        let jm = h.owner[h.relabel[k.tile as usize] as usize];
+        let mirrored_blank = h.mirror[k.cell as usize];
+        let msum = self.mirrored_sum + h.bound(jm, k.mirrored, k.mirrored_occupied, mirrored_blank)
+            - self.mirrored_entries[jm as usize];
+        sum.max(msum)
+    }
+
+    /// Makes move `k`; returns what [`Search::undo`] restores.
+    #[inline(always)]
+    fn apply(&mut self, k: &Child) -> Saved {
+        let h = self.h;
+        let t = k.tile as usize;
+        let (j, jm) = (h.owner[t] as usize, h.owner[h.relabel[t] as usize] as usize);
+        let saved = Saved {
+            rank: self.ranks[j],
+            mirrored: self.mirrored[jm],
+            occupied: self.occupied[j],
+            mirrored_occupied: self.mirrored_occupied[jm],
+            entry: self.entries[j],
+            mirrored_entry: self.mirrored_entries[jm],
+            sum: self.sum,
+            mirrored_sum: self.mirrored_sum,
+        };
+        let e = h.bound(j as u8, k.rank, k.occupied, k.cell);
+        self.sum = self.sum + e - self.entries[j];
+        self.entries[j] = e;
+        self.ranks[j] = k.rank;
+        self.occupied[j] = k.occupied;
+        if h.reflect {
+            let mirrored_blank = h.mirror[k.cell as usize];
+            let e = h.bound(jm as u8, k.mirrored, k.mirrored_occupied, mirrored_blank);
+            self.mirrored_sum = self.mirrored_sum + e - self.mirrored_entries[jm];
+            self.mirrored_entries[jm] = e;
+            self.mirrored[jm] = k.mirrored;
+            self.mirrored_occupied[jm] = k.mirrored_occupied;
+        }
+        let blank = self.pos[0];
+        self.cells[blank as usize] = k.tile;
+        self.cells[k.cell as usize] = 0;
+        self.pos[t] = blank;
+        self.pos[0] = k.cell;
+        saved
+    }
+
+    #[inline(always)]
+    fn undo(&mut self, k: &Child, saved: Saved) {
+        let h = self.h;
+        let t = k.tile as usize;
+        let (j, jm) = (h.owner[t] as usize, h.owner[h.relabel[t] as usize] as usize);
+        let blank = self.pos[t];
+        self.cells[blank as usize] = 0;
+        self.cells[k.cell as usize] = k.tile;
+        self.pos[t] = k.cell;
+        self.pos[0] = blank;
+        self.ranks[j] = saved.rank;
+        self.mirrored[jm] = saved.mirrored;
+        self.occupied[j] = saved.occupied;
+        self.mirrored_occupied[jm] = saved.mirrored_occupied;
+        self.entries[j] = saved.entry;
+        self.mirrored_entries[jm] = saved.mirrored_entry;
+        self.sum = saved.sum;
+        self.mirrored_sum = saved.mirrored_sum;
+    }
+
+    /// Searches below the current position, reached in `g` moves with bound `hp`.
+    fn dfs(&mut self, g: u32, hp: u32, bound: u32, previous: u8) -> Probe {
+        if self.sum == 0 {
+            // Every pattern is home, so every tile is: the goal.
+            return Probe::Found;
+        }
+        if g == SPLIT_DEPTH
+            && let Some(tasks) = &mut self.tasks
+        {
+            tasks.push(Task {
+                path: self.path.clone(),
+                h: hp,
+            });
+            return Probe::Exceeded(u32::MAX);
+        }
+        if let Some((first, me)) = self.abandon
+            && first.load(Ordering::Relaxed) < me
+        {
+            return Probe::Exceeded(u32::MAX);
+        }
+        self.expanded += 1;
+        let h = self.h;
+        let blank = self.pos[0];
+        let mut kids = [Child::default(); 4];
+        let mut n = 0;
+        for &c in &h.adjacent[blank as usize] {
+            if c != previous {
+                kids[n] = self.child(c);
+                n += 1;
+            }
+        }
+        let eager = self.opts.ordered || self.opts.pathmax;
+        if eager {
+            self.generated += n as u64;
+            let mut most = 0;
+            for k in &mut kids[..n] {
+                k.h = self.evaluate(k, bound.saturating_sub(g + 1));
+                if self.opts.pathmax {
+                    k.h = k.h.max(hp.saturating_sub(1));
+                }
+                most = most.max(k.h);
+            }
+            // This node is at least `most - 1` from the goal.
+            if self.opts.pathmax && g + most > bound + 1 {
+                return Probe::Exceeded(g + most - 1);
+            }
+            if self.opts.ordered {
+                for i in 1..n {
+                    let mut m = i;
+                    while m > 0 && kids[m - 1].h > kids[m].h {
+                        kids.swap(m - 1, m);
+                        m -= 1;
+                    }
+                }
+            }
+        }
+        let mut next = u32::MAX;
+        for k in &mut kids[..n] {
+            if !eager {
+                self.generated += 1;
+                k.h = self.evaluate(k, bound.saturating_sub(g + 1));
+            }
+            let f = g + 1 + k.h;
+            if f > bound {
+                next = next.min(f);
+                if self.opts.ordered {
+                    // The rest are no better.
+                    break;
+                }
+                continue;
+            }
+            let k = *k;
+            let saved = self.apply(&k);
+            self.path.push(k.cell);
+            match self.dfs(g + 1, k.h, bound, blank) {
+                Probe::Found => return Probe::Found,
+                Probe::Exceeded(x) => next = next.min(x),
+            }
+            self.path.pop();
+            self.undo(&k, saved);
+        }
+        Probe::Exceeded(next)
+    }
+}
+
+/// Finds an optimal solution of `cells` (tile in each cell, 0 the blank), which must be
+/// solvable (the caller checks the parity); `None` only if the tables say the goal is out
+/// of reach, which cannot happen for a solvable arrangement and complete tables.
+/// This is what `query` runs: [`Options::QUERY`], measured the fewest nodes and the least
+/// time of the options over Korf's 100.
+pub fn solve(h: &Heuristic, cells: &[u8]) -> Option<Solution> {
+    solve_with(h, cells, Options::QUERY)
+}
+
+/// [`solve`], searching as `opts` says.
+pub fn solve_with(h: &Heuristic, cells: &[u8], opts: Options) -> Option<Solution> {
+    assert_eq!(cells.len(), h.cells());
+    let mut search = Search::new(h, cells, opts);
+    let mut bound = search.h();
+    let mut iterations = Vec::new();
+    loop {
+        // Entries of 255 mark placements that cannot reach home.
+        if bound >= 255 * h.patterns.len() as u32 {
+            return None;
+        }
+        iterations.push(bound);
+        let hp = search.h();
+        let workers = if opts.parallel {
+            rayon::current_num_threads()
+        } else {
+            1
+        };
+        let probe = if workers > 1 {
+            search.iterate_in_parallel(hp, bound, workers)
+        } else {
+            search.dfs(0, hp, bound, u8::MAX)
+        };
+        match probe {
+            Probe::Found => {
+                return Some(Solution {
+                    length: search.path.len() as u32,
+                    blanks: search.path,
+                    expanded: search.expanded,
+                    generated: search.generated,
+                    iterations,
+                });
+            }
+            Probe::Exceeded(u32::MAX) => return None,
+            Probe::Exceeded(next) => bound = next,
+        }
+    }
+}
+
+impl Search<'_> {
+    /// One iteration below `bound` from the start, on `workers` threads: the nodes
+    /// [`SPLIT_DEPTH`] moves deep are listed in depth-first order, then taken in that
+    /// order by the threads, none starting one listed after a node below which a solution
+    /// was found. The solution kept is that of the first such node, so it is the one the
+    /// one-thread search finds.
+    fn iterate_in_parallel(&mut self, hp: u32, bound: u32, workers: usize) -> Probe {
+        self.tasks = Some(Vec::new());
+        let prefix = self.dfs(0, hp, bound, u8::MAX);
+        let tasks = self.tasks.take().unwrap_or_default();
+        let Probe::Exceeded(prefix_next) = prefix else {
+            return Probe::Found;
+        };
+        let start_blank = self.pos[0];
+        let taken = AtomicUsize::new(0);
+        let first_found = AtomicUsize::new(usize::MAX);
+        let done = Mutex::new(Vec::new());
+        let root = &*self;
+        rayon::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|_| {
+                    let (mut expanded, mut generated, mut next) = (0, 0, u32::MAX);
+                    let mut found: Option<(usize, Vec<u8>)> = None;
+                    loop {
+                        let i = taken.fetch_add(1, Ordering::Relaxed);
+                        if i >= tasks.len() || i > first_found.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let mut s = root.clone();
+                        for &c in &tasks[i].path {
+                            let k = s.child(c);
+                            s.apply(&k);
+                        }
+                        s.path = tasks[i].path.clone();
+                        s.abandon = Some((&first_found, i));
+                        let n = s.path.len();
+                        let previous = if n >= 2 { s.path[n - 2] } else { start_blank };
+                        let probe = s.dfs(n as u32, tasks[i].h, bound, previous);
+                        expanded += s.expanded - root.expanded;
+                        generated += s.generated - root.generated;
+                        match probe {
+                            Probe::Found => {
+                                first_found.fetch_min(i, Ordering::Relaxed);
+                                if found.as_ref().is_none_or(|(j, _)| i < *j) {
+                                    found = Some((i, s.path));
+                                }
+                            }
+                            Probe::Exceeded(x) => next = next.min(x),
+                        }
+                    }
+                    done.lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((expanded, generated, next, found));
+                });
+            }
+        });
+        let mut next = prefix_next;
+        let mut best: Option<(usize, Vec<u8>)> = None;
+        for (expanded, generated, n, found) in done.into_inner().unwrap_or_else(|e| e.into_inner())
+        {
+            self.expanded += expanded;
+            self.generated += generated;
+            next = next.min(n);
+            if let Some((i, path)) = found
+                && best.as_ref().is_none_or(|(j, _)| i < *j)
+            {
+                best = Some((i, path));
+            }
+        }
+        match best {
+            Some((_, path)) => {
+                self.path = path;
+                Probe::Found
+            }
+            None => Probe::Exceeded(next),
+        }
+    }
+}
+
+/// The arrangements along a solution, from `cells` (included) to the goal: the blank
+/// moves into each cell of `blanks` in turn. `None` if a step is not a move.
+pub fn replay(h: &Heuristic, cells: &[u8], blanks: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let mut cur = cells.to_vec();
+    let mut out = vec![cur.clone()];
+    for &c in blanks {
+        let b = cur.iter().position(|&v| v == 0)?;
+        if !h.adjacent.get(b)?.contains(&c) {
+            return None;
+        }
+        cur.swap(b, c as usize);
+        out.push(cur.clone());
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::progress::Silent;
+    use crate::core::space::StateSpace;
+    use crate::families::sliding::Sliding;
+    use crate::solvers::bfs::{self, Outputs};
+    use crate::solvers::pattern::{Entry, Grid, build};
+
+    fn eight_heuristic(reflect: bool) -> Heuristic {
+        let g = Grid::new(3, 3);
+        let patterns: Vec<Pattern> = [&[1u8, 2, 4, 5][..], &[3, 6, 7, 8]]
+            .iter()
+            .map(|t| Pattern::new(g.clone(), t).unwrap())
+            .collect();
+        let tables = patterns
+            .iter()
+            .map(|p| build(p, &Silent).unwrap())
+            .collect();
+        Heuristic::new(patterns, tables, reflect).unwrap()
+    }
+
+    /// Every 400th position of the 8-puzzle, with and without the reflected lookup and
+    /// with every search option: the search's lengths are the breadth-first distances, and the paths are real.
+    #[test]
+    fn optimal_on_the_eight_puzzle() {
+        let eight = Sliding::grid("eight", 3, 3);
+        let full = bfs::solve_with(&eight, Outputs::DISTANCES, &Silent).unwrap();
+        let all = [
+            Options::PLAIN,
+            Options::FEWER_NODES,
+            Options::ORDERED,
+            Options::QUERY,
+            Options {
+                ordered: false,
+                pathmax: true,
+                parallel: true,
+            },
+        ];
+        for (reflect, opts) in [false, true].into_iter().flat_map(|r| all.map(|o| (r, o))) {
+            let h = eight_heuristic(reflect);
+            for r in (0..eight.size()).step_by(400) {
+                let cells = eight.unrank(r);
+                assert!(h.estimate(&cells) <= full.dist[r as usize] as u32);
+                let s = solve_with(&h, &cells, opts).unwrap();
+                assert_eq!(s.length, full.dist[r as usize] as u32, "rank {r}");
+                let path = replay(&h, &cells, &s.blanks).unwrap();
+                assert_eq!(path.last().unwrap(), &[1, 2, 3, 4, 5, 6, 7, 8, 0]);
+                assert_eq!(*s.iterations.last().unwrap(), s.length);
+                if opts.parallel {
+                    // Handed out in depth-first order: the one-thread search's solution.
+                    let one = Options {
+                        parallel: false,
+                        ..opts
+                    };
+                    assert_eq!(s.blanks, solve_with(&h, &cells, one).unwrap().blanks);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn reflection_relabels_tiles_by_their_mirrored_home() {
+        let h = eight_heuristic(true);
+        // 3x3: tile 2 (home cell 1) <-> tile 4 (home cell 3); 5 and 9's cell stay.
+        assert_eq!(h.relabel[2], 4);
+        assert_eq!(h.relabel[4], 2);
+        assert_eq!(h.relabel[5], 5);
+        assert_eq!(h.mirror[8], 8);
+        // The goal and its reflection both estimate 0.
+        assert_eq!(h.estimate(&[1, 2, 3, 4, 5, 6, 7, 8, 0]), 0);
+    }
+
+    #[test]
+    fn partitions_must_cover_every_tile_once() {
+        let g = Grid::new(3, 3);
+        let p = |t: &[u8]| Pattern::new(g.clone(), t).unwrap();
+        let a = p(&[1, 2, 3, 4]);
+        let b = p(&[4, 5, 6, 7, 8]);
+        let zeros = |p: &Pattern| Table {
+            entry: Entry::Minimum,
+            bytes: vec![0; p.placements() as usize],
+        };
+        let (ta, tb) = (zeros(&a), zeros(&b));
+        assert!(Heuristic::new(vec![a.clone(), b], vec![ta.clone(), tb], true).is_err());
+        let c = p(&[5, 6, 7]);
+        let tc = zeros(&c);
+        assert!(Heuristic::new(vec![a, c], vec![ta, tc], true).is_err());
+    }
+
+    /// Tables of nothing but zeros for the patterns `tiles` of the 4x4 (allocated zeroed,
+    /// so the large ones cost no memory until read).
+    fn zero_heuristic(tiles: &[&[u8]], reflect: bool) -> Heuristic {
+        let g = Grid::new(4, 4);
+        let patterns: Vec<Pattern> = tiles
+            .iter()
+            .map(|t| Pattern::new(g.clone(), t).unwrap())
+            .collect();
+        let tables = patterns
+            .iter()
+            .map(|p| Table {
+                entry: Entry::LargestRegion,
+                bytes: vec![0u8; p.placements() as usize],
+            })
+            .collect();
+        Heuristic::new(patterns, tables, reflect).unwrap()
+    }
+
+    /// The ranks updated move by move (on the board and on its reflection) equal the
+    /// ranks computed afresh from the whole board, along random walks with the 6-6-3 and
+    /// 7-8 patterns; and undoing every move restores the start.
+    #[test]
+    fn incremental_ranks_equal_full_ranks() {
+        let parts: [&[&[u8]]; 2] = [
+            &[&[1, 2, 5, 6, 9, 10], &[3, 4, 7, 8, 11, 12], &[13, 14, 15]],
+            &[&[1, 2, 3, 4, 5, 6, 7, 8], &[9, 10, 11, 12, 13, 14, 15]],
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for tiles in parts {
+            let h = zero_heuristic(tiles, true);
+            let goal: Vec<u8> = (1..16).chain([0]).collect();
+            let mut s = Search::new(&h, &goal, Options::FEWER_NODES);
+            let mut done = Vec::new();
+            for _ in 0..3000 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let moves = &h.adjacent[s.pos[0] as usize];
+                let k = s.child(moves[(seed % moves.len() as u64) as usize]);
+                let saved = s.apply(&k);
+                done.push((k, saved));
+                let fresh = Search::new(&h, &s.cells[..16], Options::FEWER_NODES);
+                assert_eq!(fresh.ranks, s.ranks, "{:?}", &s.cells[..16]);
+                assert_eq!(fresh.mirrored, s.mirrored, "{:?}", &s.cells[..16]);
+                assert_eq!(fresh.occupied, s.occupied, "{:?}", &s.cells[..16]);
+                assert_eq!(fresh.mirrored_occupied, s.mirrored_occupied);
+                assert_eq!(fresh.pos, s.pos);
+            }
+            while let Some((k, saved)) = done.pop() {
+                s.undo(&k, saved);
+            }
+            let start = Search::new(&h, &goal, Options::FEWER_NODES);
+            assert_eq!(
+                (start.cells, start.ranks, start.mirrored),
+                (s.cells, s.ranks, s.mirrored)
+            );
+            assert_eq!(
+                (start.occupied, start.mirrored_occupied),
+                (s.occupied, s.mirrored_occupied)
+            );
+        }
+    }
+
+    /// The calibration of the node counts: with Manhattan distance as the bound (fifteen
+    /// patterns of one tile each, whose tables are exactly each tile's distance), the
+    /// plain search generates, on Korf's instances 12, 79 and 97, the nodes Korf's 1985
+    /// table gives for them (546,344, 540,860 and 1,002,927), counting the start as he
+    /// does. So `generated` counts what the literature counts.
+    #[test]
+    fn plain_search_generates_korfs_published_node_counts() {
+        let g = Grid::new(4, 4);
+        let patterns: Vec<Pattern> = (1..16u8)
+            .map(|t| Pattern::new(g.clone(), &[t]).unwrap())
+            .collect();
+        let tables = patterns
+            .iter()
+            .map(|p| build(p, &Silent).unwrap())
+            .collect();
+        let h = Heuristic::new(patterns, tables, false).unwrap();
+        let cases: [(u32, u32, u32, u64, [u8; 16]); 3] = [
+            (
+                12,
+                35,
+                45,
+                546_344,
+                [14, 1, 9, 6, 4, 8, 12, 5, 7, 2, 3, 0, 10, 11, 13, 15],
+            ),
+            (
+                79,
+                28,
+                42,
+                540_860,
+                [0, 1, 9, 7, 11, 13, 5, 3, 14, 12, 4, 2, 8, 6, 10, 15],
+            ),
+            (
+                97,
+                32,
+                44,
+                1_002_927,
+                [9, 14, 5, 7, 8, 15, 1, 2, 10, 4, 13, 6, 12, 0, 11, 3],
+            ),
+        ];
+        for (id, manhattan, length, published, korf) in cases {
+            let cells = crate::families::fifteen::from_korf(&korf);
+            assert_eq!(h.estimate(&cells), manhattan, "instance {id}");
+            let plain = solve_with(&h, &cells, Options::PLAIN).unwrap();
+            assert_eq!(plain.length, length, "instance {id}");
+            assert_eq!(plain.generated + 1, published, "instance {id}");
+            let best = solve_with(&h, &cells, Options::FEWER_NODES).unwrap();
+            assert_eq!(best.length, length, "instance {id}");
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! What makes a generated file safe to ship and to replace: the `meta` table that says
+//! what wrote it, the `<db>.sha256` sidecar a recipient checks with `sha256sum -c`, the
+//! statistics and compaction done before the rename, which leftover files a run may
+//! delete, where `--db` really points, and what an older-schema file still holds.
+//!
+//! [`crate::build`] calls these at the matching steps of the nightly job.
+
+use std::fs::{self, File};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags, params};
+use sha2::{Digest, Sha256};
+
+use crate::catalog::identity::GENERATOR_VERSION;
+use crate::store::{APPLICATION_ID, SCHEMA_VERSION};
+
+/// The commit the binary was built from, when the build could ask git.
+pub const GIT_COMMIT: Option<&str> = option_env!("PUZZLEBASE_GIT_COMMIT");
+
+/// The oldest schema version whose `puzzles` and data tables are exactly this build's
+/// (version 3 only added `meta`), so that its puzzles can be copied row for row.
+pub const COPYABLE_SINCE: i32 = 2;
+
+/// Fills the `meta` table of a new file. `only` is what `--puzzle` asked for (empty:
+/// every puzzle).
+pub fn write_meta(conn: &Connection, only: &[String]) -> rusqlite::Result<()> {
+    let puzzles = if only.is_empty() {
+        "all".to_string()
+    } else {
+        only.join(",")
+    };
+    let mut rows = vec![
+        ("generator", "puzzlebase".to_string()),
+        ("generator_version", env!("CARGO_PKG_VERSION").to_string()),
+        ("tables_version", GENERATOR_VERSION.to_string()),
+        ("schema_version", SCHEMA_VERSION.to_string()),
+        ("puzzles", puzzles),
+    ];
+    if let Some(commit) = GIT_COMMIT {
+        rows.push(("git_commit", commit.to_string()));
+    }
+    let mut st = conn.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
+    for (k, v) in rows {
+        st.execute(params![k, v])?;
+    }
+    conn.execute(
+        "INSERT OR REPLACE INTO meta (key, value)
+         VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+        [],
+    )?;
+    Ok(())
+}
+
+/// Planner statistics (`sqlite_stat1`) for tools that query the file with their own
+/// SQL, then a compact file without the free pages left by the bulk writes.
+pub fn finish(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch("ANALYZE; VACUUM;")
+}
+
+/// Where `--db` really is: symbolic links are followed to their final target (which need
+/// not exist yet), so the lock, the temporary and the rename all act on the target and
+/// two spellings of one file share one lock.
+pub fn resolve(db: &Path) -> std::io::Result<PathBuf> {
+    let mut path = db.to_path_buf();
+    // The kernel's own limit on a chain of links.
+    for _ in 0..40 {
+        match fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(std::io::Error::other("too many levels of symbolic links"))
+}
+
+/// `<db>.sha256`, beside the file.
+pub fn sidecar(db: &Path) -> PathBuf {
+    let mut name = db.file_name().unwrap_or_default().to_os_string();
+    name.push(".sha256");
+    db.with_file_name(name)
+}
+
+/// Lower-case hex SHA-256 of a file's bytes.
+pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+    let mut f = File::open(path)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The sidecar's one line, as `sha256sum` prints it and `sha256sum -c` reads it.
+fn sidecar_line(hex: &str, base: &str) -> String {
+    format!("{hex}  {base}\n")
+}
+
+/// Writes the sidecar for `file` (the finished temporary) as it will be named `base`,
+/// into `<sidecar>.tmp-<pid>`, flushed; returns that temporary's path.
+pub fn write_sidecar_temporary(file: &Path, db: &Path, base: &str) -> std::io::Result<PathBuf> {
+    let hex = sha256_file(file)?;
+    let mut name = sidecar(db).file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".tmp-{}", std::process::id()));
+    let tmp = db.with_file_name(name);
+    let mut f = File::create(&tmp)?;
+    f.write_all(sidecar_line(&hex, base).as_bytes())?;
+    f.sync_all()?;
+    Ok(tmp)
+}
+
+/// Makes `<db>.sha256` agree with `db` (a run killed between the two renames leaves the
+/// old sidecar beside the new file). Returns whether it had to be rewritten.
+pub fn repair_sidecar(db: &Path, base: &str) -> std::io::Result<bool> {
+    if !db.is_file() {
+        return Ok(false);
+    }
+    let want = sidecar_line(&sha256_file(db)?, base);
+    let path = sidecar(db);
+    if fs::read(&path).is_ok_and(|have| have == want.as_bytes()) {
+        return Ok(false);
+    }
+    let tmp = write_sidecar_temporary(db, db, base)?;
+    fs::rename(&tmp, &path)?;
+    Ok(true)
+}
+
+/// Whether `name` in the database's directory is a temporary that a run of this program
+/// made and did not finish: `<db>.tmp-<pid>` with a numeric pid and a file that is ours
+/// (our SQLite header, or still empty), or `<db>.sha256.tmp-<pid>` holding a sidecar
+/// line. Anything else, such as a user's `<db>.tmp-backup`, is left alone.
+pub fn is_our_temporary(dir: &Path, base: &str, name: &str) -> bool {
+    let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let path = dir.join(name);
+    if let Some(pid) = name.strip_prefix(&format!("{base}.tmp-")) {
+        return numeric(pid) && is_our_database_or_empty(&path);
+    }
+    if let Some(pid) = name.strip_prefix(&format!("{base}.sha256.tmp-")) {
+        return numeric(pid) && is_sidecar_text(&path, base);
+    }
+    false
+}
+
+fn is_our_database_or_empty(path: &Path) -> bool {
+    let Ok(mut f) = File::open(path) else {
+        return false;
+    };
+    let mut header = [0u8; 72];
+    let mut got = 0;
+    while got < header.len() {
+        match f.read(&mut header[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(_) => return false,
+        }
+    }
+    if got == 0 {
+        return fs::metadata(path).is_ok_and(|m| m.len() == 0);
+    }
+    got == header.len()
+        && &header[..16] == b"SQLite format 3\0"
+        && header[68..72] == APPLICATION_ID.to_be_bytes()
+}
+
+fn is_sidecar_text(path: &Path, base: &str) -> bool {
+    let Ok(text) = fs::read_to_string(path) else {
+        return false;
+    };
+    let Some((hex, rest)) = text.split_once("  ") else {
+        return text.is_empty();
+    };
+    hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) && rest == format!("{base}\n")
+}
+
+/// Puzzles recorded in a puzzlebase file of an older schema than this build's: their
+/// names, and whether the file's tables are this build's so they can be copied.
+pub struct OlderFile {
+    pub version: i32,
+    pub names: Vec<String>,
+}
+
+/// Reads the puzzle names of a file whose schema is older than ours (every version
+/// since the first has `puzzles.name`).
+pub fn older_puzzles(db: &Path) -> rusqlite::Result<OlderFile> {
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let mut st = conn.prepare("SELECT name FROM puzzles ORDER BY name")?;
+    let names = st
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(OlderFile { version, names })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_numbered_temporaries_with_our_content_are_ours() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let ours = Connection::open(d.join("p.sqlite.tmp-12")).unwrap();
+        ours.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        ours.execute_batch("CREATE TABLE t (x)").unwrap();
+        drop(ours);
+        let foreign = Connection::open(d.join("p.sqlite.tmp-13")).unwrap();
+        foreign.execute_batch("CREATE TABLE t (x)").unwrap();
+        drop(foreign);
+        fs::write(d.join("p.sqlite.tmp-14"), b"").unwrap();
+        fs::write(d.join("p.sqlite.tmp-backup"), b"").unwrap();
+        fs::write(d.join("p.sqlite.tmp-15"), b"notes").unwrap();
+        let line = sidecar_line(&"ab".repeat(32), "p.sqlite");
+        fs::write(d.join("p.sqlite.sha256.tmp-16"), &line).unwrap();
+        fs::write(d.join("p.sqlite.sha256.tmp-old"), &line).unwrap();
+        let ours = |n: &str| is_our_temporary(d, "p.sqlite", n);
+        assert!(ours("p.sqlite.tmp-12"));
+        assert!(!ours("p.sqlite.tmp-13"), "another program's SQLite file");
+        assert!(
+            ours("p.sqlite.tmp-14"),
+            "a run killed before its first write"
+        );
+        assert!(!ours("p.sqlite.tmp-backup"));
+        assert!(!ours("p.sqlite.tmp-15"));
+        assert!(ours("p.sqlite.sha256.tmp-16"));
+        assert!(!ours("p.sqlite.sha256.tmp-old"));
+        assert!(!ours("q.sqlite.tmp-12"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_to_a_target_that_may_not_exist_yet() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        fs::create_dir(d.join("real")).unwrap();
+        std::os::unix::fs::symlink("real/p.sqlite", d.join("a")).unwrap();
+        std::os::unix::fs::symlink(d.join("a"), d.join("b")).unwrap();
+        assert_eq!(resolve(&d.join("b")).unwrap(), d.join("real/p.sqlite"));
+        assert_eq!(resolve(&d.join("x")).unwrap(), d.join("x"));
+        std::os::unix::fs::symlink("loop", d.join("loop")).unwrap();
+        assert!(resolve(&d.join("loop")).is_err());
+    }
+}

@@ -1,0 +1,715 @@
+//! The SQLite file: schema migrations, the bulk writer used by `generate` (rows, and the
+//! chunks of packed tables laid out by [`crate::core::packed`]), checksums, and the read-only
+//! queries used by `query` (every one an indexed read).
+
+pub mod integrity;
+
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+
+/// `PRAGMA application_id` of a puzzlebase file ("PZB1").
+pub use crate::core::records::{
+    FarthestRow, HistogramRow, PackedTable, PegLayerRow, PositionRow, PuzzleInfo, PuzzleRecord,
+    SolutionRow, Storage,
+};
+
+pub const APPLICATION_ID: i32 = 0x505A_4231;
+
+/// Schema migrations in order; `PRAGMA user_version` = how many have been applied.
+const MIGRATIONS: &[(&str, &str)] = &[
+    ("0001_init", include_str!("../../migrations/0001_init.sql")),
+    (
+        "0002_packed",
+        include_str!("../../migrations/0002_packed.sql"),
+    ),
+    ("0003_meta", include_str!("../../migrations/0003_meta.sql")),
+];
+
+/// Schema version this build writes and reads.
+pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
+
+#[derive(Debug, Error)]
+pub enum StoreError {
+    #[error("no database at {0}: run `puzzlebase generate` first")]
+    Missing(String),
+    #[error("{0} is not a puzzlebase database")]
+    NotOurs(String),
+    #[error(
+        "{path} has schema version {found}, newer than this build understands ({SCHEMA_VERSION}); upgrade puzzlebase"
+    )]
+    Newer { path: String, found: i32 },
+    #[error(
+        "{path} has schema version {found}, older than this build's {SCHEMA_VERSION}: run `puzzlebase generate`"
+    )]
+    Older { path: String, found: i32 },
+    #[error(
+        "{path} has a hot journal: a writer was killed while changing it; open the file once with write access to roll that change back (e.g. `sqlite3 FILE 'PRAGMA quick_check'`), then run `puzzlebase verify`"
+    )]
+    HotJournal { path: String },
+    #[error("database {path}: {source}")]
+    Sqlite {
+        path: String,
+        source: rusqlite::Error,
+    },
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+fn sql(path: &Path) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+    move |source| StoreError::Sqlite {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Applies every migration newer than the file's `user_version`, each in a transaction.
+pub fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
+    let found: i32 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(sql(path))?;
+    if found > SCHEMA_VERSION {
+        return Err(StoreError::Newer {
+            path: path.display().to_string(),
+            found,
+        });
+    }
+    for (version, (_name, script)) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        let tx = conn.transaction().map_err(sql(path))?;
+        tx.execute_batch(script).map_err(sql(path))?;
+        tx.pragma_update(None, "user_version", version as i32 + 1)
+            .map_err(sql(path))?;
+        tx.pragma_update(None, "application_id", APPLICATION_ID)
+            .map_err(sql(path))?;
+        tx.commit().map_err(sql(path))?;
+    }
+    Ok(())
+}
+
+/// The secondary index of `positions`, exactly as migration 0001 creates it.
+const POSITIONS_INDEX: &str = "CREATE INDEX positions_by_distance ON positions (puzzle, distance)";
+
+/// Prepares a new file for a bulk load: a page cache that holds a small puzzle's rows,
+/// and no secondary index, so that [`finish_bulk_load`] builds it once by sorting rather
+/// than updating it row by row (that was a third of the cost of writing 181,440 rows).
+pub fn begin_bulk_load(conn: &Connection, path: &Path) -> Result<()> {
+    conn.execute_batch(
+        "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;
+         DROP INDEX positions_by_distance;",
+    )
+    .map_err(sql(path))
+}
+
+/// Restores what [`begin_bulk_load`] removed; the schema is then as the migrations left it.
+pub fn finish_bulk_load(conn: &Connection, path: &Path) -> Result<()> {
+    conn.execute_batch(POSITIONS_INDEX).map_err(sql(path))
+}
+
+/// Checks that `conn` is a puzzlebase file of exactly this build's schema version.
+pub fn check_identity(conn: &Connection, path: &Path) -> Result<()> {
+    let id: i32 = conn
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .map_err(|e| match e {
+            // A file that is not SQLite at all fails on its first read.
+            rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase => {
+                StoreError::NotOurs(path.display().to_string())
+            }
+            // A read-only connection cannot roll back what a killed writer left behind.
+            rusqlite::Error::SqliteFailure(f, _)
+                if f.extended_code == rusqlite::ffi::SQLITE_READONLY_ROLLBACK =>
+            {
+                StoreError::HotJournal {
+                    path: path.display().to_string(),
+                }
+            }
+            other => sql(path)(other),
+        })?;
+    if id != APPLICATION_ID {
+        return Err(StoreError::NotOurs(path.display().to_string()));
+    }
+    let found: i32 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(sql(path))?;
+    let p = path.display().to_string();
+    match found.cmp(&SCHEMA_VERSION) {
+        std::cmp::Ordering::Greater => Err(StoreError::Newer { path: p, found }),
+        std::cmp::Ordering::Less => Err(StoreError::Older { path: p, found }),
+        std::cmp::Ordering::Equal => Ok(()),
+    }
+}
+
+/// Opens an existing database read-only after checking that it is ours and current.
+pub fn open_read(path: &Path) -> Result<Connection> {
+    if !path.is_file() {
+        return Err(StoreError::Missing(path.display().to_string()));
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(sql(path))?;
+    check_identity(&conn, path)?;
+    Ok(conn)
+}
+
+// ---------------------------------------------------------------------------------------
+// Rows
+
+fn opt_i64(v: Option<u64>) -> Option<i64> {
+    v.map(|x| x as i64)
+}
+
+/// Writes one puzzle's rows into `conn` (inside the caller's transaction) and records its
+/// checksum, the one [`checksum`] computes from the file: the large tables (positions in
+/// rank order, packed chunks) are hashed from the rows as written, the rest read back.
+/// `written` is called once per position row and once per packed chunk.
+pub fn write_puzzle(
+    conn: &Connection,
+    path: &Path,
+    rec: PuzzleRecord<'_>,
+    written: &dyn Fn(),
+) -> Result<()> {
+    let e = sql(path);
+    // The checksum of the positions rows is taken as they are written, in the encoding
+    // and order in which [`checksum`] reads them back (by rank), unless they come out of
+    // rank order; then the whole checksum is read back from the file.
+    let mut streamed = Some(Sha256::new());
+    if let Some(h) = &mut streamed {
+        h.update(b"positions");
+    }
+    let mut last_rank: Option<u64> = None;
+    let packed = (|| -> rusqlite::Result<Vec<PackedTable>> {
+        conn.execute(
+            "INSERT INTO puzzles (name, family, definition, states, solvable, max_distance, generated_at,
+                                  definition_hash, checksum, seconds, storage, counts)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?7, '', ?8, ?9, ?10)",
+            params![
+                rec.name,
+                rec.family,
+                rec.definition,
+                rec.states as i64,
+                rec.solvable as i64,
+                rec.max_distance,
+                rec.definition_hash,
+                rec.seconds,
+                rec.storage.as_str(),
+                rec.counts
+            ],
+        )?;
+        let mut st = conn.prepare_cached(
+            "INSERT INTO positions (puzzle, rank, state, distance, next_rank, solutions, move)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        // The puzzle is bound once; each row rebinds the rest and runs the statement.
+        st.raw_bind_parameter(1, &rec.name)?;
+        for p in rec.positions {
+            st.raw_bind_parameter(2, p.rank as i64)?;
+            st.raw_bind_parameter(3, &p.state)?;
+            st.raw_bind_parameter(4, p.distance)?;
+            st.raw_bind_parameter(5, opt_i64(p.next_rank))?;
+            st.raw_bind_parameter(6, opt_i64(p.solutions))?;
+            st.raw_bind_parameter(7, &p.mv)?;
+            st.raw_execute()?;
+            if let Some(h) = &mut streamed {
+                if last_rank.is_some_and(|l| p.rank <= l) {
+                    streamed = None;
+                } else {
+                    use rusqlite::types::ValueRef::{Integer, Null, Text};
+                    let opt = |v: Option<i64>| v.map_or(Null, Integer);
+                    hash_row(
+                        h,
+                        [
+                            Text(rec.name.as_bytes()),
+                            Integer(p.rank as i64),
+                            Text(p.state.as_bytes()),
+                            opt(p.distance.map(i64::from)),
+                            opt(opt_i64(p.next_rank)),
+                            opt(opt_i64(p.solutions)),
+                            p.mv.as_deref().map_or(Null, |m| Text(m.as_bytes())),
+                        ],
+                    );
+                }
+            }
+            last_rank = Some(p.rank);
+            written();
+        }
+        let mut table = conn.prepare_cached(
+            "INSERT INTO packed_tables (puzzle, kind, encoding, ranks_per_chunk, chunks, layout)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?;
+        let mut chunk = conn.prepare_cached(
+            "INSERT INTO packed_chunks (puzzle, kind, chunk, data) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for t in &rec.packed {
+            table.execute(params![
+                rec.name,
+                t.kind,
+                t.encoding,
+                t.ranks_per_chunk as i64,
+                t.chunks.len() as i64,
+                t.layout
+            ])?;
+            for (i, data) in t.chunks.iter().enumerate() {
+                chunk.execute(params![rec.name, t.kind, i as i64, data])?;
+                written();
+            }
+        }
+        let mut st = conn.prepare_cached(
+            "INSERT INTO farthest (puzzle, rank, state, distance) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for f in &rec.farthest {
+            st.execute(params![rec.name, f.rank as i64, f.state, f.distance])?;
+        }
+        let mut st = conn.prepare_cached(
+            "INSERT INTO histogram (puzzle, distance, positions, classes) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for h in &rec.histogram {
+            st.execute(params![rec.name, h.distance, h.positions as i64, h.classes as i64])?;
+        }
+        let mut st = conn.prepare_cached(
+            "INSERT INTO peg_layers (puzzle, pegs, reachable, can_finish, reachable_classes, can_finish_classes)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?;
+        for l in &rec.peg_layers {
+            st.execute(params![
+                rec.name,
+                l.pegs,
+                l.reachable as i64,
+                l.can_finish as i64,
+                l.reachable_classes as i64,
+                l.can_finish_classes as i64
+            ])?;
+        }
+        let mut st = conn
+            .prepare_cached("INSERT INTO peg_matrix (puzzle, start, finish, distance) VALUES (?1, ?2, ?3, ?4)")?;
+        for &(s, f, d) in &rec.peg_matrix {
+            st.execute(params![rec.name, s, f, d])?;
+        }
+        let mut st = conn.prepare_cached(
+            "INSERT INTO solutions (puzzle, rank, state, value, canonical) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        for s in &rec.solutions {
+            st.execute(params![rec.name, s.rank as i64, s.state, s.value, s.canonical])?;
+        }
+        Ok(rec.packed)
+    })()
+    .map_err(&e)?;
+    let sum = match streamed {
+        Some(mut h) => {
+            // The rest is small but for the packed chunks, which are hashed from memory.
+            for (table, order) in &DATA_TABLES[1..] {
+                if *table == "packed_chunks" {
+                    hash_chunks(&mut h, &rec.name, &packed);
+                } else {
+                    hash_table(&mut h, conn, path, table, order, &rec.name)?;
+                }
+            }
+            hex(h)
+        }
+        None => checksum(conn, path, &rec.name)?,
+    };
+    conn.execute(
+        "UPDATE puzzles SET checksum = ?1 WHERE name = ?2",
+        params![sum, rec.name],
+    )
+    .map_err(e)?;
+    Ok(())
+}
+
+/// Tables holding per-puzzle rows, with the order that makes their content canonical.
+const DATA_TABLES: &[(&str, &str)] = &[
+    ("positions", "rank"),
+    ("histogram", "distance"),
+    ("peg_layers", "pegs"),
+    ("peg_matrix", "start, finish"),
+    ("solutions", "rank"),
+    ("packed_tables", "kind"),
+    ("packed_chunks", "kind, chunk"),
+    ("farthest", "rank"),
+];
+
+/// SHA-256 over every row of `puzzle` in every data table, in key order. Identical
+/// contents give identical checksums whatever produced them.
+pub fn checksum(conn: &Connection, path: &Path, puzzle: &str) -> Result<String> {
+    let mut h = Sha256::new();
+    for (table, order) in DATA_TABLES {
+        hash_table(&mut h, conn, path, table, order, puzzle)?;
+    }
+    Ok(hex(h))
+}
+
+fn hex(h: Sha256) -> String {
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Feeds one table's rows of `puzzle`, in `order`, into the checksum.
+fn hash_table(
+    h: &mut Sha256,
+    conn: &Connection,
+    path: &Path,
+    table: &str,
+    order: &str,
+    puzzle: &str,
+) -> Result<()> {
+    h.update(table.as_bytes());
+    let mut st = conn
+        .prepare(&format!(
+            "SELECT * FROM {table} WHERE puzzle = ?1 ORDER BY {order}"
+        ))
+        .map_err(sql(path))?;
+    let cols = st.column_count();
+    let mut rows = st.query([puzzle]).map_err(sql(path))?;
+    while let Some(row) = rows.next().map_err(sql(path))? {
+        let values = (0..cols)
+            .map(|i| row.get_ref(i))
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(sql(path))?;
+        hash_row(h, values);
+    }
+    Ok(())
+}
+
+/// The `packed_chunks` rows of `puzzle` as [`hash_table`] reads them back (by kind, then
+/// chunk), from the tables just written.
+fn hash_chunks(h: &mut Sha256, puzzle: &str, tables: &[PackedTable]) {
+    use rusqlite::types::ValueRef::{Blob, Integer, Text};
+    h.update(b"packed_chunks");
+    let mut tables: Vec<&PackedTable> = tables.iter().collect();
+    tables.sort_by_key(|t| t.kind);
+    for t in tables {
+        for (i, data) in t.chunks.iter().enumerate() {
+            let row = [
+                Text(puzzle.as_bytes()),
+                Text(t.kind.as_bytes()),
+                Integer(i as i64),
+                Blob(data),
+            ];
+            hash_row(h, row);
+        }
+    }
+}
+
+/// One row's contribution to the checksum: a newline, then each value with its type.
+fn hash_row<'a>(h: &mut Sha256, values: impl IntoIterator<Item = rusqlite::types::ValueRef<'a>>) {
+    use rusqlite::types::ValueRef::*;
+    h.update(b"\n");
+    for v in values {
+        match v {
+            Null => h.update(b"\x00N"),
+            Integer(v) => {
+                h.update(b"\x00I");
+                h.update(v.to_le_bytes());
+            }
+            Real(v) => {
+                h.update(b"\x00R");
+                h.update(v.to_le_bytes());
+            }
+            Text(t) | Blob(t) => {
+                h.update(b"\x00T");
+                h.update((t.len() as u64).to_le_bytes());
+                h.update(t);
+            }
+        }
+    }
+}
+
+/// Copies one puzzle's rows from the attached database `prev` into the main database.
+pub fn copy_puzzle(conn: &Connection, path: &Path, puzzle: &str) -> Result<()> {
+    conn.execute(
+        "INSERT INTO main.puzzles SELECT * FROM prev.puzzles WHERE name = ?1",
+        [puzzle],
+    )
+    .map_err(sql(path))?;
+    for (table, _) in DATA_TABLES {
+        conn.execute(
+            &format!("INSERT INTO main.{table} SELECT * FROM prev.{table} WHERE puzzle = ?1"),
+            [puzzle],
+        )
+        .map_err(sql(path))?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Reads
+
+fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PuzzleInfo> {
+    let storage: String = r.get(10)?;
+    Ok(PuzzleInfo {
+        name: r.get(0)?,
+        family: r.get(1)?,
+        definition: r.get(2)?,
+        storage: Storage::parse(&storage).ok_or_else(|| {
+            rusqlite::Error::FromSqlConversionFailure(
+                10,
+                rusqlite::types::Type::Text,
+                format!("unknown storage {storage:?}").into(),
+            )
+        })?,
+        counts: r.get(11)?,
+        states: r.get::<_, i64>(3)? as u64,
+        solvable: r.get::<_, i64>(4)? as u64,
+        max_distance: r.get(5)?,
+        generated_at: r.get(6)?,
+        definition_hash: r.get(7)?,
+        checksum: r.get(8)?,
+        seconds: r.get(9)?,
+    })
+}
+
+const INFO_COLUMNS: &str = "name, family, definition, states, solvable, max_distance, generated_at, definition_hash, checksum, seconds, storage, counts";
+
+/// Every stored puzzle, by name.
+pub fn puzzles(conn: &Connection) -> rusqlite::Result<Vec<PuzzleInfo>> {
+    let mut st = conn.prepare(&format!("SELECT {INFO_COLUMNS} FROM puzzles ORDER BY name"))?;
+    st.query_map([], info_from_row)?.collect()
+}
+
+pub fn puzzle(conn: &Connection, name: &str) -> rusqlite::Result<Option<PuzzleInfo>> {
+    conn.query_row(
+        &format!("SELECT {INFO_COLUMNS} FROM puzzles WHERE name = ?1"),
+        [name],
+        info_from_row,
+    )
+    .optional()
+}
+
+fn position_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PositionRow> {
+    Ok(PositionRow {
+        rank: r.get::<_, i64>(0)? as u64,
+        state: r.get(1)?,
+        distance: r.get(2)?,
+        next_rank: r.get::<_, Option<i64>>(3)?.map(|v| v as u64),
+        solutions: r.get::<_, Option<i64>>(4)?.map(|v| v as u64),
+        mv: r.get(5)?,
+    })
+}
+
+pub fn position(
+    conn: &Connection,
+    puzzle: &str,
+    rank: u64,
+) -> rusqlite::Result<Option<PositionRow>> {
+    conn.prepare_cached(
+        "SELECT rank, state, distance, next_rank, solutions, move FROM positions WHERE puzzle = ?1 AND rank = ?2",
+    )?
+    .query_row(params![puzzle, rank as i64], position_from_row)
+    .optional()
+}
+
+/// Calls `each` with every stored position row of `puzzle`, by rank (one range read of
+/// the primary key): what a reader that keeps a puzzle's rows in memory loads.
+pub fn for_each_position(
+    conn: &Connection,
+    puzzle: &str,
+    mut each: impl FnMut(PositionRow),
+) -> rusqlite::Result<()> {
+    let mut st = conn.prepare(
+        "SELECT rank, state, distance, next_rank, solutions, move FROM positions WHERE puzzle = ?1 ORDER BY rank",
+    )?;
+    let mut rows = st.query([puzzle])?;
+    while let Some(r) = rows.next()? {
+        each(position_from_row(r)?);
+    }
+    Ok(())
+}
+
+/// The layout (JSON) and chunk count of a packed table, if the puzzle has one of `kind`.
+pub fn packed_table(
+    conn: &Connection,
+    puzzle: &str,
+    kind: &str,
+) -> rusqlite::Result<Option<(String, u64)>> {
+    conn.prepare_cached("SELECT layout, chunks FROM packed_tables WHERE puzzle = ?1 AND kind = ?2")?
+        .query_row(params![puzzle, kind], |r| {
+            Ok((r.get(0)?, r.get::<_, i64>(1)? as u64))
+        })
+        .optional()
+}
+
+/// One chunk's blob of a packed table (one indexed read).
+pub fn packed_chunk(
+    conn: &Connection,
+    puzzle: &str,
+    kind: &str,
+    chunk: u64,
+) -> rusqlite::Result<Option<Vec<u8>>> {
+    conn.prepare_cached(
+        "SELECT data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 AND chunk = ?3",
+    )?
+    .query_row(params![puzzle, kind, chunk as i64], |r| r.get(0))
+    .optional()
+}
+
+/// Every packed table of a puzzle: `(kind, layout JSON, chunks)`, by kind.
+pub fn packed_tables(
+    conn: &Connection,
+    puzzle: &str,
+) -> rusqlite::Result<Vec<(String, String, u64)>> {
+    let mut st = conn.prepare(
+        "SELECT kind, layout, chunks FROM packed_tables WHERE puzzle = ?1 ORDER BY kind",
+    )?;
+    st.query_map([puzzle], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64))
+    })?
+    .collect()
+}
+
+/// Calls `each` with every chunk of one packed table in chunk order, the blob borrowed
+/// from SQLite (one range read of the primary key, no copy per chunk).
+pub fn for_each_packed_chunk(
+    conn: &Connection,
+    puzzle: &str,
+    kind: &str,
+    each: impl FnMut(u64, &[u8]),
+) -> rusqlite::Result<()> {
+    for_each_packed_chunk_in(conn, puzzle, kind, i64::MIN..=i64::MAX, each)
+}
+
+/// Calls `each` with every chunk of one packed table numbered in `chunks`, in order
+/// (a chunk number is handed on as stored, so a negative one arrives as a huge one).
+pub fn for_each_packed_chunk_in(
+    conn: &Connection,
+    puzzle: &str,
+    kind: &str,
+    chunks: std::ops::RangeInclusive<i64>,
+    mut each: impl FnMut(u64, &[u8]),
+) -> rusqlite::Result<()> {
+    let mut st = conn.prepare_cached(
+        "SELECT chunk, data FROM packed_chunks
+          WHERE puzzle = ?1 AND kind = ?2 AND chunk BETWEEN ?3 AND ?4 ORDER BY chunk",
+    )?;
+    let mut rows = st.query(params![puzzle, kind, chunks.start(), chunks.end()])?;
+    while let Some(r) = rows.next()? {
+        each(r.get::<_, i64>(0)? as u64, r.get_ref(1)?.as_blob()?);
+    }
+    Ok(())
+}
+
+/// The `farthest` rows of a packed puzzle, by rank.
+pub fn farthest(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<FarthestRow>> {
+    let mut st =
+        conn.prepare("SELECT rank, state, distance FROM farthest WHERE puzzle = ?1 ORDER BY rank")?;
+    st.query_map([puzzle], |r| {
+        Ok(FarthestRow {
+            rank: r.get::<_, i64>(0)? as u64,
+            state: r.get(1)?,
+            distance: r.get(2)?,
+        })
+    })?
+    .collect()
+}
+
+/// The positions at the puzzle's maximum distance, by rank.
+pub fn longest(
+    conn: &Connection,
+    puzzle: &str,
+) -> rusqlite::Result<(Option<u8>, Vec<PositionRow>)> {
+    let max: Option<u8> = conn.query_row(
+        "SELECT max(distance) FROM positions WHERE puzzle = ?1",
+        [puzzle],
+        |r| r.get(0),
+    )?;
+    let Some(max) = max else {
+        return Ok((None, Vec::new()));
+    };
+    let mut st = conn.prepare(
+        // Entries of the distance index are ordered by (puzzle, distance, rank): naming it
+        // makes this a range read, where the planner would otherwise walk every row of
+        // the puzzle in key order.
+        "SELECT rank, state, distance, next_rank, solutions, move FROM positions
+         INDEXED BY positions_by_distance WHERE puzzle = ?1 AND distance = ?2 ORDER BY rank",
+    )?;
+    let rows = st
+        .query_map(params![puzzle, max], position_from_row)?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok((Some(max), rows))
+}
+
+pub fn histogram(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<HistogramRow>> {
+    let mut st = conn.prepare(
+        "SELECT distance, positions, classes FROM histogram WHERE puzzle = ?1 ORDER BY distance",
+    )?;
+    st.query_map([puzzle], |r| {
+        Ok(HistogramRow {
+            distance: r.get(0)?,
+            positions: r.get::<_, i64>(1)? as u64,
+            classes: r.get::<_, i64>(2)? as u64,
+        })
+    })?
+    .collect()
+}
+
+pub fn peg_layers(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<PegLayerRow>> {
+    let mut st = conn.prepare(
+        "SELECT pegs, reachable, can_finish, reachable_classes, can_finish_classes FROM peg_layers
+         WHERE puzzle = ?1 ORDER BY pegs",
+    )?;
+    st.query_map([puzzle], |r| {
+        Ok(PegLayerRow {
+            pegs: r.get(0)?,
+            reachable: r.get::<_, i64>(1)? as u64,
+            can_finish: r.get::<_, i64>(2)? as u64,
+            reachable_classes: r.get::<_, i64>(3)? as u64,
+            can_finish_classes: r.get::<_, i64>(4)? as u64,
+        })
+    })?
+    .collect()
+}
+
+/// The start x finish matrix, `None` entries where the finish cannot be reached.
+pub fn peg_matrix(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<Vec<Option<u8>>>> {
+    let mut st = conn.prepare(
+        "SELECT start, finish, distance FROM peg_matrix WHERE puzzle = ?1 ORDER BY start, finish",
+    )?;
+    let cells: Vec<(usize, usize, Option<u8>)> = st
+        .query_map([puzzle], |r| {
+            Ok((
+                r.get::<_, u8>(0)? as usize,
+                r.get::<_, u8>(1)? as usize,
+                r.get(2)?,
+            ))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let n = cells.iter().map(|c| c.0.max(c.1) + 1).max().unwrap_or(0);
+    let mut m = vec![vec![None; n]; n];
+    for (s, f, d) in cells {
+        m[s][f] = d;
+    }
+    Ok(m)
+}
+
+/// Stored solutions of an enumeration puzzle, optionally only canonical ones and only
+/// those with a given value, by rank.
+pub fn solutions(
+    conn: &Connection,
+    puzzle: &str,
+    canonical_only: bool,
+    value: Option<i64>,
+) -> rusqlite::Result<Vec<SolutionRow>> {
+    let mut st = conn.prepare(
+        "SELECT rank, state, value, canonical FROM solutions
+         WHERE puzzle = ?1 AND (?2 = 0 OR canonical = 1) AND (?3 IS NULL OR value = ?3) ORDER BY rank",
+    )?;
+    st.query_map(params![puzzle, canonical_only, value], |r| {
+        Ok(SolutionRow {
+            rank: r.get::<_, i64>(0)? as u64,
+            state: r.get(1)?,
+            value: r.get(2)?,
+            canonical: r.get(3)?,
+        })
+    })?
+    .collect()
+}
+
+/// Number of canonical solutions per value (the magic triangle's side sums).
+pub fn solutions_by_value(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<(i64, u64)>> {
+    let mut st = conn.prepare(
+        "SELECT value, count(*) FROM solutions WHERE puzzle = ?1 AND canonical = 1 AND value IS NOT NULL
+         GROUP BY value ORDER BY value",
+    )?;
+    st.query_map([puzzle], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?
+        .collect()
+}
