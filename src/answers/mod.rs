@@ -123,14 +123,6 @@ pub enum Histogram {
     ByValue(Vec<(i64, u64)>),
 }
 
-/// Parses a stored move, `[3,10,12,3]`, on a board of `holes` holes.
-fn parse_move(text: &str, holes: usize) -> Option<Vec<u8>> {
-    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
-    inner
-        .split(',')
-        .map(|h| h.trim().parse().ok().filter(|&h: &u8| (h as usize) < holes))
-        .collect()
-}
 
 /// The puzzle `name` as this file holds it: built in, or a user's puzzle rebuilt from
 /// the definition stored with it (the one rule: [`catalog::lookup`]).
@@ -639,7 +631,7 @@ impl Database {
                     row.state
                 ))
             };
-            let stored = parse_move(mv_text, board.holes).ok_or_else(illegal)?;
+            let stored = board.parse_move(mv_text).ok_or_else(illegal)?;
             let mv = board.map_move(&stored, sym, true);
             cur = board.apply_move(cur, &mv).ok_or_else(illegal)?;
             if board.canonical(cur).0 != next_rank {
@@ -1276,18 +1268,5 @@ impl<'a> PackedReader<'a> {
         let count =
             self.with_chunk("solutions", l.locate(rank).chunk, |b| l.count(b, rank).ok())?;
         Ok(Solutions::from_stored(count))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_move;
-
-    #[test]
-    fn stored_moves_must_name_holes_of_the_board() {
-        assert_eq!(parse_move("[3,10,12,3]", 15), Some(vec![3, 10, 12, 3]));
-        assert_eq!(parse_move("[3,10,15]", 15), None);
-        assert_eq!(parse_move("[3,x]", 15), None);
-        assert_eq!(parse_move("3,10", 15), None);
     }
 }

@@ -18,7 +18,6 @@ use crate::catalog::{self, identity};
 use crate::core::memory;
 use crate::core::progress::Progress;
 use crate::families::Puzzle;
-use crate::families::registry;
 use crate::store::integrity;
 use crate::store::{self, PuzzleInfo, StoreError};
 use crate::verify;
@@ -269,8 +268,7 @@ fn stored_user_puzzles(db: &Path, registry: &[Puzzle]) -> Vec<Puzzle> {
         .filter(|i| {
             !catalog::definitions_builtin(&i.name) && !registry.iter().any(|p| p.name() == i.name)
         })
-        .filter_map(|i| serde_json::from_str(&i.definition).ok())
-        .filter_map(|d| registry::from_definition(&d).ok())
+        .filter_map(|i| catalog::lookup(&i.name, Some(&i.definition)).ok())
         .collect()
 }
 

@@ -1292,7 +1292,7 @@ fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<Derived> {
         let Some(text) = mv else {
             return Err(format!("{}: no move stored", at(b)));
         };
-        let Some(after) = parse_move(text, board.holes).and_then(|m| board.apply_move(b, &m))
+        let Some(after) = board.parse_move(text).and_then(|m| board.apply_move(b, &m))
         else {
             return Err(format!("{}: move {text} is not a legal move", at(b)));
         };
@@ -1414,15 +1414,6 @@ fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<Derived> {
         solvable: sum(2),
         max_distance: max,
     })
-}
-
-/// A stored move, `[3,10,12,3]`, on a board of `holes` holes.
-fn parse_move(text: &str, holes: usize) -> Option<Vec<u8>> {
-    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
-    inner
-        .split(',')
-        .map(|h| h.parse().ok().filter(|&h: &u8| (h as usize) < holes))
-        .collect()
 }
 
 // ---------------------------------------------------------------------------------------

@@ -350,6 +350,22 @@ impl Board {
             })
             .collect()
     }
+
+    /// One move in the notation [`Board::format_moves`] writes, `[3,10,12,3]`: the holes
+    /// the peg visits, each a hole of this board. Nothing else is a move (no spaces, no
+    /// empty list); this is the one parser of stored moves.
+    pub fn parse_move(&self, text: &str) -> Option<Vec<u8>> {
+        let inner = text.strip_prefix('[')?.strip_suffix(']')?;
+        inner
+            .split(',')
+            .map(|h| {
+                (h.bytes().all(|b| b.is_ascii_digit()))
+                    .then(|| h.parse().ok())
+                    .flatten()
+                    .filter(|&h: &u8| (h as usize) < self.holes)
+            })
+            .collect()
+    }
 }
 
 /// Image of a bitboard under a hole permutation (slow path, used to build tables).

@@ -491,3 +491,23 @@ fn peg_results_do_not_depend_on_thread_count() {
         .install(|| matrix(&b, &Silent));
     assert_eq!(m1, matrix(&b, &Silent));
 }
+
+/// A board of `holes` holes and no jumps, to parse moves against.
+fn parse_move(text: &str, holes: usize) -> Option<Vec<u8>> {
+    let rows = vec![Vec::new(); holes];
+    Board::from_table("moves", &rows, 0, 0, false).parse_move(text)
+}
+
+#[test]
+fn stored_moves_must_name_holes_of_the_board() {
+    assert_eq!(parse_move("[3,10,12,3]", 15), Some(vec![3, 10, 12, 3]));
+    assert_eq!(parse_move("[3,10,15]", 15), None);
+    assert_eq!(parse_move("[3,x]", 15), None);
+    assert_eq!(parse_move("3,10", 15), None);
+    // Exactly the notation format_moves writes: no spaces, no signs, nothing empty.
+    assert_eq!(parse_move("[3, 10]", 15), None);
+    assert_eq!(parse_move("[+3,10]", 15), None);
+    assert_eq!(parse_move("[]", 15), None);
+    let m = vec![3, 10, 12, 3];
+    assert_eq!(parse_move(&Board::format_moves(std::slice::from_ref(&m)), 15), Some(m));
+}
