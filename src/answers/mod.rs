@@ -123,7 +123,6 @@ pub enum Histogram {
     ByValue(Vec<(i64, u64)>),
 }
 
-
 /// The puzzle `name` as this file holds it: built in, or a user's puzzle rebuilt from
 /// the definition stored with it (the one rule: [`catalog::lookup`]).
 pub fn known(conn: &Connection, name: &str) -> Result<Puzzle> {

@@ -1292,8 +1292,7 @@ fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<Derived> {
         let Some(text) = mv else {
             return Err(format!("{}: no move stored", at(b)));
         };
-        let Some(after) = board.parse_move(text).and_then(|m| board.apply_move(b, &m))
-        else {
+        let Some(after) = board.parse_move(text).and_then(|m| board.apply_move(b, &m)) else {
             return Err(format!("{}: move {text} is not a legal move", at(b)));
         };
         let after = board.canonical(after).0;
@@ -1544,7 +1543,6 @@ fn enumeration(conn: &Connection, name: &str, e: Enumeration<'_>) -> Check<Deriv
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::format::COUNT_LIMIT;
 
     #[test]
     fn the_first_failure_is_the_smallest_index() {
@@ -1562,21 +1560,5 @@ mod tests {
             }
         }
         assert!(first_failure(1 << 20, |_, _| Ok(())).is_ok());
-    }
-
-    #[test]
-    fn counts_overflow_as_the_generator_does() {
-        assert_eq!(add_counts(2, 3), 5);
-        assert_eq!(add_counts(COUNT_LIMIT, 0), COUNT_LIMIT);
-        assert_eq!(add_counts(COUNT_LIMIT, 1), COUNT_OVERFLOW);
-        assert_eq!(add_counts(COUNT_OVERFLOW, 0), COUNT_OVERFLOW);
-    }
-
-    #[test]
-    fn stored_moves_parse_only_on_the_board() {
-        assert_eq!(parse_move("[3,10,12,3]", 13), Some(vec![3, 10, 12, 3]));
-        assert_eq!(parse_move("[3,13]", 13), None);
-        assert_eq!(parse_move("3,10", 13), None);
-        assert_eq!(parse_move("[3, 10]", 13), None);
     }
 }

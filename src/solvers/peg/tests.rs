@@ -492,9 +492,20 @@ fn peg_results_do_not_depend_on_thread_count() {
     assert_eq!(m1, matrix(&b, &Silent));
 }
 
-/// A board of `holes` holes and no jumps, to parse moves against.
+/// A line of `holes` holes (jumps along it), to parse moves against.
 fn parse_move(text: &str, holes: usize) -> Option<Vec<u8>> {
-    let rows = vec![Vec::new(); holes];
+    let rows: Vec<Vec<(u8, u8)>> = (0..holes)
+        .map(|h| {
+            let mut r = Vec::new();
+            if h + 2 < holes {
+                r.push((h as u8 + 1, h as u8 + 2));
+            }
+            if h >= 2 {
+                r.push((h as u8 - 1, h as u8 - 2));
+            }
+            r
+        })
+        .collect();
     Board::from_table("moves", &rows, 0, 0, false).parse_move(text)
 }
 
@@ -508,6 +519,13 @@ fn stored_moves_must_name_holes_of_the_board() {
     assert_eq!(parse_move("[3, 10]", 15), None);
     assert_eq!(parse_move("[+3,10]", 15), None);
     assert_eq!(parse_move("[]", 15), None);
+    assert_eq!(parse_move("[3,10,12,3]", 13), Some(vec![3, 10, 12, 3]));
+    assert_eq!(parse_move("[3,13]", 13), None);
+    assert_eq!(parse_move("3,10", 13), None);
+    assert_eq!(parse_move("[3, 10]", 13), None);
     let m = vec![3, 10, 12, 3];
-    assert_eq!(parse_move(&Board::format_moves(std::slice::from_ref(&m)), 15), Some(m));
+    assert_eq!(
+        parse_move(&Board::format_moves(std::slice::from_ref(&m)), 15),
+        Some(m)
+    );
 }
