@@ -3,7 +3,10 @@
 //! renames it into place. An interrupted run leaves the previous file untouched; a
 //! second run on the same file while one is under way is refused.
 
+pub mod backend;
 pub mod records;
+
+use backend::{Backend, Local};
 
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
@@ -146,8 +149,21 @@ pub fn generate_with(
 }
 
 /// Like [`generate_with`] with the built-in puzzles given (the registry with some
-/// definition changed, e.g. [`families::fifteen::registry_building`]).
+/// definition changed, e.g. [`catalog::registry_building`]).
 pub fn generate_from(
+    opts: &Options,
+    registry: Vec<Puzzle>,
+    extra: Vec<Puzzle>,
+    full_check: bool,
+    observer: &dyn Observer,
+) -> Result<Vec<Summary>> {
+    generate_on(&Local, opts, registry, extra, full_check, observer)
+}
+
+/// Like [`generate_from`], computing the tables on `backend` ([`Local`] is this
+/// machine's); the file is the same whatever the backend.
+pub fn generate_on(
+    backend: &dyn Backend,
     opts: &Options,
     mut registry: Vec<Puzzle>,
     extra: Vec<Puzzle>,
@@ -223,7 +239,7 @@ pub fn generate_from(
         keep: false,
     };
     let summaries = build(
-        &tmp.path, db, &registry, &previous, &carried, opts, full_check, observer,
+        backend, &tmp.path, db, &registry, &previous, &carried, opts, full_check, observer,
     )?;
     persist(tmp, db, &base)?;
     drop(lock);
@@ -350,7 +366,9 @@ fn previous_puzzles(
     Ok((copyable, carried))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn build(
+    backend: &dyn Backend,
     tmp: &Path,
     db: &Path,
     registry: &[Puzzle],
@@ -395,7 +413,7 @@ fn build(
             _ => {
                 let measured = memory::reset_peak();
                 let progress = observer.progress(name);
-                let rec = records::compute(p, hash, progress.as_ref()).map_err(|e| {
+                let rec = records::compute(p, hash, backend, progress.as_ref()).map_err(|e| {
                     GenerateError::Solve {
                         puzzle: name.to_string(),
                         message: e.0,

@@ -7,15 +7,17 @@ use std::time::Instant;
 use rayon::prelude::*;
 use thiserror::Error;
 
+use crate::build::backend::Backend;
 use crate::core::format;
-use crate::core::packed::{CountLayout, RunLayout};
+use crate::core::packed::RunLayout;
 use crate::core::progress::Progress;
 use crate::core::rank::FACT;
 use crate::core::space::GraphPuzzle;
 use crate::families::Puzzle;
-use crate::solvers::bfs::{self, COUNT_OVERFLOW, NO_NEXT, Outputs, UNREACHED};
+use crate::solvers::bfs::{COUNT_OVERFLOW, NO_NEXT, UNREACHED};
 use crate::solvers::enumerate;
-use crate::solvers::peg::{self, Board};
+use crate::solvers::pattern::Pattern;
+use crate::solvers::peg::Board;
 use crate::store::{
     FarthestRow, HistogramRow, PackedTable, PegLayerRow, PositionRow, PuzzleRecord, SolutionRow,
     Storage,
@@ -29,10 +31,12 @@ const ROW_BATCH: usize = 1 << 14;
 #[error("{0}")]
 pub struct SolveFailure(pub String);
 
-/// Computes one puzzle's complete record. `seconds` is the time spent solving.
+/// Computes one puzzle's complete record on `backend`. `seconds` is the time spent
+/// solving.
 pub fn compute<'a>(
     p: &'a Puzzle,
     hash: String,
+    backend: &dyn Backend,
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
     let started = Instant::now();
@@ -57,15 +61,16 @@ pub fn compute<'a>(
         farthest: Vec::new(),
     };
     let rec = match p {
-        Puzzle::Graph(g) => graph(g.as_ref(), base, progress)?,
-        Puzzle::Peg(board) => peg_board(board, base, progress)?,
-        Puzzle::Magic(m) => solutions(FACT[m.positions()], m.solve(progress), base),
+        Puzzle::Graph(g) => graph(g.as_ref(), base, backend, progress)?,
+        Puzzle::Peg(board) => peg_board(board, base, backend, progress)?,
+        Puzzle::Magic(m) => solutions(FACT[m.positions()], backend.magic(m, progress), base),
         Puzzle::Tour(board) => {
-            let found = crate::families::tour::closed_tours(board, progress);
+            let found = backend.tours(board, progress);
             solutions(found.len() as u64, found, base)
         }
         Puzzle::Patterns(f) => {
-            crate::families::fifteen::record(f, base, progress).map_err(SolveFailure)?
+            let table = |p: &Pattern| backend.pattern_table(p, progress);
+            crate::families::fifteen::record(f, base, &table, progress).map_err(SolveFailure)?
         }
     };
     Ok(PuzzleRecord {
@@ -88,14 +93,15 @@ fn levels_histogram(levels: &[u64]) -> Vec<HistogramRow> {
 fn graph<'a>(
     g: &'a dyn GraphPuzzle,
     base: PuzzleRecord<'a>,
+    backend: &dyn Backend,
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
     if format::graph_storage(g.size(), g.packing().is_some()) == Storage::Packed
         && let Some(layout) = g.packing()
     {
-        return packed_graph(g, layout, base, progress);
+        return packed_graph(g, layout, base, backend, progress);
     }
-    let table = bfs::solve(g, progress).map_err(|e| SolveFailure(e.to_string()))?;
+    let table = backend.graph_table(g, progress).map_err(SolveFailure)?;
     let histogram = levels_histogram(&table.levels);
     let (states, solvable, max_distance) = (g.size(), table.reached(), Some(table.max_distance()));
     // One closure owns the table; unreached ranks (unsolvable arrangements) are skipped.
@@ -138,6 +144,7 @@ fn packed_graph<'a>(
     g: &'a dyn GraphPuzzle,
     layout: RunLayout,
     base: PuzzleRecord<'a>,
+    backend: &dyn Backend,
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
     if layout.ranks() != g.size() {
@@ -148,57 +155,34 @@ fn packed_graph<'a>(
         )));
     }
     let counts = format::packed_counts(g.size());
-    let outputs = Outputs {
-        next: false,
-        counts,
-    };
-    let table = bfs::solve_with(g, outputs, progress).map_err(|e| SolveFailure(e.to_string()))?;
-    let max = table.max_distance();
-    let mut farthest: Vec<u64> = (table.dist.par_iter().enumerate())
-        .filter(|&(_, &d)| d == max)
-        .map(|(r, _)| r as u64)
-        .collect();
-    farthest.sort_unstable();
-
-    progress.phase("packing", layout.chunks());
-    let distance = (0..layout.chunks())
-        .into_par_iter()
-        .map(|c| {
-            let blob = layout.encode_chunk(c, &table.dist);
-            progress.advance(1);
-            blob
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| SolveFailure(e.to_string()))?;
+    let done = backend
+        .packed_graph(g, &layout, counts, progress)
+        .map_err(SolveFailure)?;
+    let max = done.max_distance();
     let mut packed = vec![PackedTable {
         kind: "distance",
         encoding: "run-steps",
         ranks_per_chunk: layout.ranks_per_chunk(),
         layout: layout.describe().to_string(),
-        chunks: distance,
+        chunks: done.distance,
     }];
-    if counts {
-        let max = table.count.par_iter().copied().max().unwrap_or(0);
-        let l = CountLayout::for_counts(g.size(), max);
+    if let Some((l, chunks)) = done.counts {
         packed.push(PackedTable {
             kind: "solutions",
             encoding: l.encoding(),
             ranks_per_chunk: l.ranks_per_chunk(),
             layout: l.describe().to_string(),
-            chunks: (0..l.chunks())
-                .into_par_iter()
-                .map(|c| l.encode_chunk(c, &table.count))
-                .collect(),
+            chunks,
         });
     }
     Ok(PuzzleRecord {
         storage: Storage::Packed,
         counts,
         states: g.size(),
-        solvable: table.reached(),
+        solvable: done.levels.iter().sum(),
         max_distance: Some(max),
-        histogram: levels_histogram(&table.levels),
-        farthest: (farthest.into_iter())
+        histogram: levels_histogram(&done.levels),
+        farthest: (done.farthest.into_iter())
             .map(|rank| FarthestRow {
                 rank,
                 state: g.format(rank),
@@ -214,11 +198,12 @@ fn packed_graph<'a>(
 fn peg_board<'a>(
     board: &'a Board,
     base: PuzzleRecord<'a>,
+    backend: &dyn Backend,
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
-    let table = peg::solve(board, progress).map_err(|e| SolveFailure(e.to_string()))?;
+    let table = backend.peg_table(board, progress).map_err(SolveFailure)?;
     let matrix = if board.matrix {
-        peg::matrix(board, progress)
+        backend.peg_matrix(board, progress)
     } else {
         Vec::new()
     };

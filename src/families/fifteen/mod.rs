@@ -240,16 +240,19 @@ pub fn korf_instances(text: &str) -> Result<Vec<KorfInstance>, String> {
 
 /// Every table of the built partitions, computed by the shared BFS, as packed `u8` tables
 /// (their layout's `entry` naming what a byte holds, [`pattern::Entry`]).
+///
+/// `table` computes one pattern's table (the build's backend).
 pub fn record<'a>(
     f: &Fifteen,
     base: PuzzleRecord<'a>,
+    table: &dyn Fn(&Pattern) -> Result<pattern::Table, String>,
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, String> {
     let mut packed = Vec::new();
     for part in f.built() {
         for (i, p) in f.patterns(part).iter().enumerate() {
             let started = Instant::now();
-            let table = pattern::build(p, progress).map_err(|e| e.to_string())?;
+            let table = table(p)?;
             let l = ByteLayout::new(p.placements());
             let mut layout = l.describe();
             layout["partition"] = json!(part.name);

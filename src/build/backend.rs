@@ -1,0 +1,150 @@
+//! The backend seam: the build asks a [`Backend`] for a puzzle's tables in the units the
+//! engines already have (a move graph's table or its packed chunks, one pattern table, a
+//! peg board's layers and matrix, the solutions of an enumeration), and turns what comes
+//! back into records itself. Only the build writes SQLite; a backend computes.
+//!
+//! [`Local`] is this machine's backend: the rayon-parallel solvers. A backend that runs
+//! across processes implements the same trait in its own module and is chosen by a
+//! command-line switch; nothing else changes.
+
+use rayon::prelude::*;
+
+use crate::core::packed::{CountLayout, RunLayout};
+use crate::core::progress::Progress;
+use crate::core::space::GraphPuzzle;
+use crate::families::magic::Magic;
+use crate::families::tour::{TourBoard, closed_tours};
+use crate::solvers::bfs::{self, Outputs, Table};
+use crate::solvers::enumerate::Solution;
+use crate::solvers::pattern::{self, Pattern};
+use crate::solvers::peg::{self, Board, PegTable};
+
+/// A move graph stored packed, as its backend hands it over: every chunk of the
+/// distance table (and of the count table when counts were asked for), in chunk order,
+/// with the level sizes and the ranks at the maximum distance (sorted).
+pub struct PackedGraph {
+    pub distance: Vec<Vec<u8>>,
+    pub counts: Option<(CountLayout, Vec<Vec<u8>>)>,
+    /// Positions per distance, from 0 to the maximum.
+    pub levels: Vec<u64>,
+    pub farthest: Vec<u64>,
+}
+
+impl PackedGraph {
+    pub fn reached(&self) -> u64 {
+        self.levels.iter().sum()
+    }
+    pub fn max_distance(&self) -> u8 {
+        (self.levels.len() - 1) as u8
+    }
+}
+
+/// What computes a puzzle's tables. Each method is one unit of work; the results are
+/// the same whatever the backend (the build's checksums do not depend on it).
+pub trait Backend: Sync {
+    /// The backend's name, for reports (`local`).
+    fn name(&self) -> &'static str;
+    /// A move graph stored a row per position: distances, next ranks and counts.
+    fn graph_table(&self, g: &dyn GraphPuzzle, progress: &dyn Progress) -> Result<Table, String>;
+    /// A move graph stored packed in `layout`, with solution counts when `counts`.
+    fn packed_graph(
+        &self,
+        g: &dyn GraphPuzzle,
+        layout: &RunLayout,
+        counts: bool,
+        progress: &dyn Progress,
+    ) -> Result<PackedGraph, String>;
+    /// One pattern database (one byte per placement of its tiles).
+    fn pattern_table(&self, p: &Pattern, progress: &dyn Progress)
+    -> Result<pattern::Table, String>;
+    /// A peg board's positions, by peg count, that are reachable and can finish.
+    fn peg_table(&self, board: &Board, progress: &dyn Progress) -> Result<PegTable, String>;
+    /// A peg board's start-by-finish matrix.
+    fn peg_matrix(&self, board: &Board, progress: &dyn Progress) -> Vec<Vec<Option<u8>>>;
+    /// Every arrangement of a magic figure with equal line sums.
+    fn magic(&self, m: &Magic, progress: &dyn Progress) -> Vec<Solution>;
+    /// Every closed tour of a tour board, one per class.
+    fn tours(&self, board: &TourBoard, progress: &dyn Progress) -> Vec<Solution>;
+}
+
+/// This machine: the solvers, parallel over its cores with rayon.
+pub struct Local;
+
+impl Backend for Local {
+    fn name(&self) -> &'static str {
+        "local"
+    }
+
+    fn graph_table(&self, g: &dyn GraphPuzzle, progress: &dyn Progress) -> Result<Table, String> {
+        bfs::solve(g, progress).map_err(|e| e.to_string())
+    }
+
+    fn packed_graph(
+        &self,
+        g: &dyn GraphPuzzle,
+        layout: &RunLayout,
+        counts: bool,
+        progress: &dyn Progress,
+    ) -> Result<PackedGraph, String> {
+        let outputs = Outputs {
+            next: false,
+            counts,
+        };
+        let table = bfs::solve_with(g, outputs, progress).map_err(|e| e.to_string())?;
+        let max = table.max_distance();
+        let mut farthest: Vec<u64> = (table.dist.par_iter().enumerate())
+            .filter(|&(_, &d)| d == max)
+            .map(|(r, _)| r as u64)
+            .collect();
+        farthest.sort_unstable();
+        progress.phase("packing", layout.chunks());
+        let distance = (0..layout.chunks())
+            .into_par_iter()
+            .map(|c| {
+                let blob = layout.encode_chunk(c, &table.dist);
+                progress.advance(1);
+                blob
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        let counts = counts.then(|| {
+            let max = table.count.par_iter().copied().max().unwrap_or(0);
+            let l = CountLayout::for_counts(g.size(), max);
+            let chunks = (0..l.chunks())
+                .into_par_iter()
+                .map(|c| l.encode_chunk(c, &table.count))
+                .collect();
+            (l, chunks)
+        });
+        Ok(PackedGraph {
+            distance,
+            counts,
+            levels: table.levels,
+            farthest,
+        })
+    }
+
+    fn pattern_table(
+        &self,
+        p: &Pattern,
+        progress: &dyn Progress,
+    ) -> Result<pattern::Table, String> {
+        pattern::build(p, progress).map_err(|e| e.to_string())
+    }
+
+    fn peg_table(&self, board: &Board, progress: &dyn Progress) -> Result<PegTable, String> {
+        peg::solve(board, progress).map_err(|e| e.to_string())
+    }
+
+    fn peg_matrix(&self, board: &Board, progress: &dyn Progress) -> Vec<Vec<Option<u8>>> {
+        peg::matrix(board, progress)
+    }
+
+    fn magic(&self, m: &Magic, progress: &dyn Progress) -> Vec<Solution> {
+        m.solve(progress)
+    }
+
+    fn tours(&self, board: &TourBoard, progress: &dyn Progress) -> Vec<Solution> {
+        closed_tours(board, progress)
+    }
+}
