@@ -10,15 +10,12 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use puzzlebase::answers::json;
-use puzzlebase::answers::{Database, Histogram, QueryError, SearchAnswer, Solutions};
+use puzzlebase::answers::{Database, QueryError};
 use puzzlebase::build::{self, GenerateError, Observer, Options, Summary};
 use puzzlebase::catalog::{self, DefinitionError};
 use puzzlebase::core::progress::{Progress, Silent};
-use puzzlebase::families::layout;
-use puzzlebase::render as draw;
-use puzzlebase::solvers::peg::Board;
+use puzzlebase::render::text;
 use puzzlebase::verify::{self, Report, VerifyError};
-use serde_json::json;
 
 /// Precomputes complete solution databases for classic puzzles into one SQLite file,
 /// and answers lookups from it without searching.
@@ -276,6 +273,16 @@ fn one_line(message: &str) -> String {
 
 /// Parses the command line. Help and version print as clap renders them; every other
 /// clap error becomes one line and a hint, exit 2, like the tool's own usage errors.
+/// Every subcommand, as the messages name them.
+const SUBCOMMANDS: [&str; 6] = [
+    "generate",
+    "query",
+    "list",
+    "serve",
+    "verify",
+    "check-definition",
+];
+
 fn parse() -> Result<Cli, ExitCode> {
     use clap::error::ErrorKind;
     let e = match Cli::try_parse() {
@@ -300,7 +307,7 @@ fn parse() -> Result<Cli, ExitCode> {
     let first = first.strip_prefix("error: ").unwrap_or(&first);
     let message = match e.kind() {
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
-            "a command is required: generate, query or list".to_string()
+            format!("a command is required: {}", SUBCOMMANDS.join(", "))
         }
         _ if first.is_empty() => "invalid command line".to_string(),
         _ => first.to_string(),
@@ -308,7 +315,7 @@ fn parse() -> Result<Cli, ExitCode> {
     // The subcommand named on the command line, for a hint at its own help.
     let sub = std::env::args()
         .skip(1)
-        .find(|a| ["generate", "query", "list"].contains(&a.as_str()));
+        .find(|a| SUBCOMMANDS.contains(&a.as_str()));
     eprintln!("puzzlebase: {}", one_line(&message));
     eprintln!(
         "see `puzzlebase {}--help`",
@@ -418,36 +425,15 @@ impl Observer for Terminal {
     }
 
     fn done(&self, s: &Summary) {
-        if self.quiet {
-            return;
+        if !self.quiet {
+            // A closed pipe (`| head`) must not abort the run that is building the file.
+            let _ = writeln!(std::io::stdout(), "{}", text::summary(s));
         }
-        let max = s.max_distance.map_or("-".to_string(), |d| d.to_string());
-        let how = if s.reused {
-            "  (unchanged, reused)".to_string()
-        } else {
-            // States examined per second of wall time, and the peak memory of the run
-            // while this puzzle was built.
-            let rate = s.states as f64 / s.seconds.max(1e-9);
-            let peak = s.peak_memory.map_or("-".to_string(), |b| {
-                format!("{:.0} MiB", b as f64 / (1 << 20) as f64)
-            });
-            format!("  {:>7.2} M states/s  peak {peak:>9}", rate / 1e6)
-        };
-        // A closed pipe (`| head`) must not abort the run that is building the file.
-        let _ = writeln!(
-            std::io::stdout(),
-            "{:<18} states {:>12}  solvable {:>12}  max distance {:>3}  {:>8.3} s{how}",
-            s.name,
-            s.states,
-            s.solvable,
-            max,
-            s.seconds
-        );
     }
 
     fn verified(&self, r: &Report) {
         if !self.quiet {
-            let _ = writeln!(std::io::stdout(), "verified {}", verified_line(r));
+            let _ = writeln!(std::io::stdout(), "verified {}", text::verified(r));
         }
     }
 }
@@ -482,75 +468,11 @@ fn run_generate(
 fn run_check(file: &std::path::Path, json_out: bool) -> Result<(), Failure> {
     let (_, puzzle) = catalog::load_file(file)?;
     let plan = catalog::plan::plan(&puzzle);
-    let states = match plan.states {
-        Some(n) if plan.states_exact => n.to_string(),
-        Some(n) => format!("at most {n} (the solve finds the reachable positions)"),
-        None => "found by the search".to_string(),
-    };
-    let bound = if plan.states_exact { "" } else { "at most " };
-    let seconds = plan
-        .seconds
-        .map_or("time unknown before building".to_string(), |s| {
-            format!("{bound}{s:.3} s")
-        });
-    let memory = plan.memory_bytes.map_or("memory unknown".to_string(), |b| {
-        format!("{bound}{:.1} MiB", b as f64 / (1 << 20) as f64)
-    });
+    let file = file.display().to_string();
     if json_out {
-        return out(&json!({
-            "file": file.display().to_string(), "puzzle": plan.name, "family": plan.family,
-            "states": plan.states, "states_exact": plan.states_exact, "storage": plan.storage,
-            "seconds": plan.seconds, "memory_bytes": plan.memory_bytes, "built": plan.tabulate,
-            "tables": plan.tables,
-        })
-        .to_string());
+        return out(&json::plan(&file, &plan).to_string());
     }
-    out(&format!("{}: ok", file.display()))?;
-    out(&format!("puzzle:    {}", plan.name))?;
-    out(&format!("family:    {}", plan.family))?;
-    if plan.tables.is_empty() {
-        out(&format!("states:    {states}"))?;
-    } else {
-        // Answered by search: the figure is what building the default tables examines.
-        out(&format!(
-            "states:    {states} (ranks the default tables' breadth-first searches examine)"
-        ))?;
-    }
-    out(&format!("storage:   {}", plan.storage))?;
-    out(&format!(
-        "estimate:  {seconds}, {memory} (rates measured on the development machine)"
-    ))?;
-    if !plan.tabulate {
-        out("generate:  not built (tabulate = false): a definition only")?;
-    }
-    for t in &plan.tables {
-        let tiles: Vec<String> = t.tiles.iter().map(u8::to_string).collect();
-        out(&format!(
-            "table:     partition {} pattern {} (tiles {}): {} entries, a byte each{}",
-            t.partition,
-            t.pattern,
-            tiles.join(","),
-            t.entries,
-            if t.default {
-                ""
-            } else {
-                " (built with --partition)"
-            }
-        ))?;
-    }
-    Ok(())
-}
-
-fn verified_line(r: &Report) -> String {
-    format!(
-        "{:<18} ok  {:<9} {:>12} entries  solvable {:>12}  max distance {:>3}  {:>8.3} s",
-        r.puzzle,
-        r.storage.as_str(),
-        r.entries,
-        r.solvable,
-        r.max_distance.map_or("-".to_string(), |d| d.to_string()),
-        r.seconds
-    )
+    text::plan(&file, &plan).iter().try_for_each(|l| out(l))
 }
 
 fn run_verify(db: PathBuf, only: Vec<String>, json_out: bool) -> Result<(), Failure> {
@@ -558,14 +480,9 @@ fn run_verify(db: PathBuf, only: Vec<String>, json_out: bool) -> Result<(), Fail
     let result = verify::verify_file(&db, &only, &mut |r| {
         if printed.is_ok() {
             printed = out(&if json_out {
-                json!({
-                    "puzzle": r.puzzle, "ok": true, "storage": r.storage.as_str(),
-                    "entries": r.entries, "solvable": r.solvable,
-                    "max_distance": r.max_distance, "seconds": r.seconds,
-                })
-                .to_string()
+                json::verified(r).to_string()
             } else {
-                verified_line(r)
+                text::verified(r)
             });
         }
     });
@@ -573,7 +490,7 @@ fn run_verify(db: PathBuf, only: Vec<String>, json_out: bool) -> Result<(), Fail
     match result {
         Err(e) if json_out && !e.is_usage() => {
             // The failure as a result object too, so that a JSON reader sees it.
-            out(&json!({ "puzzle": e.puzzle(), "ok": false, "error": e.to_string() }).to_string())?;
+            out(&json::verify_failure(e.puzzle(), &e.to_string()).to_string())?;
             Err(e.into())
         }
         r => r.map(|_| ()).map_err(Failure::from),
@@ -591,162 +508,40 @@ fn out(line: &str) -> Result<(), Failure> {
 fn run_query(q: QueryArgs) -> Result<(), Failure> {
     let db = Database::open(&q.db.db)?;
     let name = q.puzzle.as_str();
-    if let Some(s) = q.state.as_deref().filter(|_| db.answers_by_search(name)) {
-        return print_search(&db.search(name, s)?, q.json);
-    }
-    if q.state.is_some() || q.start {
+    let (lines, json) = if let Some(s) = q.state.as_deref().filter(|_| db.answers_by_search(name)) {
+        let a = db.search(name, s)?;
+        (text::search(&a), json::search(&a))
+    } else if q.state.is_some() || q.start {
         let a = match &q.state {
             Some(s) => db.state(name, s)?,
             None => db.start(name)?,
         };
-        if q.json {
-            return out(&json::state(&a).to_string());
-        }
-        out(&format!("puzzle:    {}", a.puzzle))?;
-        out(&format!("state:     {}", a.state))?;
-        out(&format!("distance:  {}", a.distance))?;
-        out(&format!(
-            "solutions: {}",
-            match a.solutions {
-                Solutions::Exactly(n) => n.to_string(),
-                Solutions::Overflow => "more than 2^63-1".to_string(),
-                Solutions::NotStored =>
-                    "not stored (counts are kept for puzzles up to 10^8 states)".to_string(),
-            }
-        ))?;
-        if let Some(moves) = &a.moves {
-            out(&format!("moves:     {}", Board::format_moves(moves)))?;
-        }
-        out(&format!("path ({} moves):", a.distance))?;
-        let drawing = (!q.plain).then(|| board_drawer(&db, name));
-        for (i, s) in a.path.iter().enumerate() {
-            let mv = match (&a.moves, i) {
-                (Some(m), 1..) if !q.plain => format!("  {}", Board::format_moves(&m[i - 1..i])),
-                _ => String::new(),
-            };
-            out(&format!("{i:>4}  {s}{mv}"))?;
-            if let Some(draw) = &drawing {
-                for line in draw(s) {
-                    out(&format!("      {line}"))?;
-                }
-            }
-        }
+        (text::state(&db, &a, q.plain), json::state(&a))
     } else if q.longest {
         let a = db.longest(name)?;
-        if q.json {
-            return out(&json::longest(&a).to_string());
-        }
-        out(&format!(
-            "{}: maximum distance {} moves, {} position(s):",
-            a.puzzle,
-            a.distance,
-            a.states.len()
-        ))?;
-        for s in &a.states {
-            out(&format!("  {s}"))?;
-        }
+        (text::longest(&a), json::longest(&a))
     } else if q.histogram {
         let h = db.histogram(name)?;
-        if q.json {
-            return out(&json::histogram(name, &h).to_string());
-        }
-        match h {
-            Histogram::ByDistance(h) => {
-                out("distance  positions")?;
-                let bars = bars_for(q.plain, &h.iter().map(|r| r.positions).collect::<Vec<_>>());
-                for (r, bar) in h.iter().zip(bars) {
-                    out(&format!("{:>8}  {:>9}{bar}", r.distance, r.positions))?;
-                }
-                out(&format!(
-                    "   total  {:>9}",
-                    h.iter().map(|r| r.positions).sum::<u64>()
-                ))?;
-            }
-            Histogram::ByValue(h) => {
-                out("side sum  solutions")?;
-                let bars = bars_for(q.plain, &h.iter().map(|r| r.1).collect::<Vec<_>>());
-                for ((v, n), bar) in h.iter().zip(bars) {
-                    out(&format!("{v:>8}  {n:>9}{bar}"))?;
-                }
-                out(&format!(
-                    "   total  {:>9}",
-                    h.iter().map(|r| r.1).sum::<u64>()
-                ))?;
-            }
-        }
+        (text::histogram(&h, q.plain), json::histogram(name, &h))
     } else if q.matrix {
         let m = db.matrix(name)?;
-        if q.json {
-            return out(&json::matrix(name, &m).to_string());
-        }
-        out(&format!(
-            "{name}: minimum moves from start (row: empty hole) to finish (column: last peg); - = impossible"
-        ))?;
-        let cell = |d: &Option<u8>| d.map_or("-".to_string(), |d| d.to_string());
-        out(&format!(
-            "     {}",
-            (0..m.len()).map(|f| format!("{f:>3}")).collect::<String>()
-        ))?;
-        for (s, row) in m.iter().enumerate() {
-            out(&format!(
-                "{s:>3}  {}",
-                row.iter()
-                    .map(|d| format!("{:>3}", cell(d)))
-                    .collect::<String>()
-            ))?;
-        }
+        (text::matrix(name, &m), json::matrix(name, &m))
     } else if q.layers {
         let rows = db.layers(name)?;
-        if q.json {
-            return out(&json::layers(name, &rows).to_string());
-        }
-        out("pegs     reachable    can finish   (up to symmetry:  reachable  can finish)")?;
-        for l in &rows {
-            out(&format!(
-                "{:>4}  {:>12}  {:>12}                    {:>10}  {:>10}",
-                l.pegs, l.reachable, l.can_finish, l.reachable_classes, l.can_finish_classes
-            ))?;
-        }
-        let (r, c) = rows
-            .iter()
-            .fold((0, 0), |(r, c), l| (r + l.reachable, c + l.can_finish));
-        out(&format!("total {r:>12}  {c:>12}"))?;
+        (text::layers(&rows), json::layers(name, &rows))
     } else if q.all || q.sum.is_some() {
         let a = match q.sum {
             Some(sum) => db.sum(name, sum)?,
             None => db.all(name)?,
         };
-        if q.json {
-            return out(&json::list(&a).to_string());
-        }
-        out(&format!("{}: {} solution(s)", a.puzzle, a.states.len()))?;
-        for s in &a.states {
-            out(&format!("  {s}"))?;
-        }
+        (text::list(&a), json::list(&a))
+    } else {
+        return Ok(());
+    };
+    if q.json {
+        return out(&json.to_string());
     }
-    Ok(())
-}
-
-/// Draws positions of `name` as boards, on the layout of its definition (a user's
-/// puzzle's comes from the definition stored in the file); no drawing without one.
-fn board_drawer(db: &Database, name: &str) -> impl Fn(&str) -> Vec<String> {
-    let found = (db.puzzle(name).ok())
-        .and_then(|(p, _)| Some((p.family().to_string(), layout::layout(&p)?)));
-    move |state| match &found {
-        Some((family, l)) => draw::board(family, l, state),
-        None => Vec::new(),
-    }
-}
-
-/// The text bars after each histogram count (none with `--plain`).
-fn bars_for(plain: bool, counts: &[u64]) -> Vec<String> {
-    if plain {
-        return vec![String::new(); counts.len()];
-    }
-    draw::bars(counts, 50)
-        .into_iter()
-        .map(|b| format!("  {b}"))
-        .collect()
+    lines.iter().try_for_each(|l| out(l))
 }
 
 fn run_serve(db: PathBuf, addr: std::net::SocketAddr) -> Result<(), Failure> {
@@ -764,69 +559,31 @@ fn run_serve(db: PathBuf, addr: std::net::SocketAddr) -> Result<(), Failure> {
         })
 }
 
-/// A solution found by search: the path, and what the search cost.
-fn print_search(a: &SearchAnswer, json_out: bool) -> Result<(), Failure> {
-    if json_out {
-        return out(&json!({
-            "puzzle": a.puzzle, "state": a.state, "distance": a.distance, "path": a.path,
-            "partition": a.partition, "reflected": a.reflected,
-            "nodes": a.expanded, "generated": a.generated,
-            "seconds": a.seconds, "load_seconds": a.load_seconds,
-        })
-        .to_string());
-    }
-    out(&format!("puzzle:    {}", a.puzzle))?;
-    out(&format!("state:     {}", a.state))?;
-    out(&format!(
-        "distance:  {} (optimal: IDA* over admissible pattern databases)",
-        a.distance
-    ))?;
-    out(&format!(
-        "tables:    partition {}{}, read in {:.3} s",
-        a.partition,
-        if a.reflected {
-            " with the reflected lookup"
-        } else {
-            ""
-        },
-        a.load_seconds
-    ))?;
-    out(&format!(
-        "search:    {} nodes expanded ({} generated) in {:.4} s",
-        a.expanded, a.generated, a.seconds
-    ))?;
-    out(&format!("path ({} moves):", a.distance))?;
-    for (i, s) in a.path.iter().enumerate() {
-        out(&format!("{i:>4}  {s}"))?;
-    }
-    Ok(())
-}
-
 fn run_list(db: PathBuf, json_out: bool) -> Result<(), Failure> {
     let db = Database::open(&db)?;
     let infos = db.puzzles()?;
-    if !json_out {
-        out(&format!(
-            "{:<18} {:<9} {:<9} {:>12} {:>12} {:>5}  {}",
-            "puzzle", "family", "storage", "states", "solvable", "max", "generated at"
-        ))?;
+    if json_out {
+        return infos
+            .iter()
+            .try_for_each(|i| out(&json::info(i).to_string()));
     }
-    for i in infos {
-        if json_out {
-            out(&json::info(&i).to_string())?;
-        } else {
-            let max = i.max_distance.map_or("-".to_string(), |d| d.to_string());
-            out(&format!(
-                "{:<18} {:<9} {:<9} {:>12} {:>12} {:>5}  {}",
-                i.name,
-                i.family,
-                i.storage.as_str(),
-                i.states,
-                i.solvable,
-                max,
-                i.generated_at
-            ))?;
-        }
+    text::puzzles(&infos).iter().try_for_each(|l| out(l))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// The messages name exactly the subcommands clap knows.
+    #[test]
+    fn the_subcommand_list_is_every_subcommand() {
+        let mut known: Vec<String> = (super::Cli::command().get_subcommands())
+            .map(|s| s.get_name().to_string())
+            .filter(|n| n != "help")
+            .collect();
+        let mut listed: Vec<String> = super::SUBCOMMANDS.iter().map(|s| s.to_string()).collect();
+        known.sort();
+        listed.sort();
+        assert_eq!(known, listed);
     }
-    Ok(())
 }

@@ -5,11 +5,13 @@ use serde_json::{Value, json};
 
 use crate::answers::{
     ArrangementAnswer, Database, Histogram, ListAnswer, LongestAnswer, Move, MoveOption,
-    QueryError, Result, Solutions, StateAnswer,
+    QueryError, Result, SearchAnswer, Solutions, StateAnswer,
 };
+use crate::catalog::plan::Plan;
 use crate::families::Puzzle;
 use crate::families::layout;
 use crate::store::{PegLayerRow, PuzzleInfo};
+use crate::verify::Report;
 
 /// `list --json`: one object per puzzle.
 pub fn info(i: &PuzzleInfo) -> Value {
@@ -175,13 +177,9 @@ fn searched_position(
         })
         .collect();
     moves.sort_by(|x, y| (x.distance.is_none(), &x.state).cmp(&(y.distance.is_none(), &y.state)));
-    Ok(json!({
-        "puzzle": name, "state": a.state, "distance": a.distance, "solutions": null,
-        "path": a.path, "partition": a.partition, "reflected": a.reflected,
-        "nodes": a.expanded, "generated": a.generated, "seconds": a.seconds,
-        "load_seconds": a.load_seconds,
-        "legal_moves": moves.iter().map(move_option).collect::<Vec<_>>(),
-    }))
+    let mut obj = search(&a);
+    obj["legal_moves"] = moves.iter().map(move_option).collect();
+    Ok(obj)
 }
 
 /// The position in the puzzle's own notation (the user may have typed spaces or
@@ -256,4 +254,39 @@ pub fn puzzle(db: &Database, name: &str) -> Result<Value> {
         obj["layers"] = layers(name, &db.layers(name)?)["layers"].take();
     }
     Ok(obj)
+}
+
+/// A position answered by search (`fifteen`): the optimal length and path, and what the
+/// search cost. The one JSON form of a search answer, for `query --json` and the server.
+pub fn search(a: &SearchAnswer) -> Value {
+    json!({
+        "puzzle": a.puzzle, "state": a.state, "distance": a.distance, "solutions": null,
+        "path": a.path, "partition": a.partition, "reflected": a.reflected,
+        "nodes": a.expanded, "generated": a.generated, "seconds": a.seconds,
+        "load_seconds": a.load_seconds,
+    })
+}
+
+/// What `check-definition --json` says of a definition file that builds.
+pub fn plan(file: &str, plan: &Plan) -> Value {
+    json!({
+        "file": file, "puzzle": plan.name, "family": plan.family,
+        "states": plan.states, "states_exact": plan.states_exact, "storage": plan.storage,
+        "seconds": plan.seconds, "memory_bytes": plan.memory_bytes, "built": plan.tabulate,
+        "tables": plan.tables,
+    })
+}
+
+/// `verify --json`'s object for one puzzle that passed.
+pub fn verified(r: &Report) -> Value {
+    json!({
+        "puzzle": r.puzzle, "ok": true, "storage": r.storage.as_str(),
+        "entries": r.entries, "solvable": r.solvable,
+        "max_distance": r.max_distance, "seconds": r.seconds,
+    })
+}
+
+/// `verify --json`'s object for the failure that stopped it.
+pub fn verify_failure(puzzle: Option<&str>, error: &str) -> Value {
+    json!({ "puzzle": puzzle, "ok": false, "error": error })
 }
