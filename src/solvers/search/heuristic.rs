@@ -1,0 +1,224 @@
+//! The bound of a search: a partition's pattern tables, read at the placements of the
+//! board's tiles (and, with `reflect`, of the board reflected about its main diagonal),
+//! with the incremental rank update and the lookups the search makes at every node.
+
+use crate::solvers::pattern::{MAX_CELLS, Pattern, Table};
+
+/// A partition's patterns with their tables, ready to bound a search on a square board.
+pub struct Heuristic {
+    pub(super) side: usize,
+    pub(super) patterns: Vec<Pattern>,
+    pub(super) tables: Vec<Table>,
+    /// `largest[m]`: the largest region of the cells outside `m` (a pattern's cells),
+    /// as [`crate::solvers::pattern::Grid::largest_region`] gives it.
+    pub(super) largest: Vec<u16>,
+    /// Pattern index of each tile (index 0, the blank, unused).
+    pub(super) owner: [u8; MAX_CELLS],
+    /// The cell reflected about the main diagonal.
+    pub(super) mirror: [u8; MAX_CELLS],
+    /// The tile whose home is the reflection of this tile's home.
+    pub(super) relabel: [u8; MAX_CELLS],
+    /// Position of each tile in its pattern's increasing list of tiles, and the weight
+    /// of that position in the placement rank.
+    pub(super) index: [u8; MAX_CELLS],
+    pub(super) weight: [u64; MAX_CELLS],
+    /// Cells adjacent to each cell, highest first: Korf's order of moves (see
+    /// `Options::PLAIN` in the search).
+    pub(super) adjacent: Vec<Vec<u8>>,
+    pub(super) reflect: bool,
+}
+
+/// Why a heuristic cannot be assembled from these patterns.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HeuristicError {
+    #[error("the patterns must cover every tile 1..{0} exactly once")]
+    NotAPartition(usize),
+    #[error("pattern {index} has a table of {found} entries, not {want}")]
+    TableLength {
+        index: usize,
+        found: usize,
+        want: u64,
+    },
+    #[error("the board must be square for the reflected lookup")]
+    NotSquare,
+}
+
+impl Heuristic {
+    /// Patterns of a square board of `side * side` cells (goal `1 2 .. n-1` with the blank
+    /// last) and their tables (one byte per placement rank, see [`crate::solvers::pattern`]).
+    pub fn new(
+        patterns: Vec<Pattern>,
+        tables: Vec<Table>,
+        reflect: bool,
+    ) -> Result<Heuristic, HeuristicError> {
+        let grid = patterns
+            .first()
+            .ok_or(HeuristicError::NotAPartition(0))?
+            .grid()
+            .clone();
+        let n = grid.cells();
+        if grid.rows != grid.cols {
+            return Err(HeuristicError::NotSquare);
+        }
+        let side = grid.rows;
+        let mut owner = [u8::MAX; MAX_CELLS];
+        for (j, p) in patterns.iter().enumerate() {
+            if p.grid() != &grid {
+                return Err(HeuristicError::NotAPartition(n - 1));
+            }
+            for &t in p.tiles() {
+                if owner[t as usize] != u8::MAX {
+                    return Err(HeuristicError::NotAPartition(n - 1));
+                }
+                owner[t as usize] = j as u8;
+            }
+        }
+        if (1..n).any(|t| owner[t] == u8::MAX) || patterns.len() != tables.len() {
+            return Err(HeuristicError::NotAPartition(n - 1));
+        }
+        for (index, (p, t)) in patterns.iter().zip(&tables).enumerate() {
+            if t.bytes.len() as u64 != p.placements() {
+                return Err(HeuristicError::TableLength {
+                    index,
+                    found: t.bytes.len(),
+                    want: p.placements(),
+                });
+            }
+        }
+        let largest = (0..1u32 << n)
+            .map(|m| grid.largest_region(grid.full() & !m) as u16)
+            .collect();
+        let mut mirror = [0u8; MAX_CELLS];
+        let mut relabel = [0u8; MAX_CELLS];
+        for (c, m) in mirror.iter_mut().enumerate().take(n) {
+            *m = ((c % side) * side + c / side) as u8;
+        }
+        for t in 1..n {
+            relabel[t] = mirror[t - 1] + 1;
+        }
+        let adjacent = (0..n)
+            .map(|c| {
+                let mut m = grid.adjacent(c);
+                let mut v = Vec::new();
+                while m != 0 {
+                    v.push(m.trailing_zeros() as u8);
+                    m &= m - 1;
+                }
+                v.reverse();
+                v
+            })
+            .collect();
+        let mut index = [0u8; MAX_CELLS];
+        let mut weight = [0u64; MAX_CELLS];
+        for p in &patterns {
+            let k = p.tiles().len();
+            for (i, &t) in p.tiles().iter().enumerate() {
+                index[t as usize] = i as u8;
+                // P(n - 1 - i, k - 1 - i), as in `Pattern::rank`.
+                weight[t as usize] = (0..k - 1 - i).map(|m| (n - 1 - i - m) as u64).product();
+            }
+        }
+        Ok(Heuristic {
+            side,
+            patterns,
+            tables,
+            largest,
+            owner,
+            mirror,
+            relabel,
+            index,
+            weight,
+            adjacent,
+            reflect,
+        })
+    }
+
+    pub fn cells(&self) -> usize {
+        self.side * self.side
+    }
+
+    /// The patterns and their tables, in partition order.
+    pub fn tables(&self) -> impl Iterator<Item = (&Pattern, &Table)> {
+        self.patterns.iter().zip(&self.tables)
+    }
+
+    /// Copies the tables into memory backed by huge pages ([`crate::core::memory::huge_vec`]):
+    /// the search then reads them about twice as fast, at the cost of a copy that can
+    /// take a second when the kernel has to compact memory first. Worth it for a process
+    /// that answers many positions, not for one `query`.
+    pub fn move_to_huge_pages(&mut self) {
+        for t in &mut self.tables {
+            let mut v = crate::core::memory::huge_vec(t.bytes.len());
+            v.extend_from_slice(&t.bytes);
+            t.bytes = v;
+        }
+    }
+
+    /// Whether the reflected lookup is used.
+    pub fn reflects(&self) -> bool {
+        self.reflect
+    }
+}
+
+/// Asks the processor to bring a table entry into its cache: the entries a node's
+/// children need are requested together, so their memory latencies overlap.
+#[inline(always)]
+pub(super) fn prefetch(table: &[u8], i: u64) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(p) = table.get(i as usize) {
+        // SAFETY: a hint about an address inside the table; nothing is read or written.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch(
+                p as *const u8 as *const i8,
+                std::arch::x86_64::_MM_HINT_T0,
+            )
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (table, i);
+}
+
+impl Heuristic {
+    /// The rank of the placement of tile `t`'s pattern after `t` moves from cell `a` to
+    /// the free adjacent cell `b`, from `rank` before the move, `tile_at` giving the
+    /// board. With `rank = sum_i d_i * w_i` and `d_i` = cell of the i-th tile minus the
+    /// earlier tiles in lower cells ([`crate::solvers::pattern`]), only tiles of the pattern in the
+    /// cells strictly between `a` and `b` change a digit besides `t`'s own: none for a move
+    /// along a row, at most `side - 1` along a column.
+    #[inline(always)]
+    pub(super) fn moved_rank(
+        &self,
+        rank: u64,
+        t: u8,
+        a: u8,
+        b: u8,
+        tile_at: impl Fn(usize) -> u8,
+    ) -> u64 {
+        let j = self.owner[t as usize];
+        let i = self.index[t as usize];
+        let (lo, hi) = (a.min(b) as usize, a.max(b) as usize);
+        let (mut earlier, mut later) = (0u64, 0u64);
+        for x in lo + 1..hi {
+            let u = tile_at(x) as usize;
+            if self.owner[u] == j {
+                if self.index[u] < i {
+                    earlier += 1;
+                } else {
+                    later += self.weight[u];
+                }
+            }
+        }
+        let delta =
+            (hi - lo) as u64 * self.weight[t as usize] - earlier * self.weight[t as usize] + later;
+        if b > a { rank + delta } else { rank - delta }
+    }
+
+    /// Pattern `j`'s bound at placement `rank`, its tiles in the cells of `occupied`
+    /// and the blank in cell `blank`.
+    #[inline(always)]
+    pub(super) fn bound(&self, j: u8, rank: u64, occupied: u16, blank: u8) -> u32 {
+        let t = &self.tables[j as usize];
+        let in_largest = self.largest[occupied as usize] >> blank & 1 == 1;
+        t.entry.bound(t.bytes[rank as usize], in_largest)
+    }
+}
