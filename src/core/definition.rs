@@ -1,6 +1,6 @@
 //! What an engine built from a definition carries back into its stored definition: the
 //! file's contents and the drawing layout ([`Source`]), and the interned names engines
-//! hold. The definition files themselves are read by [`crate::catalog`].
+//! hold. The definition files themselves are read by the catalog.
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;

@@ -26,7 +26,7 @@
 //! `w * (r % ranks_per_chunk)` of chunk `r / ranks_per_chunk` (`4000 / w` ranks per chunk).
 //!
 //! # Pattern databases: `u8`
-//! One byte per rank (a placement of a pattern's tiles, ranked as [`crate::solvers::pattern`]
+//! One byte per rank (a placement of a pattern's tiles, ranked as the pattern solver ranks them
 //! documents): rank `r` is byte `r % ranks_per_chunk` of chunk `r / ranks_per_chunk`
 //! (4000 ranks per chunk).
 //!
@@ -405,7 +405,7 @@ fn all_ones(width: usize) -> u64 {
 }
 
 /// The `u8` layout of a table with one byte per rank (the pattern databases of
-/// `fifteen`, see [`crate::solvers::pattern`]): rank `r` is byte `r % ranks_per_chunk` of chunk
+/// `fifteen`, see the pattern solver): rank `r` is byte `r % ranks_per_chunk` of chunk
 /// `r / ranks_per_chunk`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ByteLayout {

@@ -1,5 +1,5 @@
 //! The shapes of what the file holds: one type per table row, and everything one puzzle
-//! contributes ([`PuzzleRecord`]). Engines and the build produce them; [`crate::store`]
+//! contributes ([`PuzzleRecord`]). Engines and the build produce them; the store
 //! alone turns them into SQL (the schema is in `docs/file-format.md`).
 
 /// A row of `positions`.

@@ -45,7 +45,7 @@ impl StateError {
 }
 
 /// A puzzle whose positions form a [`StateSpace`]: a definition, not a code path. The
-/// shared solver ([`crate::solvers::bfs`]) and store handle every such puzzle the same way.
+/// shared solver (breadth-first search) and store handle every such puzzle the same way.
 pub trait GraphPuzzle: StateSpace + Send {
     /// Identifier used on the command line and in the database (`eight`).
     fn name(&self) -> &str;

@@ -1,6 +1,6 @@
 //! Board geometry for drawing: where each cell, hole or square sits and which of them
 //! are joined, in the puzzle's own index order. It is read from the puzzle's definition
-//! (`definition()["layout"]`, written by [`crate::catalog`] from the puzzle's file),
+//! (`definition()["layout"]`, written by the catalog from the puzzle's file),
 //! so a user's puzzle rebuilt from its stored definition is drawn like a built-in one.
 //! The page and the terminal boards read only this shape
 //! (`{"cells": [[x, y], ...], "edges": [[a, b], ...]}`).

@@ -3,7 +3,7 @@
 //! statistics and compaction done before the rename, which leftover files a run may
 //! delete, where `--db` really points, and what an older-schema file still holds.
 //!
-//! [`crate::build`] calls these at the matching steps of the nightly job.
+//! The build calls these at the matching steps of the nightly job.
 
 use std::fs::{self, File};
 use std::io::{Read, Write};

@@ -8,6 +8,7 @@ mod english33;
 mod fifteen;
 mod hardened;
 mod hostile;
+mod layers;
 mod nightly;
 mod others;
 mod packed;

@@ -18,11 +18,11 @@ use super::sliding::Sliding;
 use crate::core::definition::Source;
 use crate::core::packed::ByteLayout;
 use crate::core::progress::Progress;
+use crate::core::records::{PackedTable, PuzzleRecord, Storage};
 use crate::core::space::StateError;
 use crate::core::space::StateSpace;
 use crate::solvers::pattern::{self, Grid, Pattern};
 use crate::solvers::search::{Heuristic, HeuristicError};
-use crate::store::{PackedTable, PuzzleRecord, Storage};
 
 /// `packed_tables.kind` of the stored pattern tables, in the order of the built
 /// partitions' patterns (the layout of each names its partition and tiles).
@@ -45,7 +45,7 @@ pub struct Partition {
 }
 
 /// A square sliding grid answered by search over pattern databases, as its definition
-/// file describes it (checked by [`crate::catalog`]).
+/// file describes it (checked by its spec.rs).
 pub struct Fifteen {
     name: &'static str,
     side: usize,
@@ -59,7 +59,7 @@ pub struct Fifteen {
 
 impl Fifteen {
     /// The puzzle on a `side` x `side` grid with these partitions, building `build`'s
-    /// tables. The definition checks its arguments ([`crate::catalog`]).
+    /// tables. The definition checks its arguments (spec.rs).
     pub fn new(
         name: &'static str,
         side: usize,

@@ -10,7 +10,7 @@
 //!
 //! so that the three sides 0+1+2+3, 3+4+5+6 and 6+7+8+0 have equal sums. The positions,
 //! lines and numbers are data (`data/puzzles/magic-triangle.toml`, read by
-//! [`crate::catalog`]).
+//! the catalog).
 //!
 //! Every one of the `n!` arrangements is tested, by permutation rank, in parallel; the
 //! result is every solving arrangement (not only the representatives), sorted by rank:
@@ -63,7 +63,7 @@ pub struct Magic {
 }
 
 impl Magic {
-    /// A figure of `numbers.len()` positions. The caller ([`crate::catalog`]) has
+    /// A figure of `numbers.len()` positions. The caller (the catalog) has
     /// checked that the numbers are distinct digits and every line names positions.
     pub fn new(
         name: &'static str,

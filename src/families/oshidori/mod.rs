@@ -8,7 +8,7 @@
 //!
 //! Start `BWBWBW--`, goal `BBBWWW--` (the seed also solves `WWWBBB--`). The row's length,
 //! start and goal are data (`data/puzzles/oshidori.toml`, read by
-//! [`crate::catalog`]); any length with two empty cells works the same way.
+//! the catalog); any length with two empty cells works the same way.
 //!
 //! # Notation
 //!
@@ -68,7 +68,7 @@ pub fn rank_space(cells: usize, black: usize) -> Option<u64> {
 
 impl Oshidori {
     /// A row of `start.len()` cells; the numbers of stones are the start's. The caller
-    /// ([`crate::catalog`]) has checked the length.
+    /// (the definition, spec.rs) has checked the length.
     pub fn from_parts(
         name: &str,
         start: &str,

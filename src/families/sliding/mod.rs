@@ -1,7 +1,7 @@
 //! Sliding-tile puzzles defined by a cell graph and a goal: `six` (hexagonal),
 //! `seven` (2x4), `eight` (3x3), `nine` (2x5), `eleven` (3x4) and `twelve` (2x6), and any
 //! other graph. The graphs themselves are data (`data/puzzles/*.toml`, read by
-//! [`crate::catalog`]).
+//! the catalog).
 //!
 //! # Ranking
 //! A position is the tile value in each cell, 0 for the blank. Its rank is

@@ -2,7 +2,7 @@
 //! colour, on the cells of a graph; a move takes one piece along one edge to an empty
 //! cell. `knight-swap` (seed 003) is the instance on a 3x4 board whose edges are knight's
 //! moves; Guarini's 3x3 swap (`data/puzzles/examples/guarini.toml`) is another. The
-//! graphs are data (`data/puzzles/*.toml`, read by [`crate::catalog`]); the
+//! graphs are data (`data/puzzles/*.toml`, read by the catalog); the
 //! knight-move adjacency of a grid comes from [`knight_adjacency`].
 //!
 //! # Notation
@@ -100,7 +100,7 @@ pub struct KnightSwap {
 impl KnightSwap {
     /// Tokens on the graph `adj` (symmetric, `adj.len() <= 64` cells), with the start and
     /// goal in the notation; the numbers of pieces are the start's. The caller
-    /// ([`crate::catalog`]) has checked the graph and the size of the rank space.
+    /// (the definition, spec.rs) has checked the graph and the size of the rank space.
     pub fn from_parts(
         name: &str,
         adj: Vec<Vec<usize>>,

@@ -51,7 +51,7 @@ pub struct Board {
 
 impl Board {
     /// A board from a jump table as the seeds print it: per hole, its `(over, to)` pairs.
-    /// The caller ([`crate::catalog`]) has checked that every hole is on the board.
+    /// The caller (the catalog) has checked that every hole is on the board.
     pub fn from_table(
         name: &'static str,
         table: &[Vec<(u8, u8)>],
