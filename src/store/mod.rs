@@ -3,6 +3,7 @@
 //! queries used by `query` (every one an indexed read).
 
 pub mod integrity;
+pub mod pagesum;
 
 use std::path::Path;
 
