@@ -20,7 +20,8 @@
 //! deep in depth-first order so that the solution is the one-thread search's.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Instant;
 
 mod heuristic;
 
@@ -175,6 +176,9 @@ struct Search<'h> {
     /// In a parallel search: the index of the first task a solution was found below, and
     /// this task's; a task listed after the first solution stops at once.
     abandon: Option<(&'h AtomicUsize, usize)>,
+    /// When to give up, and whether this search (or a sibling thread's) has.
+    stop: &'h Stop,
+    stopped: bool,
 }
 
 impl Search<'_> {
@@ -197,6 +201,8 @@ impl Search<'_> {
             generated: 0,
             tasks: None,
             abandon: None,
+            stop: &NEVER,
+            stopped: false,
         };
         s.cells[..cells.len()].copy_from_slice(cells);
         for (c, &t) in cells.iter().enumerate() {
@@ -366,6 +372,12 @@ impl Search<'_> {
         {
             return Probe::Exceeded(u32::MAX);
         }
+        // Every few thousand nodes, a look at the clock and the caller: a stopped search
+        // unwinds at once (every frame above returns on `stopped`).
+        if self.stopped || (self.expanded & 4095 == 0 && self.stop.reached()) {
+            self.stopped = true;
+            return Probe::Exceeded(u32::MAX);
+        }
         self.expanded += 1;
         let h = self.h;
         let blank = self.pos[0];
@@ -442,14 +454,79 @@ pub fn solve(h: &Heuristic, cells: &[u8]) -> Option<Solution> {
 
 /// [`solve`], searching as `opts` says.
 pub fn solve_with(h: &Heuristic, cells: &[u8], opts: Options) -> Option<Solution> {
+    solve_until(h, cells, opts, &NEVER).unwrap_or(None)
+}
+
+/// Why a search gave up before it finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Stopped {
+    #[error("the search ran out of time")]
+    Deadline,
+    #[error("the search was cancelled")]
+    Cancelled,
+}
+
+/// When a search gives up: a deadline, and a flag another thread may raise (a client
+/// that went away). Checked every few thousand nodes, so a search stops within a
+/// millisecond or so of either.
+#[derive(Debug, Default)]
+pub struct Stop {
+    deadline: Option<Instant>,
+    cancelled: AtomicBool,
+}
+
+static NEVER: Stop = Stop {
+    deadline: None,
+    cancelled: AtomicBool::new(false),
+};
+
+impl Stop {
+    /// Gives up at `deadline` (never when `None`) or when cancelled.
+    pub fn new(deadline: Option<Instant>) -> Stop {
+        Stop {
+            deadline,
+            cancelled: AtomicBool::new(false),
+        }
+    }
+
+    /// Makes the search give up at its next look.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    fn reached(&self) -> bool {
+        self.why().is_some()
+    }
+
+    /// Why the search should stop now, if it should.
+    pub fn why(&self) -> Option<Stopped> {
+        if self.cancelled.load(Ordering::Relaxed) {
+            Some(Stopped::Cancelled)
+        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            Some(Stopped::Deadline)
+        } else {
+            None
+        }
+    }
+}
+
+/// [`solve_with`] that gives up when `stop` says so: `Err` then, and the work done so far
+/// is lost.
+pub fn solve_until(
+    h: &Heuristic,
+    cells: &[u8],
+    opts: Options,
+    stop: &Stop,
+) -> Result<Option<Solution>, Stopped> {
     assert_eq!(cells.len(), h.cells());
     let mut search = Search::new(h, cells, opts);
+    search.stop = stop;
     let mut bound = search.h();
     let mut iterations = Vec::new();
     loop {
         // Entries of 255 mark placements that cannot reach home.
         if bound >= 255 * h.patterns.len() as u32 {
-            return None;
+            return Ok(None);
         }
         iterations.push(bound);
         let hp = search.h();
@@ -463,17 +540,25 @@ pub fn solve_with(h: &Heuristic, cells: &[u8], opts: Options) -> Option<Solution
         } else {
             search.dfs(0, hp, bound, u8::MAX)
         };
+        // A solution found is optimal whatever was cut short beside it (its length is
+        // the bound, which earlier iterations showed to be the least); anything else
+        // from a stopped search proves nothing.
+        if !matches!(probe, Probe::Found)
+            && let Some(why) = stop.why().filter(|_| search.stopped || workers > 1)
+        {
+            return Err(why);
+        }
         match probe {
             Probe::Found => {
-                return Some(Solution {
+                return Ok(Some(Solution {
                     length: search.path.len() as u32,
                     blanks: search.path,
                     expanded: search.expanded,
                     generated: search.generated,
                     iterations,
-                });
+                }));
             }
-            Probe::Exceeded(u32::MAX) => return None,
+            Probe::Exceeded(u32::MAX) => return Ok(None),
             Probe::Exceeded(next) => bound = next,
         }
     }
@@ -632,6 +717,34 @@ mod tests {
                     assert_eq!(s.blanks, solve_with(&h, &cells, one).unwrap().blanks);
                 }
             }
+        }
+    }
+
+    /// A search past its deadline, or cancelled, gives up at once, on one thread or all;
+    /// one that needs no node (the goal) still answers.
+    #[test]
+    fn a_stopped_search_gives_up_and_says_why() {
+        let eight = Sliding::grid("eight", 3, 3);
+        let h = eight_heuristic(true);
+        let far = eight.unrank(eight.size() / 2);
+        let past = Stop::new(Some(Instant::now()));
+        for opts in [Options::ORDERED, Options::QUERY] {
+            assert_eq!(solve_until(&h, &far, opts, &past), Err(Stopped::Deadline));
+            let cancelled = Stop::new(None);
+            cancelled.cancel();
+            assert_eq!(
+                solve_until(&h, &far, opts, &cancelled),
+                Err(Stopped::Cancelled)
+            );
+            let goal = [1, 2, 3, 4, 5, 6, 7, 8, 0];
+            assert_eq!(
+                solve_until(&h, &goal, opts, &past).unwrap().unwrap().length,
+                0
+            );
+            let later = Stop::new(Some(Instant::now() + std::time::Duration::from_secs(60)));
+            let s = solve_until(&h, &far, opts, &later).unwrap().unwrap();
+            let t = solve_with(&h, &far, opts).unwrap();
+            assert_eq!((s.length, s.blanks), (t.length, t.blanks));
         }
     }
 
