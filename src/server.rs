@@ -44,25 +44,32 @@ const MAX_URI: usize = 4096;
 /// here. (Later requests on a kept-alive connection get hyper's answer at 64 KiB.)
 const MAX_REQUEST_LINE: usize = 8192;
 
+/// How long a connection may take to send its first request line, and a request's
+/// head: a connection that sends nothing, or trickles (slowloris), is closed after it,
+/// and so is a kept-alive connection idle for as long.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Whether the first request line on `stream` runs past [`MAX_REQUEST_LINE`] bytes,
-/// looking without consuming; gives up (false) after ten seconds of waiting.
-async fn oversized_request_line(stream: &tokio::net::TcpStream) -> bool {
+/// looking without consuming; `None` when no line end or full buffer came within
+/// `timeout` (the connection is then closed).
+async fn oversized_request_line(stream: &tokio::net::TcpStream, timeout: Duration) -> Option<bool> {
     let mut buf = vec![0u8; MAX_REQUEST_LINE];
     let mut seen = 0;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let deadline = tokio::time::Instant::now() + timeout;
     loop {
-        let n = match stream.peek(&mut buf).await {
-            Ok(0) | Err(_) => return false,
-            Ok(n) => n,
+        let n = match tokio::time::timeout_at(deadline, stream.peek(&mut buf)).await {
+            Err(_) => return None,
+            Ok(Ok(0)) | Ok(Err(_)) => return Some(false),
+            Ok(Ok(n)) => n,
         };
         if buf[..n].contains(&b'\n') {
-            return false;
+            return Some(false);
         }
         if n == buf.len() {
-            return true;
+            return Some(true);
         }
         if tokio::time::Instant::now() > deadline {
-            return false;
+            return None;
         }
         // `peek` returns at once while anything is buffered: wait for more to arrive.
         if n == seen {
@@ -334,6 +341,16 @@ pub async fn serve(
     app: Router,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
+    serve_with(listener, app, shutdown, HEADER_TIMEOUT).await
+}
+
+/// [`serve`] with a chosen [`HEADER_TIMEOUT`].
+pub async fn serve_with(
+    listener: TcpListener,
+    app: Router,
+    shutdown: impl Future<Output = ()>,
+    header_timeout: Duration,
+) -> std::io::Result<()> {
     use hyper_util::rt::TokioIo;
     use hyper_util::server::graceful::GracefulShutdown;
     use hyper_util::service::TowerToHyperService;
@@ -356,13 +373,18 @@ pub async fn serve(
         let service = TowerToHyperService::new(app.clone());
         let watcher = graceful.watcher();
         tokio::spawn(async move {
-            if oversized_request_line(&stream).await {
-                let _ = reply_uri_too_long(stream).await;
-                return;
+            match oversized_request_line(&stream, header_timeout).await {
+                Some(true) => {
+                    let _ = reply_uri_too_long(stream).await;
+                    return;
+                }
+                // Nothing usable within the timeout: close.
+                None => return,
+                Some(false) => {}
             }
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(Duration::from_secs(30))
+                .header_read_timeout(header_timeout)
                 .serve_connection(TokioIo::new(stream), service);
             let _ = watcher.watch(conn).await;
         });

@@ -1,6 +1,7 @@
 //! One integration binary: the command line and the file, end to end.
 
 mod bad_input;
+mod bounded;
 mod browser;
 mod damage;
 mod definitions;
