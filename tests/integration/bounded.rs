@@ -83,3 +83,25 @@ fn silent_trickling_and_idle_connections_are_closed() {
     s.read_to_string(&mut out).unwrap();
     assert!(out.starts_with("HTTP/1.1 200"), "{out}");
 }
+
+/// The address limit the operations guide states, 4,096 bytes, is the one enforced:
+/// an address of exactly that length is routed (404 here), one byte more is 414.
+#[test]
+fn the_stated_address_limit_is_the_enforced_one() {
+    let doc = include_str!("../../docs/operations.md");
+    assert!(doc.contains("longer than 4,096 bytes 414"));
+    let addr = server_with_timeout(shared_db(), Duration::from_secs(5));
+    let status = |len: usize| {
+        let path = format!("/{}", "x".repeat(len - 1));
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.write_all(
+            format!("GET {path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n").as_bytes(),
+        )
+        .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out[9..12].to_string()
+    };
+    assert_eq!(status(4096), "404");
+    assert_eq!(status(4097), "414");
+}
