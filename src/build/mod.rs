@@ -48,6 +48,14 @@ pub enum GenerateError {
         "puzzle {0:?} is defined twice (a built-in puzzle or another definition has that name)"
     )]
     Clash(String),
+    #[error(
+        "{path}: puzzle {name:?} cannot be rebuilt from its stored definition ({why}); the file is left as it was: give its definition with --definitions, or remove the file"
+    )]
+    StoredDefinition {
+        path: String,
+        name: String,
+        why: String,
+    },
 }
 
 type Result<T, E = GenerateError> = std::result::Result<T, E>;
@@ -176,7 +184,8 @@ pub fn generate_on(
         }
         registry.push(p);
     }
-    registry.extend(stored_user_puzzles(&opts.db, &registry));
+    let stored = stored_user_puzzles(&opts.db, &registry)?;
+    registry.extend(stored);
     for name in &opts.only {
         if !registry.iter().any(|p| p.name() == name) {
             return Err(GenerateError::UnknownPuzzle {
@@ -271,20 +280,33 @@ fn is_current(
 }
 
 /// Users' puzzles in the file at `db` that `registry` does not define, rebuilt from
-/// their stored definitions (those that cannot be rebuilt are dropped, as before).
-fn stored_user_puzzles(db: &Path, registry: &[Puzzle]) -> Vec<Puzzle> {
+/// their stored definitions. One that cannot be rebuilt stops the run: carrying the file
+/// over without it would drop it silently. (A file that cannot be read at all is the
+/// business of the steps that read the previous file.)
+fn stored_user_puzzles(db: &Path, registry: &[Puzzle]) -> Result<Vec<Puzzle>> {
     let Ok(conn) = store::open_read(db) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let Ok(infos) = store::puzzles(&conn) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     infos
         .iter()
         .filter(|i| {
             !catalog::definitions_builtin(&i.name) && !registry.iter().any(|p| p.name() == i.name)
         })
-        .filter_map(|i| catalog::lookup(&i.name, Some(&i.definition)).ok())
+        .map(|i| {
+            catalog::lookup(&i.name, Some(&i.definition)).map_err(|e| {
+                GenerateError::StoredDefinition {
+                    path: db.display().to_string(),
+                    name: i.name.clone(),
+                    why: match e {
+                        catalog::LookupError::Unknown => "no such family".to_string(),
+                        catalog::LookupError::BadDefinition(why) => why,
+                    },
+                }
+            })
+        })
         .collect()
 }
 

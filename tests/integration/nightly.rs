@@ -189,3 +189,50 @@ fn stored_checksums_are_those_of_the_rows_in_the_file() {
         );
     }
 }
+
+/// A user's puzzle whose stored definition no longer builds is never dropped: the run
+/// stops with one line naming it and leaves the file as it was, with or without
+/// `--force`.
+#[test]
+fn a_stored_puzzle_that_cannot_be_rebuilt_stops_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("users.sqlite");
+    let db = path.to_str().unwrap();
+    let defs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/puzzles/examples");
+    let o = crate::util::run(&[
+        "generate",
+        "-q",
+        "--db",
+        db,
+        "--definitions",
+        defs.to_str().unwrap(),
+        "--puzzle",
+        "guarini",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (_keep, damaged) = crate::util::damaged_copy(&path, |conn| {
+        conn.execute(
+            "UPDATE puzzles SET definition = '{\"spec\": {\"name\": \"guarini\"}}' WHERE name = 'guarini'",
+            [],
+        )
+        .unwrap();
+    });
+    let before = std::fs::read(&damaged).unwrap();
+    let db = damaged.to_str().unwrap();
+    for force in [false, true] {
+        let mut args = vec!["generate", "-q", "--db", db, "--puzzle", "six"];
+        if force {
+            args.push("--force");
+        }
+        let err = crate::util::assert_clean_failure(&crate::util::run(&args), 1);
+        assert!(
+            err.contains("\"guarini\"") && err.contains("stored definition"),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read(&damaged).unwrap(),
+            before,
+            "the file is left as it was"
+        );
+    }
+}
