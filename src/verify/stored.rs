@@ -1,0 +1,168 @@
+//! What the file stores, read without trusting it: a value of the wrong type, a chunk
+//! missing or out of place, a row in a table the puzzle does not use, each is reported as
+//! a bad fact about the file, named by where it is, never as a read error.
+
+use rusqlite::Connection;
+use rusqlite::types::ValueRef;
+
+use super::check::{Check, bad, show_opt};
+
+/// Tables a puzzle of this storage must have no rows in.
+pub(super) fn must_be_empty(conn: &Connection, name: &str, tables: &[&str]) -> Check<()> {
+    for t in tables {
+        let n: i64 = conn.query_row(
+            &format!("SELECT count(*) FROM {t} WHERE puzzle = ?1"),
+            [name],
+            |r| r.get(0),
+        )?;
+        if n != 0 {
+            return bad(format!("{n} rows in {t}, which this puzzle does not use"));
+        }
+    }
+    Ok(())
+}
+
+/// An integer column: `None` for NULL; anything but an integer is a bad entry.
+pub(super) fn int(v: ValueRef<'_>, what: &dyn Fn() -> String) -> Check<Option<i64>> {
+    match v {
+        ValueRef::Null => Ok(None),
+        ValueRef::Integer(i) => Ok(Some(i)),
+        _ => bad(format!("{}: not an integer", what())),
+    }
+}
+
+/// A NOT NULL integer in `lo..=hi`.
+pub(super) fn int_in(v: ValueRef<'_>, lo: i64, hi: i64, what: &dyn Fn() -> String) -> Check<i64> {
+    match int(v, what)? {
+        Some(i) if (lo..=hi).contains(&i) => Ok(i),
+        Some(i) => bad(format!("{}: {i} is outside {lo}..={hi}", what())),
+        None => bad(format!("{}: NULL", what())),
+    }
+}
+
+/// A text column: `None` for NULL; a blob, a number or bytes that are not UTF-8 are a bad
+/// entry.
+pub(super) fn text(v: ValueRef<'_>, what: &dyn Fn() -> String) -> Check<Option<String>> {
+    match v {
+        ValueRef::Null => Ok(None),
+        ValueRef::Text(t) => match std::str::from_utf8(t) {
+            Ok(s) => Ok(Some(s.to_string())),
+            Err(_) => bad(format!("{}: not UTF-8 text", what())),
+        },
+        _ => bad(format!("{}: not text", what())),
+    }
+}
+
+/// Every row of a small per-puzzle table as integers (NULL as `None`), in `order`.
+pub(super) fn int_rows(
+    conn: &Connection,
+    sql: &str,
+    name: &str,
+    table: &str,
+) -> Check<Vec<Vec<Option<i64>>>> {
+    let mut st = conn.prepare(sql)?;
+    let cols = st.column_count();
+    let mut rows = st.query([name])?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        let mut vals = Vec::with_capacity(cols);
+        for i in 0..cols {
+            let n = out.len();
+            vals.push(int(row.get_ref(i)?, &|| format!("{table} row {n}"))?);
+        }
+        out.push(vals);
+    }
+    Ok(out)
+}
+
+/// Compares stored rows with the rows the rules give, naming the first difference.
+pub(super) fn same_rows(
+    table: &str,
+    key: &dyn Fn(&[Option<i64>]) -> String,
+    stored: &[Vec<Option<i64>>],
+    want: &[Vec<Option<i64>>],
+) -> Check<()> {
+    let fmt = |r: &[Option<i64>]| {
+        r.iter()
+            .map(|v| show_opt(*v))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for (i, w) in want.iter().enumerate() {
+        match stored.get(i) {
+            Some(s) if s == w => {}
+            Some(s) if key(s) == key(w) => {
+                return bad(format!(
+                    "{table} {}: stored ({}) but the rules give ({})",
+                    key(w),
+                    fmt(s),
+                    fmt(w)
+                ));
+            }
+            _ => return bad(format!("{table} {}: missing ({})", key(w), fmt(w))),
+        }
+    }
+    if let Some(s) = stored.get(want.len()) {
+        return bad(format!(
+            "{table} {}: a row the rules do not give ({})",
+            key(s),
+            fmt(s)
+        ));
+    }
+    Ok(())
+}
+
+/// A puzzle's `packed_tables` rows in kind order: kind, encoding, ranks per chunk,
+/// chunks and the layout's JSON text.
+pub(super) fn packed_table_rows(
+    conn: &Connection,
+    name: &str,
+) -> Check<Vec<(String, String, i64, i64, String)>> {
+    let mut st = conn.prepare(
+        "SELECT kind, encoding, ranks_per_chunk, chunks, layout FROM packed_tables
+         WHERE puzzle = ?1 ORDER BY kind",
+    )?;
+    st.query_map([name], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    })?
+    .collect::<rusqlite::Result<_>>()
+    .or_else(|e| bad(format!("packed_tables is malformed: {e}")))
+}
+
+/// The blobs of chunks `0..chunks` of one packed table, each present exactly once.
+pub(super) fn read_chunks(
+    conn: &Connection,
+    name: &str,
+    kind: &str,
+    chunks: u64,
+) -> Check<Vec<Vec<u8>>> {
+    let mut st = conn.prepare(
+        "SELECT chunk, data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 ORDER BY chunk",
+    )?;
+    let mut rows = st.query([name, kind])?;
+    let mut out = Vec::with_capacity(chunks as usize);
+    while let Some(row) = rows.next()? {
+        let c = int(row.get_ref(0)?, &|| format!("{kind} chunk number"))?;
+        if c != Some(out.len() as i64) {
+            return bad(format!(
+                "{kind} chunk {}: missing ({} stored in its place)",
+                out.len(),
+                show_opt(c)
+            ));
+        }
+        match row.get_ref(1)? {
+            ValueRef::Blob(b) => out.push(b.to_vec()),
+            _ => return bad(format!("{kind} chunk {c:?}: its data is not a blob")),
+        }
+        if out.len() as u64 > chunks {
+            return bad(format!(
+                "{kind} chunk {}: beyond the table's {chunks} chunks",
+                chunks
+            ));
+        }
+    }
+    if (out.len() as u64) < chunks {
+        return bad(format!("{kind} chunk {}: missing", out.len()));
+    }
+    Ok(out)
+}
