@@ -11,6 +11,7 @@ use crate::core::rank::FACT;
 use crate::families::magic::Magic;
 use crate::families::tour::TourBoard;
 use crate::solvers::enumerate::Solution;
+use crate::store::audit::Table;
 
 /// Which enumeration a puzzle is, with its rules.
 pub(super) enum Enumeration<'a> {
@@ -23,13 +24,13 @@ pub(super) fn enumeration(conn: &Connection, name: &str, e: Enumeration<'_>) -> 
         conn,
         name,
         &[
-            "positions",
-            "histogram",
-            "peg_layers",
-            "peg_matrix",
-            "packed_tables",
-            "packed_chunks",
-            "farthest",
+            Table::Positions,
+            Table::Histogram,
+            Table::PegLayers,
+            Table::PegMatrix,
+            Table::PackedTables,
+            Table::PackedChunks,
+            Table::Farthest,
         ],
     )?;
     let mut st = conn.prepare(

@@ -21,6 +21,7 @@ use super::stored::{
 use crate::core::format::{COUNT_OVERFLOW, UNREACHED, add_counts};
 use crate::core::packed::{CountLayout, RunLayout};
 use crate::core::space::GraphPuzzle;
+use crate::store::audit::{self, Table};
 
 /// A move puzzle's tables as read from the file, indexed by rank.
 struct GraphTables {
@@ -40,12 +41,12 @@ pub(super) fn row_graph(conn: &Connection, name: &str, g: &dyn GraphPuzzle) -> C
         conn,
         name,
         &[
-            "peg_layers",
-            "peg_matrix",
-            "solutions",
-            "packed_tables",
-            "packed_chunks",
-            "farthest",
+            Table::PegLayers,
+            Table::PegMatrix,
+            Table::Solutions,
+            Table::PackedTables,
+            Table::PackedChunks,
+            Table::Farthest,
         ],
     )?;
     let n = g.size();
@@ -269,19 +270,24 @@ pub(super) fn packed_graph(
     must_be_empty(
         conn,
         name,
-        &["positions", "peg_layers", "peg_matrix", "solutions"],
+        &[
+            Table::Positions,
+            Table::PegLayers,
+            Table::PegMatrix,
+            Table::Solutions,
+        ],
     )?;
     let n = g.size();
     let stored = packed_table_rows(conn, name)?;
     // The counts' width depends on the counts: the stored encoding is taken here and
     // checked against the counts once they are known to be right.
-    let count_layout = match stored.iter().find(|s| s.0 == "solutions") {
-        Some(s) if counts => match CountLayout::with_encoding(n, &s.1) {
+    let count_layout = match stored.iter().find(|s| s.kind == "solutions") {
+        Some(s) if counts => match CountLayout::with_encoding(n, &s.encoding) {
             Some(l) => l,
             None => {
                 return bad(format!(
                     "packed_tables solutions encoding: {} is not a count encoding",
-                    s.1
+                    s.encoding
                 ));
             }
         },
@@ -304,26 +310,22 @@ pub(super) fn packed_graph(
         ));
     }
     for (i, w) in want_tables.iter().enumerate() {
-        let Some(s) = stored.get(i).filter(|s| s.0 == w.0) else {
+        let Some(s) = stored.get(i).filter(|s| s.kind == w.0) else {
             return bad(format!("packed_tables: the {} table is missing", w.0));
         };
         let what = |col: &str| format!("packed_tables {} {col}", w.0);
-        same(&what("encoding"), s.1.as_str(), w.1)?;
-        same(&what("ranks_per_chunk"), &s.2, &(w.2 as i64))?;
-        same(&what("chunks"), &s.3, &(w.3 as i64))?;
-        same(&what("layout"), s.4.as_str(), w.4.as_str())?;
+        same(&what("encoding"), s.encoding.as_str(), w.1)?;
+        same(&what("ranks_per_chunk"), &s.ranks_per_chunk, &(w.2 as i64))?;
+        same(&what("chunks"), &s.chunks, &(w.3 as i64))?;
+        same(&what("layout"), s.layout.as_str(), w.4.as_str())?;
     }
     if let Some(s) = stored.get(want_tables.len()) {
         return bad(format!(
             "packed_tables: a {} table the rules do not give",
-            s.0
+            s.kind
         ));
     }
-    let extra: i64 = conn.query_row(
-        "SELECT count(*) FROM packed_chunks WHERE puzzle = ?1 AND kind NOT IN ('distance', ?2)",
-        [name, if counts { "solutions" } else { "distance" }],
-        |r| r.get(0),
-    )?;
+    let extra = audit::chunks_outside_move_tables(conn, name, counts)?;
     if extra != 0 {
         return bad(format!("packed_chunks: {extra} chunks of no table"));
     }
@@ -487,12 +489,7 @@ fn histogram_is(conn: &Connection, name: &str, levels: &[u64]) -> Check<()> {
     let histogram: Vec<Vec<Option<i64>>> = (levels.iter().enumerate())
         .map(|(d, &c)| vec![Some(d as i64), Some(c as i64), Some(c as i64)])
         .collect();
-    let stored = int_rows(
-        conn,
-        "SELECT distance, positions, classes FROM histogram WHERE puzzle = ?1 ORDER BY distance",
-        name,
-        "histogram",
-    )?;
+    let stored = int_rows(conn, Table::Histogram, name)?;
     let key = |r: &[Option<i64>]| format!("distance {}", show_opt(r[0]));
     same_rows("histogram", &key, &stored, &histogram)
 }

@@ -30,7 +30,7 @@ use thiserror::Error;
 use crate::catalog;
 use crate::catalog::identity::{self, definition_hash};
 use crate::families::Puzzle;
-use crate::store::{self, PuzzleInfo, Storage, StoreError};
+use crate::store::{self, PuzzleInfo, Storage, StoreError, audit};
 use check::{Check, Fail, bad, same, show_opt};
 use enumeration::{Enumeration, enumeration};
 use graph::{packed_graph, row_graph};
@@ -115,23 +115,13 @@ pub fn verify_conn(
             });
         }
     }
-    let check: String = conn
-        .query_row("PRAGMA quick_check", [], |r| r.get(0))
-        .map_err(sql)?;
+    let check = audit::quick_check(conn).map_err(sql)?;
     if check != "ok" {
         return Err(VerifyError::Structure(check));
     }
     // Only the names are read from `puzzles` before each puzzle is checked, so that a
     // damaged column is reported as such rather than as a read error.
-    let mut stored: Vec<String> = {
-        let mut st = conn
-            .prepare("SELECT name FROM puzzles ORDER BY name")
-            .map_err(sql)?;
-        st.query_map([], |r| r.get(0))
-            .map_err(sql)?
-            .collect::<rusqlite::Result<_>>()
-            .map_err(sql)?
-    };
+    let mut stored = audit::puzzle_names(conn).map_err(sql)?;
     for name in only {
         if !stored.contains(name) {
             return Err(VerifyError::NotGenerated(name.clone()));

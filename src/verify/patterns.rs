@@ -11,6 +11,7 @@ use crate::core::rank::FACT;
 use crate::core::space::StateSpace;
 use crate::families::{self, fifteen::Fifteen};
 use crate::solvers::pattern;
+use crate::store::audit::{self, Table};
 
 /// fifteen's pattern tables: one per pattern of each built partition, in that order, each
 /// laid out as `generate` lays it out, and every entry 1 + the minimum over the placements
@@ -20,7 +21,12 @@ pub(super) fn pattern_tables(conn: &Connection, name: &str, f: &Fifteen) -> Chec
     must_be_empty(
         conn,
         name,
-        &["positions", "peg_layers", "peg_matrix", "solutions"],
+        &[
+            Table::Positions,
+            Table::PegLayers,
+            Table::PegMatrix,
+            Table::Solutions,
+        ],
     )?;
     let stored = packed_table_rows(conn, name)?;
     let mut derived = Derived {
@@ -35,7 +41,7 @@ pub(super) fn pattern_tables(conn: &Connection, name: &str, f: &Fifteen) -> Chec
         for (i, p) in f.patterns(part).iter().enumerate() {
             let kind = families::fifteen::TABLE_KINDS[k];
             k += 1;
-            let Some(s) = stored.iter().find(|s| s.0 == kind) else {
+            let Some(s) = stored.iter().find(|s| s.kind == kind) else {
                 return bad(format!(
                     "packed_tables: the {kind} table (partition {} pattern {i}) is missing",
                     part.name
@@ -43,20 +49,20 @@ pub(super) fn pattern_tables(conn: &Connection, name: &str, f: &Fifteen) -> Chec
             };
             let l = ByteLayout::new(p.placements());
             let what = |col: &str| format!("packed_tables {kind} {col}");
-            same(&what("encoding"), s.1.as_str(), "u8")?;
+            same(&what("encoding"), s.encoding.as_str(), "u8")?;
             same(
                 &what("ranks_per_chunk"),
-                &s.2,
+                &s.ranks_per_chunk,
                 &(l.ranks_per_chunk() as i64),
             )?;
-            same(&what("chunks"), &s.3, &(l.chunks() as i64))?;
+            same(&what("chunks"), &s.chunks, &(l.chunks() as i64))?;
             // The layout names the table; only its build time is not derived.
             let mut want = l.describe();
             want["partition"] = serde_json::json!(part.name);
             want["pattern"] = serde_json::json!(i);
             want["tiles"] = serde_json::json!(p.tiles());
-            let got: serde_json::Value =
-                serde_json::from_str(&s.4).or_else(|_| bad(what("layout") + " is not JSON"))?;
+            let got: serde_json::Value = serde_json::from_str(&s.layout)
+                .or_else(|_| bad(what("layout") + " is not JSON"))?;
             let named = ["partition", "pattern", "tiles", "ranks", "ranks_per_chunk"];
             if named.iter().any(|key| got.get(*key) != want.get(*key)) {
                 return bad(what("layout") + " does not name its table as the rules give");
@@ -85,19 +91,14 @@ pub(super) fn pattern_tables(conn: &Connection, name: &str, f: &Fifteen) -> Chec
     }
     if let Some(s) = stored
         .iter()
-        .find(|s| !families::fifteen::TABLE_KINDS[..k].contains(&s.0.as_str()))
+        .find(|s| !families::fifteen::TABLE_KINDS[..k].contains(&s.kind.as_str()))
     {
         return bad(format!(
             "packed_tables: a {} table the rules do not give",
-            s.0
+            s.kind
         ));
     }
-    let extra: i64 = conn.query_row(
-        "SELECT count(*) FROM packed_chunks WHERE puzzle = ?1 AND kind NOT IN
-         (SELECT kind FROM packed_tables WHERE puzzle = ?1)",
-        [name],
-        |r| r.get(0),
-    )?;
+    let extra = audit::chunks_without_table(conn, name)?;
     if extra != 0 {
         return bad(format!("packed_chunks: {extra} chunks of no table"));
     }

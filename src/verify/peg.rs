@@ -12,6 +12,7 @@ use super::stored::{int, int_in, int_rows, must_be_empty, same_rows, text};
 use crate::core::format::{COUNT_OVERFLOW, UNREACHED, add_counts};
 use crate::core::progress::Silent;
 use crate::solvers::peg::{self, Board};
+use crate::store::audit::Table;
 
 /// A peg board's `positions` rows, sorted by rank (the canonical bitboard).
 struct PegRows {
@@ -34,7 +35,12 @@ pub(super) fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<D
     must_be_empty(
         conn,
         name,
-        &["solutions", "packed_tables", "packed_chunks", "farthest"],
+        &[
+            Table::Solutions,
+            Table::PackedTables,
+            Table::PackedChunks,
+            Table::Farthest,
+        ],
     )?;
     let at = |b: u64| format!("rank {b} (state {})", board.format(b));
     let limit = if board.holes >= 63 {
@@ -307,12 +313,7 @@ pub(super) fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<D
     let want: Vec<Vec<Option<i64>>> = (histogram.iter().enumerate())
         .map(|(d, h)| vec![Some(d as i64), Some(h[0] as i64), Some(h[1] as i64)])
         .collect();
-    let stored = int_rows(
-        conn,
-        "SELECT distance, positions, classes FROM histogram WHERE puzzle = ?1 ORDER BY distance",
-        name,
-        "histogram",
-    )?;
+    let stored = int_rows(conn, Table::Histogram, name)?;
     let key = |r: &[Option<i64>]| format!("distance {}", show_opt(r[0]));
     same_rows("histogram", &key, &stored, &want)?;
 
@@ -331,13 +332,7 @@ pub(super) fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<D
             .to_vec()
         })
         .collect();
-    let stored = int_rows(
-        conn,
-        "SELECT pegs, reachable, can_finish, reachable_classes, can_finish_classes FROM peg_layers
-         WHERE puzzle = ?1 ORDER BY pegs",
-        name,
-        "peg_layers",
-    )?;
+    let stored = int_rows(conn, Table::PegLayers, name)?;
     let key = |r: &[Option<i64>]| format!("pegs {}", show_opt(r[0]));
     same_rows("peg_layers", &key, &stored, &layers)?;
 
@@ -352,12 +347,7 @@ pub(super) fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<D
     } else {
         Vec::new()
     };
-    let stored = int_rows(
-        conn,
-        "SELECT start, finish, distance FROM peg_matrix WHERE puzzle = ?1 ORDER BY start, finish",
-        name,
-        "peg_matrix",
-    )?;
+    let stored = int_rows(conn, Table::PegMatrix, name)?;
     let key = |r: &[Option<i64>]| format!("start {} finish {}", show_opt(r[0]), show_opt(r[1]));
     same_rows("peg_matrix", &key, &stored, &matrix)?;
 

@@ -6,17 +6,17 @@ use rusqlite::Connection;
 use rusqlite::types::ValueRef;
 
 use super::check::{Check, bad, show_opt};
+use crate::store::audit::{self, PackedTableRow, Table};
 
 /// Tables a puzzle of this storage must have no rows in.
-pub(super) fn must_be_empty(conn: &Connection, name: &str, tables: &[&str]) -> Check<()> {
-    for t in tables {
-        let n: i64 = conn.query_row(
-            &format!("SELECT count(*) FROM {t} WHERE puzzle = ?1"),
-            [name],
-            |r| r.get(0),
-        )?;
+pub(super) fn must_be_empty(conn: &Connection, name: &str, tables: &[Table]) -> Check<()> {
+    for &t in tables {
+        let n = audit::rows_of(conn, t, name)?;
         if n != 0 {
-            return bad(format!("{n} rows in {t}, which this puzzle does not use"));
+            return bad(format!(
+                "{n} rows in {}, which this puzzle does not use",
+                t.name()
+            ));
         }
     }
     Ok(())
@@ -53,25 +53,21 @@ pub(super) fn text(v: ValueRef<'_>, what: &dyn Fn() -> String) -> Check<Option<S
     }
 }
 
-/// Every row of a small per-puzzle table as integers (NULL as `None`), in `order`.
+/// Every row of a small per-puzzle table as integers (NULL as `None`), in key order.
 pub(super) fn int_rows(
     conn: &Connection,
-    sql: &str,
+    table: Table,
     name: &str,
-    table: &str,
 ) -> Check<Vec<Vec<Option<i64>>>> {
-    let mut st = conn.prepare(sql)?;
-    let cols = st.column_count();
-    let mut rows = st.query([name])?;
     let mut out = Vec::new();
-    while let Some(row) = rows.next()? {
-        let mut vals = Vec::with_capacity(cols);
-        for i in 0..cols {
-            let n = out.len();
-            vals.push(int(row.get_ref(i)?, &|| format!("{table} row {n}"))?);
-        }
+    audit::for_each_row(conn, table, name, |row| -> Check<()> {
+        let n = out.len();
+        let vals = (row.iter())
+            .map(|&v| int(v, &|| format!("{} row {n}", table.name())))
+            .collect::<Check<_>>()?;
         out.push(vals);
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -112,21 +108,11 @@ pub(super) fn same_rows(
     Ok(())
 }
 
-/// A puzzle's `packed_tables` rows in kind order: kind, encoding, ranks per chunk,
-/// chunks and the layout's JSON text.
-pub(super) fn packed_table_rows(
-    conn: &Connection,
-    name: &str,
-) -> Check<Vec<(String, String, i64, i64, String)>> {
-    let mut st = conn.prepare(
-        "SELECT kind, encoding, ranks_per_chunk, chunks, layout FROM packed_tables
-         WHERE puzzle = ?1 ORDER BY kind",
-    )?;
-    st.query_map([name], |r| {
-        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-    })?
-    .collect::<rusqlite::Result<_>>()
-    .or_else(|e| bad(format!("packed_tables is malformed: {e}")))
+/// A puzzle's `packed_tables` rows in kind order; a row that does not read as one is a
+/// bad fact.
+pub(super) fn packed_table_rows(conn: &Connection, name: &str) -> Check<Vec<PackedTableRow>> {
+    audit::packed_table_rows(conn, name)?
+        .or_else(|e| bad(format!("packed_tables is malformed: {e}")))
 }
 
 /// The blobs of chunks `0..chunks` of one packed table, each present exactly once.
@@ -136,13 +122,9 @@ pub(super) fn read_chunks(
     kind: &str,
     chunks: u64,
 ) -> Check<Vec<Vec<u8>>> {
-    let mut st = conn.prepare(
-        "SELECT chunk, data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 ORDER BY chunk",
-    )?;
-    let mut rows = st.query([name, kind])?;
     let mut out = Vec::with_capacity(chunks as usize);
-    while let Some(row) = rows.next()? {
-        let c = int(row.get_ref(0)?, &|| format!("{kind} chunk number"))?;
+    audit::for_each_chunk(conn, name, kind, |chunk, data| {
+        let c = int(chunk, &|| format!("{kind} chunk number"))?;
         if c != Some(out.len() as i64) {
             return bad(format!(
                 "{kind} chunk {}: missing ({} stored in its place)",
@@ -150,7 +132,7 @@ pub(super) fn read_chunks(
                 show_opt(c)
             ));
         }
-        match row.get_ref(1)? {
+        match data {
             ValueRef::Blob(b) => out.push(b.to_vec()),
             _ => return bad(format!("{kind} chunk {c:?}: its data is not a blob")),
         }
@@ -160,7 +142,8 @@ pub(super) fn read_chunks(
                 chunks
             ));
         }
-    }
+        Ok(())
+    })?;
     if (out.len() as u64) < chunks {
         return bad(format!("{kind} chunk {}: missing", out.len()));
     }
