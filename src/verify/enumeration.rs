@@ -11,7 +11,7 @@ use crate::core::rank::FACT;
 use crate::families::magic::Magic;
 use crate::families::tour::TourBoard;
 use crate::solvers::enumerate::Solution;
-use crate::store::audit::Table;
+use crate::store::audit::{self, Table};
 
 /// Which enumeration a puzzle is, with its rules.
 pub(super) enum Enumeration<'a> {
@@ -33,20 +33,14 @@ pub(super) fn enumeration(conn: &Connection, name: &str, e: Enumeration<'_>) -> 
             Table::Farthest,
         ],
     )?;
-    let mut st = conn.prepare(
-        "SELECT rank, state, value, canonical FROM solutions WHERE puzzle = ?1 ORDER BY rank",
-    )?;
-    let mut q = st.query([name])?;
     let mut stored: Vec<Solution> = Vec::new();
-    while let Some(row) = q.next()? {
-        let rank = int_in(row.get_ref(0)?, 0, i64::MAX, &|| {
-            "solutions.rank".to_string()
-        })?;
+    audit::for_each_row(conn, Table::Solutions, name, |row| -> Check<()> {
+        let rank = int_in(row[0], 0, i64::MAX, &|| "solutions.rank".to_string())?;
         let at = || format!("rank {rank}");
-        let state = text(row.get_ref(1)?, &|| format!("{}: state", at()))?.unwrap_or_default();
+        let state = text(row[1], &|| format!("{}: state", at()))?.unwrap_or_default();
         let at = || format!("rank {rank} (state {state})");
-        let value = int(row.get_ref(2)?, &|| format!("{}: value", at()))?;
-        let canonical = int_in(row.get_ref(3)?, 0, 1, &|| format!("{}: canonical", at()))? == 1;
+        let value = int(row[2], &|| format!("{}: value", at()))?;
+        let canonical = int_in(row[3], 0, 1, &|| format!("{}: canonical", at()))? == 1;
         // The rule itself, row by row, before the comparison with the enumeration.
         match &e {
             Enumeration::Magic(m) => {
@@ -83,7 +77,8 @@ pub(super) fn enumeration(conn: &Connection, name: &str, e: Enumeration<'_>) -> 
             value,
             canonical,
         });
-    }
+        Ok(())
+    })?;
     let want = match e {
         Enumeration::Magic(m) => m.solve(&Silent),
         Enumeration::Tour(board) => crate::families::tour::closed_tours(board, &Silent),

@@ -55,17 +55,10 @@ pub(super) fn row_graph(conn: &Connection, name: &str, g: &dyn GraphPuzzle) -> C
         next: vec![NO_NEXT; n as usize],
         count: vec![0; n as usize],
     };
-    let mut st = conn.prepare(
-        "SELECT rank, state, distance, next_rank, solutions, move FROM positions
-         WHERE puzzle = ?1 ORDER BY rank",
-    )?;
-    let mut rows = st.query([name])?;
-    while let Some(row) = rows.next()? {
-        let rank = int_in(row.get_ref(0)?, 0, n as i64 - 1, &|| {
-            "positions.rank".to_string()
-        })? as u64;
+    audit::for_each_row(conn, Table::Positions, name, |row| -> Check<()> {
+        let rank = int_in(row[0], 0, n as i64 - 1, &|| "positions.rank".to_string())? as u64;
         let at = || format!("rank {rank} (state {})", g.format(rank));
-        let state = text(row.get_ref(1)?, &|| format!("{}: state", at()))?;
+        let state = text(row[1], &|| format!("{}: state", at()))?;
         if state.as_deref() != Some(g.format(rank).as_str()) {
             return bad(format!(
                 "{}: state text {:?} is not the notation of the rank",
@@ -73,11 +66,11 @@ pub(super) fn row_graph(conn: &Connection, name: &str, g: &dyn GraphPuzzle) -> C
                 state.unwrap_or_default()
             ));
         }
-        let d = int_in(row.get_ref(2)?, 0, UNREACHED as i64 - 1, &|| {
+        let d = int_in(row[2], 0, UNREACHED as i64 - 1, &|| {
             format!("{}: distance", at())
         })?;
         t.dist[rank as usize] = d as u8;
-        if let Some(next) = int(row.get_ref(3)?, &|| format!("{}: next_rank", at()))? {
+        if let Some(next) = int(row[3], &|| format!("{}: next_rank", at()))? {
             if !(0..n as i64).contains(&next) {
                 return bad(format!(
                     "{}: next rank {next} is outside the rank space",
@@ -86,18 +79,19 @@ pub(super) fn row_graph(conn: &Connection, name: &str, g: &dyn GraphPuzzle) -> C
             }
             t.next[rank as usize] = next as u64;
         }
-        t.count[rank as usize] = match int(row.get_ref(4)?, &|| format!("{}: solutions", at()))? {
+        t.count[rank as usize] = match int(row[4], &|| format!("{}: solutions", at()))? {
             None => COUNT_OVERFLOW,
             Some(c) if c >= 0 => c as u64,
             Some(c) => return bad(format!("{}: {c} shortest solutions", at())),
         };
-        if !matches!(row.get_ref(5)?, ValueRef::Null) {
+        if !matches!(row[5], ValueRef::Null) {
             return bad(format!(
                 "{}: a move is stored, but moves are for peg boards",
                 at()
             ));
         }
-    }
+        Ok(())
+    })?;
     let (levels, max) = check_graph(g, &t, None)?;
     histogram_is(conn, name, &levels)?;
     Ok(Derived {
@@ -430,12 +424,9 @@ pub(super) fn packed_graph(
         }
         None => Vec::new(),
     };
-    let mut st =
-        conn.prepare("SELECT rank, state, distance FROM farthest WHERE puzzle = ?1 ORDER BY rank")?;
-    let mut rows = st.query([name])?;
     let mut i = 0;
-    while let Some(row) = rows.next()? {
-        let rank = int(row.get_ref(0)?, &|| "farthest.rank".to_string())?;
+    audit::for_each_row(conn, Table::Farthest, name, |row| -> Check<()> {
+        let rank = int(row[0], &|| "farthest.rank".to_string())?;
         let Some(&want) = far.get(i) else {
             return bad(format!(
                 "farthest: rank {} is stored but is not at the maximum distance",
@@ -450,7 +441,7 @@ pub(super) fn packed_graph(
                 show_opt(rank)
             ));
         }
-        let state = text(row.get_ref(1)?, &|| format!("{}: state", at()))?;
+        let state = text(row[1], &|| format!("{}: state", at()))?;
         if state.as_deref() != Some(g.format(want).as_str()) {
             return bad(format!(
                 "{}: state text {:?} is not the notation of the rank",
@@ -458,7 +449,7 @@ pub(super) fn packed_graph(
                 state.unwrap_or_default()
             ));
         }
-        let d = int(row.get_ref(2)?, &|| format!("{}: distance", at()))?;
+        let d = int(row[2], &|| format!("{}: distance", at()))?;
         if d != max.map(i64::from) {
             return bad(format!(
                 "{}: distance {} but the table gives {}",
@@ -468,7 +459,8 @@ pub(super) fn packed_graph(
             ));
         }
         i += 1;
-    }
+        Ok(())
+    })?;
     if let Some(&want) = far.get(i) {
         return bad(format!(
             "farthest rank {want} (state {}): at the maximum distance but missing",

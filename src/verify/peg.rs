@@ -12,7 +12,7 @@ use super::stored::{int, int_in, int_rows, must_be_empty, same_rows, text};
 use crate::core::format::{COUNT_OVERFLOW, UNREACHED, add_counts};
 use crate::core::progress::Silent;
 use crate::solvers::peg::{self, Board};
-use crate::store::audit::Table;
+use crate::store::audit::{self, Table};
 
 /// A peg board's `positions` rows, sorted by rank (the canonical bitboard).
 struct PegRows {
@@ -55,14 +55,9 @@ pub(super) fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<D
         count: Vec::new(),
         moves: Vec::new(),
     };
-    let mut st = conn.prepare(
-        "SELECT rank, state, distance, next_rank, solutions, move FROM positions
-         WHERE puzzle = ?1 ORDER BY rank",
-    )?;
-    let mut q = st.query([name])?;
-    while let Some(row) = q.next()? {
-        let b = int_in(row.get_ref(0)?, 0, limit, &|| "positions.rank".to_string())? as u64;
-        let state = text(row.get_ref(1)?, &|| format!("{}: state", at(b)))?;
+    audit::for_each_row(conn, Table::Positions, name, |row| -> Check<()> {
+        let b = int_in(row[0], 0, limit, &|| "positions.rank".to_string())? as u64;
+        let state = text(row[1], &|| format!("{}: state", at(b)))?;
         if state.as_deref() != Some(board.format(b).as_str()) {
             return bad(format!(
                 "{}: state text {:?} is not the notation of the rank",
@@ -70,13 +65,13 @@ pub(super) fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<D
                 state.unwrap_or_default()
             ));
         }
-        let d = int(row.get_ref(2)?, &|| format!("{}: distance", at(b)))?;
+        let d = int(row[2], &|| format!("{}: distance", at(b)))?;
         rows.dist.push(match d {
             None => UNREACHED,
             Some(d) if (0..UNREACHED as i64).contains(&d) => d as u8,
             Some(d) => return bad(format!("{}: distance {d} is out of range", at(b))),
         });
-        let next = int(row.get_ref(3)?, &|| format!("{}: next_rank", at(b)))?;
+        let next = int(row[3], &|| format!("{}: next_rank", at(b)))?;
         if next.is_some_and(|x| !(0..=limit).contains(&x)) {
             return bad(format!(
                 "{}: next rank {} is not a position",
@@ -85,17 +80,17 @@ pub(super) fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<D
             ));
         }
         rows.next.push(next.map(|x| x as u64));
-        rows.count.push(
-            match int(row.get_ref(4)?, &|| format!("{}: solutions", at(b)))? {
+        rows.count
+            .push(match int(row[4], &|| format!("{}: solutions", at(b)))? {
                 None => COUNT_OVERFLOW,
                 Some(c) if c >= 0 => c as u64,
                 Some(c) => return bad(format!("{}: {c} shortest solutions", at(b))),
-            },
-        );
+            });
         rows.moves
-            .push(text(row.get_ref(5)?, &|| format!("{}: move", at(b)))?);
+            .push(text(row[5], &|| format!("{}: move", at(b)))?);
         rows.bits.push(b);
-    }
+        Ok(())
+    })?;
 
     // Canonical form first: every later lookup relies on it.
     first_failure(rows.bits.len() as u64, |i, _| {
