@@ -1,6 +1,7 @@
 //! What the file stores, read without trusting it: a value of the wrong type, a chunk
 //! missing or out of place, a row in a table the puzzle does not use, each is reported as
-//! a bad fact about the file, named by where it is, never as a read error.
+//! a bad fact about the file, named by where it is, rather than as a failed read. The
+//! statements are [`crate::store::audit`]'s; only their raw values are judged here.
 
 use rusqlite::Connection;
 use rusqlite::types::ValueRef;
