@@ -1,0 +1,342 @@
+//! The reads of an audit of the file (the `verify` command): a puzzle's rows as SQLite
+//! stored them, untyped ([`ValueRef`]), so that the caller can report a value of the
+//! wrong type as a fact about the file, where it is, rather than fail on it; and the
+//! counts that show rows where there should be none. Nothing here judges a value.
+//!
+//! Rows come in the order of their table's primary key, so that the first bad row is the
+//! same on every run.
+
+use rusqlite::Connection;
+use rusqlite::types::ValueRef;
+
+/// A table holding per-puzzle rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    /// rank, state, distance, next_rank, solutions, move
+    Positions,
+    /// distance, positions, classes
+    Histogram,
+    /// pegs, reachable, can_finish, reachable_classes, can_finish_classes
+    PegLayers,
+    /// start, finish, distance
+    PegMatrix,
+    /// rank, state, value, canonical
+    Solutions,
+    /// kind, encoding, ranks_per_chunk, chunks, layout
+    PackedTables,
+    /// kind, chunk, data
+    PackedChunks,
+    /// rank, state, distance
+    Farthest,
+}
+
+/// The most columns a [`Table`] row is read with.
+const MAX_COLUMNS: usize = 6;
+
+impl Table {
+    /// The table's name in the schema.
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Positions => "positions",
+            Table::Histogram => "histogram",
+            Table::PegLayers => "peg_layers",
+            Table::PegMatrix => "peg_matrix",
+            Table::Solutions => "solutions",
+            Table::PackedTables => "packed_tables",
+            Table::PackedChunks => "packed_chunks",
+            Table::Farthest => "farthest",
+        }
+    }
+
+    /// The statement that reads every row of one puzzle, in key order, with the columns
+    /// named in the variant's docs. SQLite quotes the statement in some errors (a column
+    /// missing from a damaged schema, say) and those reach the user, so each text is kept
+    /// exactly as it has always been, line breaks included.
+    fn select(self) -> &'static str {
+        match self {
+            Table::Positions => concat!(
+                "SELECT rank, state, distance, next_rank, solutions, move FROM positions\n",
+                "         WHERE puzzle = ?1 ORDER BY rank"
+            ),
+            Table::Histogram => {
+                "SELECT distance, positions, classes FROM histogram WHERE puzzle = ?1 ORDER BY distance"
+            }
+            Table::PegLayers => concat!(
+                "SELECT pegs, reachable, can_finish, reachable_classes, can_finish_classes FROM peg_layers\n",
+                "         WHERE puzzle = ?1 ORDER BY pegs"
+            ),
+            Table::PegMatrix => {
+                "SELECT start, finish, distance FROM peg_matrix WHERE puzzle = ?1 ORDER BY start, finish"
+            }
+            Table::Solutions => {
+                "SELECT rank, state, value, canonical FROM solutions WHERE puzzle = ?1 ORDER BY rank"
+            }
+            Table::PackedTables => PACKED_TABLES,
+            Table::PackedChunks => {
+                "SELECT kind, chunk, data FROM packed_chunks WHERE puzzle = ?1 ORDER BY kind, chunk"
+            }
+            Table::Farthest => {
+                "SELECT rank, state, distance FROM farthest WHERE puzzle = ?1 ORDER BY rank"
+            }
+        }
+    }
+}
+
+/// A puzzle's `packed_tables` rows (see [`Table::select`] on the text).
+const PACKED_TABLES: &str = concat!(
+    "SELECT kind, encoding, ranks_per_chunk, chunks, layout FROM packed_tables\n",
+    "         WHERE puzzle = ?1 ORDER BY kind"
+);
+
+/// The first line of `PRAGMA quick_check`: `ok` when SQLite finds the file's structure
+/// sound, else its first complaint.
+pub fn quick_check(conn: &Connection) -> rusqlite::Result<String> {
+    conn.query_row("PRAGMA quick_check", [], |r| r.get(0))
+}
+
+/// The names in `puzzles`, sorted, read alone: a damaged column elsewhere in a row does
+/// not stop them being listed.
+pub fn puzzle_names(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut st = conn.prepare("SELECT name FROM puzzles ORDER BY name")?;
+    st.query_map([], |r| r.get(0))?.collect()
+}
+
+/// How many rows of `puzzle` `table` holds.
+pub fn rows_of(conn: &Connection, table: Table, puzzle: &str) -> rusqlite::Result<i64> {
+    conn.query_row(
+        &format!("SELECT count(*) FROM {} WHERE puzzle = ?1", table.name()),
+        [puzzle],
+        |r| r.get(0),
+    )
+}
+
+/// Calls `each` with every row of `puzzle` in `table`, in key order, its values (the
+/// columns named in [`Table`]'s docs) as stored. Stops at the first error `each` returns.
+pub fn for_each_row<E: From<rusqlite::Error>>(
+    conn: &Connection,
+    table: Table,
+    puzzle: &str,
+    mut each: impl FnMut(&[ValueRef<'_>]) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut st = conn.prepare(table.select())?;
+    let cols = st.column_count();
+    let mut rows = st.query([puzzle])?;
+    while let Some(row) = rows.next()? {
+        let mut values = [ValueRef::Null; MAX_COLUMNS];
+        for (i, v) in values[..cols].iter_mut().enumerate() {
+            *v = row.get_ref(i)?;
+        }
+        each(&values[..cols])?;
+    }
+    Ok(())
+}
+
+/// Calls `each` with the chunk number and the data of every chunk of one packed table of
+/// `puzzle`, in chunk order, as stored. Stops at the first error `each` returns.
+pub fn for_each_chunk<E: From<rusqlite::Error>>(
+    conn: &Connection,
+    puzzle: &str,
+    kind: &str,
+    mut each: impl FnMut(ValueRef<'_>, ValueRef<'_>) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut st = conn.prepare(
+        "SELECT chunk, data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 ORDER BY chunk",
+    )?;
+    let mut rows = st.query([puzzle, kind])?;
+    while let Some(row) = rows.next()? {
+        each(row.get_ref(0)?, row.get_ref(1)?)?;
+    }
+    Ok(())
+}
+
+/// A `packed_tables` row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackedTableRow {
+    pub kind: String,
+    pub encoding: String,
+    pub ranks_per_chunk: i64,
+    pub chunks: i64,
+    /// The layout's JSON text.
+    pub layout: String,
+}
+
+/// The `packed_tables` rows of `puzzle`, by kind. The outer error is the statement's;
+/// the inner one is the first row that could not be read as a [`PackedTableRow`] (a
+/// malformed row, a fact about the file rather than a failed read).
+pub fn packed_table_rows(
+    conn: &Connection,
+    puzzle: &str,
+) -> rusqlite::Result<rusqlite::Result<Vec<PackedTableRow>>> {
+    let mut st = conn.prepare(PACKED_TABLES)?;
+    let rows = st.query_map([puzzle], |r| {
+        Ok(PackedTableRow {
+            kind: r.get(0)?,
+            encoding: r.get(1)?,
+            ranks_per_chunk: r.get(2)?,
+            chunks: r.get(3)?,
+            layout: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect())
+}
+
+/// How many `packed_chunks` rows of `puzzle` belong to neither a `distance` table nor,
+/// when `counts`, a `solutions` table: the only tables a packed move puzzle has.
+pub fn chunks_outside_move_tables(
+    conn: &Connection,
+    puzzle: &str,
+    counts: bool,
+) -> rusqlite::Result<i64> {
+    conn.query_row(
+        "SELECT count(*) FROM packed_chunks WHERE puzzle = ?1 AND kind NOT IN ('distance', ?2)",
+        [puzzle, if counts { "solutions" } else { "distance" }],
+        |r| r.get(0),
+    )
+}
+
+/// How many `packed_chunks` rows of `puzzle` belong to no `packed_tables` row of it.
+pub fn chunks_without_table(conn: &Connection, puzzle: &str) -> rusqlite::Result<i64> {
+    conn.query_row(
+        "SELECT count(*) FROM packed_chunks WHERE puzzle = ?1 AND kind NOT IN
+         (SELECT kind FROM packed_tables WHERE puzzle = ?1)",
+        [puzzle],
+        |r| r.get(0),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use rusqlite::types::Value;
+
+    use super::*;
+
+    fn schema() -> Connection {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::store::migrate(&mut conn, Path::new(":memory:")).unwrap();
+        // Rows of no puzzle and chunks of no table, as in a damaged file.
+        conn.pragma_update(None, "foreign_keys", false).unwrap();
+        conn
+    }
+
+    fn rows(conn: &Connection, table: Table, puzzle: &str) -> Vec<Vec<Value>> {
+        let mut out = Vec::new();
+        for_each_row(conn, table, puzzle, |row| -> rusqlite::Result<()> {
+            out.push(row.iter().map(|&v| Value::try_from(v).unwrap()).collect());
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn every_table_is_read_with_the_columns_its_docs_name() {
+        let conn = schema();
+        for (table, columns) in [
+            (Table::Positions, 6),
+            (Table::Histogram, 3),
+            (Table::PegLayers, 5),
+            (Table::PegMatrix, 3),
+            (Table::Solutions, 4),
+            (Table::PackedTables, 5),
+            (Table::PackedChunks, 3),
+            (Table::Farthest, 3),
+        ] {
+            let st = conn.prepare(table.select()).unwrap();
+            assert_eq!(st.column_count(), columns, "{}", table.name());
+            assert!(columns <= MAX_COLUMNS);
+            assert!(table.select().contains(&format!("FROM {}", table.name())));
+            assert_eq!(rows_of(&conn, table, "p").unwrap(), 0);
+        }
+    }
+
+    #[test]
+    fn rows_arrive_in_key_order_with_their_values_as_stored() {
+        let conn = schema();
+        conn.execute_batch(
+            "INSERT INTO histogram VALUES ('p', 2, 'two', 1), ('p', 0, 1, 1), ('q', 1, 5, 5);
+             INSERT INTO packed_chunks VALUES ('p', 'distance', 1, x'01'), ('p', 'distance', 0, 'a');",
+        )
+        .unwrap();
+        assert_eq!(
+            rows(&conn, Table::Histogram, "p"),
+            [
+                vec![Value::Integer(0), Value::Integer(1), Value::Integer(1)],
+                vec![
+                    Value::Integer(2),
+                    Value::Text("two".into()),
+                    Value::Integer(1)
+                ],
+            ]
+        );
+        assert_eq!(rows_of(&conn, Table::Histogram, "p").unwrap(), 2);
+        let mut chunks = Vec::new();
+        for_each_chunk(&conn, "p", "distance", |c, d| -> rusqlite::Result<()> {
+            chunks.push((Value::try_from(c).unwrap(), Value::try_from(d).unwrap()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(
+            chunks,
+            [
+                (Value::Integer(0), Value::Text("a".into())),
+                (Value::Integer(1), Value::Blob(vec![1])),
+            ]
+        );
+        // The caller's error stops the read.
+        let mut seen = 0;
+        let stopped = for_each_row(&conn, Table::Histogram, "p", |_| {
+            seen += 1;
+            Err::<(), _>(rusqlite::Error::InvalidQuery)
+        });
+        assert!(stopped.is_err());
+        assert_eq!(seen, 1);
+    }
+
+    #[test]
+    fn chunks_outside_their_tables_are_counted() {
+        let conn = schema();
+        conn.execute_batch(
+            "INSERT INTO packed_tables VALUES ('p', 'distance', 'run-steps', 1, 1, '{}');
+             INSERT INTO packed_chunks VALUES
+               ('p', 'distance', 0, x'00'), ('p', 'solutions', 0, x'00'), ('p', 'other', 0, x'00');",
+        )
+        .unwrap();
+        assert_eq!(chunks_outside_move_tables(&conn, "p", true).unwrap(), 1);
+        assert_eq!(chunks_outside_move_tables(&conn, "p", false).unwrap(), 2);
+        assert_eq!(chunks_without_table(&conn, "p").unwrap(), 2);
+        assert_eq!(chunks_without_table(&conn, "q").unwrap(), 0);
+    }
+
+    #[test]
+    fn a_malformed_packed_tables_row_is_the_inner_error() {
+        let conn = schema();
+        conn.execute(
+            "INSERT INTO packed_tables VALUES ('p', 'distance', 'run-steps', 10, 2, '{}')",
+            [],
+        )
+        .unwrap();
+        let read = packed_table_rows(&conn, "p").unwrap().unwrap();
+        assert_eq!(
+            read,
+            [PackedTableRow {
+                kind: "distance".into(),
+                encoding: "run-steps".into(),
+                ranks_per_chunk: 10,
+                chunks: 2,
+                layout: "{}".into(),
+            }]
+        );
+        conn.execute("UPDATE packed_tables SET chunks = 'two'", [])
+            .unwrap();
+        assert!(packed_table_rows(&conn, "p").unwrap().is_err());
+    }
+
+    #[test]
+    fn a_sound_file_passes_quick_check_and_lists_its_names() {
+        let conn = schema();
+        assert_eq!(quick_check(&conn).unwrap(), "ok");
+        assert!(puzzle_names(&conn).unwrap().is_empty());
+    }
+}

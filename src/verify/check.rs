@@ -1,0 +1,117 @@
+//! What every check shares: how a check fails ([`Fail`]: a fact that does not hold, or a
+//! read that failed), what a puzzle's rows give for its `puzzles` row ([`Derived`]), the
+//! comparison of a stored fact with the rules', and the parallel scan over entries.
+//!
+//! [`first_failure`] reports the failure at the smallest index whatever the thread count,
+//! so that a damaged file gives the same message on every machine.
+
+use rayon::prelude::*;
+
+use crate::core::format::{COUNT_OVERFLOW, UNREACHED};
+
+/// Why one puzzle's check stopped: a stored fact that does not hold, or a read failure.
+pub(super) enum Fail {
+    Bad(String),
+    Sql(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for Fail {
+    fn from(e: rusqlite::Error) -> Self {
+        Fail::Sql(e)
+    }
+}
+
+impl From<String> for Fail {
+    fn from(s: String) -> Self {
+        Fail::Bad(s)
+    }
+}
+
+pub(super) type Check<T> = Result<T, Fail>;
+
+pub(super) fn bad<T>(fact: impl Into<String>) -> Check<T> {
+    Err(Fail::Bad(fact.into()))
+}
+
+/// What the rows of a puzzle give for its `puzzles` row.
+pub(super) struct Derived {
+    pub(super) entries: u64,
+    pub(super) states: u64,
+    pub(super) solvable: u64,
+    pub(super) max_distance: Option<u8>,
+}
+
+pub(super) fn show_opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or("NULL".to_string(), |v| v.to_string())
+}
+
+pub(super) fn same<T: PartialEq + std::fmt::Display + ?Sized>(
+    what: &str,
+    stored: &T,
+    want: &T,
+) -> Check<()> {
+    if stored == want {
+        return Ok(());
+    }
+    let (s, w) = (stored.to_string(), want.to_string());
+    // Definitions are long JSON: name the fact, not the whole text.
+    if s.len() + w.len() > 200 {
+        return bad(format!("{what} differs from what the rules give"));
+    }
+    bad(format!("{what} is {s} but the rules give {w}"))
+}
+
+/// The first failure over `0..n` checked by `f` in parallel, at the smallest index.
+pub(super) fn first_failure<F>(n: u64, f: F) -> Check<()>
+where
+    F: Fn(u64, &mut Vec<u64>) -> Result<(), String> + Sync,
+{
+    const CHUNK: u64 = 1 << 14;
+    let found = (0..n.div_ceil(CHUNK)).into_par_iter().find_map_first(|c| {
+        let mut buf = Vec::with_capacity(16);
+        (c * CHUNK..((c + 1) * CHUNK).min(n)).find_map(|i| f(i, &mut buf).err())
+    });
+    match found {
+        Some(fact) => bad(fact),
+        None => Ok(()),
+    }
+}
+
+pub(super) fn show_count(c: u64) -> String {
+    if c == COUNT_OVERFLOW {
+        "more than 2^63-1 (the overflow marker)".to_string()
+    } else {
+        c.to_string()
+    }
+}
+
+pub(super) fn show_dist(d: u8) -> String {
+    if d == UNREACHED {
+        "none: it is not stored".to_string()
+    } else {
+        d.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_failure_is_the_smallest_index() {
+        let f = |i: u64, _: &mut Vec<u64>| {
+            if i % 7_000 == 6_999 {
+                Err(format!("at {i}"))
+            } else {
+                Ok(())
+            }
+        };
+        for _ in 0..20 {
+            match first_failure(1 << 20, f) {
+                Err(Fail::Bad(m)) => assert_eq!(m, "at 6999"),
+                _ => panic!("a failure is found"),
+            }
+        }
+        assert!(first_failure(1 << 20, |_, _| Ok(())).is_ok());
+    }
+}

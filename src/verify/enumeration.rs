@@ -1,0 +1,132 @@
+//! Enumerations (the magic triangle, knight's tours): each stored row is checked against
+//! the rule first, then the whole enumeration is re-run (it is cheap) and compared with
+//! the rows one by one, so a missing, extra or changed solution is named.
+
+use rusqlite::Connection;
+
+use super::check::{Check, Derived, bad, show_opt};
+use super::stored::{int, int_in, must_be_empty, text};
+use crate::core::progress::Silent;
+use crate::core::rank::FACT;
+use crate::families::magic::Magic;
+use crate::families::tour::TourBoard;
+use crate::solvers::enumerate::Solution;
+use crate::store::audit::{self, Table};
+
+/// Which enumeration a puzzle is, with its rules.
+pub(super) enum Enumeration<'a> {
+    Magic(&'a Magic),
+    Tour(&'a TourBoard),
+}
+
+pub(super) fn enumeration(conn: &Connection, name: &str, e: Enumeration<'_>) -> Check<Derived> {
+    must_be_empty(
+        conn,
+        name,
+        &[
+            Table::Positions,
+            Table::Histogram,
+            Table::PegLayers,
+            Table::PegMatrix,
+            Table::PackedTables,
+            Table::PackedChunks,
+            Table::Farthest,
+        ],
+    )?;
+    let mut stored: Vec<Solution> = Vec::new();
+    audit::for_each_row(conn, Table::Solutions, name, |row| -> Check<()> {
+        let rank = int_in(row[0], 0, i64::MAX, &|| "solutions.rank".to_string())?;
+        let at = || format!("rank {rank}");
+        let state = text(row[1], &|| format!("{}: state", at()))?.unwrap_or_default();
+        let at = || format!("rank {rank} (state {state})");
+        let value = int(row[2], &|| format!("{}: value", at()))?;
+        let canonical = int_in(row[3], 0, 1, &|| format!("{}: canonical", at()))? == 1;
+        // The rule itself, row by row, before the comparison with the enumeration.
+        match &e {
+            Enumeration::Magic(m) => {
+                let Ok(digits) = m.parse(&state) else {
+                    return bad(format!("{}: not an arrangement of 1..9", at()));
+                };
+                let Some(sum) = m.side_sum(&digits) else {
+                    return bad(format!("{}: its three sides have different sums", at()));
+                };
+                if value != Some(sum) {
+                    return bad(format!(
+                        "{}: side sum {} stored, its sides sum to {sum}",
+                        at(),
+                        show_opt(value)
+                    ));
+                }
+                let r = m.rank(&digits);
+                if r != rank as u64 || crate::families::magic::format_magic(&digits) != state {
+                    return bad(format!("{}: the arrangement's rank is {r}", at()));
+                }
+            }
+            Enumeration::Tour(board) => {
+                if let Err(err) = board.parse_tour(&state) {
+                    return bad(format!("{}: not a closed knight's tour: {err}", at()));
+                }
+                if value.is_some() {
+                    return bad(format!("{}: a value is stored, but tours have none", at()));
+                }
+            }
+        }
+        stored.push(Solution {
+            rank: rank as u64,
+            state,
+            value,
+            canonical,
+        });
+        Ok(())
+    })?;
+    let want = match e {
+        Enumeration::Magic(m) => m.solve(&Silent),
+        Enumeration::Tour(board) => crate::families::tour::closed_tours(board, &Silent),
+    };
+    for (i, w) in want.iter().enumerate() {
+        let at = format!("rank {} (state {})", w.rank, w.state);
+        match stored.get(i) {
+            Some(s) if s == w => {}
+            Some(s) if s.rank < w.rank => {
+                return bad(format!(
+                    "rank {} (state {}): stored, but not a solution the enumeration finds",
+                    s.rank, s.state
+                ));
+            }
+            Some(s) if s.rank == w.rank && s.state != w.state => {
+                return bad(format!("{at}: state text {:?} stored instead", s.state));
+            }
+            Some(s) if s.rank == w.rank && s.canonical != w.canonical => {
+                return bad(if w.canonical {
+                    format!("{at}: its class's one representative, but not marked canonical")
+                } else {
+                    format!("{at}: marked canonical, but its class's representative is another row")
+                });
+            }
+            Some(s) if s.rank == w.rank => {
+                return bad(format!(
+                    "{at}: value {} stored, {} expected",
+                    show_opt(s.value),
+                    show_opt(w.value)
+                ));
+            }
+            _ => return bad(format!("{at}: a solution, but it is missing")),
+        }
+    }
+    if let Some(s) = stored.get(want.len()) {
+        return bad(format!(
+            "rank {} (state {}): stored, but not a solution the enumeration finds",
+            s.rank, s.state
+        ));
+    }
+    let states = match e {
+        Enumeration::Magic(m) => FACT[m.positions()],
+        Enumeration::Tour(_) => want.len() as u64,
+    };
+    Ok(Derived {
+        entries: want.len() as u64,
+        states,
+        solvable: want.len() as u64,
+        max_distance: None,
+    })
+}

@@ -1,0 +1,487 @@
+//! Move puzzles, in row storage (one `positions` row per position that can reach the goal)
+//! and in packed tables (the `run-steps` distance table, counts when stored, `farthest`).
+//!
+//! Both are checked by local conditions over every rank, which together prove the table
+//! exact: goals are present at distance 0 and no other position is at 0; a present
+//! position's distance is one more than the minimum over its present neighbours; an
+//! absent position has no present neighbour (so the present set is exactly the goals'
+//! components); the next rank is the smallest neighbour one step closer; a count is the
+//! sum over the neighbours one step closer. A packed chunk must also be exactly the
+//! encoding of the entries it decodes to, and counts stored in the narrowest encoding
+//! that holds them.
+
+use rayon::prelude::*;
+use rusqlite::Connection;
+use rusqlite::types::ValueRef;
+
+use super::check::{Check, Derived, bad, first_failure, same, show_count, show_dist, show_opt};
+use super::stored::{
+    int, int_in, int_rows, must_be_empty, packed_table_rows, read_chunks, same_rows, text,
+};
+use crate::core::format::{COUNT_OVERFLOW, UNREACHED, add_counts};
+use crate::core::packed::{CountLayout, RunLayout};
+use crate::core::space::GraphPuzzle;
+use crate::store::audit::{self, Table};
+
+/// A move puzzle's tables as read from the file, indexed by rank.
+struct GraphTables {
+    /// [`UNREACHED`] where absent.
+    dist: Vec<u8>,
+    /// [`NO_NEXT`] where NULL; empty when the storage has no next ranks.
+    next: Vec<u64>,
+    /// [`COUNT_OVERFLOW`] where the overflow marker is stored; empty without counts.
+    count: Vec<u64>,
+}
+
+const NO_NEXT: u64 = u64::MAX;
+
+/// Row storage: one row of `positions` per position that can reach the goal.
+pub(super) fn row_graph(conn: &Connection, name: &str, g: &dyn GraphPuzzle) -> Check<Derived> {
+    must_be_empty(
+        conn,
+        name,
+        &[
+            Table::PegLayers,
+            Table::PegMatrix,
+            Table::Solutions,
+            Table::PackedTables,
+            Table::PackedChunks,
+            Table::Farthest,
+        ],
+    )?;
+    let n = g.size();
+    let mut t = GraphTables {
+        dist: vec![UNREACHED; n as usize],
+        next: vec![NO_NEXT; n as usize],
+        count: vec![0; n as usize],
+    };
+    audit::for_each_row(conn, Table::Positions, name, |row| -> Check<()> {
+        let rank = int_in(row[0], 0, n as i64 - 1, &|| "positions.rank".to_string())? as u64;
+        let at = || format!("rank {rank} (state {})", g.format(rank));
+        let state = text(row[1], &|| format!("{}: state", at()))?;
+        if state.as_deref() != Some(g.format(rank).as_str()) {
+            return bad(format!(
+                "{}: state text {:?} is not the notation of the rank",
+                at(),
+                state.unwrap_or_default()
+            ));
+        }
+        let d = int_in(row[2], 0, UNREACHED as i64 - 1, &|| {
+            format!("{}: distance", at())
+        })?;
+        t.dist[rank as usize] = d as u8;
+        if let Some(next) = int(row[3], &|| format!("{}: next_rank", at()))? {
+            if !(0..n as i64).contains(&next) {
+                return bad(format!(
+                    "{}: next rank {next} is outside the rank space",
+                    at()
+                ));
+            }
+            t.next[rank as usize] = next as u64;
+        }
+        t.count[rank as usize] = match int(row[4], &|| format!("{}: solutions", at()))? {
+            None => COUNT_OVERFLOW,
+            Some(c) if c >= 0 => c as u64,
+            Some(c) => return bad(format!("{}: {c} shortest solutions", at())),
+        };
+        if !matches!(row[5], ValueRef::Null) {
+            return bad(format!(
+                "{}: a move is stored, but moves are for peg boards",
+                at()
+            ));
+        }
+        Ok(())
+    })?;
+    let (levels, max) = check_graph(g, &t, None)?;
+    histogram_is(conn, name, &levels)?;
+    Ok(Derived {
+        entries: n,
+        states: n,
+        solvable: levels.iter().sum(),
+        max_distance: max,
+    })
+}
+
+/// The local conditions at every rank (see the module docs). Returns the number of
+/// positions at each distance and the maximum distance.
+/// `packed`: the layout the distances were decoded from, so that a failure also names
+/// the chunk that holds the entry.
+fn check_graph(
+    g: &dyn GraphPuzzle,
+    t: &GraphTables,
+    packed: Option<&RunLayout>,
+) -> Check<(Vec<u64>, Option<u8>)> {
+    let mut goals = g.goals();
+    goals.sort_unstable();
+    let is_goal = |r: u64| goals.binary_search(&r).is_ok();
+    let at = |r: u64| match packed {
+        Some(l) => format!(
+            "rank {r} (state {}, distance chunk {})",
+            g.format(r),
+            l.locate(r).chunk
+        ),
+        None => format!("rank {r} (state {})", g.format(r)),
+    };
+    let (next, count) = (!t.next.is_empty(), !t.count.is_empty());
+    first_failure(g.size(), |r, nbs| {
+        let d = t.dist[r as usize];
+        nbs.clear();
+        g.neighbors(r, nbs);
+        if d == UNREACHED {
+            if is_goal(r) {
+                return Err(format!("{}: a goal, but it is missing", at(r)));
+            }
+            if let Some(&nb) = nbs.iter().find(|&&nb| t.dist[nb as usize] != UNREACHED) {
+                return Err(format!(
+                    "{} is missing, but its neighbour rank {nb} is stored at distance {}, so it can reach the goal",
+                    at(r),
+                    t.dist[nb as usize]
+                ));
+            }
+            if count && t.count[r as usize] != 0 {
+                return Err(format!(
+                    "{}: cannot reach the goal, but {} shortest solutions are stored",
+                    at(r),
+                    show_count(t.count[r as usize])
+                ));
+            }
+            return Ok(());
+        }
+        let stored_next = if next { t.next[r as usize] } else { NO_NEXT };
+        let stored_count = if count { t.count[r as usize] } else { 1 };
+        if is_goal(r) {
+            if d != 0 {
+                return Err(format!("{}: a goal, but its distance is {d}", at(r)));
+            }
+            if stored_next != NO_NEXT {
+                return Err(format!(
+                    "{}: a goal, but it has next rank {stored_next}",
+                    at(r)
+                ));
+            }
+            if stored_count != 1 {
+                return Err(format!(
+                    "{}: a goal, but {} shortest solutions are stored (1 expected)",
+                    at(r),
+                    show_count(stored_count)
+                ));
+            }
+            return Ok(());
+        }
+        if d == 0 {
+            return Err(format!("{}: distance 0 but it is not a goal", at(r)));
+        }
+        let Some(min) = nbs
+            .iter()
+            .map(|&nb| t.dist[nb as usize])
+            .filter(|&x| x != UNREACHED)
+            .min()
+        else {
+            return Err(format!(
+                "{}: distance {d} but no neighbour is stored, so it cannot reach the goal",
+                at(r)
+            ));
+        };
+        if d != min + 1 {
+            return Err(format!(
+                "{}: distance {d} but its successors' minimum is {min}",
+                at(r)
+            ));
+        }
+        let closer = || nbs.iter().copied().filter(|&nb| t.dist[nb as usize] == min);
+        if next {
+            let smallest = closer().min().expect("the minimum is attained");
+            if stored_next == NO_NEXT {
+                return Err(format!("{}: no next rank stored", at(r)));
+            }
+            if !nbs.contains(&stored_next) {
+                return Err(format!(
+                    "{}: next rank {stored_next} is not one legal move away",
+                    at(r)
+                ));
+            }
+            if t.dist[stored_next as usize] != min {
+                return Err(format!(
+                    "{}: next rank {stored_next} is not one step closer (its distance is {})",
+                    at(r),
+                    show_dist(t.dist[stored_next as usize])
+                ));
+            }
+            if stored_next != smallest {
+                return Err(format!(
+                    "{}: next rank {stored_next} is not the smallest rank one step closer ({smallest} is)",
+                    at(r)
+                ));
+            }
+        }
+        if count {
+            let sum = closer().fold(0, |s, nb| add_counts(s, t.count[nb as usize]));
+            if stored_count != sum {
+                return Err(format!(
+                    "{}: {} shortest solutions stored but its closer successors' counts add up to {}",
+                    at(r),
+                    show_count(stored_count),
+                    show_count(sum)
+                ));
+            }
+        }
+        Ok(())
+    })?;
+    let levels = t
+        .dist
+        .par_chunks(1 << 16)
+        .fold(Vec::new, |mut acc: Vec<u64>, chunk| {
+            for &d in chunk {
+                if d != UNREACHED {
+                    if acc.len() <= d as usize {
+                        acc.resize(d as usize + 1, 0);
+                    }
+                    acc[d as usize] += 1;
+                }
+            }
+            acc
+        })
+        .reduce(Vec::new, |mut a, b| {
+            if a.len() < b.len() {
+                a.resize(b.len(), 0);
+            }
+            a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+            a
+        });
+    let max = (!levels.is_empty()).then(|| (levels.len() - 1) as u8);
+    Ok((levels, max))
+}
+
+/// Packed storage: the `run-steps` distance table, the counts when stored (in the
+/// narrowest encoding that holds them), and the `farthest` rows.
+pub(super) fn packed_graph(
+    conn: &Connection,
+    name: &str,
+    g: &dyn GraphPuzzle,
+    layout: RunLayout,
+    counts: bool,
+) -> Check<Derived> {
+    must_be_empty(
+        conn,
+        name,
+        &[
+            Table::Positions,
+            Table::PegLayers,
+            Table::PegMatrix,
+            Table::Solutions,
+        ],
+    )?;
+    let n = g.size();
+    let stored = packed_table_rows(conn, name)?;
+    // The counts' width depends on the counts: the stored encoding is taken here and
+    // checked against the counts once they are known to be right.
+    let count_layout = match stored.iter().find(|s| s.kind == "solutions") {
+        Some(s) if counts => match CountLayout::with_encoding(n, &s.encoding) {
+            Some(l) => l,
+            None => {
+                return bad(format!(
+                    "packed_tables solutions encoding: {} is not a count encoding",
+                    s.encoding
+                ));
+            }
+        },
+        _ => CountLayout::for_counts(n, 0),
+    };
+    let mut want_tables = vec![(
+        "distance",
+        "run-steps",
+        layout.ranks_per_chunk(),
+        layout.chunks(),
+        layout.describe().to_string(),
+    )];
+    if counts {
+        want_tables.push((
+            "solutions",
+            count_layout.encoding(),
+            count_layout.ranks_per_chunk(),
+            count_layout.chunks(),
+            count_layout.describe().to_string(),
+        ));
+    }
+    for (i, w) in want_tables.iter().enumerate() {
+        let Some(s) = stored.get(i).filter(|s| s.kind == w.0) else {
+            return bad(format!("packed_tables: the {} table is missing", w.0));
+        };
+        let what = |col: &str| format!("packed_tables {} {col}", w.0);
+        same(&what("encoding"), s.encoding.as_str(), w.1)?;
+        same(&what("ranks_per_chunk"), &s.ranks_per_chunk, &(w.2 as i64))?;
+        same(&what("chunks"), &s.chunks, &(w.3 as i64))?;
+        same(&what("layout"), s.layout.as_str(), w.4.as_str())?;
+    }
+    if let Some(s) = stored.get(want_tables.len()) {
+        return bad(format!(
+            "packed_tables: a {} table the rules do not give",
+            s.kind
+        ));
+    }
+    let extra = audit::chunks_outside_move_tables(conn, name, counts)?;
+    if extra != 0 {
+        return bad(format!("packed_chunks: {extra} chunks of no table"));
+    }
+
+    let mut t = GraphTables {
+        dist: vec![UNREACHED; n as usize],
+        next: Vec::new(),
+        count: Vec::new(),
+    };
+    let blobs = read_chunks(conn, name, "distance", layout.chunks())?;
+    let per = layout.ranks_per_chunk() as usize;
+    let failure = (t.dist.par_chunks_mut(per).zip(&blobs).enumerate())
+        .find_map_first(|(c, (dist, blob))| {
+            let lo = (c * per) as u64;
+            for (i, slot) in dist.iter_mut().enumerate() {
+                let r = lo + i as u64;
+                *slot = match layout.distance(blob, r) {
+                    Ok(d) => d.unwrap_or(UNREACHED),
+                    Err(_) => {
+                        return Some(format!(
+                            "distance chunk {c}: the entry of rank {r} (state {}) is impossible or missing",
+                            g.format(r)
+                        ));
+                    }
+                };
+            }
+            // Bits no reader looks at (past a run's end, or in an unreachable run) must be
+            // what the encoder writes, so the blob is exactly the encoding of its entries.
+            match layout.encode_chunk_with(c as u64, |r| dist[(r - lo) as usize]) {
+                Ok(canonical) if canonical == *blob => None,
+                Ok(canonical) => {
+                    let byte = (0..blob.len().max(canonical.len()))
+                        .find(|&i| blob.get(i) != canonical.get(i))
+                        .unwrap_or(0);
+                    Some(format!(
+                        "distance chunk {c} byte {byte}: not the encoding of the distances it decodes to"
+                    ))
+                }
+                Err(e) => Some(format!("distance chunk {c}: {e}")),
+            }
+        });
+    if let Some(fact) = failure {
+        return bad(fact);
+    }
+    drop(blobs);
+    if counts {
+        t.count = vec![0; n as usize];
+        let blobs = read_chunks(conn, name, "solutions", count_layout.chunks())?;
+        let per = count_layout.ranks_per_chunk() as usize;
+        let failure = (t.count.par_chunks_mut(per).zip(&blobs).enumerate()).find_map_first(
+            |(c, (count, blob))| {
+                let want = count_layout.chunk_bytes(c as u64);
+                if blob.len() as u64 != want {
+                    return Some(format!(
+                        "solutions chunk {c}: {} bytes, {want} expected",
+                        blob.len(),
+                    ));
+                }
+                let lo = (c * per) as u64;
+                for (i, slot) in count.iter_mut().enumerate() {
+                    match count_layout.count(blob, lo + i as u64) {
+                        Ok(v) => *slot = v.unwrap_or(COUNT_OVERFLOW),
+                        Err(e) => return Some(format!("solutions chunk {c}: {e}")),
+                    }
+                }
+                None
+            },
+        );
+        if let Some(fact) = failure {
+            return bad(fact);
+        }
+    }
+    let (levels, max) = check_graph(g, &t, Some(&layout))?;
+    if counts {
+        let most = t.count.par_iter().copied().max().unwrap_or(0);
+        let narrowest = CountLayout::for_counts(n, most);
+        if narrowest != count_layout {
+            let most = if most == COUNT_OVERFLOW {
+                "above 2^63 - 1".to_string()
+            } else {
+                most.to_string()
+            };
+            return bad(format!(
+                "packed_tables solutions encoding: {}, but counts up to {most} take {}",
+                count_layout.encoding(),
+                narrowest.encoding()
+            ));
+        }
+    }
+
+    histogram_is(conn, name, &levels)?;
+
+    // The farthest positions: every rank at the maximum distance, with its notation.
+    let far: Vec<u64> = match max {
+        Some(m) => {
+            let mut v: Vec<u64> = (t.dist.par_iter().enumerate())
+                .filter(|&(_, &d)| d == m)
+                .map(|(r, _)| r as u64)
+                .collect();
+            v.sort_unstable();
+            v
+        }
+        None => Vec::new(),
+    };
+    let mut i = 0;
+    audit::for_each_row(conn, Table::Farthest, name, |row| -> Check<()> {
+        let rank = int(row[0], &|| "farthest.rank".to_string())?;
+        let Some(&want) = far.get(i) else {
+            return bad(format!(
+                "farthest: rank {} is stored but is not at the maximum distance",
+                show_opt(rank)
+            ));
+        };
+        let at = || format!("farthest rank {want} (state {})", g.format(want));
+        if rank != Some(want as i64) {
+            return bad(format!(
+                "{}: missing (rank {} stored in its place)",
+                at(),
+                show_opt(rank)
+            ));
+        }
+        let state = text(row[1], &|| format!("{}: state", at()))?;
+        if state.as_deref() != Some(g.format(want).as_str()) {
+            return bad(format!(
+                "{}: state text {:?} is not the notation of the rank",
+                at(),
+                state.unwrap_or_default()
+            ));
+        }
+        let d = int(row[2], &|| format!("{}: distance", at()))?;
+        if d != max.map(i64::from) {
+            return bad(format!(
+                "{}: distance {} but the table gives {}",
+                at(),
+                show_opt(d),
+                show_opt(max)
+            ));
+        }
+        i += 1;
+        Ok(())
+    })?;
+    if let Some(&want) = far.get(i) {
+        return bad(format!(
+            "farthest rank {want} (state {}): at the maximum distance but missing",
+            g.format(want)
+        ));
+    }
+    Ok(Derived {
+        entries: n,
+        states: n,
+        solvable: levels.iter().sum(),
+        max_distance: max,
+    })
+}
+
+/// The stored `histogram` of a move puzzle is `levels` (positions per distance; its rows
+/// are stored without symmetry, so classes equal positions).
+fn histogram_is(conn: &Connection, name: &str, levels: &[u64]) -> Check<()> {
+    let histogram: Vec<Vec<Option<i64>>> = (levels.iter().enumerate())
+        .map(|(d, &c)| vec![Some(d as i64), Some(c as i64), Some(c as i64)])
+        .collect();
+    let stored = int_rows(conn, Table::Histogram, name)?;
+    let key = |r: &[Option<i64>]| format!("distance {}", show_opt(r[0]));
+    same_rows("histogram", &key, &stored, &histogram)
+}

@@ -1,0 +1,106 @@
+//! fifteen's pattern tables, the only data a fifteen puzzle stores: each table is checked
+//! entry by entry (the cheap local check on every table first, so that a damaged entry is
+//! usually named before any search runs), and nothing else may be stored for the puzzle.
+
+use rusqlite::Connection;
+
+use super::check::{Check, Derived, bad, same};
+use super::stored::{must_be_empty, packed_table_rows, read_chunks};
+use crate::core::packed::ByteLayout;
+use crate::core::rank::FACT;
+use crate::core::space::StateSpace;
+use crate::families::{self, fifteen::Fifteen};
+use crate::solvers::pattern;
+use crate::store::audit::{self, Table};
+
+/// fifteen's pattern tables: one per pattern of each built partition, in that order, each
+/// laid out as `generate` lays it out, and every entry 1 + the minimum over the placements
+/// one pattern-tile move away (free blank moves accounted for), as [`pattern::check`]
+/// re-derives it.
+pub(super) fn pattern_tables(conn: &Connection, name: &str, f: &Fifteen) -> Check<Derived> {
+    must_be_empty(
+        conn,
+        name,
+        &[
+            Table::Positions,
+            Table::PegLayers,
+            Table::PegMatrix,
+            Table::Solutions,
+        ],
+    )?;
+    let stored = packed_table_rows(conn, name)?;
+    let mut derived = Derived {
+        entries: 0,
+        states: 0,
+        solvable: FACT[16] / 2,
+        max_distance: None,
+    };
+    let mut k = 0;
+    let mut loaded = Vec::new();
+    for part in f.built() {
+        for (i, p) in f.patterns(part).iter().enumerate() {
+            let kind = families::fifteen::TABLE_KINDS[k];
+            k += 1;
+            let Some(s) = stored.iter().find(|s| s.kind == kind) else {
+                return bad(format!(
+                    "packed_tables: the {kind} table (partition {} pattern {i}) is missing",
+                    part.name
+                ));
+            };
+            let l = ByteLayout::new(p.placements());
+            let what = |col: &str| format!("packed_tables {kind} {col}");
+            same(&what("encoding"), s.encoding.as_str(), "u8")?;
+            same(
+                &what("ranks_per_chunk"),
+                &s.ranks_per_chunk,
+                &(l.ranks_per_chunk() as i64),
+            )?;
+            same(&what("chunks"), &s.chunks, &(l.chunks() as i64))?;
+            // The layout names the table; only its build time is not derived.
+            let mut want = l.describe();
+            want["partition"] = serde_json::json!(part.name);
+            want["pattern"] = serde_json::json!(i);
+            want["tiles"] = serde_json::json!(p.tiles());
+            let got: serde_json::Value = serde_json::from_str(&s.layout)
+                .or_else(|_| bad(what("layout") + " is not JSON"))?;
+            let named = ["partition", "pattern", "tiles", "ranks", "ranks_per_chunk"];
+            if named.iter().any(|key| got.get(*key) != want.get(*key)) {
+                return bad(what("layout") + " does not name its table as the rules give");
+            }
+            let blobs = read_chunks(conn, name, kind, l.chunks())?;
+            let Some(bytes) = l.decode(&blobs) else {
+                return bad(format!("{kind}: its chunks are not {} bytes", l.ranks()));
+            };
+            // Which entry the rules give is checked with the table (`pattern::check`).
+            let Some(entry) = got["entry"].as_str().and_then(pattern::Entry::from_name) else {
+                return bad(what("layout") + " names no known `entry`");
+            };
+            let table = pattern::Table { entry, bytes };
+            // What the table alone shows first, for every table: a damaged entry is
+            // usually named before any breadth-first search is run.
+            pattern::check_local(p, &table)
+                .or_else(|e| bad(format!("{kind} (partition {} pattern {i}): {e}", part.name)))?;
+            derived.entries += p.placements();
+            derived.states += pattern::PatternSpace::new(p).size();
+            loaded.push((kind, part.name.clone(), i, p.clone(), table));
+        }
+    }
+    for (kind, partition, i, p, table) in &loaded {
+        pattern::check(p, table)
+            .or_else(|e| bad(format!("{kind} (partition {partition} pattern {i}): {e}")))?;
+    }
+    if let Some(s) = stored
+        .iter()
+        .find(|s| !families::fifteen::TABLE_KINDS[..k].contains(&s.kind.as_str()))
+    {
+        return bad(format!(
+            "packed_tables: a {} table the rules do not give",
+            s.kind
+        ));
+    }
+    let extra = audit::chunks_without_table(conn, name)?;
+    if extra != 0 {
+        return bad(format!("packed_chunks: {extra} chunks of no table"));
+    }
+    Ok(derived)
+}

@@ -1,0 +1,356 @@
+//! Peg boards: every stored position in canonical form, the set of stored positions tied
+//! to the reachable set (recomputed, since `peg_layers` needs it anyway), and distances,
+//! moves and counts checked over moves (chains of jumps) by the same local conditions as
+//! a move puzzle's ranks; then the histogram, the layers by peg count and the
+//! start-finish matrix, recomputed.
+
+use rayon::prelude::*;
+use rusqlite::Connection;
+
+use super::check::{Check, Derived, bad, first_failure, show_count, show_dist, show_opt};
+use super::stored::{int, int_in, int_rows, must_be_empty, same_rows, text};
+use crate::core::format::{COUNT_OVERFLOW, UNREACHED, add_counts};
+use crate::core::progress::Silent;
+use crate::solvers::peg::{self, Board};
+use crate::store::audit::{self, Table};
+
+/// A peg board's `positions` rows, sorted by rank (the canonical bitboard).
+struct PegRows {
+    bits: Vec<u64>,
+    /// [`UNREACHED`] where NULL (cannot finish).
+    dist: Vec<u8>,
+    next: Vec<Option<u64>>,
+    /// [`COUNT_OVERFLOW`] where NULL.
+    count: Vec<u64>,
+    moves: Vec<Option<String>>,
+}
+
+impl PegRows {
+    fn find(&self, bits: u64) -> Option<usize> {
+        self.bits.binary_search(&bits).ok()
+    }
+}
+
+pub(super) fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<Derived> {
+    must_be_empty(
+        conn,
+        name,
+        &[
+            Table::Solutions,
+            Table::PackedTables,
+            Table::PackedChunks,
+            Table::Farthest,
+        ],
+    )?;
+    let at = |b: u64| format!("rank {b} (state {})", board.format(b));
+    let limit = if board.holes >= 63 {
+        i64::MAX
+    } else {
+        (1i64 << board.holes) - 1
+    };
+    let mut rows = PegRows {
+        bits: Vec::new(),
+        dist: Vec::new(),
+        next: Vec::new(),
+        count: Vec::new(),
+        moves: Vec::new(),
+    };
+    audit::for_each_row(conn, Table::Positions, name, |row| -> Check<()> {
+        let b = int_in(row[0], 0, limit, &|| "positions.rank".to_string())? as u64;
+        let state = text(row[1], &|| format!("{}: state", at(b)))?;
+        if state.as_deref() != Some(board.format(b).as_str()) {
+            return bad(format!(
+                "{}: state text {:?} is not the notation of the rank",
+                at(b),
+                state.unwrap_or_default()
+            ));
+        }
+        let d = int(row[2], &|| format!("{}: distance", at(b)))?;
+        rows.dist.push(match d {
+            None => UNREACHED,
+            Some(d) if (0..UNREACHED as i64).contains(&d) => d as u8,
+            Some(d) => return bad(format!("{}: distance {d} is out of range", at(b))),
+        });
+        let next = int(row[3], &|| format!("{}: next_rank", at(b)))?;
+        if next.is_some_and(|x| !(0..=limit).contains(&x)) {
+            return bad(format!(
+                "{}: next rank {} is not a position",
+                at(b),
+                show_opt(next)
+            ));
+        }
+        rows.next.push(next.map(|x| x as u64));
+        rows.count
+            .push(match int(row[4], &|| format!("{}: solutions", at(b)))? {
+                None => COUNT_OVERFLOW,
+                Some(c) if c >= 0 => c as u64,
+                Some(c) => return bad(format!("{}: {c} shortest solutions", at(b))),
+            });
+        rows.moves
+            .push(text(row[5], &|| format!("{}: move", at(b)))?);
+        rows.bits.push(b);
+        Ok(())
+    })?;
+
+    // Canonical form first: every later lookup relies on it.
+    first_failure(rows.bits.len() as u64, |i, _| {
+        let b = rows.bits[i as usize];
+        let c = board.canonical(b).0;
+        if c != b {
+            return Err(format!(
+                "{}: not in canonical form (rank {c} is its class's)",
+                at(b)
+            ));
+        }
+        Ok(())
+    })?;
+
+    let forward = peg::reachable_layers(board, usize::MAX, &Silent);
+    let classes: u64 = forward.iter().map(|l| l.len() as u64).sum();
+    let all_reachable = classes <= peg::STORE_ALL_LIMIT;
+    let start = board.canonical(board.start).0;
+    let finish = board.canonical(board.finish).0;
+    for (what, b) in [("start", start), ("finish", finish)] {
+        match rows.find(b) {
+            Some(i) if rows.dist[i] != UNREACHED => {}
+            Some(_) => return bad(format!("{}: the {what}, but no distance is stored", at(b))),
+            None => return bad(format!("{}: the {what}, but it is missing", at(b))),
+        }
+    }
+    let in_forward = |b: u64| {
+        forward
+            .get(b.count_ones() as usize)
+            .is_some_and(|l| l.binary_search(&b).is_ok())
+    };
+    if all_reachable {
+        // Every reachable position is a row, and nothing else is.
+        let mut all: Vec<u64> = forward.concat();
+        all.par_sort_unstable();
+        if let Some(i) =
+            (0..all.len().max(rows.bits.len())).find(|&i| all.get(i) != rows.bits.get(i))
+        {
+            return match (all.get(i), rows.bits.get(i)) {
+                (Some(&w), Some(&s)) if s < w => bad(format!(
+                    "{}: stored, but not reachable from the start",
+                    at(s)
+                )),
+                (Some(&w), _) => bad(format!("{}: reachable from the start, but missing", at(w))),
+                (None, Some(&s)) => bad(format!(
+                    "{}: stored, but not reachable from the start",
+                    at(s)
+                )),
+                (None, None) => unreachable!(),
+            };
+        }
+    } else {
+        // Only the positions that can finish are rows: each must be reachable and have a
+        // distance, and every reachable single-jump predecessor of a row can finish
+        // through it, so it must be a row too. Any reachable position that can finish
+        // has a path from the start through such predecessors, so none is left out.
+        let masks: Vec<(u64, u64, u64)> = (board.jumps.iter())
+            .map(|j| {
+                let (f, o, t) = (1u64 << j.from, 1u64 << j.over, 1u64 << j.to);
+                (f | o, t, f | o | t)
+            })
+            .collect();
+        first_failure(rows.bits.len() as u64, |i, _| {
+            let b = rows.bits[i as usize];
+            if !in_forward(b) {
+                return Err(format!(
+                    "{}: stored, but not reachable from the start",
+                    at(b)
+                ));
+            }
+            if rows.dist[i as usize] == UNREACHED {
+                return Err(format!(
+                    "{}: no distance stored, but only positions that can finish are kept for this board",
+                    at(b)
+                ));
+            }
+            for &(need, land, all) in &masks {
+                if b & land != 0 && b & need == 0 {
+                    let p = board.canonical(b ^ all).0;
+                    if in_forward(p) && rows.find(p).is_none() {
+                        return Err(format!(
+                            "{}: reachable, and it can finish through rank {b}, but it is missing",
+                            at(p)
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        })?;
+    }
+
+    // Distances, next moves and counts over moves (chains of jumps).
+    let dist_of = |b: u64| rows.find(b).map_or(UNREACHED, |i| rows.dist[i]);
+    first_failure(rows.bits.len() as u64, |i, _| {
+        let i = i as usize;
+        let (b, d) = (rows.bits[i], rows.dist[i]);
+        let (next, count, mv) = (rows.next[i], rows.count[i], rows.moves[i].as_deref());
+        if b == finish {
+            if d != 0 || count != 1 || next.is_some() || mv.is_some() {
+                return Err(format!(
+                    "{}: the finish, but distance {}, {} solutions, next rank {}, move {}",
+                    at(b),
+                    show_dist(d),
+                    show_count(count),
+                    show_opt(next),
+                    mv.unwrap_or("NULL")
+                ));
+            }
+            return Ok(());
+        }
+        let succ: Vec<(Vec<u8>, u64, u8)> = board
+            .moves(b)
+            .into_iter()
+            .map(|(m, after)| {
+                let c = board.canonical(after).0;
+                (m, c, dist_of(c))
+            })
+            .collect();
+        let min = succ.iter().map(|s| s.2).filter(|&x| x != UNREACHED).min();
+        if d == UNREACHED {
+            if let Some((m, c, dd)) = succ.iter().find(|s| s.2 != UNREACHED) {
+                return Err(format!(
+                    "{}: no distance stored, but move {} reaches rank {c} at distance {dd}",
+                    at(b),
+                    Board::format_moves(std::slice::from_ref(m))
+                ));
+            }
+            if count != 0 || next.is_some() || mv.is_some() {
+                return Err(format!(
+                    "{}: cannot finish, but {} solutions, next rank {}, move {} are stored",
+                    at(b),
+                    show_count(count),
+                    show_opt(next),
+                    mv.unwrap_or("NULL")
+                ));
+            }
+            return Ok(());
+        }
+        if d == 0 {
+            return Err(format!("{}: distance 0 but it is not the finish", at(b)));
+        }
+        let Some(min) = min else {
+            return Err(format!(
+                "{}: distance {d} but no move leads to a position that can finish",
+                at(b)
+            ));
+        };
+        if d != min + 1 {
+            return Err(format!(
+                "{}: distance {d} but its successors' minimum is {min}",
+                at(b)
+            ));
+        }
+        let (first, first_next, _) = succ.iter().find(|s| s.2 == min).expect("attained");
+        let Some(text) = mv else {
+            return Err(format!("{}: no move stored", at(b)));
+        };
+        let Some(after) = board.parse_move(text).and_then(|m| board.apply_move(b, &m)) else {
+            return Err(format!("{}: move {text} is not a legal move", at(b)));
+        };
+        let after = board.canonical(after).0;
+        if next != Some(after) {
+            return Err(format!(
+                "{}: move {text} leads to rank {after}, but next rank {} is stored",
+                at(b),
+                show_opt(next)
+            ));
+        }
+        if dist_of(after) != min {
+            return Err(format!(
+                "{}: move {text} is not one step closer (it leads to distance {})",
+                at(b),
+                show_dist(dist_of(after))
+            ));
+        }
+        let want = Board::format_moves(std::slice::from_ref(first));
+        if text != want || next != Some(*first_next) {
+            return Err(format!(
+                "{}: move {text} is not the first optimal move in enumeration order ({want} is)",
+                at(b)
+            ));
+        }
+        // The seeds' counting: every optimal move contributes its result's count.
+        let sum = (succ.iter())
+            .filter(|s| s.2 == min)
+            .fold(0, |s, x| add_counts(s, rows.count[rows.find(x.1).unwrap()]));
+        if count != sum {
+            return Err(format!(
+                "{}: {} shortest solutions stored but its optimal moves' counts add up to {}",
+                at(b),
+                show_count(count),
+                show_count(sum)
+            ));
+        }
+        Ok(())
+    })?;
+
+    // Histogram by distance and layers by peg count, recomputed.
+    let sizes: Vec<u32> = rows.bits.par_iter().map(|&b| board.class_size(b)).collect();
+    let max = rows.dist.iter().copied().filter(|&d| d != UNREACHED).max();
+    let mut histogram = vec![[0u64; 2]; max.map_or(0, |m| m as usize + 1)];
+    let mut can_finish = vec![[0u64; 2]; forward.len()];
+    for (i, &b) in rows.bits.iter().enumerate() {
+        let d = rows.dist[i];
+        if d != UNREACHED {
+            histogram[d as usize][0] += sizes[i] as u64;
+            histogram[d as usize][1] += 1;
+            let k = b.count_ones() as usize;
+            if let Some(slot) = can_finish.get_mut(k) {
+                slot[0] += sizes[i] as u64;
+                slot[1] += 1;
+            }
+        }
+    }
+    let want: Vec<Vec<Option<i64>>> = (histogram.iter().enumerate())
+        .map(|(d, h)| vec![Some(d as i64), Some(h[0] as i64), Some(h[1] as i64)])
+        .collect();
+    let stored = int_rows(conn, Table::Histogram, name)?;
+    let key = |r: &[Option<i64>]| format!("distance {}", show_opt(r[0]));
+    same_rows("histogram", &key, &stored, &want)?;
+
+    let layers: Vec<Vec<Option<i64>>> = (forward.iter().enumerate())
+        .filter(|(_, l)| !l.is_empty())
+        .map(|(k, l)| {
+            let reachable: u64 = l.par_iter().map(|&b| board.class_size(b) as u64).sum();
+            [
+                k as u64,
+                reachable,
+                can_finish[k][0],
+                l.len() as u64,
+                can_finish[k][1],
+            ]
+            .map(|v| Some(v as i64))
+            .to_vec()
+        })
+        .collect();
+    let stored = int_rows(conn, Table::PegLayers, name)?;
+    let key = |r: &[Option<i64>]| format!("pegs {}", show_opt(r[0]));
+    same_rows("peg_layers", &key, &stored, &layers)?;
+
+    let matrix: Vec<Vec<Option<i64>>> = if board.matrix {
+        (peg::matrix(board, &Silent).iter().enumerate())
+            .flat_map(|(s, row)| {
+                row.iter()
+                    .enumerate()
+                    .map(move |(f, &d)| vec![Some(s as i64), Some(f as i64), d.map(i64::from)])
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let stored = int_rows(conn, Table::PegMatrix, name)?;
+    let key = |r: &[Option<i64>]| format!("start {} finish {}", show_opt(r[0]), show_opt(r[1]));
+    same_rows("peg_matrix", &key, &stored, &matrix)?;
+
+    let sum = |col: usize| layers.iter().map(|l| l[col].unwrap_or(0) as u64).sum();
+    Ok(Derived {
+        entries: rows.bits.len() as u64,
+        states: sum(1),
+        solvable: sum(2),
+        max_distance: max,
+    })
+}

@@ -1,0 +1,152 @@
+//! What the file stores, read without trusting it: a value of the wrong type, a chunk
+//! missing or out of place, a row in a table the puzzle does not use, each is reported as
+//! a bad fact about the file, named by where it is, rather than as a failed read. The
+//! statements are [`crate::store::audit`]'s; only their raw values are judged here.
+
+use rusqlite::Connection;
+use rusqlite::types::ValueRef;
+
+use super::check::{Check, bad, show_opt};
+use crate::store::audit::{self, PackedTableRow, Table};
+
+/// Tables a puzzle of this storage must have no rows in.
+pub(super) fn must_be_empty(conn: &Connection, name: &str, tables: &[Table]) -> Check<()> {
+    for &t in tables {
+        let n = audit::rows_of(conn, t, name)?;
+        if n != 0 {
+            return bad(format!(
+                "{n} rows in {}, which this puzzle does not use",
+                t.name()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An integer column: `None` for NULL; anything but an integer is a bad entry.
+pub(super) fn int(v: ValueRef<'_>, what: &dyn Fn() -> String) -> Check<Option<i64>> {
+    match v {
+        ValueRef::Null => Ok(None),
+        ValueRef::Integer(i) => Ok(Some(i)),
+        _ => bad(format!("{}: not an integer", what())),
+    }
+}
+
+/// A NOT NULL integer in `lo..=hi`.
+pub(super) fn int_in(v: ValueRef<'_>, lo: i64, hi: i64, what: &dyn Fn() -> String) -> Check<i64> {
+    match int(v, what)? {
+        Some(i) if (lo..=hi).contains(&i) => Ok(i),
+        Some(i) => bad(format!("{}: {i} is outside {lo}..={hi}", what())),
+        None => bad(format!("{}: NULL", what())),
+    }
+}
+
+/// A text column: `None` for NULL; a blob, a number or bytes that are not UTF-8 are a bad
+/// entry.
+pub(super) fn text(v: ValueRef<'_>, what: &dyn Fn() -> String) -> Check<Option<String>> {
+    match v {
+        ValueRef::Null => Ok(None),
+        ValueRef::Text(t) => match std::str::from_utf8(t) {
+            Ok(s) => Ok(Some(s.to_string())),
+            Err(_) => bad(format!("{}: not UTF-8 text", what())),
+        },
+        _ => bad(format!("{}: not text", what())),
+    }
+}
+
+/// Every row of a small per-puzzle table as integers (NULL as `None`), in key order.
+pub(super) fn int_rows(
+    conn: &Connection,
+    table: Table,
+    name: &str,
+) -> Check<Vec<Vec<Option<i64>>>> {
+    let mut out = Vec::new();
+    audit::for_each_row(conn, table, name, |row| -> Check<()> {
+        let n = out.len();
+        let vals = (row.iter())
+            .map(|&v| int(v, &|| format!("{} row {n}", table.name())))
+            .collect::<Check<_>>()?;
+        out.push(vals);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Compares stored rows with the rows the rules give, naming the first difference.
+pub(super) fn same_rows(
+    table: &str,
+    key: &dyn Fn(&[Option<i64>]) -> String,
+    stored: &[Vec<Option<i64>>],
+    want: &[Vec<Option<i64>>],
+) -> Check<()> {
+    let fmt = |r: &[Option<i64>]| {
+        r.iter()
+            .map(|v| show_opt(*v))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for (i, w) in want.iter().enumerate() {
+        match stored.get(i) {
+            Some(s) if s == w => {}
+            Some(s) if key(s) == key(w) => {
+                return bad(format!(
+                    "{table} {}: stored ({}) but the rules give ({})",
+                    key(w),
+                    fmt(s),
+                    fmt(w)
+                ));
+            }
+            _ => return bad(format!("{table} {}: missing ({})", key(w), fmt(w))),
+        }
+    }
+    if let Some(s) = stored.get(want.len()) {
+        return bad(format!(
+            "{table} {}: a row the rules do not give ({})",
+            key(s),
+            fmt(s)
+        ));
+    }
+    Ok(())
+}
+
+/// A puzzle's `packed_tables` rows in kind order; a row that does not read as one is a
+/// bad fact.
+pub(super) fn packed_table_rows(conn: &Connection, name: &str) -> Check<Vec<PackedTableRow>> {
+    audit::packed_table_rows(conn, name)?
+        .or_else(|e| bad(format!("packed_tables is malformed: {e}")))
+}
+
+/// The blobs of chunks `0..chunks` of one packed table, each present exactly once.
+pub(super) fn read_chunks(
+    conn: &Connection,
+    name: &str,
+    kind: &str,
+    chunks: u64,
+) -> Check<Vec<Vec<u8>>> {
+    let mut out = Vec::with_capacity(chunks as usize);
+    audit::for_each_chunk(conn, name, kind, |chunk, data| {
+        let c = int(chunk, &|| format!("{kind} chunk number"))?;
+        if c != Some(out.len() as i64) {
+            return bad(format!(
+                "{kind} chunk {}: missing ({} stored in its place)",
+                out.len(),
+                show_opt(c)
+            ));
+        }
+        match data {
+            ValueRef::Blob(b) => out.push(b.to_vec()),
+            _ => return bad(format!("{kind} chunk {c:?}: its data is not a blob")),
+        }
+        if out.len() as u64 > chunks {
+            return bad(format!(
+                "{kind} chunk {}: beyond the table's {chunks} chunks",
+                chunks
+            ));
+        }
+        Ok(())
+    })?;
+    if (out.len() as u64) < chunks {
+        return bad(format!("{kind} chunk {}: missing", out.len()));
+    }
+    Ok(out)
+}
