@@ -668,16 +668,9 @@ impl Database {
     }
 
     /// Whether the file keeps every reachable position of this peg puzzle, rather than
-    /// only those that can still finish: only then are there rows without a distance
-    /// (one probe of the `(puzzle, distance)` index).
+    /// only those that can still finish: only then are there rows without a distance.
     fn peg_stores_all(&self, name: &str) -> Result<bool> {
-        (self.conn)
-            .query_row(
-                "SELECT EXISTS (SELECT 1 FROM positions WHERE puzzle = ?1 AND distance IS NULL)",
-                [name],
-                |r| r.get(0),
-            )
-            .map_err(self.sql())
+        store::connection::has_positions_without_distance(&self.conn, name).map_err(self.sql())
     }
 
     /// Positions reachable from the start and able to finish, per number of pegs. The
@@ -988,9 +981,8 @@ impl Database {
         let db = Database::open(path)?;
         // 1 GiB of address space is enough for every table but eleven's 124 MB share and
         // more; SQLite maps no more than the file's size.
-        (db.conn)
-            .execute_batch("PRAGMA mmap_size = 1073741824; PRAGMA cache_size = -16384;")
-            .map_err(db.sql())?;
+        store::connection::memory_map(&db.conn, 1 << 30).map_err(db.sql())?;
+        store::connection::page_cache(&db.conn, 16384).map_err(db.sql())?;
         Ok(db)
     }
 
@@ -998,10 +990,9 @@ impl Database {
     /// snapshot, and SQLite takes its file lock once instead of once per statement
     /// (most of the cost of a lookup made of dozens of indexed reads).
     pub fn snapshot<T>(&self, f: impl FnOnce(&Database) -> Result<T>) -> Result<T> {
-        self.conn.execute_batch("BEGIN").map_err(self.sql())?;
+        store::connection::begin_read(&self.conn).map_err(self.sql())?;
         let out = f(self);
-        // A read transaction has nothing to commit; ending it only releases the lock.
-        let _ = self.conn.execute_batch("COMMIT");
+        store::connection::end_read(&self.conn);
         out
     }
 
@@ -1112,12 +1103,7 @@ impl Database {
                 let seq = board.parse_tour(text)?;
                 self.info(&p)?;
                 let state = tour::format_tour(&seq);
-                let stored = (self.conn)
-                    .query_row(
-                        "SELECT EXISTS (SELECT 1 FROM solutions WHERE puzzle = ?1 AND state = ?2)",
-                        [name, state.as_str()],
-                        |r| r.get(0),
-                    )
+                let stored = store::connection::solution_stored(&self.conn, name, &state)
                     .map_err(self.sql())?;
                 Ok(ArrangementAnswer::Tour {
                     canonical: tour::is_canonical_direction(&seq),

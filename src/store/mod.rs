@@ -2,6 +2,7 @@
 //! chunks of packed tables laid out by [`crate::core::packed`]), checksums, and the read-only
 //! queries used by `query` (every one an indexed read).
 
+pub mod connection;
 pub mod integrity;
 
 use std::path::Path;
