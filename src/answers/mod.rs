@@ -4,6 +4,7 @@
 
 mod fifteen;
 pub mod json;
+mod packed;
 mod resident;
 pub use fifteen::{LoadedTables, SearchAnswer, answers_by_search, solve_loaded};
 pub use resident::Resident;
@@ -24,6 +25,7 @@ use crate::families::Puzzle;
 use crate::solvers::peg::Board;
 use crate::store::{self, HistogramRow, PositionRow, PuzzleInfo, Storage, StoreError};
 use crate::verify::consistency;
+use packed::PackedReader;
 
 #[derive(Debug, Error)]
 pub enum QueryError {
@@ -1159,99 +1161,4 @@ fn packed_layouts(db: &Database, g: &dyn GraphPuzzle) -> Result<(RunLayout, Opti
         }
     };
     Ok((distance, counts))
-}
-
-/// The packed tables of one puzzle, read chunk by chunk as lookups need them: from the
-/// file (a path visits a few dozen chunks, so each is read once and kept for the rest
-/// of the query), or from the server's in-memory copy.
-struct PackedReader<'a> {
-    db: &'a Database,
-    name: &'a str,
-    source: ChunkSource,
-}
-
-enum ChunkSource {
-    File {
-        distance: RunLayout,
-        counts: Option<CountLayout>,
-        chunks: RefCell<HashMap<(&'static str, u64), Vec<u8>>>,
-    },
-    Memory(Arc<resident::PackedTables>),
-}
-
-impl<'a> PackedReader<'a> {
-    fn open(db: &'a Database, g: &'a dyn GraphPuzzle) -> Result<PackedReader<'a>> {
-        let name = g.name();
-        let source = match db.resident_packed(name) {
-            Some(t) => ChunkSource::Memory(t),
-            None => {
-                let (distance, counts) = packed_layouts(db, g)?;
-                ChunkSource::File {
-                    distance,
-                    counts,
-                    chunks: RefCell::new(HashMap::new()),
-                }
-            }
-        };
-        Ok(PackedReader { db, name, source })
-    }
-
-    fn layouts(&self) -> (&RunLayout, Option<&CountLayout>) {
-        match &self.source {
-            ChunkSource::File {
-                distance, counts, ..
-            } => (distance, counts.as_ref()),
-            ChunkSource::Memory(t) => (&t.distance, t.counts.as_ref()),
-        }
-    }
-
-    /// Runs `read` on the blob of chunk `chunk` of table `kind`, reading it if needed.
-    fn with_chunk<T>(
-        &self,
-        kind: &'static str,
-        chunk: u64,
-        read: impl FnOnce(&[u8]) -> Option<T>,
-    ) -> Result<T> {
-        let chunks = match &self.source {
-            ChunkSource::Memory(t) => {
-                let blob = t
-                    .chunk(kind, chunk)
-                    .ok_or_else(|| self.bad_chunk(kind, chunk))?;
-                return read(blob).ok_or_else(|| self.bad_chunk(kind, chunk));
-            }
-            ChunkSource::File { chunks, .. } => chunks,
-        };
-        let mut chunks = chunks.borrow_mut();
-        let blob = match chunks.entry((kind, chunk)) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => e.insert(
-                store::packed_chunk(&self.db.conn, self.name, kind, chunk)
-                    .map_err(self.db.sql())?
-                    .ok_or_else(|| self.bad_chunk(kind, chunk))?,
-            ),
-        };
-        read(blob).ok_or_else(|| self.bad_chunk(kind, chunk))
-    }
-
-    fn bad_chunk(&self, kind: &str, chunk: u64) -> QueryError {
-        (self.db).inconsistent(format!(
-            "{}: {kind} chunk {chunk} is missing or damaged",
-            self.name
-        ))
-    }
-
-    fn distance(&self, rank: u64) -> Result<Option<u8>> {
-        let l = self.layouts().0;
-        let chunk = l.locate(rank).chunk;
-        self.with_chunk("distance", chunk, |b| l.distance(b, rank).ok())
-    }
-
-    fn solutions(&self, rank: u64) -> Result<Solutions> {
-        let Some(l) = self.layouts().1 else {
-            return Ok(Solutions::NotStored);
-        };
-        let count =
-            self.with_chunk("solutions", l.locate(rank).chunk, |b| l.count(b, rank).ok())?;
-        Ok(Solutions::from_stored(count))
-    }
 }
