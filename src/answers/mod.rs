@@ -1,6 +1,16 @@
 //! Answers from a generated file: parse the user's position, turn it into a rank, and
 //! read stored rows. Every lookup is an indexed read; the one exception is `fifteen`,
 //! whose positions are solved by search over its stored pattern databases ([`fifteen`]).
+//! An answer checks what it reads against the puzzle's rules and the file's other
+//! tables as far as that reading allows (each file says what it checks), and a
+//! contradiction is refused as [`QueryError::Inconsistent`] rather than served.
+//!
+//! This file holds what every answer shares: the errors, the answer types, and
+//! [`Database`] (opening a file, and a puzzle's definition and stored metadata, checked
+//! to belong together). The answers are in `walk` (a position's distance and path),
+//! `tables` (whole-puzzle tables and lists) and `moves` (legal moves and arrangements);
+//! `packed` reads packed tables, `resident` keeps tables in memory for the server, and
+//! `fifteen` searches. All SQL is in [`crate::store`].
 
 mod fifteen;
 pub mod json;
@@ -125,6 +135,45 @@ pub enum Histogram {
     ByValue(Vec<(i64, u64)>),
 }
 
+/// One legal move from a position: the move in the puzzle's own terms, where it leads,
+/// and that position's distance (`None`: the goal cannot be reached from it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveOption {
+    pub mv: Move,
+    pub state: String,
+    pub distance: Option<u8>,
+}
+
+/// A move as its family writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Move {
+    /// Move puzzles: the cells the moving pieces leave and the cells they land on, in
+    /// cell order (a sliding tile: one each; an oshidori pair: two each).
+    Cells { from: Vec<usize>, to: Vec<usize> },
+    /// Peg boards: a chain of jumps by one peg, `[from, to1, to2, ...]`.
+    Jumps(Vec<u8>),
+}
+
+/// What an enumeration puzzle says about one arrangement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArrangementAnswer {
+    /// The magic triangle: the three side sums and, when they agree, whether the file
+    /// holds the arrangement and its class representative.
+    Magic {
+        state: String,
+        sums: Vec<i64>,
+        solution: bool,
+        canonical: Option<String>,
+    },
+    /// A closed knight's tour (parsing checks it), rotated to start at square 0, and
+    /// whether the file holds it.
+    Tour {
+        state: String,
+        canonical: bool,
+        stored: bool,
+    },
+}
+
 /// The puzzle `name` as this file holds it: built in, or a user's puzzle rebuilt from
 /// the definition stored with it (the one rule: [`catalog::lookup`]).
 pub fn known(conn: &Connection, name: &str) -> Result<Puzzle> {
@@ -171,28 +220,26 @@ impl Database {
         })
     }
 
-    fn sql(&self) -> impl Fn(rusqlite::Error) -> QueryError + '_ {
-        |source| match source {
-            // A stored value of the wrong type or out of its column's range is damage,
-            // not a failure to read.
-            rusqlite::Error::FromSqlConversionFailure(..)
-            | rusqlite::Error::IntegralValueOutOfRange(..)
-            | rusqlite::Error::InvalidColumnType(..) => {
-                self.inconsistent(format!("a stored value is out of range ({source})"))
-            }
-            source => QueryError::Store(StoreError::Sqlite {
-                path: self.path.display().to_string(),
-                source,
-            }),
-        }
+    /// Opens `path` like [`Database::open`] for a long-lived reader answering many
+    /// lookups (the server): the file is memory-mapped, so page reads are memory reads
+    /// rather than a system call each.
+    pub fn open_for_serving(path: &Path) -> Result<Database> {
+        let db = Database::open(path)?;
+        // 1 GiB of address space is enough for every table but eleven's 124 MB share and
+        // more; SQLite maps no more than the file's size.
+        store::connection::memory_map(&db.conn, 1 << 30).map_err(db.sql())?;
+        store::connection::page_cache(&db.conn, 16384).map_err(db.sql())?;
+        Ok(db)
     }
 
-    /// The answer about to be served contradicts the rules or the file: refuse it.
-    fn inconsistent(&self, what: impl Into<String>) -> QueryError {
-        QueryError::Inconsistent {
-            path: self.path.display().to_string(),
-            what: what.into(),
-        }
+    /// Runs `f` inside one read transaction: every lookup of an answer sees the same
+    /// snapshot, and SQLite takes its file lock once instead of once per statement
+    /// (most of the cost of a lookup made of dozens of indexed reads).
+    pub fn snapshot<T>(&self, f: impl FnOnce(&Database) -> Result<T>) -> Result<T> {
+        store::connection::begin_read(&self.conn).map_err(self.sql())?;
+        let out = f(self);
+        store::connection::end_read(&self.conn);
+        out
     }
 
     pub fn puzzles(&self) -> Result<Vec<PuzzleInfo>> {
@@ -239,6 +286,31 @@ impl Database {
         store::position(&self.conn, puzzle, rank).map_err(self.sql())
     }
 
+    /// The error of a failed read of this file.
+    fn sql(&self) -> impl Fn(rusqlite::Error) -> QueryError + '_ {
+        |source| match source {
+            // A stored value of the wrong type or out of its column's range is damage,
+            // not a failure to read.
+            rusqlite::Error::FromSqlConversionFailure(..)
+            | rusqlite::Error::IntegralValueOutOfRange(..)
+            | rusqlite::Error::InvalidColumnType(..) => {
+                self.inconsistent(format!("a stored value is out of range ({source})"))
+            }
+            source => QueryError::Store(StoreError::Sqlite {
+                path: self.path.display().to_string(),
+                source,
+            }),
+        }
+    }
+
+    /// The answer about to be served contradicts the rules or the file: refuse it.
+    fn inconsistent(&self, what: impl Into<String>) -> QueryError {
+        QueryError::Inconsistent {
+            path: self.path.display().to_string(),
+            what: what.into(),
+        }
+    }
+
     fn not_applicable(&self, option: &str, p: &Puzzle) -> QueryError {
         QueryError::NotApplicable {
             option: option.into(),
@@ -259,71 +331,10 @@ impl Database {
     }
 }
 
-/// One legal move from a position: the move in the puzzle's own terms, where it leads,
-/// and that position's distance (`None`: the goal cannot be reached from it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MoveOption {
-    pub mv: Move,
-    pub state: String,
-    pub distance: Option<u8>,
-}
-
-/// A move as its family writes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Move {
-    /// Move puzzles: the cells the moving pieces leave and the cells they land on, in
-    /// cell order (a sliding tile: one each; an oshidori pair: two each).
-    Cells { from: Vec<usize>, to: Vec<usize> },
-    /// Peg boards: a chain of jumps by one peg, `[from, to1, to2, ...]`.
-    Jumps(Vec<u8>),
-}
-
-/// What an enumeration puzzle says about one arrangement.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ArrangementAnswer {
-    /// The magic triangle: the three side sums and, when they agree, whether the file
-    /// holds the arrangement and its class representative.
-    Magic {
-        state: String,
-        sums: Vec<i64>,
-        solution: bool,
-        canonical: Option<String>,
-    },
-    /// A closed knight's tour (parsing checks it), rotated to start at square 0, and
-    /// whether the file holds it.
-    Tour {
-        state: String,
-        canonical: bool,
-        stored: bool,
-    },
-}
-
-impl Database {
-    /// Opens `path` like [`Database::open`] for a long-lived reader answering many
-    /// lookups (the server): the file is memory-mapped, so page reads are memory reads
-    /// rather than a system call each.
-    pub fn open_for_serving(path: &Path) -> Result<Database> {
-        let db = Database::open(path)?;
-        // 1 GiB of address space is enough for every table but eleven's 124 MB share and
-        // more; SQLite maps no more than the file's size.
-        store::connection::memory_map(&db.conn, 1 << 30).map_err(db.sql())?;
-        store::connection::page_cache(&db.conn, 16384).map_err(db.sql())?;
-        Ok(db)
-    }
-
-    /// Runs `f` inside one read transaction: every lookup of an answer sees the same
-    /// snapshot, and SQLite takes its file lock once instead of once per statement
-    /// (most of the cost of a lookup made of dozens of indexed reads).
-    pub fn snapshot<T>(&self, f: impl FnOnce(&Database) -> Result<T>) -> Result<T> {
-        store::connection::begin_read(&self.conn).map_err(self.sql())?;
-        let out = f(self);
-        store::connection::end_read(&self.conn);
-        out
-    }
-}
-
 /// A packed puzzle's distance layout (checked to be the shape its definition gives) and
-/// solution count layout, as stored in `packed_tables`.
+/// solution count layout, as stored in `packed_tables`. Shared by the reader (`packed`)
+/// and the loader of in-memory copies (`resident`); kept here because the reader also
+/// reads those copies, and the two files would otherwise need each other.
 fn packed_layouts(db: &Database, g: &dyn GraphPuzzle) -> Result<(RunLayout, Option<CountLayout>)> {
     let name = g.name();
     let bad = |what: &str| db.inconsistent(format!("{name}: {what}"));
