@@ -253,7 +253,7 @@ fn read_part(
     first: u64,
     part: &mut [u8],
 ) -> rusqlite::Result<bool> {
-    conn.execute_batch("PRAGMA mmap_size = 4294967296;")?;
+    store::connection::memory_map(conn, 1 << 32)?;
     let per = l.ranks_per_chunk();
     let count = (part.len() as u64).div_ceil(per);
     let mut run = ChunkRun::new(first..first + count);

@@ -1,11 +1,26 @@
 //! Answers from a generated file: parse the user's position, turn it into a rank, and
 //! read stored rows. Every lookup is an indexed read; the one exception is `fifteen`,
 //! whose positions are solved by search over its stored pattern databases ([`fifteen`]).
+//! An answer checks what it reads against the puzzle's rules and the file's other
+//! tables as far as that reading allows (each file says what it checks), and a
+//! contradiction is refused as [`QueryError::Inconsistent`] rather than served.
+//!
+//! This file holds what every answer shares: the errors, the answer types, and
+//! [`Database`] (opening a file, and a puzzle's definition and stored metadata, checked
+//! to belong together). The answers are in `walk` (a position's distance and path),
+//! `tables` (whole-puzzle tables and lists) and `moves` (legal moves and arrangements);
+//! `packed` reads packed tables, `resident` keeps tables in memory for the server, and
+//! `fifteen` searches. All SQL is in [`crate::store`].
 
 mod fifteen;
 pub mod json;
+mod moves;
+mod packed;
 mod resident;
+mod tables;
+mod walk;
 pub use fifteen::{LoadedTables, SearchAnswer, answers_by_search, solve_loaded};
+pub use moves::cells_move;
 pub use resident::Resident;
 
 use std::cell::RefCell;
@@ -17,13 +32,10 @@ use rusqlite::Connection;
 use thiserror::Error;
 
 use crate::catalog::{self, LookupError, identity};
-use crate::core::format;
 use crate::core::packed::{CountLayout, RunLayout};
 use crate::core::space::{GraphPuzzle, StateError};
 use crate::families::Puzzle;
-use crate::solvers::peg::Board;
-use crate::store::{self, HistogramRow, PositionRow, PuzzleInfo, Storage, StoreError};
-use crate::verify::consistency;
+use crate::store::{self, HistogramRow, PositionRow, PuzzleInfo, StoreError};
 
 #[derive(Debug, Error)]
 pub enum QueryError {
@@ -123,6 +135,45 @@ pub enum Histogram {
     ByValue(Vec<(i64, u64)>),
 }
 
+/// One legal move from a position: the move in the puzzle's own terms, where it leads,
+/// and that position's distance (`None`: the goal cannot be reached from it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveOption {
+    pub mv: Move,
+    pub state: String,
+    pub distance: Option<u8>,
+}
+
+/// A move as its family writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Move {
+    /// Move puzzles: the cells the moving pieces leave and the cells they land on, in
+    /// cell order (a sliding tile: one each; an oshidori pair: two each).
+    Cells { from: Vec<usize>, to: Vec<usize> },
+    /// Peg boards: a chain of jumps by one peg, `[from, to1, to2, ...]`.
+    Jumps(Vec<u8>),
+}
+
+/// What an enumeration puzzle says about one arrangement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArrangementAnswer {
+    /// The magic triangle: the three side sums and, when they agree, whether the file
+    /// holds the arrangement and its class representative.
+    Magic {
+        state: String,
+        sums: Vec<i64>,
+        solution: bool,
+        canonical: Option<String>,
+    },
+    /// A closed knight's tour (parsing checks it), rotated to start at square 0, and
+    /// whether the file holds it.
+    Tour {
+        state: String,
+        canonical: bool,
+        stored: bool,
+    },
+}
+
 /// The puzzle `name` as this file holds it: built in, or a user's puzzle rebuilt from
 /// the definition stored with it (the one rule: [`catalog::lookup`]).
 pub fn known(conn: &Connection, name: &str) -> Result<Puzzle> {
@@ -169,56 +220,26 @@ impl Database {
         })
     }
 
-    fn sql(&self) -> impl Fn(rusqlite::Error) -> QueryError + '_ {
-        |source| match source {
-            // A stored value of the wrong type or out of its column's range is damage,
-            // not a failure to read.
-            rusqlite::Error::FromSqlConversionFailure(..)
-            | rusqlite::Error::IntegralValueOutOfRange(..)
-            | rusqlite::Error::InvalidColumnType(..) => {
-                self.inconsistent(format!("a stored value is out of range ({source})"))
-            }
-            source => QueryError::Store(StoreError::Sqlite {
-                path: self.path.display().to_string(),
-                source,
-            }),
-        }
+    /// Opens `path` like [`Database::open`] for a long-lived reader answering many
+    /// lookups (the server): the file is memory-mapped, so page reads are memory reads
+    /// rather than a system call each.
+    pub fn open_for_serving(path: &Path) -> Result<Database> {
+        let db = Database::open(path)?;
+        // 1 GiB of address space is enough for every table but eleven's 124 MB share and
+        // more; SQLite maps no more than the file's size.
+        store::connection::memory_map(&db.conn, 1 << 30).map_err(db.sql())?;
+        store::connection::page_cache(&db.conn, 16384).map_err(db.sql())?;
+        Ok(db)
     }
 
-    /// The answer about to be served contradicts the rules or the file: refuse it.
-    /// The answer for a position the file does not hold: it cannot be solved, unless a
-    /// neighbour is stored as solvable (`solvable`), which the file cannot both say, and
-    /// which is reported as inconsistent (`contradiction` names the neighbour's case).
-    fn unsolvable(
-        &self,
-        g: &dyn GraphPuzzle,
-        rank: u64,
-        text: &str,
-        mut solvable: impl FnMut(u64) -> Result<bool>,
-        contradiction: impl Fn(u64) -> String,
-    ) -> QueryError {
-        // An unsolvable position has only unsolvable neighbours.
-        let mut nbs = Vec::new();
-        g.neighbors(rank, &mut nbs);
-        for nb in nbs {
-            match solvable(nb) {
-                Ok(false) => {}
-                Ok(true) => return self.inconsistent(contradiction(nb)),
-                Err(e) => return e,
-            }
-        }
-        QueryError::NotStored(format!(
-            "{} in {} cannot be solved: the goal is not reachable from it",
-            text.trim(),
-            g.name()
-        ))
-    }
-
-    fn inconsistent(&self, what: impl Into<String>) -> QueryError {
-        QueryError::Inconsistent {
-            path: self.path.display().to_string(),
-            what: what.into(),
-        }
+    /// Runs `f` inside one read transaction: every lookup of an answer sees the same
+    /// snapshot, and SQLite takes its file lock once instead of once per statement
+    /// (most of the cost of a lookup made of dozens of indexed reads).
+    pub fn snapshot<T>(&self, f: impl FnOnce(&Database) -> Result<T>) -> Result<T> {
+        store::connection::begin_read(&self.conn).map_err(self.sql())?;
+        let out = f(self);
+        store::connection::end_read(&self.conn);
+        out
     }
 
     pub fn puzzles(&self) -> Result<Vec<PuzzleInfo>> {
@@ -265,168 +286,29 @@ impl Database {
         store::position(&self.conn, puzzle, rank).map_err(self.sql())
     }
 
-    /// Distance, solution count and an optimal path for the position written `text`.
-    /// The text is checked before the file, so a malformed position is reported as such
-    /// even for a puzzle that has not been generated.
-    pub fn state(&self, name: &str, text: &str) -> Result<StateAnswer> {
-        let p = self.known(name)?;
-        let p = &*p;
-        match &p {
-            Puzzle::Graph(g) => {
-                let rank = g.parse(text)?;
-                self.walk_graph(g.as_ref(), &self.info(&p)?, rank, text)
+    /// The error of a failed read of this file.
+    fn sql(&self) -> impl Fn(rusqlite::Error) -> QueryError + '_ {
+        |source| match source {
+            // A stored value of the wrong type or out of its column's range is damage,
+            // not a failure to read.
+            rusqlite::Error::FromSqlConversionFailure(..)
+            | rusqlite::Error::IntegralValueOutOfRange(..)
+            | rusqlite::Error::InvalidColumnType(..) => {
+                self.inconsistent(format!("a stored value is out of range ({source})"))
             }
-            Puzzle::Peg(board) => {
-                let bits = board.parse(text)?;
-                self.info(&p)?;
-                self.walk_peg(board, bits)
-            }
-            Puzzle::Patterns(_) => {
-                let a = self.search(name, text)?;
-                Ok(StateAnswer {
-                    puzzle: a.puzzle,
-                    state: a.state,
-                    distance: a.distance as u8,
-                    solutions: Solutions::NotStored,
-                    path: a.path,
-                    moves: None,
-                })
-            }
-            _ => {
-                self.info(&p)?;
-                Err(self.not_applicable("--state", &p))
-            }
+            source => QueryError::Store(StoreError::Sqlite {
+                path: self.path.display().to_string(),
+                source,
+            }),
         }
     }
 
-    /// Like [`Database::state`] for the puzzle's own starting position.
-    pub fn start(&self, name: &str) -> Result<StateAnswer> {
-        let (p, info) = self.puzzle(name)?;
-        let p = &*p;
-        match &p {
-            Puzzle::Graph(g) => {
-                let rank = g
-                    .start()
-                    .ok_or_else(|| self.not_applicable("--start", &p))?;
-                self.walk_graph(g.as_ref(), &info, rank, "start")
-            }
-            Puzzle::Peg(board) => self.walk_peg(board, board.start),
-            _ => Err(self.not_applicable("--start", &p)),
+    /// The answer about to be served contradicts the rules or the file: refuse it.
+    fn inconsistent(&self, what: impl Into<String>) -> QueryError {
+        QueryError::Inconsistent {
+            path: self.path.display().to_string(),
+            what: what.into(),
         }
-    }
-
-    /// An optimal path from `rank` of a move puzzle, from wherever it is stored.
-    fn walk_graph(
-        &self,
-        g: &dyn GraphPuzzle,
-        info: &PuzzleInfo,
-        rank: u64,
-        text: &str,
-    ) -> Result<StateAnswer> {
-        match info.storage {
-            Storage::Packed => self.walk_packed(g, rank, text),
-            _ => self.walk(g, info, rank, text),
-        }
-    }
-
-    /// Reads distances from the packed table and steps, from `rank`, to the
-    /// smallest-ranked neighbour one move closer until the goal: the same path the
-    /// positions table's `next_rank` gives for the smaller puzzles. Every neighbour on
-    /// the way is read anyway, so each step also checks that none is more than one move
-    /// closer or farther, and the count against the sum of the closer neighbours' counts.
-    fn walk_packed(&self, g: &dyn GraphPuzzle, rank: u64, text: &str) -> Result<StateAnswer> {
-        let name = g.name();
-        let tables = PackedReader::open(self, g)?;
-        let state = g.format(rank);
-        let mut nbs = Vec::new();
-        let Some(distance) = tables.distance(rank)? else {
-            return Err(self.unsolvable(
-                g,
-                rank,
-                text,
-                |nb| Ok(tables.distance(nb)?.is_some()),
-                |nb| {
-                    format!(
-                        "{name}: {state} is stored as unsolvable but its neighbour {} is solvable",
-                        g.format(nb)
-                    )
-                },
-            ));
-        };
-        let solutions = tables.solutions(rank)?;
-        let mut path = vec![state.clone()];
-        let (mut cur, mut d) = (rank, distance);
-        while d > 0 {
-            nbs.clear();
-            g.neighbors(cur, &mut nbs);
-            let mut next = None;
-            let mut sum = Some(0u64);
-            for &nb in &nbs {
-                let nd = tables.distance(nb)?;
-                if nd.is_none_or(|nd| nd + 1 < d || nd > d + 1) {
-                    return Err(self.inconsistent(format!(
-                        "{name}: {} at distance {d} has a neighbour {} at distance {}",
-                        g.format(cur),
-                        g.format(nb),
-                        nd.map_or("none".to_string(), |n| n.to_string())
-                    )));
-                }
-                if nd == Some(d - 1) {
-                    next = Some(next.map_or(nb, |n: u64| n.min(nb)));
-                    if cur == rank && solutions != Solutions::NotStored {
-                        sum = add_counts(sum, tables.solutions(nb)?);
-                    }
-                }
-            }
-            if cur == rank {
-                self.check_count(name, &state, solutions, sum)?;
-            }
-            cur = next.ok_or_else(|| {
-                self.inconsistent(format!(
-                    "{name}: {} at distance {d} has no neighbour one move closer",
-                    g.format(cur)
-                ))
-            })?;
-            d -= 1;
-            path.push(g.format(cur));
-        }
-        if !g.goals().contains(&cur) {
-            return Err(self.inconsistent(format!(
-                "{name}: {} is stored at distance 0 but is not the goal",
-                g.format(cur)
-            )));
-        }
-        Ok(StateAnswer {
-            puzzle: name.to_string(),
-            state,
-            distance,
-            solutions,
-            path,
-            moves: None,
-        })
-    }
-
-    /// A stored solution count must be the sum over the optimal successors' counts
-    /// (`None` in `sum`: the sum overflows, which only the overflow marker may say).
-    fn check_count(
-        &self,
-        name: &str,
-        state: &str,
-        stored: Solutions,
-        sum: Option<u64>,
-    ) -> Result<()> {
-        let expected = match sum {
-            _ if stored == Solutions::NotStored => return Ok(()),
-            Some(n) if n <= i64::MAX as u64 => Solutions::Exactly(n),
-            _ => Solutions::Overflow,
-        };
-        if stored != expected {
-            return Err(self.inconsistent(format!(
-                "{name}: the solution count of {state} is {stored:?} but its optimal moves \
-                 lead to {expected:?}"
-            )));
-        }
-        Ok(())
     }
 
     fn not_applicable(&self, option: &str, p: &Puzzle) -> QueryError {
@@ -447,710 +329,12 @@ impl Database {
         }
         Ok(())
     }
-
-    /// Follows `next_rank` from `rank` to the goal. Each step reads every neighbour's
-    /// row: `next_rank` must be the smallest-ranked neighbour one move closer, no
-    /// neighbour may be more than one move closer or farther, every served state text
-    /// must parse back to its rank, and the first count must be the sum of the counts of
-    /// the neighbours one move closer.
-    fn walk(
-        &self,
-        g: &dyn GraphPuzzle,
-        info: &PuzzleInfo,
-        rank: u64,
-        text: &str,
-    ) -> Result<StateAnswer> {
-        let name = g.name();
-        let rows = self.rows(name);
-        let mut nbs = Vec::new();
-        let Some(first) = rows.get(rank)? else {
-            // Only solvable positions are rows.
-            return Err(self.unsolvable(
-                g,
-                rank,
-                text,
-                |nb| Ok(rows.facts(nb)?.is_some()),
-                |nb| {
-                    format!(
-                        "{name}: {} has no row but its neighbour of rank {nb} has one",
-                        g.format(rank)
-                    )
-                },
-            ));
-        };
-        self.check_state_text(name, &first, g.parse(&first.state).ok())?;
-        let Some(distance) = first.distance else {
-            return Err(QueryError::NotStored(format!(
-                "{} in {name} cannot reach the goal",
-                first.state
-            )));
-        };
-        let solutions = if info.counts {
-            Solutions::from_stored(first.solutions)
-        } else {
-            Solutions::NotStored
-        };
-        let mut path = vec![first.state.clone()];
-        let mut row = first.clone();
-        let mut d = distance;
-        while d > 0 {
-            nbs.clear();
-            g.neighbors(row.rank, &mut nbs);
-            let mut closer: Option<u64> = None;
-            let mut sum = Some(0u64);
-            for &nb in &nbs {
-                let n = rows.facts(nb)?;
-                let nd = n.and_then(|n| n.distance);
-                if nd.is_none_or(|nd| nd + 1 < d || nd > d + 1) {
-                    return Err(self.inconsistent(format!(
-                        "{name}: {} at distance {d} has a neighbour of rank {nb} at distance {}",
-                        row.state,
-                        nd.map_or("none".to_string(), |n| n.to_string())
-                    )));
-                }
-                let n = n.expect("checked above");
-                if nd == Some(d - 1) {
-                    if row.rank == rank {
-                        sum = add_counts(sum, Solutions::from_stored(n.solutions));
-                    }
-                    if closer.is_none_or(|c| nb < c) {
-                        closer = Some(nb);
-                    }
-                }
-            }
-            if row.rank == rank {
-                self.check_count(name, &first.state, solutions, sum)?;
-            }
-            let next = closer
-                .filter(|&c| Some(c) == row.next_rank)
-                .map(|c| rows.get(c))
-                .transpose()?
-                .flatten()
-                .ok_or_else(|| {
-                    self.inconsistent(format!(
-                        "{name}: the next position stored for {} (rank {:?}) is not its \
-                         smallest-ranked neighbour one move closer",
-                        row.state, row.next_rank
-                    ))
-                })?;
-            self.check_state_text(name, &next, g.parse(&next.state).ok())?;
-            path.push(next.state.clone());
-            row = next;
-            d -= 1;
-        }
-        if !g.goals().contains(&row.rank) || row.next_rank.is_some() {
-            return Err(self.inconsistent(format!(
-                "{name}: {} is stored at distance 0 but is not the goal",
-                row.state
-            )));
-        }
-        Ok(StateAnswer {
-            puzzle: name.to_string(),
-            state: first.state,
-            distance,
-            solutions,
-            path,
-            moves: None,
-        })
-    }
-
-    /// Follows the stored optimal moves from `bits` to the finish. Rows are stored in
-    /// canonical form, so each step canonicalises the position, reads its row, and maps
-    /// the stored move back through the inverse symmetry into the user's orientation.
-    /// Every stored move must be legal and lead to the stored next position one move
-    /// closer; the first position's moves are all read, so that none leads more than one
-    /// move closer and the count is the sum over the optimal ones.
-    fn walk_peg(&self, board: &Board, bits: u64) -> Result<StateAnswer> {
-        let name = board.name;
-        let text = board.format(bits);
-        let finish = board.finish.trailing_zeros();
-        let lookup = |bits: u64| -> Result<Option<PositionRow>> {
-            let rank = board.canonical(bits).0;
-            let row = self.row(name, rank)?;
-            if let Some(r) = &row {
-                let parsed = board.parse(&r.state).ok().map(|b| board.canonical(b).0);
-                self.check_state_text(name, r, parsed)?;
-            }
-            Ok(row)
-        };
-        let Some(first) = lookup(bits)? else {
-            let why = if self.peg_stores_all(name)? {
-                "it is not reachable from the start position".to_string()
-            } else {
-                format!(
-                    "only positions that can still finish are stored for {name}, so it is either \
-                     not reachable from the start or cannot finish with one peg in hole {finish}"
-                )
-            };
-            return Err(QueryError::NotStored(format!(
-                "{text} has no entry in {name}: {why}"
-            )));
-        };
-        let Some(distance) = first.distance else {
-            return Err(QueryError::NotStored(format!(
-                "{text} is reachable in {name} but cannot finish with one peg in hole {finish}"
-            )));
-        };
-        let bad = |what: String| self.inconsistent(format!("{name}: {what}"));
-        if distance > 0 {
-            let mut sum = Some(0u64);
-            let mut moves = Vec::new();
-            board.for_each_move(bits, |_, after| moves.push(after));
-            for after in moves {
-                let Some(d) = lookup(after)?.map(|r| (r.distance, r.solutions)) else {
-                    continue;
-                };
-                match d.0 {
-                    Some(nd) if nd + 1 < distance => {
-                        return Err(bad(format!(
-                            "{text} at distance {distance} has a move to {} at distance {nd}",
-                            board.format(after)
-                        )));
-                    }
-                    Some(nd) if nd + 1 == distance => {
-                        sum = add_counts(sum, Solutions::from_stored(d.1));
-                    }
-                    _ => {}
-                }
-            }
-            self.check_count(name, &text, Solutions::from_stored(first.solutions), sum)?;
-        }
-        let mut path = vec![text.clone()];
-        let mut moves = Vec::new();
-        let mut cur = bits;
-        let mut row = first.clone();
-        while row.distance != Some(0) {
-            let (Some(mv_text), Some(next_rank)) = (&row.mv, row.next_rank) else {
-                return Err(bad(format!("{} has no stored move", row.state)));
-            };
-            let (_, sym) = board.canonical(cur);
-            let illegal = || {
-                bad(format!(
-                    "the move {mv_text} stored for {} is illegal",
-                    row.state
-                ))
-            };
-            let stored = board.parse_move(mv_text).ok_or_else(illegal)?;
-            let mv = board.map_move(&stored, sym, true);
-            cur = board.apply_move(cur, &mv).ok_or_else(illegal)?;
-            if board.canonical(cur).0 != next_rank {
-                return Err(bad(format!(
-                    "the move {mv_text} stored for {} does not lead to its stored next position",
-                    row.state
-                )));
-            }
-            path.push(board.format(cur));
-            moves.push(mv);
-            let closer = row.distance.map(|d| d - 1);
-            row = (lookup(cur)?)
-                .filter(|r| r.distance == closer)
-                .ok_or_else(|| {
-                    bad(format!(
-                        "{} is not one move closer than the position before it",
-                        board.format(cur)
-                    ))
-                })?;
-        }
-        if cur != board.finish {
-            return Err(bad(format!(
-                "{} is stored at distance 0 but is not the finish",
-                board.format(cur)
-            )));
-        }
-        Ok(StateAnswer {
-            puzzle: name.to_string(),
-            state: text,
-            distance,
-            solutions: Solutions::from_stored(first.solutions),
-            path,
-            moves: Some(moves),
-        })
-    }
-
-    /// Whether the file keeps every reachable position of this peg puzzle, rather than
-    /// only those that can still finish: only then are there rows without a distance
-    /// (one probe of the `(puzzle, distance)` index).
-    fn peg_stores_all(&self, name: &str) -> Result<bool> {
-        (self.conn)
-            .query_row(
-                "SELECT EXISTS (SELECT 1 FROM positions WHERE puzzle = ?1 AND distance IS NULL)",
-                [name],
-                |r| r.get(0),
-            )
-            .map_err(self.sql())
-    }
-
-    /// Positions reachable from the start and able to finish, per number of pegs. The
-    /// layers must add up to the puzzle's totals, and each must be possible: no more
-    /// positions able to finish than reachable, no more classes than positions, no more
-    /// positions than classes times symmetries.
-    pub fn layers(&self, name: &str) -> Result<Vec<store::PegLayerRow>> {
-        let (p, info) = self.puzzle(name)?;
-        let p = &*p;
-        let rows = store::peg_layers(&self.conn, name).map_err(self.sql())?;
-        if rows.is_empty() {
-            return Err(self.not_applicable("--layers", &p));
-        }
-        let Puzzle::Peg(board) = &p else {
-            return Err(self.inconsistent(format!("{name} has peg layers")));
-        };
-        let syms = board.symmetries().len() as u128;
-        let mut totals = (0u128, 0u128);
-        for l in &rows {
-            let possible = l.pegs as usize <= board.holes
-                && l.can_finish <= l.reachable
-                && l.can_finish_classes <= l.reachable_classes
-                && l.reachable_classes <= l.reachable
-                && l.can_finish_classes <= l.can_finish
-                && l.reachable as u128 <= l.reachable_classes as u128 * syms
-                && l.can_finish as u128 <= l.can_finish_classes as u128 * syms;
-            if !possible {
-                return Err(self.inconsistent(format!(
-                    "{name}: the layer of {} pegs is impossible",
-                    l.pegs
-                )));
-            }
-            totals.0 += l.reachable as u128;
-            totals.1 += l.can_finish as u128;
-        }
-        if totals != (info.states as u128, info.solvable as u128) {
-            return Err(self.inconsistent(format!(
-                "{name}: the layers add up to {} reachable and {} able to finish, the puzzle \
-                 to {} and {}",
-                totals.0, totals.1, info.states, info.solvable
-            )));
-        }
-        Ok(rows)
-    }
-
-    /// The start x finish matrix of a peg board.
-    pub fn matrix(&self, name: &str) -> Result<Vec<Vec<Option<u8>>>> {
-        let (p, _) = self.puzzle(name)?;
-        let p = &*p;
-        if !matches!(p, Puzzle::Peg(b) if b.matrix) {
-            return Err(self.not_applicable("--matrix", p));
-        }
-        let m = store::peg_matrix(&self.conn, name).map_err(self.sql())?;
-        if m.is_empty() {
-            return Err(self.inconsistent(format!("{name}: the matrix is missing")));
-        }
-        if let Puzzle::Peg(board) = &p
-            && (m.len() != board.holes
-                || m.iter()
-                    .flatten()
-                    .flatten()
-                    .any(|&d| d as usize > board.holes))
-        {
-            return Err(self.inconsistent(format!("{name}: the matrix does not fit the board")));
-        }
-        Ok(m)
-    }
-
-    /// Refuses options that need a full table for a puzzle answered by search.
-    fn full_table(&self, option: &str, name: &str) -> Result<()> {
-        match *self.known(name)? {
-            Puzzle::Patterns(_) => Err(QueryError::NoFullTable {
-                option: option.into(),
-                puzzle: name.into(),
-            }),
-            _ => Ok(()),
-        }
-    }
-
-    /// The positions at the maximum distance. Each served state must parse back to its
-    /// rank and lie at the puzzle's maximum distance (for packed puzzles, by its own
-    /// lookup in the distance table), and there must be as many as the histogram says.
-    pub fn longest(&self, name: &str) -> Result<LongestAnswer> {
-        self.full_table("--longest", name)?;
-        let (p, info) = self.puzzle(name)?;
-        let p = &*p;
-        let max = info.max_distance;
-        let at_max = store::histogram(&self.conn, name)
-            .map_err(self.sql())?
-            .into_iter()
-            .find(|h| Some(h.distance) == max.map(u32::from));
-        if info.storage == Storage::Packed {
-            let Puzzle::Graph(g) = &p else {
-                return Err(self.inconsistent(format!("{name} is stored packed")));
-            };
-            let tables = PackedReader::open(self, g.as_ref())?;
-            let rows = store::farthest(&self.conn, name).map_err(self.sql())?;
-            for r in &rows {
-                let row = PositionRow {
-                    rank: r.rank,
-                    state: r.state.clone(),
-                    distance: Some(r.distance),
-                    next_rank: None,
-                    solutions: None,
-                    mv: None,
-                };
-                self.check_state_text(name, &row, g.parse(&r.state).ok())?;
-                if r.rank >= g.size() || Some(r.distance) != max || tables.distance(r.rank)? != max
-                {
-                    return Err(self.inconsistent(format!(
-                        "{name}: the farthest position {} is not at the maximum distance",
-                        r.state
-                    )));
-                }
-            }
-            let distance = max
-                .filter(|_| at_max.is_some_and(|h| h.positions == rows.len() as u64))
-                .ok_or_else(|| {
-                    self.inconsistent(format!(
-                        "{name}: the farthest positions do not match the histogram"
-                    ))
-                })?;
-            return Ok(LongestAnswer {
-                puzzle: name.to_string(),
-                distance,
-                states: rows.into_iter().map(|r| r.state).collect(),
-            });
-        }
-        let (found, rows) = store::longest(&self.conn, name).map_err(self.sql())?;
-        let distance = found.ok_or_else(|| self.not_applicable("--longest", &p))?;
-        for r in &rows {
-            let parsed = match &p {
-                Puzzle::Graph(g) => g.parse(&r.state).ok(),
-                Puzzle::Peg(b) => b.parse(&r.state).ok().map(|bits| b.canonical(bits).0),
-                _ => None,
-            };
-            self.check_state_text(name, r, parsed)?;
-        }
-        if Some(distance) != max || at_max.is_none_or(|h| h.classes != rows.len() as u64) {
-            return Err(self.inconsistent(format!(
-                "{name}: the positions at the largest stored distance do not match the puzzle's \
-                 maximum distance and histogram"
-            )));
-        }
-        Ok(LongestAnswer {
-            puzzle: name.to_string(),
-            distance,
-            states: rows.into_iter().map(|r| r.state).collect(),
-        })
-    }
-
-    /// Positions per distance: one row for each distance `0..=max_distance`, none empty,
-    /// adding up to the puzzle's solvable positions. Magic triangle: canonical solutions
-    /// per side sum, each checked against the rules.
-    pub fn histogram(&self, name: &str) -> Result<Histogram> {
-        self.full_table("--histogram", name)?;
-        let (p, info) = self.puzzle(name)?;
-        let p = &*p;
-        if let Puzzle::Magic(_) = p {
-            let mut by_value = std::collections::BTreeMap::new();
-            for v in self.solutions(name, None)?.values {
-                *by_value.entry(v).or_insert(0u64) += 1;
-            }
-            return Ok(Histogram::ByValue(by_value.into_iter().collect()));
-        }
-        let rows = store::histogram(&self.conn, name).map_err(self.sql())?;
-        if rows.is_empty() {
-            return Err(self.not_applicable("--histogram", &p));
-        }
-        let max = info.max_distance.map_or(-1, i64::from);
-        let shaped = rows.len() as i64 == max + 1
-            && rows.iter().enumerate().all(|(i, r)| {
-                r.distance as usize == i && r.positions > 0 && r.classes <= r.positions
-            });
-        let total = rows.iter().map(|r| r.positions as u128).sum::<u128>();
-        if !shaped || total != info.solvable as u128 {
-            return Err(self.inconsistent(format!(
-                "{name}: the histogram does not cover distances 0 to {max} once each with \
-                 {} positions in all",
-                info.solvable
-            )));
-        }
-        Ok(Histogram::ByDistance(rows))
-    }
-
-    /// Every solution of an enumeration puzzle, one per equivalence class.
-    pub fn all(&self, name: &str) -> Result<ListAnswer> {
-        let (p, _) = self.puzzle(name)?;
-        let p = &*p;
-        if !matches!(p, Puzzle::Magic(_) | Puzzle::Tour(_)) {
-            return Err(self.not_applicable("--all", &p));
-        }
-        Ok(self.solutions(name, None)?.answer)
-    }
-
-    /// The canonical magic triangles with side sum `sum`.
-    pub fn sum(&self, name: &str, sum: i64) -> Result<ListAnswer> {
-        let (p, _) = self.puzzle(name)?;
-        let p = &*p;
-        if !matches!(p, Puzzle::Magic(_)) {
-            return Err(self.not_applicable("--sum", &p));
-        }
-        Ok(self.solutions(name, Some(sum))?.answer)
-    }
-
-    /// The canonical solutions (with `value` only those of that value). Every canonical
-    /// row is checked against the puzzle's rule before any is served, so that a row
-    /// whose stored value is wrong cannot silently drop out of a `--sum` answer.
-    fn solutions(&self, name: &str, value: Option<i64>) -> Result<CheckedSolutions> {
-        let p = self.known(name)?;
-        let p = &*p;
-        let mut rows = store::solutions(&self.conn, name, true, None).map_err(self.sql())?;
-        for r in &rows {
-            let ok = match &p {
-                Puzzle::Magic(m) => consistency::magic_row(m, r),
-                Puzzle::Tour(board) => consistency::tour_row(board, r),
-                _ => Err("not an enumeration puzzle".to_string()),
-            };
-            ok.map_err(|why| self.inconsistent(format!("{name}: {why}")))?;
-        }
-        if value.is_some() {
-            rows.retain(|r| r.value == value);
-        }
-        let values = rows.iter().map(|r| r.value.unwrap_or_default()).collect();
-        Ok(CheckedSolutions {
-            answer: ListAnswer {
-                puzzle: name.to_string(),
-                states: rows.into_iter().map(|r| r.state).collect(),
-            },
-            values,
-        })
-    }
-}
-
-/// One legal move from a position: the move in the puzzle's own terms, where it leads,
-/// and that position's distance (`None`: the goal cannot be reached from it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MoveOption {
-    pub mv: Move,
-    pub state: String,
-    pub distance: Option<u8>,
-}
-
-/// A move as its family writes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Move {
-    /// Move puzzles: the cells the moving pieces leave and the cells they land on, in
-    /// cell order (a sliding tile: one each; an oshidori pair: two each).
-    Cells { from: Vec<usize>, to: Vec<usize> },
-    /// Peg boards: a chain of jumps by one peg, `[from, to1, to2, ...]`.
-    Jumps(Vec<u8>),
-}
-
-/// What an enumeration puzzle says about one arrangement.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ArrangementAnswer {
-    /// The magic triangle: the three side sums and, when they agree, whether the file
-    /// holds the arrangement and its class representative.
-    Magic {
-        state: String,
-        sums: Vec<i64>,
-        solution: bool,
-        canonical: Option<String>,
-    },
-    /// A closed knight's tour (parsing checks it), rotated to start at square 0, and
-    /// whether the file holds it.
-    Tour {
-        state: String,
-        canonical: bool,
-        stored: bool,
-    },
-}
-
-/// The cells of a move puzzle's notation: comma-separated above ten cells, else one
-/// character each.
-fn cell_tokens(state: &str) -> Vec<&str> {
-    if state.contains(',') {
-        state.split(',').collect()
-    } else {
-        (0..state.len()).map(|i| &state[i..i + 1]).collect()
-    }
-}
-
-fn is_empty_cell(t: &str) -> bool {
-    t == "0" || t == "-"
-}
-
-/// The move between two positions of a move puzzle, from which cells changed.
-pub fn cells_move(before: &str, after: &str) -> Move {
-    let (a, b) = (cell_tokens(before), cell_tokens(after));
-    let mut from = Vec::new();
-    let mut to = Vec::new();
-    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
-        if !is_empty_cell(x) && is_empty_cell(y) {
-            from.push(i);
-        } else if is_empty_cell(x) && !is_empty_cell(y) {
-            to.push(i);
-        }
-    }
-    Move::Cells { from, to }
-}
-
-impl Database {
-    /// Opens `path` like [`Database::open`] for a long-lived reader answering many
-    /// lookups (the server): the file is memory-mapped, so page reads are memory reads
-    /// rather than a system call each.
-    pub fn open_for_serving(path: &Path) -> Result<Database> {
-        let db = Database::open(path)?;
-        // 1 GiB of address space is enough for every table but eleven's 124 MB share and
-        // more; SQLite maps no more than the file's size.
-        (db.conn)
-            .execute_batch("PRAGMA mmap_size = 1073741824; PRAGMA cache_size = -16384;")
-            .map_err(db.sql())?;
-        Ok(db)
-    }
-
-    /// Runs `f` inside one read transaction: every lookup of an answer sees the same
-    /// snapshot, and SQLite takes its file lock once instead of once per statement
-    /// (most of the cost of a lookup made of dozens of indexed reads).
-    pub fn snapshot<T>(&self, f: impl FnOnce(&Database) -> Result<T>) -> Result<T> {
-        self.conn.execute_batch("BEGIN").map_err(self.sql())?;
-        let out = f(self);
-        // A read transaction has nothing to commit; ending it only releases the lock.
-        let _ = self.conn.execute_batch("COMMIT");
-        out
-    }
-
-    /// Every legal move from the position written `text`, with the position it leads to
-    /// and that position's distance, best first (then by resulting position). The
-    /// position itself need not be able to reach the goal.
-    pub fn moves(&self, name: &str, text: &str) -> Result<Vec<MoveOption>> {
-        let p = self.known(name)?;
-        let p = &*p;
-        let mut out = match &p {
-            Puzzle::Graph(g) => {
-                let rank = g.parse(text)?;
-                let info = self.info(&p)?;
-                let before = g.format(rank);
-                let mut nbs = Vec::new();
-                g.neighbors(rank, &mut nbs);
-                let packed = match info.storage {
-                    Storage::Packed => Some(PackedReader::open(self, g.as_ref())?),
-                    _ => None,
-                };
-                let rows = self.rows(g.name());
-                let mut out = Vec::with_capacity(nbs.len());
-                for nb in nbs {
-                    let distance = match &packed {
-                        Some(t) => t.distance(nb)?,
-                        None => rows.facts(nb)?.and_then(|r| r.distance),
-                    };
-                    let state = g.format(nb);
-                    out.push(MoveOption {
-                        mv: cells_move(&before, &state),
-                        state,
-                        distance,
-                    });
-                }
-                out
-            }
-            Puzzle::Peg(board) => {
-                let bits = board.parse(text)?;
-                self.info(&p)?;
-                let mut out = Vec::new();
-                for (mv, after) in board.moves(bits) {
-                    let distance = self
-                        .row(board.name, board.canonical(after).0)?
-                        .and_then(|r| r.distance);
-                    out.push(MoveOption {
-                        mv: Move::Jumps(mv),
-                        state: board.format(after),
-                        distance,
-                    });
-                }
-                out
-            }
-            _ => {
-                self.info(&p)?;
-                return Err(self.not_applicable("--state", &p));
-            }
-        };
-        out.sort_by(|a, b| {
-            (a.distance.is_none(), a.distance, &a.state).cmp(&(
-                b.distance.is_none(),
-                b.distance,
-                &b.state,
-            ))
-        });
-        Ok(out)
-    }
-
-    /// An enumeration puzzle's view of one arrangement (the magic triangle, tours).
-    pub fn arrangement(&self, name: &str, text: &str) -> Result<ArrangementAnswer> {
-        let p = self.known(name)?;
-        let p = &*p;
-        match &p {
-            Puzzle::Magic(m) => {
-                let digits = m.parse(text)?;
-                self.info(&p)?;
-                use crate::families::magic;
-                let sums = m
-                    .lines()
-                    .iter()
-                    .map(|line| line.iter().map(|&i| digits[i] as i64).sum())
-                    .collect();
-                let state = magic::format_magic(&digits);
-                let value = m.side_sum(&digits);
-                let canonical = match value {
-                    None => None,
-                    Some(v) => {
-                        let class: Vec<String> = m
-                            .symmetries()
-                            .iter()
-                            .map(|s| magic::format_magic(&magic::apply(s, &digits)))
-                            .collect();
-                        store::solutions(&self.conn, name, true, Some(v))
-                            .map_err(self.sql())?
-                            .into_iter()
-                            .map(|r| r.state)
-                            .find(|s| class.contains(s))
-                    }
-                };
-                Ok(ArrangementAnswer::Magic {
-                    state,
-                    sums,
-                    solution: value.is_some() && canonical.is_some(),
-                    canonical,
-                })
-            }
-            Puzzle::Tour(board) => {
-                use crate::families::tour;
-                let seq = board.parse_tour(text)?;
-                self.info(&p)?;
-                let state = tour::format_tour(&seq);
-                let stored = (self.conn)
-                    .query_row(
-                        "SELECT EXISTS (SELECT 1 FROM solutions WHERE puzzle = ?1 AND state = ?2)",
-                        [name, state.as_str()],
-                        |r| r.get(0),
-                    )
-                    .map_err(self.sql())?;
-                Ok(ArrangementAnswer::Tour {
-                    canonical: tour::is_canonical_direction(&seq),
-                    state,
-                    stored,
-                })
-            }
-            _ => {
-                self.info(&p)?;
-                Err(self.not_applicable("an arrangement", &p))
-            }
-        }
-    }
-}
-
-/// Canonical solutions that passed their rule, with their values.
-struct CheckedSolutions {
-    answer: ListAnswer,
-    values: Vec<i64>,
-}
-
-/// Adds a successor's count to a running sum; `None` once the sum can no longer be
-/// represented (it will then only match the overflow marker).
-fn add_counts(sum: Option<u64>, count: Solutions) -> Option<u64> {
-    match count {
-        Solutions::Exactly(n) => format::add_known_counts(sum, Some(n)),
-        Solutions::Overflow => None,
-        Solutions::NotStored => sum,
-    }
 }
 
 /// A packed puzzle's distance layout (checked to be the shape its definition gives) and
-/// solution count layout, as stored in `packed_tables`.
+/// solution count layout, as stored in `packed_tables`. Shared by the reader (`packed`)
+/// and the loader of in-memory copies (`resident`); kept here because the reader also
+/// reads those copies, and the two files would otherwise need each other.
 fn packed_layouts(db: &Database, g: &dyn GraphPuzzle) -> Result<(RunLayout, Option<CountLayout>)> {
     let name = g.name();
     let bad = |what: &str| db.inconsistent(format!("{name}: {what}"));
@@ -1173,99 +357,4 @@ fn packed_layouts(db: &Database, g: &dyn GraphPuzzle) -> Result<(RunLayout, Opti
         }
     };
     Ok((distance, counts))
-}
-
-/// The packed tables of one puzzle, read chunk by chunk as lookups need them: from the
-/// file (a path visits a few dozen chunks, so each is read once and kept for the rest
-/// of the query), or from the server's in-memory copy.
-struct PackedReader<'a> {
-    db: &'a Database,
-    name: &'a str,
-    source: ChunkSource,
-}
-
-enum ChunkSource {
-    File {
-        distance: RunLayout,
-        counts: Option<CountLayout>,
-        chunks: RefCell<HashMap<(&'static str, u64), Vec<u8>>>,
-    },
-    Memory(Arc<resident::PackedTables>),
-}
-
-impl<'a> PackedReader<'a> {
-    fn open(db: &'a Database, g: &'a dyn GraphPuzzle) -> Result<PackedReader<'a>> {
-        let name = g.name();
-        let source = match db.resident_packed(name) {
-            Some(t) => ChunkSource::Memory(t),
-            None => {
-                let (distance, counts) = packed_layouts(db, g)?;
-                ChunkSource::File {
-                    distance,
-                    counts,
-                    chunks: RefCell::new(HashMap::new()),
-                }
-            }
-        };
-        Ok(PackedReader { db, name, source })
-    }
-
-    fn layouts(&self) -> (&RunLayout, Option<&CountLayout>) {
-        match &self.source {
-            ChunkSource::File {
-                distance, counts, ..
-            } => (distance, counts.as_ref()),
-            ChunkSource::Memory(t) => (&t.distance, t.counts.as_ref()),
-        }
-    }
-
-    /// Runs `read` on the blob of chunk `chunk` of table `kind`, reading it if needed.
-    fn with_chunk<T>(
-        &self,
-        kind: &'static str,
-        chunk: u64,
-        read: impl FnOnce(&[u8]) -> Option<T>,
-    ) -> Result<T> {
-        let chunks = match &self.source {
-            ChunkSource::Memory(t) => {
-                let blob = t
-                    .chunk(kind, chunk)
-                    .ok_or_else(|| self.bad_chunk(kind, chunk))?;
-                return read(blob).ok_or_else(|| self.bad_chunk(kind, chunk));
-            }
-            ChunkSource::File { chunks, .. } => chunks,
-        };
-        let mut chunks = chunks.borrow_mut();
-        let blob = match chunks.entry((kind, chunk)) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => e.insert(
-                store::packed_chunk(&self.db.conn, self.name, kind, chunk)
-                    .map_err(self.db.sql())?
-                    .ok_or_else(|| self.bad_chunk(kind, chunk))?,
-            ),
-        };
-        read(blob).ok_or_else(|| self.bad_chunk(kind, chunk))
-    }
-
-    fn bad_chunk(&self, kind: &str, chunk: u64) -> QueryError {
-        (self.db).inconsistent(format!(
-            "{}: {kind} chunk {chunk} is missing or damaged",
-            self.name
-        ))
-    }
-
-    fn distance(&self, rank: u64) -> Result<Option<u8>> {
-        let l = self.layouts().0;
-        let chunk = l.locate(rank).chunk;
-        self.with_chunk("distance", chunk, |b| l.distance(b, rank).ok())
-    }
-
-    fn solutions(&self, rank: u64) -> Result<Solutions> {
-        let Some(l) = self.layouts().1 else {
-            return Ok(Solutions::NotStored);
-        };
-        let count =
-            self.with_chunk("solutions", l.locate(rank).chunk, |b| l.count(b, rank).ok())?;
-        Ok(Solutions::from_stored(count))
-    }
 }

@@ -402,8 +402,7 @@ fn build(
 ) -> Result<Vec<Summary>> {
     let mut conn = Connection::open(tmp).map_err(sql(tmp))?;
     // Nothing needs rolling back in a file that is discarded on failure.
-    conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
-        .map_err(sql(tmp))?;
+    store::connection::without_journal(&conn).map_err(sql(tmp))?;
     store::migrate(&mut conn, tmp)?;
     integrity::write_meta(&conn, &opts.only).map_err(sql(tmp))?;
     store::begin_bulk_load(&conn, tmp)?;
@@ -413,8 +412,7 @@ fn build(
             "file:{}?mode=ro",
             uri_escape(&db.canonicalize().map_err(io(db))?.display().to_string())
         );
-        conn.execute("ATTACH DATABASE ?1 AS prev", [uri])
-            .map_err(sql(tmp))?;
+        store::connection::attach_previous(&conn, &uri).map_err(sql(tmp))?;
     }
 
     let tx = conn.transaction().map_err(sql(tmp))?;
@@ -465,7 +463,7 @@ fn build(
     store::finish_bulk_load(&tx, tmp)?;
     tx.commit().map_err(sql(tmp))?;
     if !previous.is_empty() {
-        conn.execute("DETACH DATABASE prev", []).map_err(sql(tmp))?;
+        store::connection::detach_previous(&conn).map_err(sql(tmp))?;
     }
     integrity::finish(&conn).map_err(sql(tmp))?;
     verify(&conn, tmp, &summaries)?;
@@ -473,8 +471,7 @@ fn build(
         verify::verify_conn(&conn, tmp, &[], &mut |r| observer.verified(r))
             .map_err(|e| GenerateError::Verify(e.to_string()))?;
     }
-    conn.execute_batch("PRAGMA journal_mode = DELETE;")
-        .map_err(sql(tmp))?;
+    store::connection::with_journal(&conn).map_err(sql(tmp))?;
     conn.close().map_err(|(_, e)| sql(tmp)(e))?;
     Ok(summaries)
 }
@@ -484,9 +481,7 @@ fn build(
 /// just taken from these same rows by `store::write_puzzle`; reading them again would
 /// only compare the file with itself.
 fn verify(conn: &Connection, path: &Path, summaries: &[Summary]) -> Result<()> {
-    let check: String = conn
-        .query_row("PRAGMA quick_check", [], |r| r.get(0))
-        .map_err(sql(path))?;
+    let check = store::connection::quick_check(conn).map_err(sql(path))?;
     if check != "ok" {
         return Err(GenerateError::Verify(check));
     }

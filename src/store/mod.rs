@@ -3,6 +3,7 @@
 //! queries used by `query` (every one an indexed read).
 
 pub mod audit;
+pub mod connection;
 pub mod integrity;
 pub mod pagesum;
 

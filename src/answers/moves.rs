@@ -1,0 +1,162 @@
+//! What the server offers beside `--state`: every legal move from a position, with the
+//! position it leads to and that position's distance, and an enumeration puzzle's view
+//! of one arrangement. Moves come from the puzzle's rules; only the distances are read
+//! (one lookup per move), and they are served as stored, without a walk's checks.
+
+use super::packed::PackedReader;
+use super::{ArrangementAnswer, Database, Move, MoveOption, Result};
+use crate::families::Puzzle;
+use crate::store::{self, Storage};
+
+/// The cells of a move puzzle's notation: comma-separated above ten cells, else one
+/// character each.
+fn cell_tokens(state: &str) -> Vec<&str> {
+    if state.contains(',') {
+        state.split(',').collect()
+    } else {
+        (0..state.len()).map(|i| &state[i..i + 1]).collect()
+    }
+}
+
+fn is_empty_cell(t: &str) -> bool {
+    t == "0" || t == "-"
+}
+
+/// The move between two positions of a move puzzle, from which cells changed.
+pub fn cells_move(before: &str, after: &str) -> Move {
+    let (a, b) = (cell_tokens(before), cell_tokens(after));
+    let mut from = Vec::new();
+    let mut to = Vec::new();
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        if !is_empty_cell(x) && is_empty_cell(y) {
+            from.push(i);
+        } else if is_empty_cell(x) && !is_empty_cell(y) {
+            to.push(i);
+        }
+    }
+    Move::Cells { from, to }
+}
+
+impl Database {
+    /// Every legal move from the position written `text`, with the position it leads to
+    /// and that position's distance, best first (then by resulting position). The
+    /// position itself need not be able to reach the goal.
+    pub fn moves(&self, name: &str, text: &str) -> Result<Vec<MoveOption>> {
+        let p = self.known(name)?;
+        let p = &*p;
+        let mut out = match &p {
+            Puzzle::Graph(g) => {
+                let rank = g.parse(text)?;
+                let info = self.info(&p)?;
+                let before = g.format(rank);
+                let mut nbs = Vec::new();
+                g.neighbors(rank, &mut nbs);
+                let packed = match info.storage {
+                    Storage::Packed => Some(PackedReader::open(self, g.as_ref())?),
+                    _ => None,
+                };
+                let rows = self.rows(g.name());
+                let mut out = Vec::with_capacity(nbs.len());
+                for nb in nbs {
+                    let distance = match &packed {
+                        Some(t) => t.distance(nb)?,
+                        None => rows.facts(nb)?.and_then(|r| r.distance),
+                    };
+                    let state = g.format(nb);
+                    out.push(MoveOption {
+                        mv: cells_move(&before, &state),
+                        state,
+                        distance,
+                    });
+                }
+                out
+            }
+            Puzzle::Peg(board) => {
+                let bits = board.parse(text)?;
+                self.info(&p)?;
+                let mut out = Vec::new();
+                for (mv, after) in board.moves(bits) {
+                    let distance = self
+                        .row(board.name, board.canonical(after).0)?
+                        .and_then(|r| r.distance);
+                    out.push(MoveOption {
+                        mv: Move::Jumps(mv),
+                        state: board.format(after),
+                        distance,
+                    });
+                }
+                out
+            }
+            _ => {
+                self.info(&p)?;
+                return Err(self.not_applicable("--state", &p));
+            }
+        };
+        out.sort_by(|a, b| {
+            (a.distance.is_none(), a.distance, &a.state).cmp(&(
+                b.distance.is_none(),
+                b.distance,
+                &b.state,
+            ))
+        });
+        Ok(out)
+    }
+
+    /// An enumeration puzzle's view of one arrangement (the magic triangle, tours).
+    pub fn arrangement(&self, name: &str, text: &str) -> Result<ArrangementAnswer> {
+        let p = self.known(name)?;
+        let p = &*p;
+        match &p {
+            Puzzle::Magic(m) => {
+                let digits = m.parse(text)?;
+                self.info(&p)?;
+                use crate::families::magic;
+                let sums = m
+                    .lines()
+                    .iter()
+                    .map(|line| line.iter().map(|&i| digits[i] as i64).sum())
+                    .collect();
+                let state = magic::format_magic(&digits);
+                let value = m.side_sum(&digits);
+                let canonical = match value {
+                    None => None,
+                    Some(v) => {
+                        let class: Vec<String> = m
+                            .symmetries()
+                            .iter()
+                            .map(|s| magic::format_magic(&magic::apply(s, &digits)))
+                            .collect();
+                        store::solutions(&self.conn, name, true, Some(v))
+                            .map_err(self.sql())?
+                            .into_iter()
+                            .map(|r| r.state)
+                            .find(|s| class.contains(s))
+                    }
+                };
+                Ok(ArrangementAnswer::Magic {
+                    state,
+                    sums,
+                    solution: value.is_some() && canonical.is_some(),
+                    canonical,
+                })
+            }
+            Puzzle::Tour(board) => {
+                use crate::families::tour;
+                let seq = board.parse_tour(text)?;
+                self.info(&p)?;
+                let state = tour::format_tour(&seq);
+                let stored = store::connection::solution_stored(&self.conn, name, &state)
+                    .map_err(self.sql())?;
+                Ok(ArrangementAnswer::Tour {
+                    canonical: tour::is_canonical_direction(&seq),
+                    state,
+                    stored,
+                })
+            }
+            _ => {
+                self.info(&p)?;
+                Err(self.not_applicable("an arrangement", &p))
+            }
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! Answers about a whole puzzle rather than one position: the farthest positions
+//! (`--longest`), positions per distance (`--histogram`), a peg board's layers and
+//! start x finish matrix, and an enumeration puzzle's solutions (`--all`, `--sum`).
+//! Each is checked before it is served against the puzzle's stored totals or its rules:
+//! counts add up to the totals, served states parse back to their ranks and lie at the
+//! maximum distance, the matrix fits the board, and every canonical solution obeys the
+//! puzzle's rule.
+
+use super::packed::PackedReader;
+use super::{Database, Histogram, ListAnswer, LongestAnswer, QueryError, Result};
+use crate::families::Puzzle;
+use crate::store::{self, PositionRow, Storage};
+use crate::verify::consistency;
+
+impl Database {
+    /// Positions reachable from the start and able to finish, per number of pegs. The
+    /// layers must add up to the puzzle's totals, and each must be possible: no more
+    /// positions able to finish than reachable, no more classes than positions, no more
+    /// positions than classes times symmetries.
+    pub fn layers(&self, name: &str) -> Result<Vec<store::PegLayerRow>> {
+        let (p, info) = self.puzzle(name)?;
+        let p = &*p;
+        let rows = store::peg_layers(&self.conn, name).map_err(self.sql())?;
+        if rows.is_empty() {
+            return Err(self.not_applicable("--layers", &p));
+        }
+        let Puzzle::Peg(board) = &p else {
+            return Err(self.inconsistent(format!("{name} has peg layers")));
+        };
+        let syms = board.symmetries().len() as u128;
+        let mut totals = (0u128, 0u128);
+        for l in &rows {
+            let possible = l.pegs as usize <= board.holes
+                && l.can_finish <= l.reachable
+                && l.can_finish_classes <= l.reachable_classes
+                && l.reachable_classes <= l.reachable
+                && l.can_finish_classes <= l.can_finish
+                && l.reachable as u128 <= l.reachable_classes as u128 * syms
+                && l.can_finish as u128 <= l.can_finish_classes as u128 * syms;
+            if !possible {
+                return Err(self.inconsistent(format!(
+                    "{name}: the layer of {} pegs is impossible",
+                    l.pegs
+                )));
+            }
+            totals.0 += l.reachable as u128;
+            totals.1 += l.can_finish as u128;
+        }
+        if totals != (info.states as u128, info.solvable as u128) {
+            return Err(self.inconsistent(format!(
+                "{name}: the layers add up to {} reachable and {} able to finish, the puzzle \
+                 to {} and {}",
+                totals.0, totals.1, info.states, info.solvable
+            )));
+        }
+        Ok(rows)
+    }
+
+    /// The start x finish matrix of a peg board.
+    pub fn matrix(&self, name: &str) -> Result<Vec<Vec<Option<u8>>>> {
+        let (p, _) = self.puzzle(name)?;
+        let p = &*p;
+        if !matches!(p, Puzzle::Peg(b) if b.matrix) {
+            return Err(self.not_applicable("--matrix", p));
+        }
+        let m = store::peg_matrix(&self.conn, name).map_err(self.sql())?;
+        if m.is_empty() {
+            return Err(self.inconsistent(format!("{name}: the matrix is missing")));
+        }
+        if let Puzzle::Peg(board) = &p
+            && (m.len() != board.holes
+                || m.iter()
+                    .flatten()
+                    .flatten()
+                    .any(|&d| d as usize > board.holes))
+        {
+            return Err(self.inconsistent(format!("{name}: the matrix does not fit the board")));
+        }
+        Ok(m)
+    }
+
+    /// Refuses options that need a full table for a puzzle answered by search.
+    fn full_table(&self, option: &str, name: &str) -> Result<()> {
+        match *self.known(name)? {
+            Puzzle::Patterns(_) => Err(QueryError::NoFullTable {
+                option: option.into(),
+                puzzle: name.into(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The positions at the maximum distance. Each served state must parse back to its
+    /// rank and lie at the puzzle's maximum distance (for packed puzzles, by its own
+    /// lookup in the distance table), and there must be as many as the histogram says.
+    pub fn longest(&self, name: &str) -> Result<LongestAnswer> {
+        self.full_table("--longest", name)?;
+        let (p, info) = self.puzzle(name)?;
+        let p = &*p;
+        let max = info.max_distance;
+        let at_max = store::histogram(&self.conn, name)
+            .map_err(self.sql())?
+            .into_iter()
+            .find(|h| Some(h.distance) == max.map(u32::from));
+        if info.storage == Storage::Packed {
+            let Puzzle::Graph(g) = &p else {
+                return Err(self.inconsistent(format!("{name} is stored packed")));
+            };
+            let tables = PackedReader::open(self, g.as_ref())?;
+            let rows = store::farthest(&self.conn, name).map_err(self.sql())?;
+            for r in &rows {
+                let row = PositionRow {
+                    rank: r.rank,
+                    state: r.state.clone(),
+                    distance: Some(r.distance),
+                    next_rank: None,
+                    solutions: None,
+                    mv: None,
+                };
+                self.check_state_text(name, &row, g.parse(&r.state).ok())?;
+                if r.rank >= g.size() || Some(r.distance) != max || tables.distance(r.rank)? != max
+                {
+                    return Err(self.inconsistent(format!(
+                        "{name}: the farthest position {} is not at the maximum distance",
+                        r.state
+                    )));
+                }
+            }
+            let distance = max
+                .filter(|_| at_max.is_some_and(|h| h.positions == rows.len() as u64))
+                .ok_or_else(|| {
+                    self.inconsistent(format!(
+                        "{name}: the farthest positions do not match the histogram"
+                    ))
+                })?;
+            return Ok(LongestAnswer {
+                puzzle: name.to_string(),
+                distance,
+                states: rows.into_iter().map(|r| r.state).collect(),
+            });
+        }
+        let (found, rows) = store::longest(&self.conn, name).map_err(self.sql())?;
+        let distance = found.ok_or_else(|| self.not_applicable("--longest", &p))?;
+        for r in &rows {
+            let parsed = match &p {
+                Puzzle::Graph(g) => g.parse(&r.state).ok(),
+                Puzzle::Peg(b) => b.parse(&r.state).ok().map(|bits| b.canonical(bits).0),
+                _ => None,
+            };
+            self.check_state_text(name, r, parsed)?;
+        }
+        if Some(distance) != max || at_max.is_none_or(|h| h.classes != rows.len() as u64) {
+            return Err(self.inconsistent(format!(
+                "{name}: the positions at the largest stored distance do not match the puzzle's \
+                 maximum distance and histogram"
+            )));
+        }
+        Ok(LongestAnswer {
+            puzzle: name.to_string(),
+            distance,
+            states: rows.into_iter().map(|r| r.state).collect(),
+        })
+    }
+
+    /// Positions per distance: one row for each distance `0..=max_distance`, none empty,
+    /// adding up to the puzzle's solvable positions. Magic triangle: canonical solutions
+    /// per side sum, each checked against the rules.
+    pub fn histogram(&self, name: &str) -> Result<Histogram> {
+        self.full_table("--histogram", name)?;
+        let (p, info) = self.puzzle(name)?;
+        let p = &*p;
+        if let Puzzle::Magic(_) = p {
+            let mut by_value = std::collections::BTreeMap::new();
+            for v in self.solutions(name, None)?.values {
+                *by_value.entry(v).or_insert(0u64) += 1;
+            }
+            return Ok(Histogram::ByValue(by_value.into_iter().collect()));
+        }
+        let rows = store::histogram(&self.conn, name).map_err(self.sql())?;
+        if rows.is_empty() {
+            return Err(self.not_applicable("--histogram", &p));
+        }
+        let max = info.max_distance.map_or(-1, i64::from);
+        let shaped = rows.len() as i64 == max + 1
+            && rows.iter().enumerate().all(|(i, r)| {
+                r.distance as usize == i && r.positions > 0 && r.classes <= r.positions
+            });
+        let total = rows.iter().map(|r| r.positions as u128).sum::<u128>();
+        if !shaped || total != info.solvable as u128 {
+            return Err(self.inconsistent(format!(
+                "{name}: the histogram does not cover distances 0 to {max} once each with \
+                 {} positions in all",
+                info.solvable
+            )));
+        }
+        Ok(Histogram::ByDistance(rows))
+    }
+
+    /// Every solution of an enumeration puzzle, one per equivalence class.
+    pub fn all(&self, name: &str) -> Result<ListAnswer> {
+        let (p, _) = self.puzzle(name)?;
+        let p = &*p;
+        if !matches!(p, Puzzle::Magic(_) | Puzzle::Tour(_)) {
+            return Err(self.not_applicable("--all", &p));
+        }
+        Ok(self.solutions(name, None)?.answer)
+    }
+
+    /// The canonical magic triangles with side sum `sum`.
+    pub fn sum(&self, name: &str, sum: i64) -> Result<ListAnswer> {
+        let (p, _) = self.puzzle(name)?;
+        let p = &*p;
+        if !matches!(p, Puzzle::Magic(_)) {
+            return Err(self.not_applicable("--sum", &p));
+        }
+        Ok(self.solutions(name, Some(sum))?.answer)
+    }
+
+    /// The canonical solutions (with `value` only those of that value). Every canonical
+    /// row is checked against the puzzle's rule before any is served, so that a row
+    /// whose stored value is wrong cannot silently drop out of a `--sum` answer.
+    fn solutions(&self, name: &str, value: Option<i64>) -> Result<CheckedSolutions> {
+        let p = self.known(name)?;
+        let p = &*p;
+        let mut rows = store::solutions(&self.conn, name, true, None).map_err(self.sql())?;
+        for r in &rows {
+            let ok = match &p {
+                Puzzle::Magic(m) => consistency::magic_row(m, r),
+                Puzzle::Tour(board) => consistency::tour_row(board, r),
+                _ => Err("not an enumeration puzzle".to_string()),
+            };
+            ok.map_err(|why| self.inconsistent(format!("{name}: {why}")))?;
+        }
+        if value.is_some() {
+            rows.retain(|r| r.value == value);
+        }
+        let values = rows.iter().map(|r| r.value.unwrap_or_default()).collect();
+        Ok(CheckedSolutions {
+            answer: ListAnswer {
+                puzzle: name.to_string(),
+                states: rows.into_iter().map(|r| r.state).collect(),
+            },
+            values,
+        })
+    }
+}
+
+/// Canonical solutions that passed their rule, with their values.
+struct CheckedSolutions {
+    answer: ListAnswer,
+    values: Vec<i64>,
+}
