@@ -4,17 +4,18 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use puzzlebase::answers::json;
-use puzzlebase::answers::{Database, QueryError};
+use puzzlebase::answers::{Database, QueryError, Stop};
 use puzzlebase::build::{self, GenerateError, Observer, Options, Summary};
 use puzzlebase::catalog::{self, DefinitionError};
 use puzzlebase::core::progress::{Progress, Silent};
 use puzzlebase::render::text;
+use puzzlebase::server::ServeOptions;
 use puzzlebase::verify::{self, Report, VerifyError};
 
 /// Precomputes complete solution databases for classic puzzles into one SQLite file,
@@ -108,6 +109,13 @@ enum Command {
         /// Address to listen on; loopback only unless this says otherwise
         #[arg(long, default_value = "127.0.0.1:8080", value_name = "IP:PORT")]
         addr: std::net::SocketAddr,
+        /// Seconds one search (a fifteen position) may run before it is refused (503)
+        #[arg(long, default_value_t = 10.0, value_name = "SECONDS", value_parser = seconds)]
+        search_timeout: f64,
+        /// Searches running at once (default: the number of cores); more are refused at
+        /// once with 503 and Retry-After
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        max_searches: Option<u32>,
     },
     /// Check a puzzle definition file and print what `generate` would build from it
     /// (family, state count, storage, an estimate of time and memory), without building.
@@ -187,6 +195,19 @@ struct QueryArgs {
     /// Positions as one-line strings only, without drawn boards or bars
     #[arg(long, conflicts_with = "json")]
     plain: bool,
+    /// Seconds a search (fifteen) may run before it gives up (exit 1)
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS", value_parser = seconds)]
+    timeout: f64,
+}
+
+/// A positive, finite number of seconds.
+fn seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 1e6 => Ok(s),
+        _ => Err(format!(
+            "{text:?} is not a number of seconds (more than 0, at most 1e6)"
+        )),
+    }
 }
 
 /// A failure, and whether it was the user's input (exit code 2) or not (exit code 1).
@@ -351,7 +372,21 @@ fn main() -> ExitCode {
         Command::Verify { db, puzzles, json } => run_verify(db.db, puzzles, json),
         Command::Query(q) => run_query(q),
         Command::List { db, json } => run_list(db.db, json),
-        Command::Serve { db, addr } => run_serve(db.db, addr),
+        Command::Serve {
+            db,
+            addr,
+            search_timeout,
+            max_searches,
+        } => {
+            let mut opts = ServeOptions {
+                search_timeout: Duration::from_secs_f64(search_timeout),
+                ..ServeOptions::default()
+            };
+            if let Some(n) = max_searches {
+                opts.max_searches = n as usize;
+            }
+            run_serve(db.db, addr, opts)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -509,7 +544,8 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
     let db = Database::open(&q.db.db)?;
     let name = q.puzzle.as_str();
     let (lines, json) = if let Some(s) = q.state.as_deref().filter(|_| db.answers_by_search(name)) {
-        let a = db.search(name, s)?;
+        let stop = Stop::new(Some(Instant::now() + Duration::from_secs_f64(q.timeout)));
+        let a = db.search_until(name, s, &stop)?;
         (text::search(&a), json::search(&a))
     } else if q.state.is_some() || q.start {
         let a = match &q.state {
@@ -544,10 +580,10 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
     lines.iter().try_for_each(|l| out(l))
 }
 
-fn run_serve(db: PathBuf, addr: std::net::SocketAddr) -> Result<(), Failure> {
+fn run_serve(db: PathBuf, addr: std::net::SocketAddr, opts: ServeOptions) -> Result<(), Failure> {
     let runtime = tokio::runtime::Runtime::new()?;
     runtime
-        .block_on(puzzlebase::server::run(&db, addr, |at| {
+        .block_on(puzzlebase::server::run(&db, addr, opts, |at| {
             eprintln!(
                 "puzzlebase: serving {} on http://{at}/ (Ctrl-C stops)",
                 db.display()

@@ -13,7 +13,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::rejection::PathRejection;
@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 use crate::answers::json;
-use crate::answers::{Database, QueryError, Resident};
+use crate::answers::{Database, QueryError, Resident, Stop};
 use crate::core::space::StateError;
 
 /// The page and its script and style, compiled in: the page works without a network.
@@ -108,15 +108,53 @@ async fn reply_uri_too_long(mut stream: tokio::net::TcpStream) -> std::io::Resul
     Ok(())
 }
 
+/// How much work the server takes on.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// How long one search (a `fifteen` position) may run before it is refused.
+    pub search_timeout: Duration,
+    /// Searches running at once; a request for another is refused at once with 503
+    /// and `Retry-After`, so that the other routes keep their threads.
+    pub max_searches: usize,
+}
+
+impl Default for ServeOptions {
+    /// Ten seconds per search, and as many searches as the machine has cores.
+    fn default() -> Self {
+        ServeOptions {
+            search_timeout: Duration::from_secs(10),
+            max_searches: std::thread::available_parallelism().map_or(2, |n| n.get()),
+        }
+    }
+}
+
 /// Connections kept open between lookups, most recently used last.
 struct Pool {
     path: PathBuf,
     idle: Mutex<Vec<Database>>,
     /// The tables every connection of the pool reads from memory.
     resident: Arc<Resident>,
+    /// One permit per search that may run.
+    searches: Arc<tokio::sync::Semaphore>,
+    max_searches: usize,
+    search_timeout: Duration,
+}
+
+/// Cancels a search when the request that started it goes away: hyper drops a
+/// request's handler when its client closes the connection.
+struct CancelOnDrop(Arc<Stop>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
 }
 
 impl Pool {
+    fn searches_limit(&self) -> usize {
+        self.max_searches
+    }
+
     fn with<T>(&self, f: impl FnOnce(&Database) -> T) -> Result<T, QueryError> {
         let db = self.idle.lock().map(|mut v| v.pop()).unwrap_or(None);
         let db = match db {
@@ -164,6 +202,7 @@ impl From<QueryError> for ApiError {
             QueryError::Store(_) | QueryError::Inconsistent { .. } => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
+            QueryError::Stopped { .. } => StatusCode::SERVICE_UNAVAILABLE,
         };
         ApiError::new(status, e.to_string())
     }
@@ -238,7 +277,19 @@ async fn position(
     args: Result<UrlPath<(String, String)>, PathRejection>,
 ) -> Result<Response, ApiError> {
     let UrlPath((name, state)) = args.map_err(bad_path)?;
-    let answer = if pool.resident.settled(&name) {
+    let by_search = pool.with(|db| db.answers_by_search(&name))?;
+    let answer = if by_search {
+        let Ok(permit) = pool.searches.clone().try_acquire_owned() else {
+            return Ok(busy(pool.searches_limit()));
+        };
+        let stop = Arc::new(Stop::new(Some(Instant::now() + pool.search_timeout)));
+        let _cancel = CancelOnDrop(stop.clone());
+        lookup(pool.clone(), move |db| {
+            let _permit = permit;
+            db.snapshot(|db| json::position_until(db, &name, &state, &stop))
+        })
+        .await?
+    } else if pool.resident.settled(&name) {
         lookup_now(&pool, |db| {
             db.snapshot(|db| json::position(db, &name, &state))
         })?
@@ -261,6 +312,20 @@ async fn position(
         return Ok((StatusCode::UNPROCESSABLE_ENTITY, json_body(&body)).into_response());
     }
     Ok(json_body(&answer))
+}
+
+/// 503 with `Retry-After`: every search permit is taken.
+fn busy(limit: usize) -> Response {
+    let body = json!({
+        "error": format!("the server is running {limit} searches already; try again shortly"),
+        "status": 503,
+    });
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        [(header::RETRY_AFTER, HeaderValue::from_static("1"))],
+        json_body(&body),
+    )
+        .into_response()
 }
 
 fn asset(content_type: &'static str, body: &'static str) -> Response {
@@ -304,6 +369,11 @@ async fn limit_uri(req: Request, next: Next) -> Response {
 /// The application: the page, its assets and the JSON API over the file at `db`,
 /// which is opened read-only (once here, so a missing or foreign file fails at once).
 pub fn router(db: &Path) -> Result<Router, QueryError> {
+    router_with(db, ServeOptions::default())
+}
+
+/// [`router`] with chosen limits.
+pub fn router_with(db: &Path, opts: ServeOptions) -> Result<Router, QueryError> {
     let resident = Resident::new();
     let mut first = Database::open_for_serving(db)?;
     first.share_resident(resident.clone());
@@ -311,6 +381,9 @@ pub fn router(db: &Path) -> Result<Router, QueryError> {
         path: db.to_path_buf(),
         idle: Mutex::new(vec![first]),
         resident,
+        searches: Arc::new(tokio::sync::Semaphore::new(opts.max_searches.max(1))),
+        max_searches: opts.max_searches.max(1),
+        search_timeout: opts.search_timeout,
     });
     Ok(Router::new()
         .route(
@@ -401,9 +474,10 @@ pub async fn serve_with(
 pub async fn run(
     db: &Path,
     addr: SocketAddr,
+    opts: ServeOptions,
     ready: impl FnOnce(SocketAddr),
 ) -> anyhow::Result<()> {
-    let app = router(db)?;
+    let app = router_with(db, opts)?;
     let listener = TcpListener::bind(addr)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;

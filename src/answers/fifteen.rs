@@ -11,7 +11,7 @@ use crate::families;
 use crate::families::Puzzle;
 use crate::families::fifteen::{self, Fifteen, Partition};
 use crate::solvers::pattern::{Entry, Table};
-use crate::solvers::search::{self, Heuristic};
+use crate::solvers::search::{self, Heuristic, Stop};
 use crate::store;
 
 /// An optimal solution found by search over the stored pattern databases.
@@ -151,17 +151,12 @@ impl Database {
         let mut parts = bytes.chunks_mut(part_bytes).enumerate();
         let first = parts.next();
         let path = &self.path;
-        let sql = |source| {
-            QueryError::Store(store::StoreError::Sqlite {
-                path: path.display().to_string(),
-                source,
-            })
-        };
+        let sql = |source| QueryError::Store(store::StoreError::from_sqlite(path, source));
         let results: Vec<Result<bool>> = std::thread::scope(|scope| {
             let others: Vec<_> = parts
                 .map(|(i, part)| {
                     scope.spawn(move || {
-                        let conn = store::open_read(path)?;
+                        let conn = store::open_checked(path)?;
                         let same = (store::packed_tables(&conn, name).map_err(sql)?)
                             .iter()
                             .any(|(k, text, _)| k == kind && text == layout);
@@ -207,6 +202,11 @@ impl Database {
     /// An optimal solution of the position written `text`, by IDA* over the strongest
     /// stored partition with the reflected lookup. The text is checked before the file.
     pub fn search(&self, name: &str, text: &str) -> Result<SearchAnswer> {
+        self.search_until(name, text, &Stop::default())
+    }
+
+    /// [`Database::search`] that gives up when `stop` says so (a deadline, a client gone).
+    pub fn search_until(&self, name: &str, text: &str, stop: &Stop) -> Result<SearchAnswer> {
         let Puzzle::Patterns(def) = known(&self.conn, name)? else {
             return Err(QueryError::NotStored(format!(
                 "{name} is answered from its tables, not by search"
@@ -214,15 +214,30 @@ impl Database {
         };
         let cells = def.parse(text)?;
         let loaded = self.pattern_tables(name, None, true)?;
-        solve_loaded(&loaded, name, &cells)
+        solve_loaded_until(&loaded, name, &cells, stop)
     }
 }
 
 /// Searches `cells` with tables already loaded (the bench loads once per partition).
 pub fn solve_loaded(loaded: &LoadedTables, name: &str, cells: &[u8]) -> Result<SearchAnswer> {
+    solve_loaded_until(loaded, name, cells, &Stop::default())
+}
+
+/// [`solve_loaded`] that gives up when `stop` says so.
+pub fn solve_loaded_until(
+    loaded: &LoadedTables,
+    name: &str,
+    cells: &[u8],
+    stop: &Stop,
+) -> Result<SearchAnswer> {
     let f = &loaded.puzzle;
     let started = Instant::now();
-    let s = search::solve(&loaded.heuristic, cells)
+    let s = search::solve_until(&loaded.heuristic, cells, search::Options::QUERY, stop)
+        .map_err(|why| QueryError::Stopped {
+            puzzle: name.to_string(),
+            why,
+            after: started.elapsed().as_secs_f64(),
+        })?
         .ok_or_else(|| inconsistent(name, "its pattern tables (no solution within them)"))?;
     let seconds = started.elapsed().as_secs_f64();
     let path = search::replay(&loaded.heuristic, cells, &s.blanks)

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use crate::answers::{
     ArrangementAnswer, Database, Histogram, ListAnswer, LongestAnswer, Move, MoveOption,
-    QueryError, Result, SearchAnswer, Solutions, StateAnswer,
+    QueryError, Result, SearchAnswer, Solutions, StateAnswer, Stop,
 };
 use crate::catalog::plan::Plan;
 use crate::families::Puzzle;
@@ -127,13 +127,18 @@ pub fn arrangement(name: &str, a: &ArrangementAnswer) -> Value {
 /// A position that cannot reach the goal is still answered, with `distance` null and
 /// its moves, so that a client can walk back from a dead end.
 pub fn position(db: &Database, name: &str, text: &str) -> Result<Value> {
+    position_until(db, name, text, &Stop::default())
+}
+
+/// [`position`], where a search (`fifteen`) gives up when `stop` says so.
+pub fn position_until(db: &Database, name: &str, text: &str, stop: &Stop) -> Result<Value> {
     let (p, _) = db.puzzle(name)?;
     let p = &*p;
     if matches!(p, Puzzle::Magic(_) | Puzzle::Tour(_)) {
         return Ok(arrangement(name, &db.arrangement(name, text)?));
     }
     if let Puzzle::Patterns(f) = &p {
-        return searched_position(db, f.grid(), name, text);
+        return searched_position(db, f.grid(), name, text, stop);
     }
     let moves = db.moves(name, text)?;
     let mut obj = match db.state(name, text) {
@@ -157,8 +162,9 @@ fn searched_position(
     grid: &dyn crate::core::space::GraphPuzzle,
     name: &str,
     text: &str,
+    stop: &Stop,
 ) -> Result<Value> {
-    let a = db.search(name, text)?;
+    let a = db.search_until(name, text, stop)?;
     let rank = grid.parse(text)?;
     let before = grid.format(rank);
     let next = a.path.get(1);

@@ -19,7 +19,10 @@ mod packed;
 mod resident;
 mod tables;
 mod walk;
-pub use fifteen::{LoadedTables, SearchAnswer, answers_by_search, solve_loaded};
+pub use crate::solvers::search::{Stop, Stopped};
+pub use fifteen::{
+    LoadedTables, SearchAnswer, answers_by_search, solve_loaded, solve_loaded_until,
+};
 pub use moves::cells_move;
 pub use resident::Resident;
 
@@ -66,6 +69,13 @@ pub enum QueryError {
     /// What the file says contradicts the puzzle's rules or the file itself.
     #[error("inconsistent file {path}: {what}: run `puzzlebase verify`")]
     Inconsistent { path: String, what: String },
+    /// A search gave up (its deadline passed, or its client went away).
+    #[error("the search for a position of {puzzle} gave up after {after:.1} s: {why}")]
+    Stopped {
+        puzzle: String,
+        why: Stopped,
+        after: f64,
+    },
 }
 
 impl QueryError {
@@ -212,7 +222,7 @@ pub struct Database {
 impl Database {
     pub fn open(path: &Path) -> Result<Database> {
         Ok(Database {
-            conn: store::open_read(path)?,
+            conn: store::open_checked(path)?,
             path: path.to_path_buf(),
             checked: RefCell::new(HashMap::new()),
             puzzles: RefCell::new(HashMap::new()),
@@ -296,10 +306,7 @@ impl Database {
             | rusqlite::Error::InvalidColumnType(..) => {
                 self.inconsistent(format!("a stored value is out of range ({source})"))
             }
-            source => QueryError::Store(StoreError::Sqlite {
-                path: self.path.display().to_string(),
-                source,
-            }),
+            source => QueryError::Store(StoreError::from_sqlite(&self.path, source)),
         }
     }
 

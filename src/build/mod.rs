@@ -68,12 +68,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> GenerateError + '_ {
 }
 
 fn sql(path: &Path) -> impl Fn(rusqlite::Error) -> GenerateError + '_ {
-    move |source| {
-        GenerateError::Store(StoreError::Sqlite {
-            path: path.display().to_string(),
-            source,
-        })
-    }
+    move |source| GenerateError::Store(StoreError::from_sqlite(path, source))
 }
 
 /// What to build.
@@ -400,7 +395,7 @@ fn build(
     full_check: bool,
     observer: &dyn Observer,
 ) -> Result<Vec<Summary>> {
-    let mut conn = Connection::open(tmp).map_err(sql(tmp))?;
+    let mut conn = store::create(tmp)?;
     // Nothing needs rolling back in a file that is discarded on failure.
     store::connection::without_journal(&conn).map_err(sql(tmp))?;
     store::migrate(&mut conn, tmp)?;
@@ -465,6 +460,7 @@ fn build(
     if !previous.is_empty() {
         store::connection::detach_previous(&conn).map_err(sql(tmp))?;
     }
+    integrity::write_contents(&conn).map_err(sql(tmp))?;
     integrity::finish(&conn).map_err(sql(tmp))?;
     verify(&conn, tmp, &summaries)?;
     if full_check {

@@ -34,6 +34,18 @@ pub enum Table {
 const MAX_COLUMNS: usize = 6;
 
 impl Table {
+    /// Every per-puzzle table.
+    pub const ALL: [Table; 8] = [
+        Table::Positions,
+        Table::Histogram,
+        Table::PegLayers,
+        Table::PegMatrix,
+        Table::Solutions,
+        Table::PackedTables,
+        Table::PackedChunks,
+        Table::Farthest,
+    ];
+
     /// The table's name in the schema.
     pub fn name(self) -> &'static str {
         match self {
@@ -92,6 +104,58 @@ const PACKED_TABLES: &str = concat!(
 /// sound, else its first complaint.
 pub fn quick_check(conn: &Connection) -> rusqlite::Result<String> {
     conn.query_row("PRAGMA quick_check", [], |r| r.get(0))
+}
+
+/// Every line of `PRAGMA integrity_check` (SQLite's full structure check, which also
+/// compares every index with its table): `["ok"]` when it finds nothing wrong.
+pub fn integrity_check(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut st = conn.prepare("PRAGMA integrity_check")?;
+    st.query_map([], |r| r.get(0))?.collect()
+}
+
+/// The `meta` table's rows, by key.
+pub fn meta(conn: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
+    let mut st = conn.prepare("SELECT key, value FROM meta ORDER BY key")?;
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+}
+
+/// `PRAGMA user_version` and `PRAGMA application_id`.
+pub fn header_versions(conn: &Connection) -> rusqlite::Result<(i64, i64)> {
+    Ok((
+        conn.query_row("PRAGMA user_version", [], |r| r.get(0))?,
+        conn.query_row("PRAGMA application_id", [], |r| r.get(0))?,
+    ))
+}
+
+/// Each `(table, puzzle)` with rows of a puzzle that `puzzles` does not list.
+pub fn orphans(conn: &Connection) -> rusqlite::Result<Vec<(&'static str, String)>> {
+    let mut out = Vec::new();
+    for t in Table::ALL {
+        let sql = format!(
+            "SELECT DISTINCT puzzle FROM {} WHERE puzzle NOT IN (SELECT name FROM puzzles) ORDER BY puzzle",
+            t.name()
+        );
+        let mut st = conn.prepare(&sql)?;
+        for p in st.query_map([], |r| r.get::<_, String>(0))? {
+            out.push((t.name(), p?));
+        }
+    }
+    Ok(out)
+}
+
+/// The file's own tables and indexes, `(type, name)`, sorted (SQLite's internal
+/// `sqlite_*` objects aside).
+pub fn schema_objects(conn: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
+    let mut st = conn.prepare(
+        "SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
+    )?;
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+}
+
+/// `(name, checksum)` of every `puzzles` row, sorted by name.
+pub fn puzzle_checksums(conn: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
+    let mut st = conn.prepare("SELECT name, checksum FROM puzzles ORDER BY name")?;
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
 }
 
 /// The names in `puzzles`, sorted, read alone: a damaged column elsewhere in a row does

@@ -52,6 +52,35 @@ pub fn write_meta(conn: &Connection, only: &[String]) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// Records in `meta` (key `contents`) what the file holds: every puzzle with its
+/// checksum, as a JSON array of `[name, checksum]` pairs sorted by name. `verify` holds
+/// the `puzzles` rows to it, so a row deleted or edited on its own is seen.
+pub fn write_contents(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT OR REPLACE INTO meta (key, value)
+         SELECT 'contents', coalesce(json_group_array(json_array(name, checksum)), '[]')
+         FROM (SELECT name, checksum FROM puzzles ORDER BY name)",
+        [],
+    )?;
+    Ok(())
+}
+
+/// What [`write_contents`] recorded, parsed: `None` when the key is missing or is not
+/// a list of `[name, checksum]` pairs.
+pub fn contents(meta: &[(String, String)]) -> Option<Vec<(String, String)>> {
+    let (_, text) = meta.iter().find(|(k, _)| k == "contents")?;
+    serde_json::from_str(text).ok()
+}
+
+/// The tables and indexes of a file of this schema, `(type, name)` sorted: those of a
+/// fresh file migrated in memory.
+pub fn expected_schema_objects() -> rusqlite::Result<Vec<(String, String)>> {
+    let mut conn = Connection::open_in_memory()?;
+    crate::store::migrate(&mut conn, Path::new(":memory:"))
+        .map_err(|_| rusqlite::Error::InvalidQuery)?;
+    crate::store::audit::schema_objects(&conn)
+}
+
 /// Planner statistics (`sqlite_stat1`) for tools that query the file with their own
 /// SQL, then a compact file without the free pages left by the bulk writes.
 pub fn finish(conn: &Connection) -> rusqlite::Result<()> {

@@ -57,15 +57,40 @@ pub enum StoreError {
         path: String,
         source: rusqlite::Error,
     },
+    #[error(
+        "the file is damaged: {} of {path} fails its checksum; run `puzzlebase verify`, or fetch or regenerate the file",
+        page.map_or("a page".to_string(), |p| format!("page {p}"))
+    )]
+    Damaged { path: String, page: Option<u64> },
+    #[error(
+        "{0} has no page checksums (it was written by an older puzzlebase): run `puzzlebase generate` to rebuild it"
+    )]
+    NoChecksums(String),
+    #[error("cannot check page checksums: {0}")]
+    Checksums(String),
+}
+
+impl StoreError {
+    /// A failure of SQLite on the file at `path`: a page that failed its checksum is
+    /// [`StoreError::Damaged`], naming the page; anything else is SQLite's own error.
+    pub fn from_sqlite(path: &Path, source: rusqlite::Error) -> StoreError {
+        if pagesum::is_damage(&source) {
+            return StoreError::Damaged {
+                path: path.display().to_string(),
+                page: pagesum::damaged_page(),
+            };
+        }
+        StoreError::Sqlite {
+            path: path.display().to_string(),
+            source,
+        }
+    }
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 fn sql(path: &Path) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
-    move |source| StoreError::Sqlite {
-        path: path.display().to_string(),
-        source,
-    }
+    move |source| StoreError::from_sqlite(path, source)
 }
 
 /// Applies every migration newer than the file's `user_version`, each in a transaction.
@@ -143,17 +168,40 @@ pub fn check_identity(conn: &Connection, path: &Path) -> Result<()> {
     }
 }
 
-/// Opens an existing database read-only after checking that it is ours and current.
+/// Opens an existing database read-only after checking that it is ours and current. Its
+/// pages are checked as they are read when it has page checksums ([`pagesum`]); a file
+/// without them (from an older build) is read as it is, which only `generate` does, to
+/// carry its puzzles over: readers that answer from a file use [`open_checked`].
 pub fn open_read(path: &Path) -> Result<Connection> {
     if !path.is_file() {
         return Err(StoreError::Missing(path.display().to_string()));
     }
+    pagesum::install().map_err(StoreError::Checksums)?;
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(sql(path))?;
     check_identity(&conn, path)?;
+    Ok(conn)
+}
+
+/// [`open_read`] for a reader that answers from the file (`query`, `serve`, `verify`):
+/// the file must carry page checksums, so that every page it reads is checked.
+pub fn open_checked(path: &Path) -> Result<Connection> {
+    let conn = open_read(path)?;
+    if pagesum::reserved(&conn).map_err(sql(path))? != pagesum::RESERVED as i32 {
+        return Err(StoreError::NoChecksums(path.display().to_string()));
+    }
+    Ok(conn)
+}
+
+/// Creates the new file at `path` (which must not exist, or be empty) with page
+/// checksums: every page written through the connection carries its checksum.
+pub fn create(path: &Path) -> Result<Connection> {
+    pagesum::install().map_err(StoreError::Checksums)?;
+    let conn = Connection::open(path).map_err(sql(path))?;
+    pagesum::reserve(&conn).map_err(sql(path))?;
     Ok(conn)
 }
 

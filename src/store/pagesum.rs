@@ -345,6 +345,25 @@ pub fn reserve(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// The reserved bytes per page of the main database on `conn` (8 for a file with page
+/// checksums).
+pub fn reserved(conn: &rusqlite::Connection) -> rusqlite::Result<i32> {
+    let mut n: c_int = -1;
+    // SAFETY: a negative value asks SQLite for the current setting, written back to `n`.
+    let rc = unsafe {
+        ffi::sqlite3_file_control(
+            conn.handle(),
+            c"main".as_ptr(),
+            ffi::SQLITE_FCNTL_RESERVE_BYTES,
+            &mut n as *mut c_int as *mut c_void,
+        )
+    };
+    if rc != ffi::SQLITE_OK {
+        return Err(rusqlite::Error::SqliteFailure(ffi::Error::new(rc), None));
+    }
+    Ok(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -385,6 +404,9 @@ mod tests {
             )
             .unwrap();
         }
+        let check = rusqlite::Connection::open(&path).unwrap();
+        assert_eq!(reserved(&check).unwrap(), RESERVED as i32);
+        drop(check);
         let mut bytes = std::fs::read(&path).unwrap();
         assert_eq!(bytes[20], RESERVED);
         let page = u16::from_be_bytes([bytes[16], bytes[17]]) as usize;

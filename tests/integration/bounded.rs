@@ -1,19 +1,47 @@
-//! Bounded work in the server: connections that send nothing, trickle their request or
-//! idle after one are closed after the header timeout.
+//! Bounded work: connections that send nothing, trickle their request or idle after one
+//! are closed after the header timeout; a search has a deadline, stops when its client
+//! goes away, and runs beside at most a set number of others (503 beyond).
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::util::shared_db;
+use puzzlebase::server::ServeOptions;
+
+use crate::flips::every_kind;
+use crate::util::{assert_clean_failure, run, shared_db};
+
+/// A position the default 6-6-3 tables take a minute or two to search.
+const HARD: &str = "0,12,10,13,15,11,14,9,3,7,2,5,4,8,6,1";
+/// One they search in milliseconds.
+const EASY: &str = "8,5,7,3,1,15,2,4,6,9,14,11,13,0,10,12";
+
+/// Status line and body of one GET.
+fn get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.write_all(format!("GET {path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n").as_bytes())
+        .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    (out[9..12].parse().unwrap(), out)
+}
+
+fn position(state: &str) -> String {
+    format!("/api/puzzles/fifteen/positions/{state}")
+}
 
 /// A server over `db` whose header timeout is `timeout`.
 fn server_with_timeout(db: &Path, timeout: Duration) -> SocketAddr {
+    server_with(db, timeout, ServeOptions::default())
+}
+
+/// A server over `db` with these limits.
+fn server_with(db: &Path, timeout: Duration, opts: ServeOptions) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = puzzlebase::server::router(db).expect("the file opens");
+    let app = puzzlebase::server::router_with(db, opts).expect("the file opens");
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -104,4 +132,85 @@ fn the_stated_address_limit_is_the_enforced_one() {
     };
     assert_eq!(status(4096), "404");
     assert_eq!(status(4097), "414");
+}
+
+/// A search past its deadline is refused (503), on the server and in `query`.
+#[test]
+fn a_search_past_its_deadline_is_refused() {
+    let opts = ServeOptions {
+        search_timeout: Duration::from_millis(500),
+        max_searches: 2,
+    };
+    let addr = server_with(every_kind(), Duration::from_secs(10), opts);
+    let started = Instant::now();
+    let (status, body) = get(addr, &position(HARD));
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("gave up"), "{body}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(get(addr, &position(EASY)).0, 200);
+
+    let db = every_kind().to_str().unwrap();
+    let err = assert_clean_failure(
+        &run(&[
+            "query",
+            "--db",
+            db,
+            "--puzzle",
+            "fifteen",
+            "--state",
+            HARD,
+            "--timeout",
+            "0.5",
+        ]),
+        1,
+    );
+    assert!(err.contains("gave up"), "{err}");
+    let o = run(&[
+        "query",
+        "--db",
+        db,
+        "--puzzle",
+        "fifteen",
+        "--state",
+        EASY,
+        "--timeout",
+        "0",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "a timeout of 0 is a usage error");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a number of seconds"));
+}
+
+/// Beyond the limit a search is refused at once with 503 and `Retry-After`; the cheap
+/// routes answer meanwhile; and a search whose client goes away stops, freeing its place.
+#[test]
+fn searches_are_limited_and_stop_when_their_client_goes_away() {
+    let opts = ServeOptions {
+        search_timeout: Duration::from_secs(60),
+        max_searches: 1,
+    };
+    let addr = server_with(every_kind(), Duration::from_secs(10), opts);
+    // A search that would run for a minute, from a client that leaves after a moment.
+    let mut leaving = TcpStream::connect(addr).unwrap();
+    leaving
+        .write_all(format!("GET {} HTTP/1.1\r\nhost: x\r\n\r\n", position(HARD)).as_bytes())
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let (status, busy) = get(addr, &position(EASY));
+    assert_eq!(status, 503, "{busy}");
+    assert!(busy.to_lowercase().contains("retry-after: 1"), "{busy}");
+    for _ in 0..5 {
+        assert_eq!(get(addr, "/api/puzzles").0, 200);
+    }
+    drop(leaving);
+    // Its search stops within moments, and the next one runs.
+    let started = Instant::now();
+    loop {
+        match get(addr, &position(EASY)).0 {
+            200 => break,
+            503 if started.elapsed() < Duration::from_secs(10) => {
+                std::thread::sleep(Duration::from_millis(100))
+            }
+            s => panic!("the abandoned search still holds its place ({s})"),
+        }
+    }
 }

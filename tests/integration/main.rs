@@ -7,6 +7,7 @@ mod damage;
 mod definitions;
 mod english33;
 mod fifteen;
+mod flips;
 mod hardened;
 mod hostile;
 mod layers;
@@ -20,3 +21,17 @@ mod rules;
 mod serve;
 mod sliding;
 mod util;
+
+/// Every connection this test process opens, the tests' own included, goes through the
+/// checksum VFS as the binary's do: edits a test makes through SQL keep valid page
+/// checksums, so that they stand for edits of the file's facts (which the answers'
+/// checks and `verify` must catch), not for damaged pages. Installed before `main`, so
+/// that no test can open a connection before it.
+#[used]
+#[unsafe(link_section = ".init_array")]
+static INSTALL_PAGE_CHECKSUMS: extern "C" fn() = {
+    extern "C" fn install() {
+        puzzlebase::store::pagesum::install().expect("the checksum VFS installs");
+    }
+    install
+};

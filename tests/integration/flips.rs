@@ -1,0 +1,193 @@
+//! Random damage, counted: bit flips anywhere in a file that holds every storage kind
+//! (rows, packed tables, pattern tables, peg rows and matrix, enumeration rows, the
+//! catalog). After each flip every question is asked again of a fresh connection; each
+//! answer must be the undamaged one or a refusal, never a different answer. The default
+//! run makes a few hundred flips; `cargo test --release -- --ignored many_random_flips`
+//! makes thousands.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use puzzlebase::answers::{Database, json};
+use serde_json::Value;
+
+use crate::util::{assert_clean_failure, generate_into, run};
+
+/// Every storage kind: rows (`seven`), packed distances and counts (`eight`), pattern
+/// tables (`fifteen`), peg rows, layers and matrix (`hoppers`, `chinese-checkers`), and
+/// enumeration rows (`magic-triangle`, `knight-tour`).
+const PUZZLES: &[&str] = &[
+    "seven",
+    "eight",
+    "fifteen",
+    "hoppers",
+    "chinese-checkers",
+    "magic-triangle",
+    "knight-tour",
+];
+
+/// A file with every storage kind, built once for the flip tests.
+pub fn every_kind() -> &'static Path {
+    static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, path) = DB.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kinds.sqlite");
+        generate_into(&path, PUZZLES, false);
+        (dir, path)
+    });
+    path
+}
+
+/// Forty random moves from the goal: searched in milliseconds on the 6-6-3 tables, and
+/// the search reads every table.
+const FIFTEEN: &str = "8,5,7,3,1,15,2,4,6,9,14,11,13,0,10,12";
+
+/// Every question asked of the file, as JSON; `Err` is a refusal.
+fn answers(db: &Path) -> Vec<Result<Value, String>> {
+    let db = match Database::open(db) {
+        Ok(db) => db,
+        Err(e) => return vec![Err(e.to_string())],
+    };
+    let ask = |f: &dyn Fn() -> Result<Value, puzzlebase::answers::QueryError>| {
+        f().map_err(|e| e.to_string())
+    };
+    vec![
+        ask(&|| Ok(Value::Array(db.puzzles()?.iter().map(json::info).collect()))),
+        ask(&|| Ok(json::state(&db.state("seven", "07214365")?))),
+        ask(&|| Ok(json::longest(&db.longest("seven")?))),
+        ask(&|| Ok(json::histogram("seven", &db.histogram("seven")?))),
+        ask(&|| Ok(json::state(&db.state("eight", "867254301")?))),
+        ask(&|| Ok(json::longest(&db.longest("eight")?))),
+        ask(&|| Ok(json::state(&db.state("eight", "123456708")?))),
+        ask(&|| {
+            let mut a = json::search(&db.search("fifteen", FIFTEEN)?);
+            // What the search cost is not part of the answer.
+            for k in ["nodes", "generated", "seconds", "load_seconds"] {
+                a[k] = Value::Null;
+            }
+            Ok(a)
+        }),
+        ask(&|| Ok(json::state(&db.start("hoppers")?))),
+        ask(&|| Ok(json::layers("hoppers", &db.layers("hoppers")?))),
+        ask(&|| {
+            Ok(json::matrix(
+                "chinese-checkers",
+                &db.matrix("chinese-checkers")?,
+            ))
+        }),
+        ask(&|| Ok(json::state(&db.start("chinese-checkers")?))),
+        ask(&|| Ok(json::list(&db.all("magic-triangle")?))),
+        ask(&|| Ok(json::list(&db.sum("magic-triangle", 20)?))),
+        ask(&|| Ok(json::list(&db.all("knight-tour")?))),
+    ]
+}
+
+/// What the flips did: answers unchanged, answers refused, and answers that changed
+/// (which must stay 0).
+#[derive(Debug, Default)]
+struct Tally {
+    flips: usize,
+    same: usize,
+    refused: usize,
+    silent: Vec<String>,
+}
+
+/// Flips `n` random bits (seeded) of a copy of the every-kind file, one at a time, each
+/// restored before the next.
+fn flip(n: usize, seed: u64) -> Tally {
+    let good = answers(every_kind());
+    assert!(good.iter().all(Result::is_ok), "{good:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("flipped.sqlite");
+    let original = std::fs::read(every_kind()).unwrap();
+    let mut bytes = original.clone();
+    let mut x = seed | 1;
+    let mut next = || {
+        // xorshift64*: reproducible from the seed.
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    let mut t = Tally::default();
+    for _ in 0..n {
+        let at = (next() % bytes.len() as u64) as usize;
+        let bit = 1u8 << (next() % 8);
+        bytes[at] ^= bit;
+        std::fs::write(&path, &bytes).unwrap();
+        t.flips += 1;
+        for (i, (now, was)) in answers(&path).into_iter().zip(&good).enumerate() {
+            match now {
+                Err(_) => t.refused += 1,
+                Ok(v) if Some(&v) == was.as_ref().ok() => t.same += 1,
+                Ok(v) => t
+                    .silent
+                    .push(format!("byte {at} bit {bit:#04x}, question {i}: {v}")),
+            }
+        }
+        bytes[at] = original[at];
+    }
+    t
+}
+
+#[test]
+fn random_flips_give_the_undamaged_answer_or_a_refusal() {
+    let t = flip(300, 0x5EED_F11B);
+    eprintln!(
+        "{} flips: {} answers unchanged, {} refused, {} silently different",
+        t.flips,
+        t.same,
+        t.refused,
+        t.silent.len()
+    );
+    assert!(t.silent.is_empty(), "{:#?}", t.silent);
+    assert!(t.refused > 0, "some flips land on pages the questions read");
+}
+
+/// The long run: `cargo test --release -- --ignored many_random_flips`.
+#[test]
+#[ignore]
+fn many_random_flips_give_the_undamaged_answer_or_a_refusal() {
+    let t = flip(3000, 0xF11B_5EED);
+    eprintln!(
+        "{} flips: {} answers unchanged, {} refused, {} silently different",
+        t.flips,
+        t.same,
+        t.refused,
+        t.silent.len()
+    );
+    assert!(t.silent.is_empty(), "{:#?}", t.silent);
+}
+
+/// A flipped bit in the index that orders `seven`'s rows by distance: `query --longest`
+/// refuses (exit 1, one line naming the damage) instead of answering from the index,
+/// and `verify` fails too.
+#[test]
+fn a_flip_in_an_index_page_is_refused_by_query_and_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.sqlite");
+    std::fs::copy(every_kind(), &path).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let root: i64 = conn
+        .query_row(
+            "SELECT rootpage FROM sqlite_schema WHERE name = 'positions_by_distance'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let page: i64 = conn
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .unwrap();
+    drop(conn);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[((root - 1) * page + 200) as usize] ^= 0x04;
+    std::fs::write(&path, &bytes).unwrap();
+    let db = path.to_str().unwrap();
+    let err = assert_clean_failure(
+        &run(&["query", "--db", db, "--puzzle", "seven", "--longest"]),
+        1,
+    );
+    assert!(err.contains("damaged"), "{err}");
+    let err = assert_clean_failure(&run(&["verify", "--db", db]), 1);
+    assert!(err.contains("damaged"), "{err}");
+}
