@@ -1,5 +1,6 @@
 //! One integration binary: the command line and the file, end to end.
 
+mod audit;
 mod bad_input;
 mod bounded;
 mod browser;
