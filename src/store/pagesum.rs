@@ -16,8 +16,7 @@
 //! This is a shim over the platform's default VFS, registered as the process's default
 //! ([`install`]); the store calls it before it opens any connection. Files without
 //! reserved bytes (written before page checksums) are read as they are, unverified.
-//! Memory-mapped reads are turned off for verified files, so every page goes through
-//! the check.
+//! Pages SQLite memory-maps are checked when mapped, as read ones are when read.
 
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void};
@@ -259,15 +258,29 @@ unsafe extern "C" fn x_fetch(
     amt: c_int,
     pp: *mut *mut c_void,
 ) -> c_int {
-    // A mapped page would bypass the check: verified files are read, never mapped.
+    let Some(fetch) = methods(f).xFetch else {
+        unsafe { *pp = ptr::null_mut() };
+        return ffi::SQLITE_OK;
+    };
+    let rc = unsafe { fetch(real(f), off, amt, pp) };
     let s = sum(f);
-    match methods(f).xFetch {
-        Some(m) if !(s.main_db && s.verified) => unsafe { m(real(f), off, amt, pp) },
-        _ => {
-            unsafe { *pp = ptr::null_mut() };
-            ffi::SQLITE_OK
+    // A mapped page is checked as a read one is, before SQLite sees it.
+    if rc == ffi::SQLITE_OK && s.main_db && s.verified && is_page(amt, off) {
+        let page = unsafe { *pp };
+        if !page.is_null() {
+            // SAFETY: the mapping holds `amt` bytes at `page` until it is unfetched.
+            let data = unsafe { std::slice::from_raw_parts(page as *const u8, amt as usize) };
+            if !page_ok(data) {
+                if let Some(unfetch) = methods(f).xUnfetch {
+                    unsafe { unfetch(real(f), off, page) };
+                }
+                unsafe { *pp = ptr::null_mut() };
+                DAMAGED.with(|d| d.set(Some(off as u64 / amt as u64 + 1)));
+                return ffi::SQLITE_IOERR_DATA;
+            }
         }
     }
+    rc
 }
 unsafe extern "C" fn x_unfetch(f: *mut ffi::sqlite3_file, off: i64, p: *mut c_void) -> c_int {
     match methods(f).xUnfetch {
@@ -415,6 +428,15 @@ mod tests {
         bytes[2 * page + 300] ^= 0x10;
         std::fs::write(&path, &bytes).unwrap();
         let conn = rusqlite::Connection::open(&path).unwrap();
+        let e = conn
+            .query_row("SELECT sum(length(v)) FROM t", [], |r| r.get::<_, i64>(0))
+            .unwrap_err();
+        assert!(is_damage(&e), "{e}");
+        assert_eq!(damaged_page(), Some(3));
+        // The same through memory-mapped pages.
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch("PRAGMA mmap_size = 1000000000;")
+            .unwrap();
         let e = conn
             .query_row("SELECT sum(length(v)) FROM t", [], |r| r.get::<_, i64>(0))
             .unwrap_err();
