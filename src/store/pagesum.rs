@@ -78,6 +78,33 @@ struct SumFile {
     main_db: bool,
     /// Its header says 8 reserved bytes: pages are checked and summed.
     verified: bool,
+    /// Pages (by number - 1) whose mapping was checked on this handle: a mapped page is
+    /// handed out again on every access, and the file is never changed in place while
+    /// it is read (`generate` replaces files by renaming), so one check per handle does.
+    /// A page this handle writes is checked again when next mapped.
+    mapped_ok: Vec<u64>,
+}
+
+impl SumFile {
+    fn mapped_ok(&self, page: usize) -> bool {
+        self.mapped_ok
+            .get(page / 64)
+            .is_some_and(|w| w >> (page % 64) & 1 == 1)
+    }
+    fn set_mapped_ok(&mut self, page: usize, ok: bool) {
+        if self.mapped_ok.len() <= page / 64 {
+            if !ok {
+                return;
+            }
+            self.mapped_ok.resize(page / 64 + 1, 0);
+        }
+        let bit = 1u64 << (page % 64);
+        if ok {
+            self.mapped_ok[page / 64] |= bit;
+        } else {
+            self.mapped_ok[page / 64] &= !bit;
+        }
+    }
 }
 
 fn real(f: *mut ffi::sqlite3_file) -> *mut ffi::sqlite3_file {
@@ -126,6 +153,7 @@ unsafe extern "C" fn x_open(
                 },
                 main_db: flags & ffi::SQLITE_OPEN_MAIN_DB != 0,
                 verified: false,
+                mapped_ok: Vec::new(),
             },
         );
         let open = (*orig).xOpen.expect("the default VFS opens files");
@@ -138,7 +166,10 @@ unsafe extern "C" fn x_open(
 }
 
 unsafe extern "C" fn x_close(f: *mut ffi::sqlite3_file) -> c_int {
-    unsafe { methods(f).xClose.unwrap()(real(f)) }
+    let rc = unsafe { methods(f).xClose.unwrap()(real(f)) };
+    // SAFETY: closed once; SQLite frees the allocation, we free what our struct owns.
+    unsafe { std::mem::take(&mut (*(f as *mut SumFile)).mapped_ok) };
+    rc
 }
 
 unsafe extern "C" fn x_read(
@@ -177,6 +208,9 @@ unsafe extern "C" fn x_write(
         s.verified = data[20] == RESERVED;
     }
     let write = methods(f).xWrite.unwrap();
+    if s.main_db && is_page(amt, off) {
+        s.set_mapped_ok((off / amt as i64) as usize, false);
+    }
     if s.main_db && s.verified && is_page(amt, off) {
         let mut page = data.to_vec();
         let n = page.len() - RESERVED as usize;
@@ -188,6 +222,7 @@ unsafe extern "C" fn x_write(
 }
 
 unsafe extern "C" fn x_truncate(f: *mut ffi::sqlite3_file, size: i64) -> c_int {
+    sum(f).mapped_ok.clear();
     unsafe { methods(f).xTruncate.unwrap()(real(f), size) }
 }
 unsafe extern "C" fn x_sync(f: *mut ffi::sqlite3_file, flags: c_int) -> c_int {
@@ -267,7 +302,8 @@ unsafe extern "C" fn x_fetch(
     // A mapped page is checked as a read one is, before SQLite sees it.
     if rc == ffi::SQLITE_OK && s.main_db && s.verified && is_page(amt, off) {
         let page = unsafe { *pp };
-        if !page.is_null() {
+        let number = (off / amt as i64) as usize;
+        if !page.is_null() && !s.mapped_ok(number) {
             // SAFETY: the mapping holds `amt` bytes at `page` until it is unfetched.
             let data = unsafe { std::slice::from_raw_parts(page as *const u8, amt as usize) };
             if !page_ok(data) {
@@ -278,6 +314,7 @@ unsafe extern "C" fn x_fetch(
                 DAMAGED.with(|d| d.set(Some(off as u64 / amt as u64 + 1)));
                 return ffi::SQLITE_IOERR_DATA;
             }
+            s.set_mapped_ok(number, true);
         }
     }
     rc
