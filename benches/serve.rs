@@ -290,4 +290,84 @@ fn main() {
             run_case(&rt, addr, name, seconds);
         }
     }
+    if filter.is_empty() || filter.iter().any(|f| "searches".contains(f.as_str())) {
+        under_searches(addr, seconds);
+    }
+}
+
+/// A fifteen position the default tables take a minute or more to search.
+const HARD: &str = "0,12,10,13,15,11,14,9,3,7,2,5,4,8,6,1";
+
+/// One blocking GET on a fresh connection: the status (503 from a search that gave up
+/// is told apart as 504) and the time it took.
+fn get(addr: SocketAddr, path: &str) -> (u16, f64) {
+    use std::io::{Read, Write};
+    let t = Instant::now();
+    let Ok(mut s) = std::net::TcpStream::connect(addr) else {
+        return (0, t.elapsed().as_secs_f64());
+    };
+    let _ = s.write_all(
+        format!("GET {path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n").as_bytes(),
+    );
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let status = std::str::from_utf8(out.get(9..12).unwrap_or_default())
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let gave_up = status == 503 && String::from_utf8_lossy(&out).contains("gave up");
+    (
+        if gave_up { 504 } else { status },
+        t.elapsed().as_secs_f64(),
+    )
+}
+
+/// `/api/puzzles` while 8 clients keep asking for a hard fifteen position (searches run
+/// up to the server's limit, the others are refused with 503): its latency percentiles,
+/// and what the searching clients got.
+fn under_searches(addr: SocketAddr, seconds: u64) {
+    let until = Instant::now() + Duration::from_secs(seconds.max(5));
+    let path = format!("/api/puzzles/fifteen/positions/{HARD}");
+    let searchers: Vec<_> = (0..8)
+        .map(|_| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let mut seen = std::collections::BTreeMap::<u16, u64>::new();
+                while Instant::now() < until {
+                    let (status, _) = get(addr, &path);
+                    *seen.entry(status).or_default() += 1;
+                    if status == 503 {
+                        std::thread::sleep(Duration::from_millis(200));
+                    }
+                }
+                seen
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut times = Vec::new();
+    let mut failed = 0;
+    while Instant::now() < until {
+        let (status, t) = get(addr, "/api/puzzles");
+        if status != 200 {
+            failed += 1;
+        }
+        times.push(t * 1e3);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut statuses = std::collections::BTreeMap::<u16, u64>::new();
+    for h in searchers {
+        for (s, n) in h.join().unwrap_or_default() {
+            *statuses.entry(s).or_default() += n;
+        }
+    }
+    times.sort_by(|a, b| a.total_cmp(b));
+    let pct = |p: f64| times[((times.len() - 1) as f64 * p) as usize];
+    println!(
+        "/api/puzzles under 8 hard searches: {} requests, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms, failed {failed}; the searching clients got {statuses:?} (503: refused at once, busy; 504: a search that gave up at its deadline)",
+        times.len(),
+        pct(0.5),
+        pct(0.99),
+        times.last().copied().unwrap_or(0.0)
+    );
 }
