@@ -354,6 +354,61 @@ mod tests {
     use super::*;
 
     #[test]
+    fn find_knows_exactly_the_registry() {
+        for p in super::registry() {
+            let found = super::find(p.name()).expect("every registered puzzle is found");
+            assert_eq!(found.definition(), p.definition());
+        }
+        assert_eq!(
+            super::names(),
+            super::registry()
+                .iter()
+                .map(|p| p.name().to_string())
+                .collect::<Vec<_>>()
+        );
+        for name in ["french37", "board41", "twenty-four", ""] {
+            assert!(super::find(name).is_none(), "{name}");
+        }
+    }
+
+    /// The one lookup rule: a built-in name is the built-in puzzle whatever the file
+    /// stores; another name is rebuilt from its stored definition, which must build and
+    /// name it; nothing else is a puzzle.
+    #[test]
+    fn lookup_prefers_the_built_in_and_rebuilds_only_a_sound_stored_definition() {
+        let six = find("six").unwrap();
+        let seven = find("seven").unwrap().definition().to_string();
+        assert_eq!(
+            lookup("six", Some(&seven)).unwrap().definition(),
+            six.definition()
+        );
+        let guarini = load(
+            "guarini.toml",
+            include_str!("../../data/puzzles/examples/guarini.toml"),
+        )
+        .unwrap()
+        .1;
+        let stored = guarini.definition().to_string();
+        assert_eq!(
+            lookup("guarini", Some(&stored)).unwrap().definition(),
+            guarini.definition()
+        );
+        assert!(matches!(lookup("guarini", None), Err(LookupError::Unknown)));
+        assert!(matches!(
+            lookup("other", Some(&stored)),
+            Err(LookupError::BadDefinition(_))
+        ));
+        assert!(matches!(
+            lookup("guarini", Some("{\"spec\": 1}")),
+            Err(LookupError::BadDefinition(_))
+        ));
+        assert!(matches!(
+            lookup("french37", Some(&stored)),
+            Err(LookupError::Unknown)
+        ));
+    }
+
+    #[test]
     fn every_builtin_file_loads_under_its_listed_name() {
         for (name, text) in BUILTIN {
             let (spec, p) = load(name, text).unwrap_or_else(|e| panic!("{e}"));
