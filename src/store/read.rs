@@ -1,0 +1,290 @@
+//! The read-only queries the answers make: a puzzle's row, positions by rank, packed
+//! tables and chunks, the longest positions, histogram, peg layers and matrix, and
+//! enumerated solutions. Every one is an indexed read; none judges what it reads.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::core::records::{
+    FarthestRow, HistogramRow, PegLayerRow, PositionRow, PuzzleInfo, SolutionRow, Storage,
+};
+
+// Reads
+
+fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PuzzleInfo> {
+    let storage: String = r.get(10)?;
+    Ok(PuzzleInfo {
+        name: r.get(0)?,
+        family: r.get(1)?,
+        definition: r.get(2)?,
+        storage: Storage::parse(&storage).ok_or_else(|| {
+            rusqlite::Error::FromSqlConversionFailure(
+                10,
+                rusqlite::types::Type::Text,
+                format!("unknown storage {storage:?}").into(),
+            )
+        })?,
+        counts: r.get(11)?,
+        states: r.get::<_, i64>(3)? as u64,
+        solvable: r.get::<_, i64>(4)? as u64,
+        max_distance: r.get(5)?,
+        generated_at: r.get(6)?,
+        definition_hash: r.get(7)?,
+        checksum: r.get(8)?,
+        seconds: r.get(9)?,
+    })
+}
+
+const INFO_COLUMNS: &str = "name, family, definition, states, solvable, max_distance, generated_at, definition_hash, checksum, seconds, storage, counts";
+
+/// Every stored puzzle, by name.
+pub fn puzzles(conn: &Connection) -> rusqlite::Result<Vec<PuzzleInfo>> {
+    let mut st = conn.prepare(&format!("SELECT {INFO_COLUMNS} FROM puzzles ORDER BY name"))?;
+    st.query_map([], info_from_row)?.collect()
+}
+
+pub fn puzzle(conn: &Connection, name: &str) -> rusqlite::Result<Option<PuzzleInfo>> {
+    conn.query_row(
+        &format!("SELECT {INFO_COLUMNS} FROM puzzles WHERE name = ?1"),
+        [name],
+        info_from_row,
+    )
+    .optional()
+}
+
+fn position_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PositionRow> {
+    Ok(PositionRow {
+        rank: r.get::<_, i64>(0)? as u64,
+        state: r.get(1)?,
+        distance: r.get(2)?,
+        next_rank: r.get::<_, Option<i64>>(3)?.map(|v| v as u64),
+        solutions: r.get::<_, Option<i64>>(4)?.map(|v| v as u64),
+        mv: r.get(5)?,
+    })
+}
+
+pub fn position(
+    conn: &Connection,
+    puzzle: &str,
+    rank: u64,
+) -> rusqlite::Result<Option<PositionRow>> {
+    conn.prepare_cached(
+        "SELECT rank, state, distance, next_rank, solutions, move FROM positions WHERE puzzle = ?1 AND rank = ?2",
+    )?
+    .query_row(params![puzzle, rank as i64], position_from_row)
+    .optional()
+}
+
+/// Calls `each` with every stored position row of `puzzle`, by rank (one range read of
+/// the primary key): what a reader that keeps a puzzle's rows in memory loads.
+pub fn for_each_position(
+    conn: &Connection,
+    puzzle: &str,
+    mut each: impl FnMut(PositionRow),
+) -> rusqlite::Result<()> {
+    let mut st = conn.prepare(
+        "SELECT rank, state, distance, next_rank, solutions, move FROM positions WHERE puzzle = ?1 ORDER BY rank",
+    )?;
+    let mut rows = st.query([puzzle])?;
+    while let Some(r) = rows.next()? {
+        each(position_from_row(r)?);
+    }
+    Ok(())
+}
+
+/// The layout (JSON) and chunk count of a packed table, if the puzzle has one of `kind`.
+pub fn packed_table(
+    conn: &Connection,
+    puzzle: &str,
+    kind: &str,
+) -> rusqlite::Result<Option<(String, u64)>> {
+    conn.prepare_cached("SELECT layout, chunks FROM packed_tables WHERE puzzle = ?1 AND kind = ?2")?
+        .query_row(params![puzzle, kind], |r| {
+            Ok((r.get(0)?, r.get::<_, i64>(1)? as u64))
+        })
+        .optional()
+}
+
+/// One chunk's blob of a packed table (one indexed read).
+pub fn packed_chunk(
+    conn: &Connection,
+    puzzle: &str,
+    kind: &str,
+    chunk: u64,
+) -> rusqlite::Result<Option<Vec<u8>>> {
+    conn.prepare_cached(
+        "SELECT data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 AND chunk = ?3",
+    )?
+    .query_row(params![puzzle, kind, chunk as i64], |r| r.get(0))
+    .optional()
+}
+
+/// Every packed table of a puzzle: `(kind, layout JSON, chunks)`, by kind.
+pub fn packed_tables(
+    conn: &Connection,
+    puzzle: &str,
+) -> rusqlite::Result<Vec<(String, String, u64)>> {
+    let mut st = conn.prepare(
+        "SELECT kind, layout, chunks FROM packed_tables WHERE puzzle = ?1 ORDER BY kind",
+    )?;
+    st.query_map([puzzle], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64))
+    })?
+    .collect()
+}
+
+/// Calls `each` with every chunk of one packed table in chunk order, the blob borrowed
+/// from SQLite (one range read of the primary key, no copy per chunk).
+pub fn for_each_packed_chunk(
+    conn: &Connection,
+    puzzle: &str,
+    kind: &str,
+    each: impl FnMut(u64, &[u8]),
+) -> rusqlite::Result<()> {
+    for_each_packed_chunk_in(conn, puzzle, kind, i64::MIN..=i64::MAX, each)
+}
+
+/// Calls `each` with every chunk of one packed table numbered in `chunks`, in order
+/// (a chunk number is handed on as stored, so a negative one arrives as a huge one).
+pub fn for_each_packed_chunk_in(
+    conn: &Connection,
+    puzzle: &str,
+    kind: &str,
+    chunks: std::ops::RangeInclusive<i64>,
+    mut each: impl FnMut(u64, &[u8]),
+) -> rusqlite::Result<()> {
+    let mut st = conn.prepare_cached(
+        "SELECT chunk, data FROM packed_chunks
+          WHERE puzzle = ?1 AND kind = ?2 AND chunk BETWEEN ?3 AND ?4 ORDER BY chunk",
+    )?;
+    let mut rows = st.query(params![puzzle, kind, chunks.start(), chunks.end()])?;
+    while let Some(r) = rows.next()? {
+        each(r.get::<_, i64>(0)? as u64, r.get_ref(1)?.as_blob()?);
+    }
+    Ok(())
+}
+
+/// The `farthest` rows of a packed puzzle, by rank.
+pub fn farthest(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<FarthestRow>> {
+    let mut st =
+        conn.prepare("SELECT rank, state, distance FROM farthest WHERE puzzle = ?1 ORDER BY rank")?;
+    st.query_map([puzzle], |r| {
+        Ok(FarthestRow {
+            rank: r.get::<_, i64>(0)? as u64,
+            state: r.get(1)?,
+            distance: r.get(2)?,
+        })
+    })?
+    .collect()
+}
+
+/// The positions at the puzzle's maximum distance, by rank.
+pub fn longest(
+    conn: &Connection,
+    puzzle: &str,
+) -> rusqlite::Result<(Option<u8>, Vec<PositionRow>)> {
+    let max: Option<u8> = conn.query_row(
+        "SELECT max(distance) FROM positions WHERE puzzle = ?1",
+        [puzzle],
+        |r| r.get(0),
+    )?;
+    let Some(max) = max else {
+        return Ok((None, Vec::new()));
+    };
+    let mut st = conn.prepare(
+        // Entries of the distance index are ordered by (puzzle, distance, rank): naming it
+        // makes this a range read, where the planner would otherwise walk every row of
+        // the puzzle in key order.
+        "SELECT rank, state, distance, next_rank, solutions, move FROM positions
+         INDEXED BY positions_by_distance WHERE puzzle = ?1 AND distance = ?2 ORDER BY rank",
+    )?;
+    let rows = st
+        .query_map(params![puzzle, max], position_from_row)?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok((Some(max), rows))
+}
+
+pub fn histogram(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<HistogramRow>> {
+    let mut st = conn.prepare(
+        "SELECT distance, positions, classes FROM histogram WHERE puzzle = ?1 ORDER BY distance",
+    )?;
+    st.query_map([puzzle], |r| {
+        Ok(HistogramRow {
+            distance: r.get(0)?,
+            positions: r.get::<_, i64>(1)? as u64,
+            classes: r.get::<_, i64>(2)? as u64,
+        })
+    })?
+    .collect()
+}
+
+pub fn peg_layers(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<PegLayerRow>> {
+    let mut st = conn.prepare(
+        "SELECT pegs, reachable, can_finish, reachable_classes, can_finish_classes FROM peg_layers
+         WHERE puzzle = ?1 ORDER BY pegs",
+    )?;
+    st.query_map([puzzle], |r| {
+        Ok(PegLayerRow {
+            pegs: r.get(0)?,
+            reachable: r.get::<_, i64>(1)? as u64,
+            can_finish: r.get::<_, i64>(2)? as u64,
+            reachable_classes: r.get::<_, i64>(3)? as u64,
+            can_finish_classes: r.get::<_, i64>(4)? as u64,
+        })
+    })?
+    .collect()
+}
+
+/// The start x finish matrix, `None` entries where the finish cannot be reached.
+pub fn peg_matrix(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<Vec<Option<u8>>>> {
+    let mut st = conn.prepare(
+        "SELECT start, finish, distance FROM peg_matrix WHERE puzzle = ?1 ORDER BY start, finish",
+    )?;
+    let cells: Vec<(usize, usize, Option<u8>)> = st
+        .query_map([puzzle], |r| {
+            Ok((
+                r.get::<_, u8>(0)? as usize,
+                r.get::<_, u8>(1)? as usize,
+                r.get(2)?,
+            ))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let n = cells.iter().map(|c| c.0.max(c.1) + 1).max().unwrap_or(0);
+    let mut m = vec![vec![None; n]; n];
+    for (s, f, d) in cells {
+        m[s][f] = d;
+    }
+    Ok(m)
+}
+
+/// Stored solutions of an enumeration puzzle, optionally only canonical ones and only
+/// those with a given value, by rank.
+pub fn solutions(
+    conn: &Connection,
+    puzzle: &str,
+    canonical_only: bool,
+    value: Option<i64>,
+) -> rusqlite::Result<Vec<SolutionRow>> {
+    let mut st = conn.prepare(
+        "SELECT rank, state, value, canonical FROM solutions
+         WHERE puzzle = ?1 AND (?2 = 0 OR canonical = 1) AND (?3 IS NULL OR value = ?3) ORDER BY rank",
+    )?;
+    st.query_map(params![puzzle, canonical_only, value], |r| {
+        Ok(SolutionRow {
+            rank: r.get::<_, i64>(0)? as u64,
+            state: r.get(1)?,
+            value: r.get(2)?,
+            canonical: r.get(3)?,
+        })
+    })?
+    .collect()
+}
+
+/// Number of canonical solutions per value (the magic triangle's side sums).
+pub fn solutions_by_value(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<(i64, u64)>> {
+    let mut st = conn.prepare(
+        "SELECT value, count(*) FROM solutions WHERE puzzle = ?1 AND canonical = 1 AND value IS NOT NULL
+         GROUP BY value ORDER BY value",
+    )?;
+    st.query_map([puzzle], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?
+        .collect()
+}
