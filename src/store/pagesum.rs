@@ -376,30 +376,11 @@ pub fn install() -> Result<(), String> {
         .clone()
 }
 
-/// Asks SQLite to keep [`RESERVED`] bytes at the end of every page of the new, empty
-/// database on `conn`, so that its pages carry checksums.
-pub fn reserve(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
-    let mut n: c_int = RESERVED as c_int;
-    // SAFETY: a file control on the connection's own main database.
-    let rc = unsafe {
-        ffi::sqlite3_file_control(
-            conn.handle(),
-            c"main".as_ptr(),
-            ffi::SQLITE_FCNTL_RESERVE_BYTES,
-            &mut n as *mut c_int as *mut c_void,
-        )
-    };
-    if rc != ffi::SQLITE_OK {
-        return Err(rusqlite::Error::SqliteFailure(ffi::Error::new(rc), None));
-    }
-    Ok(())
-}
-
-/// The reserved bytes per page of the main database on `conn` (8 for a file with page
-/// checksums).
-pub fn reserved(conn: &rusqlite::Connection) -> rusqlite::Result<i32> {
-    let mut n: c_int = -1;
-    // SAFETY: a negative value asks SQLite for the current setting, written back to `n`.
+/// SQLite's reserved-bytes file control on `conn`'s main database: sets `n` when it is
+/// not negative, and returns the setting.
+fn reserve_bytes(conn: &rusqlite::Connection, mut n: c_int) -> rusqlite::Result<i32> {
+    // SAFETY: a file control on the connection's own main database; SQLite writes the
+    // current setting back to `n`.
     let rc = unsafe {
         ffi::sqlite3_file_control(
             conn.handle(),
@@ -412,6 +393,18 @@ pub fn reserved(conn: &rusqlite::Connection) -> rusqlite::Result<i32> {
         return Err(rusqlite::Error::SqliteFailure(ffi::Error::new(rc), None));
     }
     Ok(n)
+}
+
+/// Asks SQLite to keep [`RESERVED`] bytes at the end of every page of the new, empty
+/// database on `conn`, so that its pages carry checksums.
+pub fn reserve(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    reserve_bytes(conn, RESERVED as c_int).map(|_| ())
+}
+
+/// The reserved bytes per page of the main database on `conn` (8 for a file with page
+/// checksums).
+pub fn reserved(conn: &rusqlite::Connection) -> rusqlite::Result<i32> {
+    reserve_bytes(conn, -1)
 }
 
 #[cfg(test)]

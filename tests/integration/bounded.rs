@@ -3,13 +3,14 @@
 //! goes away, and runs beside at most a set number of others (503 beyond).
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use puzzlebase::server::ServeOptions;
 
 use crate::flips::every_kind;
+use crate::serve::start_server_with;
 use crate::util::{assert_clean_failure, run, shared_db};
 
 /// A position the default 6-6-3 tables take a minute or two to search.
@@ -33,29 +34,12 @@ fn position(state: &str) -> String {
 
 /// A server over `db` whose header timeout is `timeout`.
 fn server_with_timeout(db: &Path, timeout: Duration) -> SocketAddr {
-    server_with(db, timeout, ServeOptions::default())
+    start_server_with(db, timeout, ServeOptions::default())
 }
 
 /// A server over `db` with these limits.
 fn server_with(db: &Path, timeout: Duration, opts: ServeOptions) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let addr = listener.local_addr().unwrap();
-    let app = puzzlebase::server::router_with(db, opts).expect("the file opens");
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            puzzlebase::server::serve_with(listener, app, std::future::pending(), timeout)
-                .await
-                .unwrap();
-        });
-    });
-    addr
+    start_server_with(db, timeout, opts)
 }
 
 /// Whether the server closes `s` within `limit` (reads until end of stream).

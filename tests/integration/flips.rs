@@ -130,33 +130,30 @@ fn flip(n: usize, seed: u64) -> Tally {
     t
 }
 
+/// Prints the tally and fails on any silently different answer.
+fn no_silent_answer(t: &Tally) {
+    eprintln!(
+        "{} flips: {} answers unchanged, {} refused, {} silently different",
+        t.flips,
+        t.same,
+        t.refused,
+        t.silent.len()
+    );
+    assert!(t.silent.is_empty(), "{:#?}", t.silent);
+}
+
 #[test]
 fn random_flips_give_the_undamaged_answer_or_a_refusal() {
     let t = flip(300, 0x5EED_F11B);
-    eprintln!(
-        "{} flips: {} answers unchanged, {} refused, {} silently different",
-        t.flips,
-        t.same,
-        t.refused,
-        t.silent.len()
-    );
-    assert!(t.silent.is_empty(), "{:#?}", t.silent);
+    no_silent_answer(&t);
     assert!(t.refused > 0, "some flips land on pages the questions read");
 }
 
-/// The long run: `cargo test --release -- --ignored many_random_flips`.
+/// The long run: `cargo test --test integration many_random -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn many_random_flips_give_the_undamaged_answer_or_a_refusal() {
-    let t = flip(3000, 0xF11B_5EED);
-    eprintln!(
-        "{} flips: {} answers unchanged, {} refused, {} silently different",
-        t.flips,
-        t.same,
-        t.refused,
-        t.silent.len()
-    );
-    assert!(t.silent.is_empty(), "{:#?}", t.silent);
+    no_silent_answer(&flip(3000, 0xF11B_5EED));
 }
 
 /// A flipped bit in the index that orders `seven`'s rows by distance: `query --longest`

@@ -16,10 +16,23 @@ use crate::util::{LIGHT, query_json, run, shared_db};
 
 /// A server on a free loopback port over `db`, running for the rest of the test run.
 pub fn start_server(db: &Path) -> SocketAddr {
+    start_server_with(
+        db,
+        puzzlebase::server::HEADER_TIMEOUT,
+        puzzlebase::server::ServeOptions::default(),
+    )
+}
+
+/// [`start_server`] with a chosen header timeout and limits.
+pub fn start_server_with(
+    db: &Path,
+    header_timeout: std::time::Duration,
+    opts: puzzlebase::server::ServeOptions,
+) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = puzzlebase::server::router(db).expect("the file opens");
+    let app = puzzlebase::server::router_with(db, opts).expect("the file opens");
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -28,7 +41,7 @@ pub fn start_server(db: &Path) -> SocketAddr {
             .unwrap();
         rt.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            puzzlebase::server::serve(listener, app, std::future::pending())
+            puzzlebase::server::serve_with(listener, app, std::future::pending(), header_timeout)
                 .await
                 .unwrap();
         });
