@@ -35,6 +35,7 @@ use rusqlite::Connection;
 use thiserror::Error;
 
 use crate::catalog::{self, LookupError, identity};
+use crate::core::format;
 use crate::core::packed::{CountLayout, RunLayout};
 use crate::core::space::{GraphPuzzle, StateError};
 use crate::families::Puzzle;
@@ -357,11 +358,15 @@ fn packed_layouts(db: &Database, g: &dyn GraphPuzzle) -> Result<(RunLayout, Opti
         .and_then(|v| RunLayout::from_description(&v).ok())
         .filter(|l| g.packing().is_some_and(|want| want.same_shape(l)))
         .ok_or_else(|| bad("its packed distance table"))?;
-    let counts = match layout("solutions")? {
-        None => None,
-        Some(v) => {
+    // Whether the counts are stored is the storage rule's to say, not the file's: a
+    // count table gone missing is damage, not a puzzle without counts.
+    let counts = match (layout("solutions")?, format::packed_counts(g.size())) {
+        (None, false) => None,
+        (Some(v), true) => {
             Some(CountLayout::from_description(&v).map_err(|_| bad("its packed solution counts"))?)
         }
+        (None, true) => return Err(bad("its packed solution counts are missing")),
+        (Some(_), false) => return Err(bad("it has packed solution counts it should not have")),
     };
     Ok((distance, counts))
 }

@@ -104,6 +104,10 @@ impl Database {
             ));
         };
         let solutions = tables.solutions(rank)?;
+        if distance == 0 {
+            // A goal has one shortest solution: the empty one.
+            self.check_count(name, &state, solutions, Some(1))?;
+        }
         let mut path = vec![state.clone()];
         let (mut cur, mut d) = (rank, distance);
         while d > 0 {
@@ -193,6 +197,10 @@ impl Database {
         stored: Solutions,
         sum: Option<u64>,
     ) -> Result<()> {
+        if stored == Solutions::Exactly(0) {
+            // Every position with a distance has at least one shortest solution.
+            return Err(self.inconsistent(format!("{name}: the solution count of {state} is 0")));
+        }
         let expected = match sum {
             _ if stored == Solutions::NotStored => return Ok(()),
             Some(n) if n <= i64::MAX as u64 => Solutions::Exactly(n),
@@ -238,9 +246,11 @@ impl Database {
             ));
         };
         self.check_state_text(name, &first, g.parse(&first.state).ok())?;
+        // A move puzzle's rows are exactly the positions that reach the goal, so a row
+        // without a distance is damage, not an answer.
         let Some(distance) = first.distance else {
-            return Err(QueryError::NotStored(format!(
-                "{} in {name} cannot reach the goal",
+            return Err(self.inconsistent(format!(
+                "{name}: the row of {} has no distance",
                 first.state
             )));
         };
@@ -249,6 +259,10 @@ impl Database {
         } else {
             Solutions::NotStored
         };
+        if distance == 0 {
+            // A goal has one shortest solution: the empty one.
+            self.check_count(name, &first.state, solutions, Some(1))?;
+        }
         let mut path = vec![first.state.clone()];
         let mut row = first.clone();
         let mut d = distance;
@@ -373,6 +387,14 @@ impl Database {
                 }
             }
             self.check_count(name, &text, Solutions::from_stored(first.solutions), sum)?;
+        } else {
+            // The finish has one shortest solution: the empty one.
+            self.check_count(
+                name,
+                &text,
+                Solutions::from_stored(first.solutions),
+                Some(1),
+            )?;
         }
         let mut path = vec![text.clone()];
         let mut moves = Vec::new();

@@ -399,3 +399,47 @@ fn a_changed_enumeration_row_is_refused() {
     });
     check(&d, tours, tours);
 }
+
+/// SQL-level edits that once gave answers with exit 0: a goal's count, zeroed count
+/// chunks, a count table gone, and a row without a distance are refused as damage.
+#[test]
+fn counts_and_distances_the_rules_fix_are_refused_when_edited() {
+    let goal: &[&str] = &["--puzzle", "seven", "--state", "12345670"];
+    let d = damaged(|c| {
+        c.execute(
+            "UPDATE positions SET solutions = -1 WHERE puzzle = 'seven' AND distance = 0",
+            [],
+        )
+        .unwrap();
+    });
+    check(&d, &[goal], SEVEN_QUESTIONS);
+
+    let eight: &[&str] = &["--puzzle", "eight", "--state", "867254301"];
+    let d = damaged(|c| {
+        c.execute(
+            "UPDATE packed_chunks SET data = zeroblob(length(data))
+             WHERE puzzle = 'eight' AND kind = 'solutions'",
+            [],
+        )
+        .unwrap();
+    });
+    check(&d, &[eight], &[]);
+    let d = damaged(|c| {
+        c.execute_batch(
+            "PRAGMA foreign_keys = OFF;
+             DELETE FROM packed_chunks WHERE puzzle = 'eight' AND kind = 'solutions';
+             DELETE FROM packed_tables WHERE puzzle = 'eight' AND kind = 'solutions';",
+        )
+        .unwrap();
+    });
+    check(&d, &[eight], &[]);
+
+    let d = damaged(|c| {
+        c.execute(
+            "UPDATE positions SET distance = NULL WHERE puzzle = 'seven' AND state = ?1",
+            [SEVEN_SEED],
+        )
+        .unwrap();
+    });
+    check(&d, &[SEVEN_QUESTIONS[0]], &[]);
+}
