@@ -218,6 +218,9 @@ pub struct Database {
     /// Tables kept in memory for this reader and others over the same file (the
     /// server's), read instead of the file where present ([`resident`]).
     resident: Option<Arc<Resident>>,
+    /// Peg matrices already re-derived and found equal to the stored ones, by puzzle
+    /// (for a server, once per connection).
+    matrices: RefCell<HashMap<String, Vec<Vec<Option<u8>>>>>,
 }
 
 impl Database {
@@ -228,6 +231,7 @@ impl Database {
             checked: RefCell::new(HashMap::new()),
             puzzles: RefCell::new(HashMap::new()),
             resident: None,
+            matrices: RefCell::new(HashMap::new()),
         })
     }
 

@@ -8,7 +8,9 @@
 
 use super::packed::PackedReader;
 use super::{Database, Histogram, ListAnswer, LongestAnswer, QueryError, Result};
+use crate::core::progress::Silent;
 use crate::families::Puzzle;
+use crate::solvers::peg;
 use crate::store::{self, PositionRow, Storage};
 use crate::verify::consistency;
 
@@ -53,6 +55,28 @@ impl Database {
                 totals.0, totals.1, info.states, info.solvable
             )));
         }
+        // Each layer's classes are the stored rows of that many pegs: those able to
+        // finish always, every reachable one where the board stores them all. A layer
+        // whose figures were swapped with another's, totals intact, fails here.
+        let stored = store::peg_rows_by_pegs(&self.conn, name).map_err(self.sql())?;
+        let all = stored.iter().any(|&(_, n, d)| n != d);
+        for l in &rows {
+            let (n, d) = (stored.iter())
+                .find(|s| s.0 == l.pegs)
+                .map_or((0, 0), |&(_, n, d)| (n, d));
+            if d != l.can_finish_classes || (all && n != l.reachable_classes) {
+                return Err(self.inconsistent(format!(
+                    "{name}: the layer of {} pegs does not match the positions stored with \
+                     {} pegs",
+                    l.pegs, l.pegs
+                )));
+            }
+        }
+        if let Some(&(pegs, ..)) = stored.iter().find(|s| !rows.iter().any(|l| l.pegs == s.0)) {
+            return Err(self.inconsistent(format!(
+                "{name}: positions of {pegs} pegs are stored but no layer of {pegs} pegs"
+            )));
+        }
         Ok(rows)
     }
 
@@ -62,6 +86,9 @@ impl Database {
         let p = &*p;
         if !matches!(p, Puzzle::Peg(b) if b.matrix) {
             return Err(self.not_applicable("--matrix", p));
+        }
+        if let Some(m) = self.matrices.borrow().get(name) {
+            return Ok(m.clone());
         }
         let m = store::peg_matrix(&self.conn, name).map_err(self.sql())?;
         if m.is_empty() {
@@ -76,6 +103,19 @@ impl Database {
         {
             return Err(self.inconsistent(format!("{name}: the matrix does not fit the board")));
         }
+        // No entry depends on another, so nothing short of solving checks one: the
+        // boards with a matrix have at most 21 holes, and re-deriving it costs what
+        // building it did (0.5 s on triangle21), once per connection.
+        if let Puzzle::Peg(board) = &p
+            && peg::matrix(board, &Silent) != m
+        {
+            return Err(
+                self.inconsistent(format!("{name}: the matrix is not the one its board gives"))
+            );
+        }
+        self.matrices
+            .borrow_mut()
+            .insert(name.to_string(), m.clone());
         Ok(m)
     }
 
@@ -220,8 +260,17 @@ impl Database {
     /// row is checked against the puzzle's rule before any is served, so that a row
     /// whose stored value is wrong cannot silently drop out of a `--sum` answer.
     fn solutions(&self, name: &str, value: Option<i64>) -> Result<CheckedSolutions> {
-        let p = self.known(name)?;
+        let (p, info) = self.puzzle(name)?;
         let p = &*p;
+        // Every solution found is stored: rows gone (or moved to another puzzle) would
+        // shorten the list without breaking any row's own rule.
+        let stored = store::solution_count(&self.conn, name).map_err(self.sql())?;
+        if stored != info.solvable {
+            return Err(self.inconsistent(format!(
+                "{name}: {stored} solutions are stored but {} were found",
+                info.solvable
+            )));
+        }
         let mut rows = store::solutions(&self.conn, name, true, None).map_err(self.sql())?;
         for r in &rows {
             let ok = match &p {

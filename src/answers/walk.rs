@@ -347,7 +347,24 @@ impl Database {
             Ok(row)
         };
         let Some(first) = lookup(bits)? else {
+            if bits == board.start {
+                return Err(self.inconsistent(format!("{name}: the start {text} has no row")));
+            }
             let why = if self.peg_stores_all(name)? {
+                // Every position one jump after a reachable one is reachable: a stored
+                // parent proves this one should be stored too.
+                for j in &board.jumps {
+                    let (from, over, to) = (1u64 << j.from, 1u64 << j.over, 1u64 << j.to);
+                    if bits & to != 0 && bits & (from | over) == 0 {
+                        let parent = (bits & !to) | from | over;
+                        if lookup(parent)?.is_some() {
+                            return Err(self.inconsistent(format!(
+                                "{name}: {text} has no row but {} one jump before it has one",
+                                board.format(parent)
+                            )));
+                        }
+                    }
+                }
                 "it is not reachable from the start position".to_string()
             } else {
                 format!(
@@ -360,6 +377,17 @@ impl Database {
             )));
         };
         let Some(distance) = first.distance else {
+            // A move to a position that can finish would make this one able to finish.
+            let mut moves = Vec::new();
+            board.for_each_move(bits, |_, after| moves.push(after));
+            for after in moves {
+                if lookup(after)?.is_some_and(|r| r.distance.is_some()) {
+                    return Err(self.inconsistent(format!(
+                        "{name}: {text} is stored as unable to finish but its move to {} can",
+                        board.format(after)
+                    )));
+                }
+            }
             return Err(QueryError::NotStored(format!(
                 "{text} is reachable in {name} but cannot finish with one peg in hole {finish}"
             )));

@@ -279,6 +279,35 @@ pub fn solutions(
     .collect()
 }
 
+/// For a peg board (ranks are bitboards): per number of pegs, the stored rows and those
+/// of them with a distance, as `(pegs, rows, with_distance)` for every count present.
+pub fn peg_rows_by_pegs(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<(u8, u64, u64)>> {
+    let mut st = conn.prepare(
+        "SELECT rank, distance IS NOT NULL FROM positions WHERE puzzle = ?1 ORDER BY rank",
+    )?;
+    let mut counts = [(0u64, 0u64); 65];
+    let mut rows = st.query([puzzle])?;
+    while let Some(r) = rows.next()? {
+        let pegs = (r.get::<_, i64>(0)? as u64).count_ones() as usize;
+        counts[pegs].0 += 1;
+        counts[pegs].1 += r.get::<_, bool>(1)? as u64;
+    }
+    Ok((counts.iter().enumerate())
+        .filter(|(_, c)| c.0 > 0)
+        .map(|(p, &(n, d))| (p as u8, n, d))
+        .collect())
+}
+
+/// Number of stored solutions of `puzzle`, canonical or not.
+pub fn solution_count(conn: &Connection, puzzle: &str) -> rusqlite::Result<u64> {
+    conn.query_row(
+        "SELECT count(*) FROM solutions WHERE puzzle = ?1",
+        [puzzle],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n as u64)
+}
+
 /// Number of canonical solutions per value (the magic triangle's side sums).
 pub fn solutions_by_value(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<(i64, u64)>> {
     let mut st = conn.prepare(

@@ -443,3 +443,79 @@ fn counts_and_distances_the_rules_fix_are_refused_when_edited() {
     });
     check(&d, &[SEVEN_QUESTIONS[0]], &[]);
 }
+
+/// More SQL-level edits that once gave answers with exit 0: a matrix entry, two layers'
+/// figures swapped with their totals intact, a tour moved to another puzzle, a peg row
+/// deleted and a peg row's distance removed.
+#[test]
+fn matrices_layers_enumerations_and_peg_rows_edited_are_refused() {
+    let d = damaged(|c| {
+        c.execute(
+            "UPDATE peg_matrix SET distance = distance + 1 WHERE puzzle = 'chinese-checkers'
+             AND (start, finish) = (SELECT start, finish FROM peg_matrix
+                 WHERE puzzle = 'chinese-checkers' AND distance IS NOT NULL
+                 ORDER BY start, finish LIMIT 1)",
+            [],
+        )
+        .unwrap();
+    });
+    check(&d, &[&["--puzzle", "chinese-checkers", "--matrix"]], &[]);
+
+    let d = damaged(|c| {
+        c.execute_batch(
+            "CREATE TEMP TABLE a AS SELECT * FROM peg_layers WHERE puzzle = 'hoppers' AND pegs = 11;
+             CREATE TEMP TABLE b AS SELECT * FROM peg_layers WHERE puzzle = 'hoppers' AND pegs = 10;
+             UPDATE peg_layers SET reachable = (SELECT reachable FROM b),
+                 can_finish = (SELECT can_finish FROM b),
+                 reachable_classes = (SELECT reachable_classes FROM b),
+                 can_finish_classes = (SELECT can_finish_classes FROM b)
+             WHERE puzzle = 'hoppers' AND pegs = 11;
+             UPDATE peg_layers SET reachable = (SELECT reachable FROM a),
+                 can_finish = (SELECT can_finish FROM a),
+                 reachable_classes = (SELECT reachable_classes FROM a),
+                 can_finish_classes = (SELECT can_finish_classes FROM a)
+             WHERE puzzle = 'hoppers' AND pegs = 10;",
+        )
+        .unwrap();
+    });
+    check(&d, &[&["--puzzle", "hoppers", "--layers"]], &[]);
+
+    let d = damaged(|c| {
+        c.execute_batch(
+            "PRAGMA foreign_keys = OFF;
+             UPDATE solutions SET puzzle = 'knight-tour-7x7' WHERE puzzle = 'knight-tour-6x6'
+             AND rank = (SELECT min(rank) FROM solutions WHERE puzzle = 'knight-tour-6x6');",
+        )
+        .unwrap();
+    });
+    check(&d, &[&["--puzzle", "knight-tour-6x6", "--all"]], &[]);
+
+    // A position one jump from hoppers' start (11 of its 13 holes filled) that can finish.
+    let conn = Connection::open(shared_db()).unwrap();
+    let state: String = conn
+        .query_row(
+            "SELECT state FROM positions WHERE puzzle = 'hoppers' AND distance IS NOT NULL
+             AND length(replace(state, '0', '')) = 11 ORDER BY rank LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    drop(conn);
+    let d = damaged(|c| {
+        c.execute(
+            "DELETE FROM positions WHERE puzzle = 'hoppers' AND state = ?1",
+            [&state],
+        )
+        .unwrap();
+    });
+    check(&d, &[&["--puzzle", "hoppers", "--state", &state]], &[]);
+    let d = damaged(|c| {
+        c.execute(
+            "UPDATE positions SET distance = NULL, next_rank = NULL, solutions = NULL, move = NULL
+             WHERE puzzle = 'hoppers' AND state = ?1",
+            [&state],
+        )
+        .unwrap();
+    });
+    check(&d, &[&["--puzzle", "hoppers", "--state", &state]], &[]);
+}
