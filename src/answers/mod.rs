@@ -221,6 +221,8 @@ pub struct Database {
     /// Peg matrices already re-derived and found equal to the stored ones, by puzzle
     /// (for a server, once per connection).
     matrices: RefCell<HashMap<String, Vec<Vec<Option<u8>>>>>,
+    /// Peg puzzles whose layers were already held to their stored rows.
+    layers_checked: RefCell<std::collections::HashSet<String>>,
 }
 
 impl Database {
@@ -232,6 +234,7 @@ impl Database {
             puzzles: RefCell::new(HashMap::new()),
             resident: None,
             matrices: RefCell::new(HashMap::new()),
+            layers_checked: RefCell::new(Default::default()),
         })
     }
 

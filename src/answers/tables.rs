@@ -58,6 +58,9 @@ impl Database {
         // Each layer's classes are the stored rows of that many pegs: those able to
         // finish always, every reachable one where the board stores them all. A layer
         // whose figures were swapped with another's, totals intact, fails here.
+        if self.layers_checked.borrow().contains(name) {
+            return Ok(rows);
+        }
         let stored = store::peg_rows_by_pegs(&self.conn, name).map_err(self.sql())?;
         let all = stored.iter().any(|&(_, n, d)| n != d);
         for l in &rows {
@@ -77,6 +80,7 @@ impl Database {
                 "{name}: positions of {pegs} pegs are stored but no layer of {pegs} pegs"
             )));
         }
+        self.layers_checked.borrow_mut().insert(name.to_string());
         Ok(rows)
     }
 
