@@ -151,10 +151,6 @@ impl Drop for CancelOnDrop {
 }
 
 impl Pool {
-    fn searches_limit(&self) -> usize {
-        self.max_searches
-    }
-
     fn with<T>(&self, f: impl FnOnce(&Database) -> T) -> Result<T, QueryError> {
         let db = self.idle.lock().map(|mut v| v.pop()).unwrap_or(None);
         let db = match db {
@@ -280,7 +276,7 @@ async fn position(
     let by_search = pool.with(|db| db.answers_by_search(&name))?;
     let answer = if by_search {
         let Ok(permit) = pool.searches.clone().try_acquire_owned() else {
-            return Ok(busy(pool.searches_limit()));
+            return Ok(busy(pool.max_searches));
         };
         let stop = Arc::new(Stop::new(Some(Instant::now() + pool.search_timeout)));
         let _cancel = CancelOnDrop(stop.clone());
@@ -374,6 +370,7 @@ pub fn router(db: &Path) -> Result<Router, QueryError> {
 
 /// [`router`] with chosen limits.
 pub fn router_with(db: &Path, opts: ServeOptions) -> Result<Router, QueryError> {
+    let max_searches = opts.max_searches.max(1);
     let resident = Resident::new();
     let mut first = Database::open_for_serving(db)?;
     first.share_resident(resident.clone());
@@ -381,8 +378,8 @@ pub fn router_with(db: &Path, opts: ServeOptions) -> Result<Router, QueryError> 
         path: db.to_path_buf(),
         idle: Mutex::new(vec![first]),
         resident,
-        searches: Arc::new(tokio::sync::Semaphore::new(opts.max_searches.max(1))),
-        max_searches: opts.max_searches.max(1),
+        searches: Arc::new(tokio::sync::Semaphore::new(max_searches)),
+        max_searches,
         search_timeout: opts.search_timeout,
     });
     Ok(Router::new()

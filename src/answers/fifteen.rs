@@ -51,7 +51,8 @@ impl Database {
     /// Whether `name` (built in, or a user's puzzle rebuilt from its stored definition)
     /// is answered by search over pattern databases rather than read.
     pub fn answers_by_search(&self, name: &str) -> bool {
-        matches!(known(&self.conn, name), Ok(Puzzle::Patterns(_)))
+        self.known(name)
+            .is_ok_and(|p| matches!(*p, Puzzle::Patterns(_)))
     }
 
     /// Loads the tables of one stored partition of `name` (`None`: the strongest stored

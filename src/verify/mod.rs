@@ -174,7 +174,7 @@ fn verify_puzzle(conn: &Connection, path: &Path, name: &str) -> Check<Report> {
     // Which partitions' tables fifteen stores is part of its definition: any this build
     // knows is checked against the tables it names.
     let p = identity::as_stored(p, &info);
-    let (storage, counts) = expected_storage(&p);
+    let (storage, counts) = catalog::plan::storage(&p);
     same("puzzles.family", info.family.as_str(), p.family())?;
     same(
         "puzzles.definition (the file was built from another definition: run `puzzlebase generate`)",
@@ -218,11 +218,6 @@ fn verify_puzzle(conn: &Connection, path: &Path, name: &str) -> Check<Report> {
         max_distance: derived.max_distance,
         seconds: 0.0,
     })
-}
-
-/// Where `generate` puts a puzzle's answers, and whether it stores solution counts.
-fn expected_storage(p: &Puzzle) -> (Storage, bool) {
-    catalog::plan::storage(p)
 }
 
 fn checksum(conn: &Connection, path: &Path, info: &PuzzleInfo) -> Check<()> {
