@@ -4,7 +4,6 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use puzzlebase::server::ServeOptions;
@@ -32,16 +31,6 @@ fn position(state: &str) -> String {
     format!("/api/puzzles/fifteen/positions/{state}")
 }
 
-/// A server over `db` whose header timeout is `timeout`.
-fn server_with_timeout(db: &Path, timeout: Duration) -> SocketAddr {
-    start_server_with(db, timeout, ServeOptions::default())
-}
-
-/// A server over `db` with these limits.
-fn server_with(db: &Path, timeout: Duration, opts: ServeOptions) -> SocketAddr {
-    start_server_with(db, timeout, opts)
-}
-
 /// Whether the server closes `s` within `limit` (reads until end of stream).
 fn closed_within(mut s: TcpStream, limit: Duration) -> bool {
     s.set_read_timeout(Some(limit)).unwrap();
@@ -62,7 +51,11 @@ fn closed_within(mut s: TcpStream, limit: Duration) -> bool {
 
 #[test]
 fn silent_trickling_and_idle_connections_are_closed() {
-    let addr = server_with_timeout(shared_db(), Duration::from_millis(800));
+    let addr = start_server_with(
+        shared_db(),
+        Duration::from_millis(800),
+        ServeOptions::default(),
+    );
     let silent = TcpStream::connect(addr).unwrap();
     let mut trickle = TcpStream::connect(addr).unwrap();
     trickle.write_all(b"GET /api/puzzles HT").unwrap();
@@ -88,12 +81,8 @@ fn silent_trickling_and_idle_connections_are_closed() {
         assert!(closed_within(s, limit));
     }
     // The server still answers.
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.write_all(b"GET /api/puzzles HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
-        .unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
-    assert!(out.starts_with("HTTP/1.1 200"), "{out}");
+    let (status, out) = get(addr, "/api/puzzles");
+    assert_eq!(status, 200, "{out}");
 }
 
 /// The address limit the operations guide states, 4,096 bytes, is the one enforced:
@@ -102,20 +91,10 @@ fn silent_trickling_and_idle_connections_are_closed() {
 fn the_stated_address_limit_is_the_enforced_one() {
     let doc = include_str!("../../docs/operations.md");
     assert!(doc.contains("longer than 4,096 bytes 414"));
-    let addr = server_with_timeout(shared_db(), Duration::from_secs(5));
-    let status = |len: usize| {
-        let path = format!("/{}", "x".repeat(len - 1));
-        let mut s = TcpStream::connect(addr).unwrap();
-        s.write_all(
-            format!("GET {path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n").as_bytes(),
-        )
-        .unwrap();
-        let mut out = String::new();
-        s.read_to_string(&mut out).unwrap();
-        out[9..12].to_string()
-    };
-    assert_eq!(status(4096), "404");
-    assert_eq!(status(4097), "414");
+    let addr = start_server_with(shared_db(), Duration::from_secs(5), ServeOptions::default());
+    let status = |len: usize| get(addr, &format!("/{}", "x".repeat(len - 1))).0;
+    assert_eq!(status(4096), 404);
+    assert_eq!(status(4097), 414);
 }
 
 /// A search past its deadline is refused (503), on the server and in `query`.
@@ -125,7 +104,7 @@ fn a_search_past_its_deadline_is_refused() {
         search_timeout: Duration::from_millis(500),
         max_searches: 2,
     };
-    let addr = server_with(every_kind(), Duration::from_secs(10), opts);
+    let addr = start_server_with(every_kind(), Duration::from_secs(10), opts);
     let started = Instant::now();
     let (status, body) = get(addr, &position(HARD));
     assert_eq!(status, 503, "{body}");
@@ -172,7 +151,7 @@ fn searches_are_limited_and_stop_when_their_client_goes_away() {
         search_timeout: Duration::from_secs(60),
         max_searches: 1,
     };
-    let addr = server_with(every_kind(), Duration::from_secs(10), opts);
+    let addr = start_server_with(every_kind(), Duration::from_secs(10), opts);
     // A search that would run for a minute, from a client that leaves after a moment.
     let mut leaving = TcpStream::connect(addr).unwrap();
     leaving

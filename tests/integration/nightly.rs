@@ -197,19 +197,7 @@ fn stored_checksums_are_those_of_the_rows_in_the_file() {
 fn a_stored_puzzle_that_cannot_be_rebuilt_stops_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("users.sqlite");
-    let db = path.to_str().unwrap();
-    let defs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/puzzles/examples");
-    let o = crate::util::run(&[
-        "generate",
-        "-q",
-        "--db",
-        db,
-        "--definitions",
-        defs.to_str().unwrap(),
-        "--puzzle",
-        "guarini",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    crate::util::generate_example(&path, "guarini");
     let (_keep, damaged) = crate::util::damaged_copy(&path, |conn| {
         conn.execute(
             "UPDATE puzzles SET definition = '{\"spec\": {\"name\": \"guarini\"}}' WHERE name = 'guarini'",

@@ -514,23 +514,7 @@ fn ctrl_c_stops_the_server_cleanly() {
 fn users_puzzles_are_served_from_their_stored_definitions() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("users.sqlite");
-    let db = path.to_str().unwrap();
-    let defs = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/puzzles/examples");
-    let out = run(&[
-        "generate",
-        "-q",
-        "--db",
-        db,
-        "--definitions",
-        defs.to_str().unwrap(),
-        "--puzzle",
-        "guarini",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::util::generate_example(&path, "guarini");
     let addr = start_server(&path);
     let get = |target: &str| {
         let (status, ctype, body) = raw_at(addr, target.as_bytes(), "GET");

@@ -98,6 +98,27 @@ pub fn shared_db() -> &'static Path {
     path
 }
 
+/// Generates the example definition `name` (`data/puzzles/examples/`) into `db` with
+/// `generate --definitions`, which must succeed.
+pub fn generate_example(db: &Path, name: &str) {
+    let defs = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/puzzles/examples");
+    let out = run(&[
+        "generate",
+        "-q",
+        "--db",
+        db.to_str().unwrap(),
+        "--definitions",
+        defs.to_str().unwrap(),
+        "--puzzle",
+        name,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Runs the binary with `args`, with no PUZZLEBASE_DB from the environment.
 pub fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_puzzlebase"))
