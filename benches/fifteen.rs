@@ -32,7 +32,7 @@ impl Observer for Quiet {
 
 /// Korf's instances turned to this goal, with their published lengths.
 fn korf() -> Vec<(u32, u32, Vec<u8>)> {
-    fifteen::korf_instances(include_str!("../tests/data/korf100.txt"))
+    fifteen::korf_instances(fifteen::KORF100)
         .unwrap()
         .into_iter()
         .map(|k| (k.number, k.length, k.cells))
@@ -93,6 +93,10 @@ fn main() {
         };
 
         let database = Database::open(&db).unwrap();
+        if args.iter().any(|a| a == "--hardest") {
+            hardest(&database, part);
+            continue;
+        }
         for reflect in [false, true] {
             let mut loaded = database.pattern_tables(NAME, Some(part), reflect).unwrap();
             let t = Instant::now();
@@ -119,27 +123,38 @@ fn main() {
                  mean bound of the 100 starts {start:.3} (without reflection, over all positions: {everywhere:.3})",
                 loaded.load_seconds,
             );
-            let only = |ordered, pathmax| SearchOptions {
+            let only = |ordered, pathmax, dual| SearchOptions {
                 ordered,
                 pathmax,
                 parallel: false,
+                dual,
             };
-            let runs = [
+            let mut runs = vec![
                 (
                     "Korf's IDA* (Korf's child order, one thread)",
                     SearchOptions::PLAIN,
                 ),
-                ("ordered only (one thread)", only(true, false)),
-                ("pathmax only (one thread)", only(false, true)),
+                ("ordered only (one thread)", only(true, false, false)),
+                ("pathmax only (one thread)", only(false, true, false)),
                 (
                     "ordered and pathmax (one thread)",
                     SearchOptions::FEWER_NODES,
                 ),
+                ("dual lookups only (one thread)", only(false, false, true)),
+                ("dual and ordered (one thread)", only(true, false, true)),
+                ("dual and BPMX (one thread)", only(false, true, true)),
+                ("dual, ordered and BPMX (one thread)", SearchOptions::DUAL),
                 (
-                    "query's search (ordered, every thread)",
-                    SearchOptions::QUERY,
+                    "ordered, every thread",
+                    SearchOptions {
+                        parallel: true,
+                        ..SearchOptions::ORDERED
+                    },
                 ),
             ];
+            if SearchOptions::QUERY != runs[runs.len() - 1].1 {
+                runs.push(("query's search (every thread)", SearchOptions::QUERY));
+            }
             for (how, opts) in runs {
                 let (mut total, mut nodes, mut max_nodes, mut secs, mut max_secs) =
                     (0u32, 0u64, 0u64, 0f64, 0f64);
@@ -181,6 +196,8 @@ fn main() {
             t.elapsed().as_secs_f64() / 100.0
         );
 
+        hardest(&database, part);
+
         let bin = env!("CARGO_BIN_EXE_puzzlebase");
         let mut walls = Vec::new();
         for (_, _, cells) in instances.iter().take(10) {
@@ -198,6 +215,38 @@ fn main() {
             "{part}: one `query --state` process (tables read from the file), Korf 1-10: mean {:.3} s, max {:.3} s",
             walls.iter().sum::<f64>() / walls.len() as f64,
             walls.iter().cloned().fold(0.0, f64::max)
+        );
+    }
+}
+
+/// The 17 positions that need 80 moves, each solved by `query`'s search and by the dual
+/// lookups with BPMX on every thread, over the tables in ordinary pages as one `query`
+/// reads them (`-- --hardest` runs only this).
+fn hardest(database: &Database, part: &str) {
+    let positions = fifteen::positions(fifteen::HARDEST80).unwrap();
+    let loaded = database.pattern_tables(NAME, Some(part), true).unwrap();
+    let dual = SearchOptions {
+        parallel: true,
+        ..SearchOptions::DUAL
+    };
+    for (how, opts) in [
+        ("query's search", SearchOptions::QUERY),
+        ("dual and BPMX, every thread", dual),
+    ] {
+        let (mut secs, mut max, mut nodes) = (0f64, 0f64, 0u64);
+        for cells in &positions {
+            let t = Instant::now();
+            let a = search::solve_with(&loaded.heuristic, cells, opts).unwrap();
+            let s = t.elapsed().as_secs_f64();
+            assert_eq!(a.length, 80, "{cells:?}");
+            secs += s;
+            max = max.max(s);
+            nodes += a.expanded;
+        }
+        println!(
+            "{part} {how}: the 17 positions of 80 moves: seconds mean {:.3} max {max:.3}, nodes expanded mean {:.0}",
+            secs / positions.len() as f64,
+            nodes as f64 / positions.len() as f64
         );
     }
 }

@@ -282,6 +282,8 @@ async fn position(
         let _cancel = CancelOnDrop(stop.clone());
         lookup(pool.clone(), move |db| {
             let _permit = permit;
+            // The pattern tables, read once and kept for every later search.
+            let _ = db.load_resident(&name);
             db.snapshot(|db| json::position_until(db, &name, &state, &stop))
         })
         .await?

@@ -106,25 +106,36 @@ async function route() {
 function defaultState() {
   const p = app.puzzle;
   if (p.start) return p.start;
+  if (p.examples && p.examples.length) return p.examples[0].state;
   if (p.longest && p.longest.states.length) return p.longest.states[0];
   if (p.solutions) { const s = Object.values(p.solutions)[0]; if (s) return s[0]; }
   if (p.tours && p.tours.listed.length) return p.tours.listed[0];
   return null;
 }
 
-// Shows `state`: asks the API, then places it on the line played.
+// Shows `state`: asks the API, then places it on the line played. A puzzle answered by
+// search says so while the search runs; a refusal (bad position, timeout, busy server)
+// is a message, and the board stays as it was.
 async function show(state, fromAddress) {
   const seq = ++app.seq;
+  const status = $("status");
+  const searching = app.puzzle.answered_by === "search";
+  if (searching) {
+    status.className = "busy";
+    status.textContent = "searching for an optimal solution\u2026";
+  }
   let a;
   try {
     a = await api("/api/puzzles/" + encodeURIComponent(app.puzzle.puzzle) + "/positions/" +
                   encodeURIComponent(state));
   } catch (e) {
     if (seq !== app.seq) return;
+    if (searching) { status.className = ""; status.textContent = ""; }
     $("position-error").textContent = e.message;
     return;
   }
   if (seq !== app.seq) return;
+  if (searching) { status.className = ""; status.textContent = ""; }
   $("position-error").textContent = "";
   const s = a.state;
   const i = app.line.indexOf(s);
@@ -148,6 +159,32 @@ async function show(state, fromAddress) {
 }
 
 function play(state) { go(app.puzzle.puzzle, state); }
+
+// A random solvable arrangement of a sliding grid: a shuffle, with two tiles exchanged
+// when the permutation (from the goal) and the blank's walk home differ in parity.
+function scrambled() {
+  const d = app.puzzle.definition, goal = cellsOf(d.goal), cols = d.cols;
+  const s = goal.slice();
+  for (let i = s.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [s[i], s[j]] = [s[j], s[i]];
+  }
+  const home = new Map(goal.map((v, i) => [v, i]));
+  const perm = s.map((v) => home.get(v)), seen = perm.map(() => false);
+  let parity = 0;
+  for (let i = 0; i < perm.length; i++) {
+    let len = 0;
+    for (let j = i; !seen[j]; j = perm[j]) { seen[j] = true; len++; }
+    if (len) parity ^= (len - 1) & 1;
+  }
+  const b = s.indexOf("0"), g = home.get("0");
+  const walk = Math.abs(Math.floor(b / cols) - Math.floor(g / cols)) + Math.abs(b % cols - g % cols);
+  if (parity !== (walk & 1)) {
+    const [i, j] = s[0] === "0" || s[1] === "0" ? [2, 3] : [0, 1];
+    [s[i], s[j]] = [s[j], s[i]];
+  }
+  return s.join(",");
+}
 
 // ---------------------------------------------------------------------------------
 // Drawing the board
@@ -327,6 +364,8 @@ function drawInfo() {
   $("best").disabled = !(a.distance > 0);
   if (a.solutions !== null && a.solutions !== undefined) {
     html("p", {}, info, `${a.solutions} shortest solution${a.solutions === 1 ? "" : "s"}`);
+  } else if (a.nodes !== undefined) {
+    html("p", {}, info, `optimal, by a search of ${a.nodes.toLocaleString()} nodes in ${a.seconds.toFixed(3)} s`);
   } else if (a.unsolvable) {
     html("p", { class: "error" }, info, a.unsolvable);
   }
@@ -362,6 +401,16 @@ function drawFigures() {
   if (p.max_distance !== null) f.push(`longest ${p.max_distance}`);
   $("figures").textContent = f.join(" · ");
   drawHistogram(p.histogram);
+  const scramble = $("scramble"), examples = $("examples");
+  scramble.hidden = p.answered_by !== "search";
+  examples.hidden = !(p.examples && p.examples.length);
+  examples.innerHTML = "";
+  if (p.examples) {
+    html("option", { value: "" }, examples, "examples\u2026");
+    for (const x of p.examples) {
+      html("option", { value: x.state }, examples, `${x.name} (${x.distance} moves)`);
+    }
+  }
   const longest = $("longest"), extra = $("extra");
   longest.innerHTML = "";
   extra.innerHTML = "";
@@ -414,6 +463,9 @@ function drawFigures() {
 function drawHistogram(h) {
   const svg = $("histogram");
   svg.innerHTML = "";
+  // No histogram (a puzzle answered by search): no heading either.
+  $("histogram-title").hidden = !h;
+  svg.style.display = h ? "" : "none";
   if (!h) return;
   const entries = Array.isArray(h) ? h.map((n, d) => [String(d), n]) : Object.entries(h);
   $("histogram-title").textContent = Array.isArray(h) ? "positions per distance" : "solutions per side sum";
@@ -449,6 +501,8 @@ async function main() {
   $("best").addEventListener("click", bestMove);
   $("back").addEventListener("click", () => step(-1));
   $("forward").addEventListener("click", () => step(1));
+  $("scramble").addEventListener("click", () => play(scrambled()));
+  $("examples").addEventListener("change", (e) => { if (e.target.value) play(e.target.value); });
   $("position-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const text = $("position").value.trim();

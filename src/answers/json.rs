@@ -155,8 +155,10 @@ pub fn position_until(db: &Database, name: &str, text: &str, stop: &Stop) -> Res
 
 /// A position of a puzzle answered by search (`fifteen`): the optimal length and path
 /// from IDA* over the stored pattern tables, with what the search cost, and every legal
-/// move. Only the path's next move has a known distance (one less); the others would
-/// each need a search of their own and are listed with a null distance.
+/// move with its distance. A move changes a sliding puzzle's distance by exactly one, so
+/// the path's next move is `d - 1` and each other move a search limited to `d - 1`
+/// moves tells apart: `d - 1` if it finds a solution, else `d + 1`. That search stops
+/// with the same `stop` as the first.
 fn searched_position(
     db: &Database,
     grid: &dyn crate::core::space::GraphPuzzle,
@@ -164,25 +166,43 @@ fn searched_position(
     text: &str,
     stop: &Stop,
 ) -> Result<Value> {
-    let a = db.search_until(name, text, stop)?;
+    let Puzzle::Patterns(f) = &*db.puzzle(name)?.0 else {
+        return Err(QueryError::NotStored(format!(
+            "{name} is answered from its tables, not by search"
+        )));
+    };
+    let cells = f.parse(text)?;
+    let loaded = db.search_tables(name)?;
+    let a = crate::answers::solve_loaded_until(&loaded, name, &cells, stop)?;
     let rank = grid.parse(text)?;
     let before = grid.format(rank);
     let next = a.path.get(1);
     let mut nbs = Vec::new();
     grid.neighbors(rank, &mut nbs);
-    let mut moves: Vec<MoveOption> = nbs
-        .into_iter()
-        .map(|nb| {
-            let state = grid.format(nb);
-            let distance = (Some(&state) == next).then(|| (a.distance - 1) as u8);
-            MoveOption {
-                mv: crate::answers::cells_move(&before, &state),
-                state,
-                distance,
-            }
-        })
-        .collect();
-    moves.sort_by(|x, y| (x.distance.is_none(), &x.state).cmp(&(y.distance.is_none(), &y.state)));
+    let mut moves = Vec::with_capacity(nbs.len());
+    for nb in nbs {
+        let state = grid.format(nb);
+        let closer = Some(&state) == next
+            || (a.distance > 0
+                && crate::answers::solvable_within(
+                    &loaded,
+                    name,
+                    &f.parse(&state)?,
+                    a.distance - 1,
+                    stop,
+                )?);
+        let distance = if closer {
+            a.distance - 1
+        } else {
+            a.distance + 1
+        };
+        moves.push(MoveOption {
+            mv: crate::answers::cells_move(&before, &state),
+            distance: u8::try_from(distance).ok(),
+            state,
+        });
+    }
+    moves.sort_by(|x, y| (x.distance, &x.state).cmp(&(y.distance, &y.state)));
     let mut obj = search(&a);
     obj["legal_moves"] = moves.iter().map(move_option).collect();
     Ok(obj)
@@ -241,9 +261,23 @@ pub fn puzzle(db: &Database, name: &str) -> Result<Value> {
             }
             obj["solutions"] = Value::Object(by_sum);
         }
-        Puzzle::Patterns(_) => {
+        Puzzle::Patterns(f) => {
             // No table of every position: each position is answered by an exact search.
             obj["answered_by"] = json!("search");
+            // Korf's instances are positions of any 4x4 (the goal is the same).
+            if let Ok(korf) =
+                crate::families::fifteen::korf_instances(crate::families::fifteen::KORF100)
+                && f.cells() == 16
+            {
+                obj["examples"] = korf
+                    .iter()
+                    .map(|k| json!({
+                        "name": format!("Korf #{}", k.number),
+                        "state": k.cells.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(","),
+                        "distance": k.length,
+                    }))
+                    .collect();
+            }
         }
         Puzzle::Tour(_) => {
             let all = db.all(name)?;

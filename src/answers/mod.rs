@@ -21,7 +21,8 @@ mod tables;
 mod walk;
 pub use crate::solvers::search::{Stop, Stopped};
 pub use fifteen::{
-    LoadedTables, SearchAnswer, answers_by_search, solve_loaded, solve_loaded_until,
+    LoadedTables, SearchAnswer, answers_by_search, solvable_within, solve_loaded,
+    solve_loaded_until,
 };
 pub use moves::cells_move;
 pub use resident::Resident;

@@ -47,6 +47,8 @@ pub struct Resident {
 pub(super) enum Tables {
     Rows(Arc<RowTable>),
     Packed(Arc<PackedTables>),
+    /// A puzzle answered by search: the pattern tables its searches read.
+    Patterns(Arc<super::fifteen::LoadedTables>),
 }
 
 impl Resident {
@@ -74,6 +76,11 @@ impl Resident {
             .map(|t| match t {
                 Tables::Rows(r) => r.bytes(),
                 Tables::Packed(p) => p.bytes(),
+                Tables::Patterns(l) => l
+                    .heuristic
+                    .tables()
+                    .map(|(_, t)| t.bytes.len() as u64)
+                    .sum(),
             })
             .sum()
     }
@@ -214,6 +221,10 @@ impl Database {
                 })
                 .ok()
                 .flatten(),
+            // The tables every search reads, checked as a search checks them.
+            Puzzle::Patterns(_) => {
+                (self.pattern_tables(name, None, true).ok()).map(|t| Tables::Patterns(Arc::new(t)))
+            }
             _ => None,
         };
         let held = tables.is_some();
@@ -221,6 +232,17 @@ impl Database {
             t.insert(name.to_string(), tables);
         }
         Ok(held)
+    }
+
+    /// The pattern tables of `name` held in the server's memory, if they are.
+    pub(super) fn resident_patterns(
+        &self,
+        name: &str,
+    ) -> Option<Arc<super::fifteen::LoadedTables>> {
+        match self.resident.as_ref()?.get(name)? {
+            Tables::Patterns(t) => Some(t),
+            _ => None,
+        }
     }
 
     fn read_tables(&self, g: &dyn GraphPuzzle, info: &PuzzleInfo) -> Result<Option<Tables>> {
@@ -406,7 +428,7 @@ impl Database {
     pub(super) fn resident_packed(&self, name: &str) -> Option<Arc<PackedTables>> {
         match self.resident.as_ref()?.get(name)? {
             Tables::Packed(t) => Some(t),
-            Tables::Rows(_) => None,
+            _ => None,
         }
     }
 }

@@ -404,3 +404,148 @@ fn browser_english33_central_game_by_clicking() {
         screenshot_board(&c, "english33-finish").await;
     });
 }
+
+/// The classes of the listed legal moves and their distances as the page shows them.
+async fn listed_moves(c: &Client) -> Vec<(String, u64)> {
+    let v = js(
+        c,
+        "return [...document.querySelectorAll('#moves li')].map(l =>
+            [l.className, Number(l.textContent.trim().split(/\\s+/).pop())]);",
+    )
+    .await;
+    serde_json::from_value(v).unwrap()
+}
+
+/// Every legal move of the position shown (distance `d`) has a distance, one more or one
+/// less, coloured accordingly, and at least one is one less.
+async fn assert_moves_one_apart(c: &Client, d: u64) {
+    let moves = listed_moves(c).await;
+    assert!(moves.len() >= 2, "{moves:?}");
+    for (class, m) in &moves {
+        assert!(*m + 1 == d || *m == d + 1, "{moves:?} at {d}");
+        assert_eq!(class, if *m < d { "better" } else { "worse" }, "{moves:?}");
+    }
+    assert!(moves.iter().any(|(_, m)| *m + 1 == d), "{moves:?}");
+}
+
+/// `fifteen` (answered by search): the page opens on Korf's first instance rather than
+/// an empty board, shows no histogram heading, lists every legal move with its distance,
+/// scrambles to a random solvable position, and plays best moves to the goal from one
+/// of Korf's instances picked among the examples. A search the server gives up on is a
+/// message, and the board stays.
+#[test]
+#[ignore = "needs chromium and chromium-driver; run by .ci/run"]
+fn browser_fifteen_opens_scrambles_and_plays_korf_to_the_goal() {
+    let Some(d) = driver() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("fifteen.sqlite");
+    generate_into(&db, &["fifteen"], false);
+    let addr = start_server(&db);
+    let impatient = crate::serve::start_server_with(
+        &db,
+        puzzlebase::server::HEADER_TIMEOUT,
+        puzzlebase::server::ServeOptions {
+            search_timeout: Duration::from_millis(1),
+            ..Default::default()
+        },
+    );
+    let korf =
+        puzzlebase::families::fifteen::korf_instances(puzzlebase::families::fifteen::KORF100)
+            .unwrap();
+    let state = |cells: &[u8]| {
+        cells
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let first = state(&korf[0].cells);
+    let first_length = korf[0].length as u64;
+    let easy = korf.iter().min_by_key(|k| (k.length, k.number)).unwrap();
+    let (easy_state, easy_length) = (state(&easy.cells), easy.length as u64);
+    with_session(&d, move |c| async move {
+        open(&c, addr, "#/fifteen").await;
+        wait_distance(&c, first_length).await;
+        assert_eq!(position(&c).await, first);
+        assert_eq!(
+            js(
+                &c,
+                "return document.getElementById('histogram-title').hidden;"
+            )
+            .await,
+            json!(true),
+            "no histogram, no heading"
+        );
+        assert_eq!(
+            js(
+                &c,
+                "return document.getElementById('position-error').textContent;"
+            )
+            .await,
+            json!("")
+        );
+        assert_moves_one_apart(&c, first_length).await;
+        screenshot_board(&c, "fifteen").await;
+
+        // Scramble: a new position, solvable (it gets a distance), its moves one apart.
+        c.find(Locator::Id("scramble"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_until("a scrambled position", || async {
+            position(&c).await != first && distance(&c).await.is_u64()
+        })
+        .await;
+        let d = distance(&c).await.as_u64().unwrap();
+        assert_moves_one_apart(&c, d).await;
+
+        // One of Korf's instances from the examples, then best moves to the goal.
+        js(
+            &c,
+            &format!(
+                "const s = document.getElementById('examples'); s.value = '{easy_state}';
+                 s.dispatchEvent(new Event('change'));"
+            ),
+        )
+        .await;
+        wait_distance(&c, easy_length).await;
+        assert_eq!(position(&c).await, easy_state);
+        for left in (0..easy_length).rev() {
+            c.find(Locator::Id("best"))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+            wait_distance(&c, left).await;
+        }
+        assert_eq!(position(&c).await, "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,0");
+        // At the goal every move is one move farther.
+        let moves = listed_moves(&c).await;
+        assert!(
+            moves.len() == 2 && moves.iter().all(|(k, m)| k == "worse" && *m == 1),
+            "{moves:?}"
+        );
+    });
+    with_session(&d, move |c| async move {
+        // A server that gives up at once: the page says so and keeps no broken board.
+        open(&c, impatient, "#/fifteen").await;
+        wait_until("the refusal", || async {
+            js(
+                &c,
+                "return document.getElementById('position-error').textContent;",
+            )
+            .await
+            .as_str()
+            .is_some_and(|t| t.contains("gave up"))
+        })
+        .await;
+        assert_eq!(
+            js(&c, "return document.getElementById('status').textContent;").await,
+            json!(""),
+            "no search is said to be running any more"
+        );
+    });
+}

@@ -47,7 +47,7 @@ fn tables() -> &'static LoadedTables {
 
 /// Korf's instances, turned to this goal, with their published optimal lengths.
 fn korf() -> Vec<(u32, u32, Vec<u8>)> {
-    fifteen::korf_instances(include_str!("../data/korf100.txt"))
+    fifteen::korf_instances(fifteen::KORF100)
         .unwrap()
         .into_iter()
         .map(|k| (k.number, k.length, k.cells))
@@ -360,11 +360,11 @@ fn check_definition_lists_the_pattern_tables() {
     assert!(text.contains("storage:   patterns"), "{text}");
     // P(16, 6) = 5,765,760 placements of six tiles; P(16, 8) = 518,918,400 of eight.
     assert!(
-        text.contains("table:     partition 6-6-3 pattern 0 (tiles 1,2,5,6,9,10): 5765760 entries"),
+        text.contains("table:     partition 6-6-3 pattern 0 (tiles 1,2,5,6,9,10): 5765760 entries, a byte each (built with --partition)"),
         "{text}"
     );
     assert!(
-        text.contains("table:     partition 7-8 pattern 0 (tiles 1,2,3,4,5,6,7,8): 518918400 entries, a byte each (built with --partition)"),
+        text.contains("table:     partition 7-8 pattern 0 (tiles 1,2,3,4,5,6,7,8): 518918400 entries, a byte each\n"),
         "{text}"
     );
 }
@@ -463,4 +463,88 @@ fn the_server_answers_by_search() {
     assert_eq!(moves[0]["distance"], 1);
     let (status, e) = get("/api/puzzles/fifteen/positions/2,1,3,4,5,6,7,8,9,10,11,12,13,14,15,0");
     assert_eq!(status, 422, "{e}");
+}
+
+/// Every legal move of a position answered by search carries its distance: one less or
+/// one more (a move changes a sliding puzzle's distance by exactly one), each the
+/// distance a search of that position finds, and at least one is one less.
+#[test]
+fn every_legal_move_carries_its_distance() {
+    let database = Database::open(db()).unwrap();
+    let f = puzzle();
+    let easy: Vec<_> = korf().into_iter().filter(|k| k.1 <= 45).take(2).collect();
+    let goal = f.goal();
+    for (id, published, cells) in easy
+        .iter()
+        .map(|(i, p, c)| (*i, *p as u64, c.clone()))
+        .chain([(0, 0, goal)])
+    {
+        let v = puzzlebase::answers::json::position_until(
+            &database,
+            NAME,
+            &cells_text(&cells),
+            &puzzlebase::answers::Stop::default(),
+        )
+        .unwrap();
+        assert_eq!(v["distance"], published, "instance {id}");
+        let moves = v["legal_moves"].as_array().unwrap();
+        assert!(moves.len() >= 2);
+        for m in moves {
+            let d = m["distance"].as_u64().unwrap();
+            let next = f.parse(m["state"].as_str().unwrap()).unwrap();
+            assert_eq!(
+                d,
+                solve_loaded(tables(), NAME, &next).unwrap().distance as u64
+            );
+            assert!(d + 1 == published || d == published + 1, "instance {id}");
+        }
+        assert_eq!(
+            moves
+                .iter()
+                .any(|m| m["distance"].as_u64().unwrap() + 1 == published),
+            published > 0
+        );
+    }
+}
+
+/// The 17 positions that need 80 moves (`data/fifteen/hardest80.txt`), each solved
+/// optimally in 80 moves from the default file's 7-8 tables, with the time each took.
+#[test]
+#[ignore = "builds the default 7-8 tables (about 4 minutes, 4.4 GiB) and then searches the 17 hardest positions (about a minute): cargo test --release --test integration hardest -- --ignored"]
+fn hardest_positions_need_80_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fifteen.sqlite");
+    let out = run(&[
+        "generate",
+        "-q",
+        "--db",
+        path.to_str().unwrap(),
+        "--puzzle",
+        NAME,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let loaded = Database::open(&path)
+        .unwrap()
+        .pattern_tables(NAME, None, true)
+        .unwrap();
+    assert_eq!(loaded.partition.name, "7-8", "the default file's partition");
+    let f = puzzle();
+    let all = fifteen::positions(fifteen::HARDEST80).unwrap();
+    assert_eq!(all.len(), 17);
+    for cells in &all {
+        let a = solve_loaded(&loaded, NAME, cells).unwrap();
+        assert_eq!(a.distance, 80, "{}", cells_text(cells));
+        let path: Vec<Vec<u8>> = a.path.iter().map(|s| f.parse(s).unwrap()).collect();
+        assert_moves(&path);
+        eprintln!(
+            "{}: 80 moves, {:.3} s, {} nodes",
+            cells_text(cells),
+            a.seconds,
+            a.expanded
+        );
+    }
 }

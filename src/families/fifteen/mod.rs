@@ -37,6 +37,15 @@ pub const TABLE_KINDS: [&str; 8] = [
     "pattern-7",
 ];
 
+/// Korf's 100 random instances (Korf 1985) with their published optimal lengths, in
+/// Korf's orientation: read them with [`korf_instances`]. The page offers them as
+/// examples; the tests and the bench solve them.
+pub const KORF100: &str = include_str!("../../../data/fifteen/korf100.txt");
+
+/// The 17 positions that need 80 moves, the most any position needs: read them with
+/// [`positions`].
+pub const HARDEST80: &str = include_str!("../../../data/fifteen/hardest80.txt");
+
 /// A partition of the tiles into disjoint patterns, by name (`7-8`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Partition {
@@ -238,6 +247,32 @@ pub fn korf_instances(text: &str) -> Result<Vec<KorfInstance>, String> {
         .collect()
 }
 
+/// Positions written one per line as the tile in each cell, comma-separated, 0 the
+/// blank (`#` starts a comment line), each checked to be an arrangement of the 4x4:
+/// the format of [`HARDEST80`].
+pub fn positions(text: &str) -> Result<Vec<Vec<u8>>, String> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|(i, l)| {
+            let cells: Vec<u8> = (l.split(','))
+                .map(|x| x.trim().parse())
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("line {}: {e}", i + 1))?;
+            let mut seen = [false; 16];
+            for &c in &cells {
+                if c > 15 || std::mem::replace(&mut seen[c as usize], true) {
+                    return Err(format!("line {}: not an arrangement of 0..15", i + 1));
+                }
+            }
+            if cells.len() != 16 {
+                return Err(format!("line {}: expected 16 cells", i + 1));
+            }
+            Ok(cells)
+        })
+        .collect()
+}
+
 /// Every table of the built partitions, computed by the shared BFS, as packed `u8` tables
 /// (their layout's `entry` naming what a byte holds, [`pattern::Entry`]).
 ///
@@ -330,7 +365,8 @@ mod tests {
     #[test]
     fn definitions_round_trip_and_unknown_partitions_are_refused() {
         let f = fifteen();
-        assert_eq!(f.built()[0].name, "6-6-3");
+        // The nightly file holds the 7-8 tables (issue 21: every position within a second).
+        assert_eq!(f.built()[0].name, "7-8");
         assert!(f.definition()["layout"]["cells"].as_array().unwrap().len() == 16);
         let text = f.definition().to_string();
         let back = super::spec::from_definition(&text).unwrap();
@@ -361,6 +397,25 @@ mod tests {
         assert!(short.starts_with("line 1:"), "{short}");
         let word = korf_instances("# x\n2 x 1\n").unwrap_err();
         assert!(word.starts_with("line 2:"), "{word}");
+    }
+
+    /// The list of the 17 positions that need 80 moves reads, holds 17 distinct
+    /// solvable arrangements (their lengths are checked by search in
+    /// `tests/integration/fifteen.rs`), and bad lines are named.
+    #[test]
+    fn the_hardest_positions_are_17_distinct_solvable_arrangements() {
+        let f = fifteen();
+        let all = positions(HARDEST80).unwrap();
+        assert_eq!(all.len(), 17);
+        let mut texts: Vec<String> = all.iter().map(|c| f.format(c)).collect();
+        for t in &texts {
+            assert_eq!(f.parse(t).map(|c| f.format(&c)).as_ref(), Ok(t), "{t}");
+        }
+        texts.sort();
+        texts.dedup();
+        assert_eq!(texts.len(), 17);
+        assert!(positions("0,1,2\n").unwrap_err().starts_with("line 1:"));
+        assert!(positions("# x\n0,1,1,3,4,5,6,7,8,9,10,11,12,13,14,15\n").is_err());
     }
 
     #[test]

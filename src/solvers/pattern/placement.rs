@@ -88,7 +88,7 @@ impl Grid {
     /// The connected part of `allowed` that contains the cells of `seed`, grown a step in
     /// all four directions at once by shifting the whole mask.
     #[inline]
-    pub(super) fn region(&self, seed: u32, allowed: u32) -> u32 {
+    pub fn region(&self, seed: u32, allowed: u32) -> u32 {
         let mut region = seed & allowed;
         loop {
             let grown = (region

@@ -26,6 +26,11 @@ pub struct Heuristic {
     /// `Options::PLAIN` in the search).
     pub(super) adjacent: Vec<Vec<u8>>,
     pub(super) reflect: bool,
+    /// For the dual lookups, by the blank's cell `b` (see [`Heuristic::dual`]): the exact
+    /// number of moves of its pattern's tiles that bring home the pattern of the tile
+    /// homed at `b` when that tile is in the last cell, the others home and the blank in
+    /// `b`; `None` where that cannot be done (or `b` is the last cell).
+    pub(super) lost: Vec<Option<u32>>,
 }
 
 /// Why a heuristic cannot be assembled from these patterns.
@@ -118,7 +123,7 @@ impl Heuristic {
                 weight[t as usize] = (0..k - 1 - i).map(|m| (n - 1 - i - m) as u64).product();
             }
         }
-        Ok(Heuristic {
+        let mut h = Heuristic {
             side,
             patterns,
             tables,
@@ -130,7 +135,87 @@ impl Heuristic {
             weight,
             adjacent,
             reflect,
-        })
+            lost: Vec::new(),
+        };
+        h.lost = (0..n as u8)
+            .map(|b| {
+                if b as usize == n - 1 {
+                    return None;
+                }
+                let j = h.owner[b as usize + 1] as usize;
+                let p = &h.patterns[j];
+                let mut at: Vec<u8> = (p.tiles().iter())
+                    .map(|&t| if t == b + 1 { (n - 1) as u8 } else { t - 1 })
+                    .collect();
+                h.pattern_distance(j, &mut at, b)
+            })
+            .collect();
+        Ok(h)
+    }
+
+    /// The exact number of moves of pattern `j`'s tiles (the others free) that bring them
+    /// from the cells `at` home with the blank in cell `blank`; `None` if they cannot be.
+    /// IDA* in the pattern's own space, guided by its table, which never exceeds that
+    /// number and is nearly it: a handful of nodes for the placements asked here.
+    /// Gives up (`None`, which only weakens the dual lookups) after a million nodes, which
+    /// tables far from exact (the tests' tables of zeros) would need.
+    fn pattern_distance(&self, j: usize, at: &mut [u8], blank: u8) -> Option<u32> {
+        let mut bound = 0;
+        let mut budget = 1_000_000u32;
+        loop {
+            let mut next = u32::MAX;
+            if self.pattern_probe(j, at, blank, 0, bound, &mut next, &mut budget) {
+                return Some(bound);
+            }
+            // Entries of 255 mark placements that cannot reach home.
+            if next >= 255 || budget == 0 {
+                return None;
+            }
+            bound = next;
+        }
+    }
+
+    fn pattern_probe(
+        &self,
+        j: usize,
+        at: &mut [u8],
+        blank: u8,
+        g: u32,
+        bound: u32,
+        next: &mut u32,
+        budget: &mut u32,
+    ) -> bool {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        let p = &self.patterns[j];
+        let occupied = at.iter().fold(0u32, |m, &c| m | 1 << c);
+        let f = g + self.bound(j as u8, p.rank(at), occupied as u16, blank);
+        if f > bound {
+            *next = (*next).min(f);
+            return false;
+        }
+        if at.iter().zip(p.tiles()).all(|(&c, &t)| c + 1 == t) {
+            return true;
+        }
+        let grid = p.grid();
+        let region = grid.region(1 << blank, grid.full() & !occupied);
+        for i in 0..at.len() {
+            let from = at[i];
+            let mut to = grid.adjacent(from as usize) & region;
+            while to != 0 {
+                at[i] = to.trailing_zeros() as u8;
+                to &= to - 1;
+                // The tile leaves `from` free, in the blank's new region.
+                let found = self.pattern_probe(j, at, from, g + 1, bound, next, budget);
+                at[i] = from;
+                if found {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     pub fn cells(&self) -> usize {
@@ -211,6 +296,86 @@ impl Heuristic {
         let delta =
             (hi - lo) as u64 * self.weight[t as usize] - earlier * self.weight[t as usize] + later;
         if b > a { rank + delta } else { rank - delta }
+    }
+
+    /// The dual lookups of the board `cells` (tile per cell) whose blank is in cell
+    /// `blank`: the same tables read at the *dual* placements, the larger of the sum on the
+    /// board and (with `reflect`) the sum on its reflection.
+    ///
+    /// # Why this is admissible
+    /// Number the cells by the tiles whose home they are (the blank's home is the last
+    /// cell, `n - 1`) and let `p(x)` be the cell now holding the tile whose home is `x`. A
+    /// solution of `k` moves swaps the blank with a neighbour `k` times, each swap a
+    /// transposition `t_i` of two adjacent cells, and `t_k .. t_1 p = id`. Applied to a
+    /// board, the same transpositions in the same order are also legal moves when they
+    /// start from a board whose blank is in cell `b`, the blank's cell now: take `G'`, the
+    /// goal with the blank and the tile homed at `b` exchanged (blank in `b`, that tile in
+    /// the last cell); the moves take it, in `k` moves, to `D = t_k .. t_1 G'`, and back.
+    /// Tile by tile, `D` puts the tile homed at `x` in the home of the tile now in cell
+    /// `x`, except that the blank is in the last cell and the tile homed at `b` is where
+    /// the last cell's tile is at home. So `D` is `k` moves from `G'`, where every pattern
+    /// is home except the one holding the tile homed at `b`: each table but that one's,
+    /// read at `D`'s placement of its tiles (blank in the last cell), bounds the moves of
+    /// its tiles on the way to `G'`. For that one, the moves of its tiles from `D` to `G'`
+    /// are at least its table's entry for `D` less the exact number of moves of its tiles
+    /// from `G'` home (`lost`, computed once per cell by a small search): the triangle
+    /// inequality in the pattern's own space. The terms count moves of disjoint tiles, so
+    /// their sum bounds `k` as the ordinary sum does (Felner et al. 2005, "dual lookups",
+    /// here for any cell of the blank). With the blank at home the dual is the inverse
+    /// permutation itself and every table counts in full. The reflection about the main
+    /// diagonal fixes the goal, so the reflected board's dual bound is another.
+    /// `dual_lookups_never_exceed_the_distance` checks it on every position of the
+    /// 8-puzzle, and that the lost pattern's entry in full would not be admissible.
+    #[inline]
+    pub(super) fn dual(&self, cells: &[u8], blank: u8) -> u32 {
+        let n = self.side * self.side;
+        let corner = (n - 1) as u8;
+        let mut best = 0;
+        for mirrored in [false, true] {
+            if mirrored && !self.reflect {
+                break;
+            }
+            let b = if mirrored {
+                self.mirror[blank as usize]
+            } else {
+                blank
+            };
+            let lost = if b == corner {
+                u8::MAX
+            } else {
+                self.owner[b as usize + 1]
+            };
+            let mut sum = 0;
+            for (j, p) in self.patterns.iter().enumerate() {
+                let offset = if j as u8 == lost {
+                    match self.lost[b as usize] {
+                        Some(o) => o,
+                        None => continue,
+                    }
+                } else {
+                    0
+                };
+                let mut at = [0u8; MAX_CELLS];
+                let k = p.tiles().len();
+                for (i, &t) in p.tiles().iter().enumerate() {
+                    // The home of the tile now in tile t's home (the last cell's tile
+                    // for the tile whose home holds the blank), on the board looked at.
+                    let x = if t - 1 == b { corner } else { t - 1 };
+                    at[i] = if mirrored {
+                        self.mirror[cells[self.mirror[x as usize] as usize] as usize - 1]
+                    } else {
+                        cells[x as usize] - 1
+                    };
+                }
+                let rank = p.rank(&at[..k]);
+                let occupied = at[..k].iter().fold(0u16, |m, &c| m | 1 << c);
+                sum += self
+                    .bound(j as u8, rank, occupied, corner)
+                    .saturating_sub(offset);
+            }
+            best = best.max(sum);
+        }
+        best
     }
 
     /// Pattern `j`'s bound at placement `rank`, its tiles in the cells of `occupied`

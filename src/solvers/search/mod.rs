@@ -71,6 +71,11 @@ pub struct Options {
     /// every thread's, a few more than one thread's (work on subtrees after the
     /// solution's, done while it was being found).
     pub parallel: bool,
+    /// Also read the tables at the dual placements ([`Heuristic`]'s dual lookups: the
+    /// inverse permutation, tiles and cells exchanged), on the board and its reflection,
+    /// for every child the ordinary lookups do not already cut. The bound is not
+    /// consistent, which pathmax turns into cuts.
+    pub dual: bool,
 }
 
 impl Options {
@@ -82,6 +87,7 @@ impl Options {
         ordered: false,
         pathmax: false,
         parallel: false,
+        dual: false,
     };
     /// Ordered children and pathmax, on one thread. Pathmax saves almost nothing over
     /// [`Options::ORDERED`] (measured), so [`solve`] does without it.
@@ -89,12 +95,23 @@ impl Options {
         ordered: true,
         pathmax: true,
         parallel: false,
+        dual: false,
     };
     /// Children in increasing order of their bound, on one thread.
     pub const ORDERED: Options = Options {
         ordered: true,
         pathmax: false,
         parallel: false,
+        dual: false,
+    };
+    /// Ordered children, the dual lookups and pathmax both ways (BPMX), on one thread:
+    /// Zahavi et al. 2007's combination of regular, reflected, dual and dual-reflected
+    /// lookups.
+    pub const DUAL: Options = Options {
+        ordered: true,
+        pathmax: true,
+        parallel: false,
+        dual: true,
     };
     /// What [`solve`] runs: [`Options::ORDERED`] on every thread.
     pub const QUERY: Options = Options {
@@ -129,6 +146,14 @@ struct Saved {
     mirrored_entry: u32,
     sum: u32,
     mirrored_sum: u32,
+}
+
+/// `h`, or one more when its parity is not `like`'s. Every move changes the parity of
+/// the tiles' Manhattan distance, which the pattern sums keep, so the moves left have
+/// that parity: a lower bound of the other parity can be raised by one.
+#[inline(always)]
+fn same_parity(h: u32, like: u32) -> u32 {
+    h + ((h ^ like) & 1)
 }
 
 /// Result of one depth-first iteration below a bound.
@@ -242,6 +267,27 @@ impl Search<'_> {
         } else {
             self.sum
         }
+    }
+
+    /// [`Search::h`], with the dual lookups when the options ask for them.
+    fn start_h(&self) -> u32 {
+        let h = self.h();
+        if !self.opts.dual {
+            return h;
+        }
+        let n = self.h.cells();
+        h.max(same_parity(self.h.dual(&self.cells[..n], self.pos[0]), h))
+    }
+
+    /// The dual lookups of the position after move `k`, at least `k.h` (whose parity,
+    /// that of every bound here, is the number of moves left's).
+    #[inline(always)]
+    fn child_dual(&self, k: &Child) -> u32 {
+        let n = self.h.cells();
+        let mut cells = self.cells;
+        cells[self.pos[0] as usize] = k.tile;
+        cells[k.cell as usize] = 0;
+        k.h.max(same_parity(self.h.dual(&cells[..n], k.cell), k.h))
     }
 
     /// The move of the tile in `cell` into the blank, its ranks computed and its table
@@ -389,7 +435,7 @@ impl Search<'_> {
                 n += 1;
             }
         }
-        let eager = self.opts.ordered || self.opts.pathmax;
+        let eager = self.opts.ordered || self.opts.pathmax || self.opts.dual;
         if eager {
             self.generated += n as u64;
             let mut most = 0;
@@ -397,6 +443,9 @@ impl Search<'_> {
                 k.h = self.evaluate(k, bound.saturating_sub(g + 1));
                 if self.opts.pathmax {
                     k.h = k.h.max(hp.saturating_sub(1));
+                }
+                if self.opts.dual && g + 1 + k.h <= bound {
+                    k.h = self.child_dual(k);
                 }
                 most = most.max(k.h);
             }
@@ -518,18 +567,32 @@ pub fn solve_until(
     opts: Options,
     stop: &Stop,
 ) -> Result<Option<Solution>, Stopped> {
+    solve_within(h, cells, opts, u32::MAX, stop)
+}
+
+/// [`solve_until`] that looks for solutions of at most `limit` moves only: `Ok(None)`
+/// once every shorter one is ruled out. On a sliding puzzle a move changes the distance
+/// by exactly one, so a limit of `d - 1` tells a neighbour one move closer from one
+/// move farther.
+pub fn solve_within(
+    h: &Heuristic,
+    cells: &[u8],
+    opts: Options,
+    limit: u32,
+    stop: &Stop,
+) -> Result<Option<Solution>, Stopped> {
     assert_eq!(cells.len(), h.cells());
     let mut search = Search::new(h, cells, opts);
     search.stop = stop;
-    let mut bound = search.h();
+    let mut bound = search.start_h();
     let mut iterations = Vec::new();
     loop {
         // Entries of 255 mark placements that cannot reach home.
-        if bound >= 255 * h.patterns.len() as u32 {
+        if bound >= 255 * h.patterns.len() as u32 || bound > limit {
             return Ok(None);
         }
         iterations.push(bound);
-        let hp = search.h();
+        let hp = search.start_h();
         let workers = if opts.parallel {
             rayon::current_num_threads()
         } else {
@@ -692,10 +755,22 @@ mod tests {
             Options::FEWER_NODES,
             Options::ORDERED,
             Options::QUERY,
+            Options::DUAL,
             Options {
                 ordered: false,
                 pathmax: true,
                 parallel: true,
+                dual: false,
+            },
+            Options {
+                parallel: true,
+                ..Options::DUAL
+            },
+            Options {
+                ordered: false,
+                pathmax: false,
+                parallel: false,
+                dual: true,
             },
         ];
         for (reflect, opts) in [false, true].into_iter().flat_map(|r| all.map(|o| (r, o))) {
@@ -717,6 +792,56 @@ mod tests {
                     assert_eq!(s.blanks, solve_with(&h, &cells, one).unwrap().blanks);
                 }
             }
+        }
+    }
+
+    /// The dual lookups (on the board and on its reflection) never exceed the distance,
+    /// on every position of the 8-puzzle with two different partitions; they exceed the
+    /// ordinary lookups somewhere (else they would be useless); and the term they leave
+    /// out, that of the pattern holding the tile whose home the blank is in, is needed:
+    /// kept, the sum exceeds the distance somewhere.
+    #[test]
+    fn dual_lookups_never_exceed_the_distance() {
+        let eight = Sliding::grid("eight", 3, 3);
+        let full = bfs::solve_with(&eight, Outputs::DISTANCES, &Silent).unwrap();
+        let g = Grid::new(3, 3);
+        for parts in [
+            &[&[1u8, 2, 4, 5][..], &[3, 6, 7, 8]][..],
+            &[&[1u8, 2, 3][..], &[4, 5, 6], &[7, 8]],
+        ] {
+            let patterns: Vec<Pattern> = (parts.iter())
+                .map(|t| Pattern::new(g.clone(), t).unwrap())
+                .collect();
+            let tables = (patterns.iter())
+                .map(|p| build(p, &Silent).unwrap())
+                .collect();
+            let h = Heuristic::new(patterns, tables, true).unwrap();
+            let (mut above, mut unsound) = (0, 0);
+            for r in 0..eight.size() {
+                let cells = eight.unrank(r);
+                let d = full.dist[r as usize] as u32;
+                let blank = cells.iter().position(|&c| c == 0).unwrap() as u8;
+                let dual = h.dual(&cells, blank);
+                let regular = h.estimate(&cells);
+                assert!(dual <= d, "{cells:?}: dual {dual} > {d}");
+                assert!(same_parity(dual, regular) <= d, "{cells:?}");
+                above += (dual > regular) as u32;
+                // The same lookups without leaving out the lost pattern.
+                let mut all = 0;
+                for (j, p) in h.patterns.iter().enumerate() {
+                    let at: Vec<u8> = (p.tiles().iter())
+                        .map(|&t| match cells[t as usize - 1] {
+                            0 => 8,
+                            c => c - 1,
+                        })
+                        .collect();
+                    let occupied = at.iter().fold(0u16, |m, &c| m | 1 << c);
+                    all += h.bound(j as u8, p.rank(&at), occupied, 8);
+                }
+                unsound += (all > d) as u32;
+            }
+            assert!(above > 0, "{parts:?}");
+            assert!(unsound > 0, "{parts:?}");
         }
     }
 
