@@ -223,7 +223,7 @@ fn main() {
 /// lookups with BPMX on every thread, over the tables in ordinary pages as one `query`
 /// reads them (`-- --hardest` runs only this).
 fn hardest(database: &Database, part: &str) {
-    let positions = fifteen::positions(fifteen::HARDEST80).unwrap();
+    let positions = puzzle().positions(fifteen::HARDEST80).unwrap();
     let loaded = database.pattern_tables(NAME, Some(part), true).unwrap();
     let dual = SearchOptions {
         parallel: true,

@@ -138,7 +138,7 @@ pub fn position_until(db: &Database, name: &str, text: &str, stop: &Stop) -> Res
         return Ok(arrangement(name, &db.arrangement(name, text)?));
     }
     if let Puzzle::Patterns(f) = &p {
-        return searched_position(db, f.grid(), name, text, stop);
+        return searched_position(db, f, name, text, stop);
     }
     let moves = db.moves(name, text)?;
     let mut obj = match db.state(name, text) {
@@ -161,19 +161,16 @@ pub fn position_until(db: &Database, name: &str, text: &str, stop: &Stop) -> Res
 /// with the same `stop` as the first.
 fn searched_position(
     db: &Database,
-    grid: &dyn crate::core::space::GraphPuzzle,
+    f: &crate::families::fifteen::Fifteen,
     name: &str,
     text: &str,
     stop: &Stop,
 ) -> Result<Value> {
-    let Puzzle::Patterns(f) = &*db.puzzle(name)?.0 else {
-        return Err(QueryError::NotStored(format!(
-            "{name} is answered from its tables, not by search"
-        )));
-    };
+    use crate::core::space::{GraphPuzzle, StateSpace};
     let cells = f.parse(text)?;
     let loaded = db.search_tables(name)?;
     let a = crate::answers::solve_loaded_until(&loaded, name, &cells, stop)?;
+    let grid = f.grid();
     let rank = grid.parse(text)?;
     let before = grid.format(rank);
     let next = a.path.get(1);
@@ -187,7 +184,7 @@ fn searched_position(
                 && crate::answers::solvable_within(
                     &loaded,
                     name,
-                    &f.parse(&state)?,
+                    &grid.unrank(nb),
                     a.distance - 1,
                     stop,
                 )?);
@@ -271,11 +268,13 @@ pub fn puzzle(db: &Database, name: &str) -> Result<Value> {
             {
                 obj["examples"] = korf
                     .iter()
-                    .map(|k| json!({
-                        "name": format!("Korf #{}", k.number),
-                        "state": k.cells.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(","),
-                        "distance": k.length,
-                    }))
+                    .map(|k| {
+                        json!({
+                            "name": format!("Korf #{}", k.number),
+                            "state": f.format(&k.cells),
+                            "distance": k.length,
+                        })
+                    })
                     .collect();
             }
         }

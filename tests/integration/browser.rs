@@ -185,6 +185,16 @@ async fn wait_distance(c: &Client, d: u64) {
     .await;
 }
 
+/// Clicks the element with this id.
+async fn click_id(c: &Client, id: &str) {
+    c.find(Locator::Id(id))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
 async fn click_cell(c: &Client, cell: usize) {
     c.find(Locator::Css(&format!("#board g[data-cell='{cell}']")))
         .await
@@ -222,12 +232,7 @@ fn browser_eight_best_moves_to_the_goal() {
         let input = c.find(Locator::Id("position")).await.unwrap();
         input.clear().await.unwrap();
         input.send_keys("867254301").await.unwrap();
-        c.find(Locator::Id("go"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click_id(&c, "go").await;
         wait_distance(&c, 31).await;
         assert_eq!(position(&c).await, "867254301");
         assert!(
@@ -257,24 +262,14 @@ fn browser_eight_best_moves_to_the_goal() {
         .await;
         assert_eq!(listed, json!(["better", "better", "better"]));
         for left in (0..31).rev() {
-            c.find(Locator::Id("best"))
-                .await
-                .unwrap()
-                .click()
-                .await
-                .unwrap();
+            click_id(&c, "best").await;
             wait_distance(&c, left).await;
         }
         assert_eq!(position(&c).await, "123456780");
         // The browser's Back returns along the line, and the page's forward button.
         c.back().await.unwrap();
         wait_distance(&c, 1).await;
-        c.find(Locator::Id("forward"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click_id(&c, "forward").await;
         wait_distance(&c, 0).await;
         // The space key plays a best move too.
         open(&c, addr, "#/eight/867254301").await;
@@ -290,12 +285,7 @@ fn browser_eight_best_moves_to_the_goal() {
         let input = c.find(Locator::Id("position")).await.unwrap();
         input.clear().await.unwrap();
         input.send_keys("12345").await.unwrap();
-        c.find(Locator::Id("go"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click_id(&c, "go").await;
         wait_until("the parser's error", || async {
             js(
                 &c,
@@ -488,12 +478,7 @@ fn browser_fifteen_opens_scrambles_and_plays_korf_to_the_goal() {
         screenshot_board(&c, "fifteen").await;
 
         // Scramble: a new position, solvable (it gets a distance), its moves one apart.
-        c.find(Locator::Id("scramble"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click_id(&c, "scramble").await;
         wait_until("a scrambled position", || async {
             position(&c).await != first && distance(&c).await.is_u64()
         })
@@ -513,12 +498,7 @@ fn browser_fifteen_opens_scrambles_and_plays_korf_to_the_goal() {
         wait_distance(&c, easy_length).await;
         assert_eq!(position(&c).await, easy_state);
         for left in (0..easy_length).rev() {
-            c.find(Locator::Id("best"))
-                .await
-                .unwrap()
-                .click()
-                .await
-                .unwrap();
+            click_id(&c, "best").await;
             wait_distance(&c, left).await;
         }
         assert_eq!(position(&c).await, "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,0");

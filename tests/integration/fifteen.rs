@@ -533,7 +533,7 @@ fn hardest_positions_need_80_moves() {
         .unwrap();
     assert_eq!(loaded.partition.name, "7-8", "the default file's partition");
     let f = puzzle();
-    let all = fifteen::positions(fifteen::HARDEST80).unwrap();
+    let all = f.positions(fifteen::HARDEST80).unwrap();
     assert_eq!(all.len(), 17);
     for cells in &all {
         let a = solve_loaded(&loaded, NAME, cells).unwrap();

@@ -43,7 +43,7 @@ pub const TABLE_KINDS: [&str; 8] = [
 pub const KORF100: &str = include_str!("../../../data/fifteen/korf100.txt");
 
 /// The 17 positions that need 80 moves, the most any position needs: read them with
-/// [`positions`].
+/// [`Fifteen::positions`].
 pub const HARDEST80: &str = include_str!("../../../data/fifteen/hardest80.txt");
 
 /// A partition of the tiles into disjoint patterns, by name (`7-8`).
@@ -191,6 +191,15 @@ impl Fifteen {
         self.grid.format_cells(cells)
     }
 
+    /// Positions written one per line in this puzzle's notation (`#` starts a comment
+    /// line), each read as [`Fifteen::parse`] reads a position (so checked to be a
+    /// solvable arrangement): the format of [`HARDEST80`].
+    pub fn positions(&self, text: &str) -> Result<Vec<Vec<u8>>, String> {
+        data_lines(text)
+            .map(|(i, l)| self.parse(l).map_err(|e| format!("line {}: {e}", i + 1)))
+            .collect()
+    }
+
     /// The sliding grid that ranks and parses arrangements.
     pub fn grid(&self) -> &Sliding {
         &self.grid
@@ -222,9 +231,7 @@ pub struct KorfInstance {
 /// cells in his orientation (`#` starts a comment line; blank lines are skipped). An
 /// error names the first line that is not of that form.
 pub fn korf_instances(text: &str) -> Result<Vec<KorfInstance>, String> {
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty())
+    data_lines(text)
         .map(|(i, l)| {
             let v: Vec<u32> = l
                 .split_whitespace()
@@ -247,30 +254,10 @@ pub fn korf_instances(text: &str) -> Result<Vec<KorfInstance>, String> {
         .collect()
 }
 
-/// Positions written one per line as the tile in each cell, comma-separated, 0 the
-/// blank (`#` starts a comment line), each checked to be an arrangement of the 4x4:
-/// the format of [`HARDEST80`].
-pub fn positions(text: &str) -> Result<Vec<Vec<u8>>, String> {
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|(i, l)| {
-            let cells: Vec<u8> = (l.split(','))
-                .map(|x| x.trim().parse())
-                .collect::<Result<_, _>>()
-                .map_err(|e| format!("line {}: {e}", i + 1))?;
-            let mut seen = [false; 16];
-            for &c in &cells {
-                if c > 15 || std::mem::replace(&mut seen[c as usize], true) {
-                    return Err(format!("line {}: not an arrangement of 0..15", i + 1));
-                }
-            }
-            if cells.len() != 16 {
-                return Err(format!("line {}: expected 16 cells", i + 1));
-            }
-            Ok(cells)
-        })
-        .collect()
+/// The lines of a data file that hold data, with their index: not blank, not a `#`
+/// comment.
+fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    (text.lines().enumerate()).filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty())
 }
 
 /// Every table of the built partitions, computed by the shared BFS, as packed `u8` tables
@@ -405,7 +392,7 @@ mod tests {
     #[test]
     fn the_hardest_positions_are_17_distinct_solvable_arrangements() {
         let f = fifteen();
-        let all = positions(HARDEST80).unwrap();
+        let all = f.positions(HARDEST80).unwrap();
         assert_eq!(all.len(), 17);
         let mut texts: Vec<String> = all.iter().map(|c| f.format(c)).collect();
         for t in &texts {
@@ -414,8 +401,9 @@ mod tests {
         texts.sort();
         texts.dedup();
         assert_eq!(texts.len(), 17);
-        assert!(positions("0,1,2\n").unwrap_err().starts_with("line 1:"));
-        assert!(positions("# x\n0,1,1,3,4,5,6,7,8,9,10,11,12,13,14,15\n").is_err());
+        assert!(f.positions("0,1,2\n").unwrap_err().starts_with("line 1:"));
+        let twice = f.positions("# x\n0,1,1,3,4,5,6,7,8,9,10,11,12,13,14,15\n");
+        assert!(twice.unwrap_err().starts_with("line 2:"));
     }
 
     #[test]

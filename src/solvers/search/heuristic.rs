@@ -328,8 +328,7 @@ impl Heuristic {
     /// 8-puzzle, and that the lost pattern's entry in full would not be admissible.
     #[inline]
     pub(super) fn dual(&self, cells: &[u8], blank: u8) -> u32 {
-        let n = self.side * self.side;
-        let corner = (n - 1) as u8;
+        let corner = (self.cells() - 1) as u8;
         let mut best = 0;
         for mirrored in [false, true] {
             if mirrored && !self.reflect {

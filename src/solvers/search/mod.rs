@@ -584,7 +584,9 @@ pub fn solve_within(
     assert_eq!(cells.len(), h.cells());
     let mut search = Search::new(h, cells, opts);
     search.stop = stop;
-    let mut bound = search.start_h();
+    // Every iteration starts from the same position, with the same bound.
+    let hp = search.start_h();
+    let mut bound = hp;
     let mut iterations = Vec::new();
     loop {
         // Entries of 255 mark placements that cannot reach home.
@@ -592,7 +594,6 @@ pub fn solve_within(
             return Ok(None);
         }
         iterations.push(bound);
-        let hp = search.start_h();
         let workers = if opts.parallel {
             rayon::current_num_threads()
         } else {
