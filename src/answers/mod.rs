@@ -14,6 +14,7 @@
 
 mod fifteen;
 pub mod json;
+mod layers;
 mod moves;
 mod packed;
 mod resident;

@@ -61,7 +61,14 @@ impl Database {
         if self.layers_checked.borrow().contains(name) {
             return Ok(rows);
         }
-        let stored = store::peg_rows_by_pegs(&self.conn, name).map_err(self.sql())?;
+        let stored = if info.storage == Storage::PegLayers {
+            // Only positions that can finish are stored, counted by the layout.
+            (self.stored_layer_classes(board)?.into_iter())
+                .map(|(pegs, n)| (pegs, n, n))
+                .collect()
+        } else {
+            store::peg_rows_by_pegs(&self.conn, name).map_err(self.sql())?
+        };
         let all = stored.iter().any(|&(_, n, d)| n != d);
         for l in &rows {
             let (n, d) = (stored.iter())
@@ -146,6 +153,12 @@ impl Database {
             .map_err(self.sql())?
             .into_iter()
             .find(|h| Some(h.distance) == max.map(u32::from));
+        if info.storage == Storage::PegLayers {
+            let Puzzle::Peg(board) = &p else {
+                return Err(self.inconsistent(format!("{name} is stored as peg layers")));
+            };
+            return self.longest_layers(board, max);
+        }
         if info.storage == Storage::Packed {
             let Puzzle::Graph(g) = &p else {
                 return Err(self.inconsistent(format!("{name} is stored packed")));

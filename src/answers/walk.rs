@@ -28,8 +28,8 @@ impl Database {
             }
             Puzzle::Peg(board) => {
                 let bits = board.parse(text)?;
-                self.info(&p)?;
-                self.walk_peg(board, bits)
+                let info = self.info(&p)?;
+                self.walk_peg_in(board, &info, bits)
             }
             Puzzle::Patterns(_) => {
                 let a = self.search(name, text)?;
@@ -60,8 +60,16 @@ impl Database {
                     .ok_or_else(|| self.not_applicable("--start", &p))?;
                 self.walk_graph(g.as_ref(), &info, rank, "start")
             }
-            Puzzle::Peg(board) => self.walk_peg(board, board.start),
+            Puzzle::Peg(board) => self.walk_peg_in(board, &info, board.start),
             _ => Err(self.not_applicable("--start", &p)),
+        }
+    }
+
+    /// An optimal path from a peg board's position, from wherever it is stored.
+    fn walk_peg_in(&self, board: &Board, info: &PuzzleInfo, bits: u64) -> Result<StateAnswer> {
+        match info.storage {
+            Storage::PegLayers => self.walk_layers(board, bits),
+            _ => self.walk_peg(board, bits),
         }
     }
 

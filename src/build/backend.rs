@@ -17,7 +17,9 @@ use crate::families::tour::{TourBoard, closed_tours};
 use crate::solvers::bfs::{self, Outputs, Table};
 use crate::solvers::enumerate::Solution;
 use crate::solvers::pattern::{self, Pattern};
+use crate::solvers::peg::layers::{self, LayerTable};
 use crate::solvers::peg::{self, Board, PegTable};
+use std::path::Path;
 
 /// A move graph stored packed, as its backend hands it over: every chunk of the
 /// distance table (and of the count table when counts were asked for), in chunk order,
@@ -59,6 +61,14 @@ pub trait Backend: Sync {
     -> Result<pattern::Table, String>;
     /// A peg board's positions, by peg count, that are reachable and can finish.
     fn peg_table(&self, board: &Board, progress: &dyn Progress) -> Result<PegTable, String>;
+    /// A large peg board's layers (positions that can finish, with distances), with
+    /// scratch files in `scratch`.
+    fn peg_layers(
+        &self,
+        board: &Board,
+        scratch: &Path,
+        progress: &dyn Progress,
+    ) -> Result<LayerTable, String>;
     /// A peg board's start-by-finish matrix.
     fn peg_matrix(&self, board: &Board, progress: &dyn Progress) -> Vec<Vec<Option<u8>>>;
     /// Every arrangement of a magic figure with equal line sums.
@@ -134,6 +144,15 @@ impl Backend for Local {
 
     fn peg_table(&self, board: &Board, progress: &dyn Progress) -> Result<PegTable, String> {
         peg::solve(board, progress).map_err(|e| e.to_string())
+    }
+
+    fn peg_layers(
+        &self,
+        board: &Board,
+        scratch: &Path,
+        progress: &dyn Progress,
+    ) -> Result<LayerTable, String> {
+        layers::solve(board, scratch, progress).map_err(|e| e.to_string())
     }
 
     fn peg_matrix(&self, board: &Board, progress: &dyn Progress) -> Vec<Vec<Option<u8>>> {

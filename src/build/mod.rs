@@ -263,7 +263,6 @@ fn is_current(
             .get(p.name())
             .is_some_and(|i| identity::built_from(p, i))
     };
-    let asked = |p: &Puzzle| only.is_empty() || only.iter().any(|o| o == p.name());
     let known = previous
         .keys()
         .all(|name| registry.iter().any(|p| p.name() == name));
@@ -271,7 +270,17 @@ fn is_current(
     known
         && registry
             .iter()
-            .all(|p| current(p) || (!asked(p) && !previous.contains_key(p.name())))
+            .all(|p| current(p) || (!asked(p, only) && !previous.contains_key(p.name())))
+}
+
+/// Whether a run asked for `p`: named in `only`, or, when `only` is empty, built by the
+/// default run ([`catalog::nightly`]).
+fn asked(p: &Puzzle, only: &[String]) -> bool {
+    if only.is_empty() {
+        catalog::nightly(p)
+    } else {
+        only.iter().any(|o| o == p.name())
+    }
 }
 
 /// Users' puzzles in the file at `db` that `registry` does not define, rebuilt from
@@ -415,7 +424,7 @@ fn build(
     for p in registry {
         let name = p.name();
         let hash = definition_hash(p);
-        let selected = opts.only.is_empty() || opts.only.iter().any(|o| o == name);
+        let selected = asked(p, &opts.only);
         let keep = selected || carried.iter().any(|c| c == name);
         let current = previous.get(name).filter(|i| i.definition_hash == hash);
         let started = Instant::now();
@@ -428,12 +437,14 @@ fn build(
             _ => {
                 let measured = memory::reset_peak();
                 let progress = observer.progress(name);
-                let rec = records::compute(p, hash, backend, progress.as_ref()).map_err(|e| {
-                    GenerateError::Solve {
+                // Scratch files of the large peg boards go beside the file being built.
+                let scratch = tmp.parent().unwrap_or(Path::new("."));
+                let rec = records::compute(p, hash, backend, scratch, progress.as_ref()).map_err(
+                    |e| GenerateError::Solve {
                         puzzle: name.to_string(),
                         message: e.0,
-                    }
-                })?;
+                    },
+                )?;
                 progress.phase("writing", rec.write_units());
                 let summary = Summary {
                     name: name.to_string(),

@@ -2,6 +2,7 @@
 //! puzzle, each producing a [`PuzzleRecord`]. Rows are produced lazily where they are
 //! many, so a table is never held twice in memory.
 
+use std::path::Path;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -18,6 +19,7 @@ use crate::solvers::bfs::{COUNT_OVERFLOW, NO_NEXT, UNREACHED};
 use crate::solvers::enumerate;
 use crate::solvers::pattern::Pattern;
 use crate::solvers::peg::Board;
+use crate::solvers::peg::layers::table::{self as layer_table, PegLayout};
 use crate::store::{
     FarthestRow, HistogramRow, PackedTable, PegLayerRow, PositionRow, PuzzleRecord, SolutionRow,
     Storage,
@@ -37,6 +39,7 @@ pub fn compute<'a>(
     p: &'a Puzzle,
     hash: String,
     backend: &dyn Backend,
+    scratch: &Path,
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
     let started = Instant::now();
@@ -62,7 +65,10 @@ pub fn compute<'a>(
     };
     let rec = match p {
         Puzzle::Graph(g) => graph(g.as_ref(), base, backend, progress)?,
-        Puzzle::Peg(board) => peg_board(board, base, backend, progress)?,
+        Puzzle::Peg(board) => match board.storage() {
+            Storage::PegLayers => peg_layers(board, base, backend, scratch, progress)?,
+            _ => peg_board(board, base, backend, progress)?,
+        },
         Puzzle::Magic(m) => solutions(FACT[m.positions()], backend.magic(m, progress), base),
         Puzzle::Tour(board) => {
             let found = backend.tours(board, progress);
@@ -262,6 +268,72 @@ fn peg_board<'a>(
         histogram,
         peg_layers,
         peg_matrix,
+        ..base
+    })
+}
+
+/// A large peg board: its layers as one packed table (encoding `peg-layers`), the
+/// per-layer figures, the histogram and the farthest positions. Counts and moves are
+/// not stored: `query` derives them from the distances.
+fn peg_layers<'a>(
+    board: &'a Board,
+    base: PuzzleRecord<'a>,
+    backend: &dyn Backend,
+    scratch: &Path,
+    progress: &dyn Progress,
+) -> Result<PuzzleRecord<'a>, SolveFailure> {
+    let table = backend
+        .peg_layers(board, scratch, progress)
+        .map_err(SolveFailure)?;
+    let classes = |k: usize| {
+        (table.layers.iter())
+            .find(|l| l.pegs as usize == k)
+            .map_or(0, |l| l.can_finish_classes)
+    };
+    let layout = PegLayout::of(&table.tables, classes);
+    let histogram = (table.histogram.iter().enumerate())
+        .map(|(d, &(positions, classes))| HistogramRow {
+            distance: d as u32,
+            positions,
+            classes,
+        })
+        .collect();
+    let peg_layers = (table.layers.iter())
+        .map(|l| PegLayerRow {
+            pegs: l.pegs,
+            reachable: l.reachable,
+            can_finish: l.can_finish,
+            reachable_classes: l.reachable_classes,
+            can_finish_classes: l.can_finish_classes,
+        })
+        .collect();
+    let max = table.max_distance();
+    let farthest = (table.farthest.iter())
+        .map(|&b| FarthestRow {
+            rank: b,
+            state: board.format(b),
+            distance: max,
+        })
+        .collect();
+    let states = table.layers.iter().map(|l| l.reachable).sum();
+    let solvable = table.layers.iter().map(|l| l.can_finish).sum();
+    let chunks: Vec<Vec<u8>> = table.tables.into_iter().flat_map(|l| l.chunks).collect();
+    Ok(PuzzleRecord {
+        storage: Storage::PegLayers,
+        counts: false,
+        states,
+        solvable,
+        max_distance: Some(max),
+        histogram,
+        peg_layers,
+        farthest,
+        packed: vec![PackedTable {
+            kind: "distance",
+            encoding: layer_table::ENCODING,
+            ranks_per_chunk: layout.ranks_per_chunk,
+            layout: serde_json::to_string(&layout).expect("a layout serialises"),
+            chunks,
+        }],
         ..base
     })
 }

@@ -14,6 +14,7 @@ pub mod plan;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::core::records::Storage;
 use crate::families::Puzzle;
 use crate::families::registry::{self, family, family_names};
 use crate::families::tour::TourBoard;
@@ -49,6 +50,10 @@ const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../data/puzzles/english33.toml"),
     ),
     ("french37", include_str!("../../data/puzzles/french37.toml")),
+    (
+        "french37-c1",
+        include_str!("../../data/puzzles/french37-c1.toml"),
+    ),
     ("board41", include_str!("../../data/puzzles/board41.toml")),
     (
         "magic-triangle",
@@ -266,10 +271,20 @@ pub fn builtin_tours() -> Vec<TourBoard> {
         .collect()
 }
 
-/// Whether `generate` builds this built-in definition (boards too large to tabulate,
-/// french37 and board41, are definitions only).
+/// Whether `generate` builds this built-in definition (board41, too large to tabulate,
+/// is a definition only).
 fn built(spec: &Spec) -> bool {
     spec.family != "peg" || spec.tabulate.unwrap_or(true)
+}
+
+/// Whether the default `generate` (no `--puzzle`) builds `p`. Peg boards stored as
+/// layers take most of an hour and gigabytes each: they are built when named
+/// (`generate --puzzle french37`), and carried over by every later run.
+pub fn nightly(p: &Puzzle) -> bool {
+    match p {
+        Puzzle::Peg(b) => b.storage() != Storage::PegLayers,
+        _ => true,
+    }
 }
 
 /// Every built-in puzzle, in the order `generate` builds them.
@@ -331,7 +346,7 @@ pub fn lookup(name: &str, stored_definition: Option<&str>) -> Result<Puzzle, Loo
         return Ok(p);
     }
     if definitions_builtin(name) {
-        // A built-in definition that is not tabulated (french37, board41).
+        // A built-in definition that is not tabulated (board41).
         return Err(LookupError::Unknown);
     }
     let Some(text) = stored_definition else {
@@ -366,9 +381,15 @@ mod tests {
                 .map(|p| p.name().to_string())
                 .collect::<Vec<_>>()
         );
-        for name in ["french37", "board41", "twenty-four", ""] {
+        for name in ["board41", "twenty-four", ""] {
             assert!(super::find(name).is_none(), "{name}");
         }
+        // The French boards are built when named, not by the default run.
+        let on_request: Vec<String> = (super::registry().iter())
+            .filter(|p| !super::nightly(p))
+            .map(|p| p.name().to_string())
+            .collect();
+        assert_eq!(on_request, ["french37", "french37-c1"]);
     }
 
     /// The one lookup rule: a built-in name is the built-in puzzle whatever the file
@@ -403,7 +424,7 @@ mod tests {
             Err(LookupError::BadDefinition(_))
         ));
         assert!(matches!(
-            lookup("french37", Some(&stored)),
+            lookup("board41", Some(&stored)),
             Err(LookupError::Unknown)
         ));
     }

@@ -17,7 +17,11 @@ pub fn storage(p: &Puzzle) -> (Storage, bool) {
             Storage::Packed => (Storage::Packed, format::packed_counts(g.size())),
             s => (s, true),
         },
-        Puzzle::Peg(_) => (Storage::Positions, true),
+        Puzzle::Peg(b) => match b.storage() {
+            // Counts are derived from the distances by `query`, not stored.
+            Storage::PegLayers => (Storage::PegLayers, false),
+            s => (s, true),
+        },
         Puzzle::Magic(_) | Puzzle::Tour(_) => (Storage::Solutions, false),
         Puzzle::Patterns(_) => (Storage::Patterns, false),
     }

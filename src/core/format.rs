@@ -51,6 +51,21 @@ pub fn graph_storage(size: u64, has_packing: bool) -> Storage {
     }
 }
 
+/// Peg boards with more holes than this are tabulated by the layer solver and stored
+/// as layers ([`Storage::PegLayers`]); `english33`, the largest below, keeps a row per
+/// position.
+pub const PEG_ROWS_MAX_HOLES: usize = 33;
+
+/// Which storage a peg board of `holes` holes gets: a row per canonical position up to
+/// [`PEG_ROWS_MAX_HOLES`], layers above or when its definition asks for them.
+pub fn peg_storage(holes: usize, layers_asked: bool) -> Storage {
+    if holes > PEG_ROWS_MAX_HOLES || layers_asked {
+        Storage::PegLayers
+    } else {
+        Storage::Positions
+    }
+}
+
 /// The most ranks a storage can hold (only the two move-graph storages have a limit).
 pub fn storage_limit(storage: Storage) -> u64 {
     match storage {

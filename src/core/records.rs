@@ -52,6 +52,10 @@ pub enum Storage {
     /// Pattern databases in `packed_tables`/`packed_chunks` (encoding `u8`); positions
     /// are answered by search (`fifteen`).
     Patterns,
+    /// Large peg boards: per peg count, the positions that can finish with their
+    /// distances in `packed_tables`/`packed_chunks` (encoding `peg-layers`), the
+    /// farthest in `farthest`; counts and moves are derived from the distances.
+    PegLayers,
 }
 
 impl Storage {
@@ -61,6 +65,7 @@ impl Storage {
             Storage::Packed => "packed",
             Storage::Solutions => "solutions",
             Storage::Patterns => "patterns",
+            Storage::PegLayers => "peg-layers",
         }
     }
 
@@ -70,6 +75,7 @@ impl Storage {
             Storage::Packed,
             Storage::Solutions,
             Storage::Patterns,
+            Storage::PegLayers,
         ]
         .into_iter()
         .find(|k| k.as_str() == s)

@@ -95,6 +95,10 @@ pub struct Spec {
     /// Peg: whether `generate` builds the table (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tabulate: Option<bool>,
+    /// Peg: `"layers"` stores a board of up to 33 holes as the large boards are (above
+    /// 33 holes they always are); `"rows"` is the default below.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage: Option<String>,
     /// Peg: whether the start x finish matrix is built (default: up to 21 holes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matrix: Option<bool>,
@@ -147,6 +151,7 @@ pub(crate) fn empty(name: &str, family: &str) -> Spec {
         start_hole: None,
         finish_hole: None,
         tabulate: None,
+        storage: None,
         matrix: None,
         numbers: None,
         lines: None,
@@ -169,7 +174,7 @@ pub(crate) fn common(spec: &Spec, keys: &[&str]) -> Result<(), Problem> {
             format!("name {n:?} must be 1 to 64 lower-case letters, digits or '-'"),
         ));
     }
-    let present: [(&'static str, bool); 21] = [
+    let present: [(&'static str, bool); 22] = [
         ("rows", spec.rows.is_some()),
         ("cols", spec.cols.is_some()),
         ("cells", spec.cells.is_some()),
@@ -186,6 +191,7 @@ pub(crate) fn common(spec: &Spec, keys: &[&str]) -> Result<(), Problem> {
         ("start_hole", spec.start_hole.is_some()),
         ("finish_hole", spec.finish_hole.is_some()),
         ("tabulate", spec.tabulate.is_some()),
+        ("storage", spec.storage.is_some()),
         ("matrix", spec.matrix.is_some()),
         ("numbers", spec.numbers.is_some()),
         ("lines", spec.lines.is_some()),

@@ -18,6 +18,7 @@ pub mod consistency;
 mod enumeration;
 mod file;
 mod graph;
+mod layers;
 mod patterns;
 mod peg;
 mod stored;
@@ -196,6 +197,9 @@ fn verify_puzzle(conn: &Connection, path: &Path, name: &str) -> Check<Report> {
                 Some(layout) => packed_graph(conn, name, g, layout, counts)?,
                 None => row_graph(conn, name, g)?,
             }
+        }
+        Puzzle::Peg(board) if storage == Storage::PegLayers => {
+            layers::peg_layers(conn, path, name, board)?
         }
         Puzzle::Peg(board) => peg_board(conn, name, board)?,
         Puzzle::Magic(m) => enumeration(conn, name, Enumeration::Magic(m))?,

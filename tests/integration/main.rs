@@ -16,6 +16,7 @@ mod nightly;
 mod others;
 mod packed;
 mod peg;
+mod peg_layers;
 mod properties;
 mod resident;
 mod rules;

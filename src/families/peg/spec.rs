@@ -18,15 +18,18 @@ pub const FAMILY: Family = Family {
         "start_hole",
         "finish_hole",
         "tabulate",
+        "storage",
         "matrix",
     ],
     build: |spec| Ok(Puzzle::Peg(board(spec)?)),
 };
 
-/// Most holes of a board that is tabulated: `english33` (187,636,299 reachable positions,
-/// 1.2 GB while solving) is the largest this machine builds; `french37`'s reachable set
-/// runs into billions.
-pub const MAX_TABULATED_HOLES: usize = 33;
+/// Most holes of a board that is tabulated: the layer solver's bound (2^37 bits of layer
+/// bitmaps, 17.2 GB of scratch disk for `french37`).
+pub const MAX_TABULATED_HOLES: usize = crate::solvers::peg::layers::MAX_HOLES;
+
+/// Most holes of a board stored a row per position.
+const MAX_TABULATED_ROWS: usize = crate::core::format::PEG_ROWS_MAX_HOLES;
 
 pub fn board(spec: &Spec) -> Result<Board, Problem> {
     common(spec, FAMILY.keys)?;
@@ -186,6 +189,25 @@ pub fn board(spec: &Spec) -> Result<Board, Problem> {
         }
     };
     board.matrix = matrix;
+    board.layers = match spec.storage.as_deref() {
+        None | Some("rows") if holes <= MAX_TABULATED_ROWS => false,
+        None => true,
+        Some("layers") => true,
+        Some("rows") => {
+            return Err(problem(
+                "storage",
+                format!(
+                    "a board of {holes} holes is stored as layers (rows up to {MAX_TABULATED_ROWS} holes)"
+                ),
+            ));
+        }
+        Some(other) => {
+            return Err(problem(
+                "storage",
+                format!("storage {other:?}: use \"rows\" or \"layers\""),
+            ));
+        }
+    };
     check_jump_structure(&board)?;
     let mut adjacency = vec![Vec::new(); holes];
     for j in &board.jumps {

@@ -6,6 +6,8 @@
 //! `[from, to1, to2, ...]`.
 
 use crate::core::definition::Source;
+use crate::core::format;
+use crate::core::records::Storage;
 use crate::core::space::StateError;
 
 /// Boards up to this many holes get the start x finish matrix unless their definition
@@ -34,6 +36,9 @@ pub struct Board {
     pub tabulate: bool,
     /// Whether the start x finish matrix is computed with the table.
     pub matrix: bool,
+    /// Stored as layers (see [`Board::storage`]) though small enough for rows: asked for
+    /// by the definition (`storage = "layers"`).
+    pub layers: bool,
     /// Grid coordinates `(row, col)` of each hole, for boards given by geometry.
     pub coordinates: Option<Vec<(u8, u8)>>,
     /// `(over, to)` pairs per `from` hole, in jump order.
@@ -150,6 +155,7 @@ impl Board {
             finish,
             tabulate,
             matrix: holes <= MATRIX_MAX_HOLES,
+            layers: false,
             coordinates,
             jumps_from,
             symmetries,
@@ -157,6 +163,11 @@ impl Board {
             bytes,
             source: Source::default(),
         }
+    }
+
+    /// How the board's table is stored: the one rule, [`format::peg_storage`].
+    pub fn storage(&self) -> Storage {
+        format::peg_storage(self.holes, self.layers)
     }
 
     /// Attaches the definition file's contents and layout (stored in the definition).
@@ -185,6 +196,9 @@ impl Board {
                          move: [from,to1,to2,...], a chain of jumps by one peg",
             "matrix": self.matrix,
         });
+        if self.layers {
+            d["storage"] = json!("layers");
+        }
         self.source.annotate(&mut d);
         d
     }

@@ -20,6 +20,7 @@
 //! (`tabulate == false`): their reachable sets are far too large for this machine.
 
 pub mod board;
+pub mod layers;
 pub mod solve;
 
 pub use board::{Board, Jump};

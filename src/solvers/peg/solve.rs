@@ -10,6 +10,7 @@
 use super::board::{Board, MATRIX_MAX_HOLES};
 use crate::core::format::add_known_counts;
 use crate::core::progress::Progress;
+use crate::core::records::Storage;
 use rayon::prelude::*;
 use thiserror::Error;
 
@@ -24,6 +25,10 @@ pub enum PegError {
     NotTabulated(String),
     #[error("the start position of board {0} cannot reach its finish")]
     StartCannotFinish(String),
+    #[error("scratch files: {0}")]
+    Scratch(String),
+    #[error("board {0}: {1}")]
+    Layers(String, String),
 }
 
 /// The complete table of a board.
@@ -298,6 +303,12 @@ fn solve_one(board: &Board, cf: &[Vec<u64>], lower: &[Vec<Solved>], p: u64) -> S
 pub fn solve(board: &Board, progress: &dyn Progress) -> Result<PegTable, PegError> {
     if !board.tabulate {
         return Err(PegError::NotTabulated(board.name.to_string()));
+    }
+    if board.storage() == Storage::PegLayers {
+        return Err(PegError::Layers(
+            board.name.to_string(),
+            "stored as layers: the layer solver builds it".into(),
+        ));
     }
     let forward = reachable_layers(board, usize::MAX, progress);
     let cf = can_finish_layers(board, &forward, progress);

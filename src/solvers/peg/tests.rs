@@ -55,11 +55,12 @@ fn peg_board_names_in_order() {
             "triangle21",
             "english33",
             "french37",
+            "french37-c1",
             "board41"
         ]
     );
     let tab: Vec<bool> = boards().iter().map(|b| b.tabulate).collect();
-    assert_eq!(tab, [true, true, true, true, false, false]);
+    assert_eq!(tab, [true, true, true, true, true, true, false]);
 }
 
 #[test]
@@ -452,9 +453,22 @@ fn peg_solution_counts_match_single_jump_brute_force() {
 #[test]
 fn peg_definition_only_boards_are_refused() {
     assert_eq!(
-        solve(&board("french37"), &Silent).unwrap_err(),
-        PegError::NotTabulated("french37".into())
+        solve(&board("board41"), &Silent).unwrap_err(),
+        PegError::NotTabulated("board41".into())
     );
+    // The French boards are the layer solver's: this one would need tens of gigabytes.
+    assert_eq!(
+        solve(&board("french37"), &Silent).unwrap_err(),
+        PegError::Layers(
+            "french37".into(),
+            "stored as layers: the layer solver builds it".into()
+        )
+    );
+    let dir = tempfile::tempdir().unwrap();
+    assert!(matches!(
+        layers::solve(&board("board41"), dir.path(), &Silent),
+        Err(PegError::NotTabulated(_))
+    ));
 }
 
 #[test]

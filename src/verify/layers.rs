@@ -1,0 +1,357 @@
+//! Peg boards stored as layers: every chunk decodes, every stored position is canonical
+//! and reachable (the forward pass is run again, as long as the build's), its distance
+//! is 1 + the minimum over its moves within the table (0 for the finish alone), every
+//! reachable position one jump before a stored one is stored too (so none that can
+//! finish is missing), and the layers, histogram, start and farthest positions are
+//! recounted.
+
+use std::path::Path;
+
+use rayon::prelude::*;
+use rusqlite::Connection;
+
+use super::check::{Check, Derived, bad, show_opt};
+use super::stored::{
+    int, int_rows, must_be_empty, packed_table_rows, read_chunks, same_rows, text,
+};
+use crate::core::progress::Silent;
+use crate::solvers::peg::Board;
+use crate::solvers::peg::layers::table::{self, ENCODING, Layer, PegLayout, SPAN_RANKS};
+use crate::solvers::peg::layers::{self, Layout};
+use crate::store::audit::{self, Table};
+
+pub(super) fn peg_layers(
+    conn: &Connection,
+    path: &Path,
+    name: &str,
+    board: &Board,
+) -> Check<Derived> {
+    must_be_empty(
+        conn,
+        name,
+        &[Table::Positions, Table::Solutions, Table::PegMatrix],
+    )?;
+    let rows = packed_table_rows(conn, name)?;
+    let [row] = &rows[..] else {
+        return bad(format!(
+            "{} packed tables, but a board stored as layers has one",
+            rows.len()
+        ));
+    };
+    if row.kind != "distance"
+        || row.encoding != ENCODING
+        || row.ranks_per_chunk != SPAN_RANKS as i64
+    {
+        return bad(format!(
+            "packed_tables: kind {:?}, encoding {:?}, {} ranks per chunk; layers are distance, {ENCODING:?}, {SPAN_RANKS}",
+            row.kind, row.encoding, row.ranks_per_chunk
+        ));
+    }
+    let Ok(layout) = serde_json::from_str::<PegLayout>(&row.layout) else {
+        return bad("packed_tables.layout does not parse as a peg-layers layout");
+    };
+    let layout_of = Layout::new(board);
+    let colex = &layout_of.colex;
+    let mut chunks = read_chunks(conn, name, "distance", row.chunks.max(0) as u64)?.into_iter();
+    let n = board.holes;
+    let mut tables: Vec<Layer> = (0..=n)
+        .map(|_| Layer {
+            base: 0,
+            chunks: Vec::new(),
+        })
+        .collect();
+    let mut first = 0;
+    for l in &layout.layers {
+        let k = l.pegs as usize;
+        let want = if k <= n {
+            colex.layer_size(k).div_ceil(SPAN_RANKS)
+        } else {
+            0
+        };
+        if k > n
+            || !tables[k].chunks.is_empty()
+            || l.first_chunk != first
+            || l.chunks != want
+            || l.base >= 64
+        {
+            return bad(format!(
+                "packed_tables.layout: the layer of {} pegs is impossible",
+                l.pegs
+            ));
+        }
+        first += l.chunks;
+        let mine: Vec<Vec<u8>> = chunks.by_ref().take(l.chunks as usize).collect();
+        let mut positions = 0;
+        for (c, blob) in mine.iter().enumerate() {
+            if !blob.is_empty() {
+                match table::check(blob) {
+                    Ok(e) => positions += e as u64,
+                    Err(e) => return bad(format!("layer of {k} pegs, chunk {c}: {}", e.0)),
+                }
+            }
+        }
+        if positions != l.positions {
+            return bad(format!(
+                "packed_tables.layout: {} positions of {k} pegs, but its chunks hold {positions}",
+                l.positions
+            ));
+        }
+        tables[k] = Layer {
+            base: l.base,
+            chunks: mine,
+        };
+    }
+    if first != row.chunks as u64 {
+        return bad(format!(
+            "packed_tables: {} chunks, but the layout places {first}",
+            row.chunks
+        ));
+    }
+
+    let scratch = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let (mut forward, reach, _) = layers::forward(&layout_of, scratch, &Silent).or_else(|e| {
+        bad(format!(
+            "the forward pass needs scratch space in {}: {e}",
+            scratch.display()
+        ))
+    })?;
+    let finish = layout_of.canonical(board.finish);
+    let fpegs = finish.count_ones() as usize;
+    let mut histogram: Vec<[u64; 2]> = Vec::new();
+    let mut finishing = vec![[0u64; 2]; n + 1];
+    let mut farthest: Vec<(u8, u64)> = Vec::new();
+    let mut above = match forward.get_mut(0).and_then(Option::take) {
+        Some(mut s) => Some(s.load().or_else(|e| bad(format!("scratch: {e}")))?),
+        None => None,
+    };
+    for k in 0..=n {
+        let here = above.take();
+        above = match forward.get_mut(k + 1).and_then(Option::take) {
+            Some(mut s) => Some(s.load().or_else(|e| bad(format!("scratch: {e}")))?),
+            None => None,
+        };
+        let t = &tables[k];
+        if t.chunks.is_empty() {
+            continue;
+        }
+        let at = |b: u64| format!("{k} pegs, state {}", board.format(b));
+        let tables = &tables[..];
+        let found = (0..t.chunks.len())
+            .into_par_iter()
+            .map(|c| -> Result<(Vec<[u64; 2]>, Vec<(u8, u64)>), String> {
+                let mut hist: Vec<[u64; 2]> = Vec::new();
+                let mut far: Vec<(u8, u64)> = Vec::new();
+                let blob = &t.chunks[c];
+                if blob.is_empty() {
+                    return Ok((hist, far));
+                }
+                let mut err = None;
+                table::entries(blob, t.base, |r, d| {
+                    if err.is_some() {
+                        return;
+                    }
+                    let rank = c as u64 * SPAN_RANKS + r as u64;
+                    if rank >= colex.layer_size(k) {
+                        err = Some(format!("{k} pegs: rank {rank} is beyond the layer"));
+                        return;
+                    }
+                    let b = colex.unrank(k, rank);
+                    if let Err(e) = check_one(
+                        &layout_of,
+                        tables,
+                        here.as_ref(),
+                        above.as_ref(),
+                        b,
+                        d,
+                        finish,
+                    ) {
+                        err = Some(format!("{}: {e}", at(b)));
+                        return;
+                    }
+                    if hist.len() <= d as usize {
+                        hist.resize(d as usize + 1, [0, 0]);
+                    }
+                    hist[d as usize][0] += layout_of.class_size(b);
+                    hist[d as usize][1] += 1;
+                    match far.first() {
+                        Some(&(m, _)) if d < m => {}
+                        Some(&(m, _)) if d > m => far = vec![(d, b)],
+                        _ => far.push((d, b)),
+                    }
+                });
+                match err {
+                    Some(e) => Err(e),
+                    None => Ok((hist, far)),
+                }
+            })
+            .collect::<Result<Vec<_>, String>>();
+        let found = match found {
+            Ok(f) => f,
+            Err(e) => return bad(e),
+        };
+        for (hist, far) in found {
+            for (d, h) in hist.iter().enumerate() {
+                if histogram.len() <= d {
+                    histogram.resize(d + 1, [0, 0]);
+                }
+                histogram[d][0] += h[0];
+                histogram[d][1] += h[1];
+                finishing[k][0] += h[0];
+                finishing[k][1] += h[1];
+            }
+            match (farthest.first(), far.first()) {
+                (_, None) => {}
+                (Some(&(m, _)), Some(&(d, _))) if d < m => {}
+                (Some(&(m, _)), Some(&(d, _))) if d > m => farthest = far,
+                _ => farthest.extend(far),
+            }
+        }
+    }
+    if k_of(board.finish) != fpegs || tables[fpegs].get(layout_of.rank(finish)) != Some(0) {
+        return bad("the finish is not stored at distance 0");
+    }
+    let start = layout_of.canonical(board.start);
+    let top = start.count_ones() as usize;
+    if tables[top].get(layout_of.rank(start)).is_none() {
+        return bad("the start is not stored");
+    }
+
+    let want: Vec<Vec<Option<i64>>> = (histogram.iter().enumerate())
+        .map(|(d, h)| vec![Some(d as i64), Some(h[0] as i64), Some(h[1] as i64)])
+        .collect();
+    let stored = int_rows(conn, Table::Histogram, name)?;
+    let key = |r: &[Option<i64>]| format!("distance {}", show_opt(r[0]));
+    same_rows("histogram", &key, &stored, &want)?;
+
+    let layers_want: Vec<Vec<Option<i64>>> = (0..=n)
+        .filter(|&k| reach[k].1 > 0)
+        .map(|k| {
+            [
+                k as u64,
+                reach[k].0,
+                finishing[k][0],
+                reach[k].1,
+                finishing[k][1],
+            ]
+            .map(|v| Some(v as i64))
+            .to_vec()
+        })
+        .collect();
+    let stored = int_rows(conn, Table::PegLayers, name)?;
+    let key = |r: &[Option<i64>]| format!("pegs {}", show_opt(r[0]));
+    same_rows("peg_layers", &key, &stored, &layers_want)?;
+
+    let max = (histogram.len() as u8).checked_sub(1);
+    let mut far: Vec<u64> = farthest.into_iter().map(|(_, b)| b).collect();
+    far.sort_unstable();
+    let mut i = 0;
+    audit::for_each_row(conn, Table::Farthest, name, |row| -> Check<()> {
+        let rank = int(row[0], &|| "farthest.rank".to_string())?;
+        let Some(&want) = far.get(i) else {
+            return bad(format!(
+                "farthest: rank {} is not at the maximum distance",
+                show_opt(rank)
+            ));
+        };
+        let state = text(row[1], &|| "farthest.state".to_string())?;
+        let d = int(row[2], &|| "farthest.distance".to_string())?;
+        if rank != Some(want as i64)
+            || state.as_deref() != Some(board.format(want).as_str())
+            || d != max.map(i64::from)
+        {
+            return bad(format!(
+                "farthest: rank {} (state {}) is not the next position at the maximum distance, rank {want}",
+                show_opt(rank),
+                state.unwrap_or_default()
+            ));
+        }
+        i += 1;
+        Ok(())
+    })?;
+    if let Some(&want) = far.get(i) {
+        return bad(format!(
+            "farthest rank {want} (state {}): at the maximum distance but missing",
+            board.format(want)
+        ));
+    }
+
+    let entries = layout.layers.iter().map(|l| l.positions).sum();
+    Ok(Derived {
+        entries,
+        states: reach.iter().map(|r| r.0).sum(),
+        solvable: finishing.iter().map(|f| f[0]).sum(),
+        max_distance: max,
+    })
+}
+
+fn k_of(b: u64) -> usize {
+    b.count_ones() as usize
+}
+
+/// One stored position `b` at distance `d`: canonical, reachable, 0 only as the finish,
+/// otherwise 1 + the minimum over its moves within the table, and every reachable
+/// position one jump before it stored as well.
+fn check_one(
+    layout: &Layout,
+    tables: &[Layer],
+    here: Option<&layers::bits::Bitmap>,
+    above: Option<&layers::bits::Bitmap>,
+    b: u64,
+    d: u8,
+    finish: u64,
+) -> Result<(), String> {
+    let board = layout.board;
+    if layout.canonical(b) != b {
+        return Err("stored, but not in canonical form".into());
+    }
+    if !here.is_some_and(|f| f.get(layout.rank(b))) {
+        return Err("stored, but not reachable from the start".into());
+    }
+    if b == finish {
+        return if d == 0 {
+            Ok(())
+        } else {
+            Err(format!("the finish at distance {d}"))
+        };
+    }
+    if d == 0 {
+        return Err("distance 0 but it is not the finish".into());
+    }
+    let mut min = None::<u8>;
+    board.for_each_move(b, |_, after| {
+        if let Ok(Some(e)) = layers::distance_of(layout, tables, after) {
+            min = Some(min.map_or(e, |m| m.min(e)));
+        }
+    });
+    match min {
+        None => {
+            return Err(format!(
+                "distance {d} but no move leads to a stored position"
+            ));
+        }
+        Some(m) if m + 1 != d => return Err(format!("distance {d} but its moves' minimum is {m}")),
+        _ => {}
+    }
+    let mut missing = None;
+    layout.unjumps(b, |p| {
+        let c = layout.canonical(p);
+        let r = layout.rank(c);
+        let k = c.count_ones() as usize;
+        if missing.is_none()
+            && above.is_some_and(|f| f.get(r))
+            && tables.get(k).is_none_or(|t| t.get(r).is_none())
+        {
+            missing = Some(c);
+        }
+    });
+    match missing {
+        Some(c) => Err(format!(
+            "{} is reachable and can finish through it, but it is not stored",
+            board.format(c)
+        )),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,166 @@
+//! Peg boards stored as layers, the French boards' storage: a small board asked to be
+//! stored so (`storage = "layers"`) answers every query exactly as its twin stored a
+//! row per position, and passes `verify`. The French boards themselves are built by the
+//! ignored test here (most of an hour each), named in the README.
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use puzzlebase::catalog;
+use puzzlebase::families::Puzzle;
+use puzzlebase::solvers::peg::Board;
+
+use crate::util::{assert_clean_failure, assert_replays, query_json_in, run};
+
+/// A copy of the built-in board `name` as a user's definition `<name>-layers` stored as
+/// layers.
+fn layers_twin(dir: &Path, name: &str) {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("data/puzzles/{name}.toml")),
+    )
+    .unwrap();
+    let text = text.replace(
+        &format!("name = \"{name}\""),
+        &format!("name = \"{name}-layers\"\nstorage = \"layers\""),
+    );
+    std::fs::write(dir.join(format!("{name}-layers.toml")), text).unwrap();
+}
+
+/// A query's JSON answer without the puzzle's name; a path (with its moves) is checked
+/// to replay on `board` as an optimal solution and left out, since either storage may
+/// pick another of the optimal moves.
+fn answer(db: &Path, board: &Board, puzzle: &str, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["--puzzle", puzzle];
+    all.extend_from_slice(args);
+    let mut a = query_json_in(db, &all);
+    if a.get("path").is_some() {
+        assert_replays(board, &a);
+        assert_eq!(
+            a["path"].as_array().unwrap().len() as u64,
+            a["distance"].as_u64().unwrap() + 1
+        );
+    }
+    let o = a.as_object_mut().unwrap();
+    for key in ["puzzle", "path", "moves"] {
+        o.remove(key);
+    }
+    a
+}
+
+#[test]
+fn boards_stored_as_layers_answer_as_their_row_twins() {
+    let dir = tempfile::tempdir().unwrap();
+    let defs = dir.path().join("defs");
+    std::fs::create_dir(&defs).unwrap();
+    let boards = ["hoppers", "triangle21", "chinese-checkers"];
+    let mut args = vec!["generate", "-q", "--db", "", "--definitions", ""];
+    let db = dir.path().join("layers.sqlite");
+    let db_text = db.to_str().unwrap().to_string();
+    let defs_text = defs.to_str().unwrap().to_string();
+    args[3] = &db_text;
+    args[5] = &defs_text;
+    let names: Vec<String> = boards.iter().map(|b| format!("{b}-layers")).collect();
+    for (b, n) in boards.iter().zip(&names) {
+        layers_twin(&defs, b);
+        args.extend(["--puzzle", b, "--puzzle", n.as_str()]);
+    }
+    let o = run(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let conn = Connection::open(&db).unwrap();
+    for (b, n) in boards.iter().zip(&names) {
+        let Some(Puzzle::Peg(board)) = catalog::find(b) else {
+            panic!("{b} is a peg board")
+        };
+        let storage: String = conn
+            .query_row("SELECT storage FROM puzzles WHERE name = ?1", [n], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(storage, "peg-layers");
+        for q in [
+            &["--start"][..],
+            &["--longest"],
+            &["--layers"],
+            &["--histogram"],
+        ] {
+            assert_eq!(
+                answer(&db, &board, b, q),
+                answer(&db, &board, n, q),
+                "{b}: {q:?}"
+            );
+        }
+        // Positions the rows twin stores with a distance, and one it does not store.
+        let mut st = conn
+            .prepare(
+                "SELECT state FROM positions WHERE puzzle = ?1 AND distance IS NOT NULL \
+                 ORDER BY rank",
+            )
+            .unwrap();
+        let states: Vec<String> = st
+            .query_map([b], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let step = (states.len() / 40).max(1);
+        for s in states.iter().step_by(step) {
+            let rows = answer(&db, &board, b, &["--state", s]);
+            assert_eq!(rows, answer(&db, &board, n, &["--state", s]), "{b}: {s}");
+        }
+        let nowhere = "0".repeat(states[0].len() - 1) + "1";
+        for p in [b, &n.as_str()] {
+            let o = run(&[
+                "query", "--db", &db_text, "--puzzle", p, "--state", &nowhere,
+            ]);
+            let err = assert_clean_failure(&o, 1);
+            assert!(
+                err.contains("cannot finish") || err.contains("not reachable"),
+                "{err}"
+            );
+        }
+    }
+    let o = run(&["verify", "--db", &db_text]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// The French board from c1 (`french37-c1`): J.-C. Meyrignac's totals, from the file.
+/// Most of an hour and 17.2 GB of scratch disk:
+/// `cargo test --release --test integration french37 -- --ignored --nocapture`
+/// (`PUZZLEBASE_FRENCH_DB=path` reuses a file that holds it).
+#[test]
+#[ignore]
+fn french37_c1_reaches_meyrignacs_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = match std::env::var_os("PUZZLEBASE_FRENCH_DB") {
+        Some(p) => std::path::PathBuf::from(p),
+        None => {
+            let db = dir.path().join("french.sqlite");
+            let o = run(&[
+                "generate",
+                "-q",
+                "--db",
+                db.to_str().unwrap(),
+                "--puzzle",
+                "french37-c1",
+            ]);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            db
+        }
+    };
+    let a = query_json_in(&db, &["--puzzle", "french37-c1", "--layers"]);
+    let layers = a["layers"].as_array().unwrap();
+    assert_eq!(
+        layers.len(),
+        36,
+        "one layer per peg count from 36 down to 1"
+    );
+    let reachable: Vec<u64> = layers
+        .iter()
+        .map(|l| l["reachable"].as_u64().unwrap())
+        .collect();
+    assert_eq!(reachable.iter().sum::<u64>(), 22_920_760_254);
+    assert_eq!(reachable.iter().max(), Some(&3_489_271_180));
+    let start = query_json_in(&db, &["--puzzle", "french37-c1", "--start"]);
+    assert!(start["distance"].as_u64().unwrap() > 0);
+}
