@@ -247,7 +247,8 @@ fn compute_vs_write(db: &std::path::Path, summaries: &[Summary], full: f64) {
     let compute = computed(db);
     println!("  puzzle             compute s    write s   write/compute");
     let mut total_compute = 0.0;
-    for p in puzzlebase::catalog::registry() {
+    let nightly = puzzlebase::catalog::registry();
+    for p in nightly.iter().filter(|p| puzzlebase::catalog::nightly(p)) {
         let c = compute[p.name()];
         let w = (summaries.iter())
             .find(|s| s.name == p.name())

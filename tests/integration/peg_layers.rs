@@ -164,3 +164,48 @@ fn french37_c1_reaches_meyrignacs_figures() {
     let start = query_json_in(&db, &["--puzzle", "french37-c1", "--start"]);
     assert!(start["distance"].as_u64().unwrap() > 0);
 }
+
+/// Both French boards' reachable layers from 36 pegs down to 22, counted again by the
+/// small boards' solver (sorted vectors of canonical positions, a method of its own),
+/// against the file. About a minute and 5 GiB per board:
+/// `PUZZLEBASE_FRENCH_DB=path cargo test --release --test integration french37 -- --ignored`
+#[test]
+#[ignore]
+fn french37_layers_agree_with_the_hash_set_solver() {
+    let Some(db) = std::env::var_os("PUZZLEBASE_FRENCH_DB") else {
+        panic!("set PUZZLEBASE_FRENCH_DB to a file holding french37 and french37-c1");
+    };
+    let db = std::path::PathBuf::from(db);
+    for name in ["french37", "french37-c1"] {
+        let Some(Puzzle::Peg(board)) = catalog::find(name) else {
+            panic!("{name} is a peg board")
+        };
+        let a = query_json_in(&db, &["--puzzle", name, "--layers"]);
+        let stored: Vec<(u64, u64, u64)> = a["layers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                let n = |k: &str| l[k].as_u64().unwrap();
+                (n("pegs"), n("reachable"), n("reachable_classes"))
+            })
+            .collect();
+        let mut seen = 0;
+        puzzlebase::solvers::peg::for_each_reachable_layer(
+            &board,
+            15,
+            &puzzlebase::core::progress::Silent,
+            |pegs, layer| {
+                let positions: u64 = layer.iter().map(|&b| board.class_size(b) as u64).sum();
+                let row = stored.iter().find(|l| l.0 == pegs as u64).unwrap();
+                assert_eq!(
+                    (row.1, row.2),
+                    (positions, layer.len() as u64),
+                    "{name}: {pegs} pegs"
+                );
+                seen += 1;
+            },
+        );
+        assert_eq!(seen, 15);
+    }
+}

@@ -58,8 +58,9 @@ pub fn all_but_eleven() -> Vec<&'static str> {
     static NAMES: OnceLock<Vec<String>> = OnceLock::new();
     NAMES
         .get_or_init(|| {
-            catalog::names()
-                .into_iter()
+            (catalog::registry().iter())
+                .filter(|p| catalog::nightly(p))
+                .map(|p| p.name().to_string())
                 .filter(|n| n != "eleven" && n != "twelve")
                 .collect()
         })
