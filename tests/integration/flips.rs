@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use puzzlebase::answers::{Database, json};
 use serde_json::Value;
 
-use crate::util::{assert_clean_failure, generate_into, run};
+use crate::util::{Quiet, TEST_PARTITION, assert_clean_failure, generate_into, run};
 
 /// Every storage kind: rows (`seven`), packed distances and counts (`eight`), pattern
 /// tables (`fifteen`), peg rows, layers and matrix (`hoppers`, `chinese-checkers`), and
@@ -26,6 +26,10 @@ const PUZZLES: &[&str] = &[
     "knight-tour",
 ];
 
+/// Peg layers (the French boards' storage) on a small board: `hoppers` asked to be
+/// stored so.
+const HOPPERS_LAYERS: &str = "hoppers-layers";
+
 /// A file with every storage kind, built once for the flip tests.
 pub fn every_kind() -> &'static Path {
     static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
@@ -33,6 +37,19 @@ pub fn every_kind() -> &'static Path {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("kinds.sqlite");
         generate_into(&path, PUZZLES, false);
+        let text = include_str!("../../data/puzzles/hoppers.toml").replace(
+            "name = \"hoppers\"",
+            "name = \"hoppers-layers\"\nstorage = \"layers\"",
+        );
+        let (_, layers) = puzzlebase::catalog::load("hoppers-layers.toml", &text).unwrap();
+        let opts = puzzlebase::build::Options {
+            db: path.clone(),
+            only: vec![HOPPERS_LAYERS.to_string()],
+            force: false,
+        };
+        let registry = puzzlebase::catalog::registry_building(&[TEST_PARTITION.to_string()]);
+        puzzlebase::build::generate_from(&opts, registry.unwrap(), vec![layers], false, &Quiet)
+            .unwrap();
         (dir, path)
     });
     path
@@ -69,6 +86,10 @@ fn answers(db: &Path) -> Vec<Result<Value, String>> {
         }),
         ask(&|| Ok(json::state(&db.start("hoppers")?))),
         ask(&|| Ok(json::layers("hoppers", &db.layers("hoppers")?))),
+        ask(&|| Ok(json::state(&db.start(HOPPERS_LAYERS)?))),
+        ask(&|| Ok(json::state(&db.state(HOPPERS_LAYERS, "0100110000011")?))),
+        ask(&|| Ok(json::longest(&db.longest(HOPPERS_LAYERS)?))),
+        ask(&|| Ok(json::layers(HOPPERS_LAYERS, &db.layers(HOPPERS_LAYERS)?))),
         ask(&|| {
             Ok(json::matrix(
                 "chinese-checkers",

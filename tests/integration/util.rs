@@ -69,7 +69,8 @@ pub fn all_but_eleven() -> Vec<&'static str> {
         .collect()
 }
 
-struct Quiet;
+/// An observer that reports nothing.
+pub struct Quiet;
 impl Observer for Quiet {
     fn progress(&self, _: &str) -> Box<dyn Progress + '_> {
         Box::new(Silent)
