@@ -311,7 +311,7 @@ pub fn plan(file: &str, plan: &Plan) -> Value {
     json!({
         "file": file, "puzzle": plan.name, "family": plan.family,
         "states": plan.states, "states_exact": plan.states_exact, "storage": plan.storage,
-        "seconds": plan.seconds, "memory_bytes": plan.memory_bytes, "built": plan.tabulate,
+        "seconds": plan.seconds, "memory_bytes": plan.memory_bytes, "built": plan.tabulate, "nightly": plan.nightly,
         "tables": plan.tables,
     })
 }

@@ -42,6 +42,9 @@ pub struct Plan {
     pub seconds: Option<f64>,
     pub memory_bytes: Option<u64>,
     pub tabulate: bool,
+    /// Whether the default `generate` builds it ([`crate::catalog::nightly`]); the others
+    /// are built when named.
+    pub nightly: bool,
     /// Pattern tables `generate` stores (partition, pattern, tiles, entries), when the
     /// puzzle is answered by search over them.
     pub tables: Vec<PlannedTable>,
@@ -72,6 +75,7 @@ pub fn plan(p: &Puzzle) -> Plan {
         seconds: None,
         memory_bytes: None,
         tabulate: true,
+        nightly: crate::catalog::nightly(p),
         tables: Vec::new(),
     };
     match p {
@@ -92,18 +96,30 @@ pub fn plan(p: &Puzzle) -> Plan {
             }
         }
         Puzzle::Peg(b) => {
-            // Bounds: every bitboard reachable, at english33's rate of about 14 M
-            // positions/s and 8 bytes per position kept.
             let bound = if b.holes >= 64 {
                 u64::MAX
             } else {
                 1u64 << b.holes
             };
+            let storage = b.storage();
+            let (seconds, memory) = match storage {
+                // The layer solver scans every rank: french37-c1's 2^37 took 757 s, at
+                // about 5.9 GiB, three bitmaps of the widest layer.
+                Storage::PegLayers => {
+                    let widest = crate::solvers::peg::layers::colex::Colex::new(b.holes)
+                        .layer_size(b.holes / 2);
+                    (bound as f64 / 180e6, widest.div_ceil(8).saturating_mul(3))
+                }
+                // Bounds: every bitboard reachable, at english33's rate of about 14 M
+                // positions/s and 8 bytes per position kept.
+                _ => (bound as f64 / 14e6, bound.saturating_mul(8)),
+            };
             Plan {
                 states: Some(bound),
                 states_exact: false,
-                seconds: Some(bound as f64 / 14e6),
-                memory_bytes: Some(bound.saturating_mul(8)),
+                storage: storage.as_str(),
+                seconds: Some(seconds),
+                memory_bytes: Some(memory),
                 tabulate: b.tabulate,
                 ..base
             }

@@ -289,6 +289,11 @@ pub fn plan(file: &str, plan: &Plan) -> Vec<String> {
     ));
     if !plan.tabulate {
         out.push("generate:  not built (tabulate = false): a definition only".into());
+    } else if !plan.nightly {
+        out.push(format!(
+            "generate:  built when named (`generate --puzzle {}`), not by the default run",
+            plan.name
+        ));
     }
     for t in &plan.tables {
         let tiles: Vec<String> = t.tiles.iter().map(u8::to_string).collect();
