@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use super::{Database, LongestAnswer, QueryError, Result, Solutions, StateAnswer};
 use crate::solvers::peg::Board;
-use crate::solvers::peg::layers::table::{self, ENCODING, PegLayout};
+use crate::solvers::peg::layers::table::{self, PegLayout};
 use crate::solvers::peg::layers::{self, Distances, Layout};
 use crate::store;
 
@@ -36,32 +36,9 @@ impl<'a> LayerReader<'a> {
             .map_err(db.sql())?
             .ok_or_else(|| bad("is missing"))?;
         let layout: PegLayout = serde_json::from_str(&text).map_err(|_| bad("does not parse"))?;
-        if layout.encoding != ENCODING || layout.ranks_per_chunk != table::SPAN_RANKS {
-            return Err(bad("is not the peg-layers encoding"));
-        }
-        let colex = layers::colex::Colex::new(board.holes);
-        let mut next = 0;
-        let mut pegs = None;
-        for l in &layout.layers {
-            let ranks = colex
-                .layer_size(l.pegs as usize)
-                .div_ceil(layout.ranks_per_chunk);
-            if l.pegs as usize > board.holes
-                || pegs.is_some_and(|p| p >= l.pegs)
-                || l.first_chunk != next
-                || l.chunks != ranks
-                || l.base >= 64
-            {
-                return Err(bad(
-                    format!("has an impossible layer of {} pegs", l.pegs).as_str()
-                ));
-            }
-            pegs = Some(l.pegs);
-            next += l.chunks;
-        }
-        if next != chunks {
-            return Err(bad("does not match the chunks stored"));
-        }
+        layout
+            .check(board.holes, chunks)
+            .map_err(|why| bad(&format!("is wrong: {why}")))?;
         Ok(LayerReader {
             db,
             name,
@@ -175,7 +152,9 @@ impl Database {
             )));
         }
         let mut memo = HashMap::new();
-        let solutions = match count_within(&layout, &reader, bits, &mut memo)? {
+        let counted =
+            layers::count_solutions_within(&layout, &reader, bits, &mut memo, COUNT_BUDGET)?;
+        let solutions = match counted {
             Some(Some(n)) => Solutions::Exactly(n),
             Some(None) => Solutions::Overflow,
             None => Solutions::NotStored,
@@ -235,15 +214,4 @@ impl Database {
             .map(|l| (l.pegs, l.positions))
             .collect())
     }
-}
-
-/// [`layers::count_solutions`] unless more than [`COUNT_BUDGET`] positions would be
-/// needed (`None` then).
-fn count_within(
-    layout: &Layout,
-    reader: &LayerReader,
-    bits: u64,
-    memo: &mut HashMap<u64, Option<u64>>,
-) -> Result<Option<Option<u64>>> {
-    layers::count_solutions_within(layout, reader, bits, memo, COUNT_BUDGET)
 }

@@ -18,8 +18,8 @@ use crate::families::Puzzle;
 use crate::solvers::bfs::{COUNT_OVERFLOW, NO_NEXT, UNREACHED};
 use crate::solvers::enumerate;
 use crate::solvers::pattern::Pattern;
-use crate::solvers::peg::Board;
 use crate::solvers::peg::layers::table::{self as layer_table, PegLayout};
+use crate::solvers::peg::{Board, LayerStats};
 use crate::store::{
     FarthestRow, HistogramRow, PackedTable, PegLayerRow, PositionRow, PuzzleRecord, SolutionRow,
     Storage,
@@ -230,15 +230,7 @@ fn peg_board<'a>(
             histogram[d].classes += 1;
         }
     }
-    let peg_layers = (table.layers.iter())
-        .map(|l| PegLayerRow {
-            pegs: l.pegs,
-            reachable: l.reachable,
-            can_finish: l.can_finish,
-            reachable_classes: l.reachable_classes,
-            can_finish_classes: l.can_finish_classes,
-        })
-        .collect();
+    let peg_layers = peg_layer_rows(&table.layers);
     let peg_matrix = (matrix.iter().enumerate())
         .flat_map(|(s, row)| {
             row.iter()
@@ -298,15 +290,7 @@ fn peg_layers<'a>(
             classes,
         })
         .collect();
-    let peg_layers = (table.layers.iter())
-        .map(|l| PegLayerRow {
-            pegs: l.pegs,
-            reachable: l.reachable,
-            can_finish: l.can_finish,
-            reachable_classes: l.reachable_classes,
-            can_finish_classes: l.can_finish_classes,
-        })
-        .collect();
+    let peg_layers = peg_layer_rows(&table.layers);
     let max = table.max_distance();
     let farthest = (table.farthest.iter())
         .map(|&b| FarthestRow {
@@ -336,6 +320,19 @@ fn peg_layers<'a>(
         }],
         ..base
     })
+}
+
+/// The `peg_layers` rows of a board's layer figures.
+fn peg_layer_rows(layers: &[LayerStats]) -> Vec<PegLayerRow> {
+    (layers.iter())
+        .map(|l| PegLayerRow {
+            pegs: l.pegs,
+            reachable: l.reachable,
+            can_finish: l.can_finish,
+            reachable_classes: l.reachable_classes,
+            can_finish_classes: l.can_finish_classes,
+        })
+        .collect()
 }
 
 /// An enumeration puzzle: its solutions, nothing in the move tables.

@@ -16,7 +16,8 @@ use rusqlite::types::ValueRef;
 
 use super::check::{Check, Derived, bad, first_failure, same, show_count, show_dist, show_opt};
 use super::stored::{
-    int, int_in, int_rows, must_be_empty, packed_table_rows, read_chunks, same_rows, text,
+    farthest_rows_are, int, int_in, int_rows, must_be_empty, packed_table_rows, read_chunks,
+    same_rows, text,
 };
 use crate::core::format::{COUNT_OVERFLOW, UNREACHED, add_counts};
 use crate::core::packed::{CountLayout, RunLayout};
@@ -424,49 +425,7 @@ pub(super) fn packed_graph(
         }
         None => Vec::new(),
     };
-    let mut i = 0;
-    audit::for_each_row(conn, Table::Farthest, name, |row| -> Check<()> {
-        let rank = int(row[0], &|| "farthest.rank".to_string())?;
-        let Some(&want) = far.get(i) else {
-            return bad(format!(
-                "farthest: rank {} is stored but is not at the maximum distance",
-                show_opt(rank)
-            ));
-        };
-        let at = || format!("farthest rank {want} (state {})", g.format(want));
-        if rank != Some(want as i64) {
-            return bad(format!(
-                "{}: missing (rank {} stored in its place)",
-                at(),
-                show_opt(rank)
-            ));
-        }
-        let state = text(row[1], &|| format!("{}: state", at()))?;
-        if state.as_deref() != Some(g.format(want).as_str()) {
-            return bad(format!(
-                "{}: state text {:?} is not the notation of the rank",
-                at(),
-                state.unwrap_or_default()
-            ));
-        }
-        let d = int(row[2], &|| format!("{}: distance", at()))?;
-        if d != max.map(i64::from) {
-            return bad(format!(
-                "{}: distance {} but the table gives {}",
-                at(),
-                show_opt(d),
-                show_opt(max)
-            ));
-        }
-        i += 1;
-        Ok(())
-    })?;
-    if let Some(&want) = far.get(i) {
-        return bad(format!(
-            "farthest rank {want} (state {}): at the maximum distance but missing",
-            g.format(want)
-        ));
-    }
+    farthest_rows_are(conn, name, &far, max, &|r| g.format(r))?;
     Ok(Derived {
         entries: n,
         states: n,

@@ -10,15 +10,13 @@ use std::path::Path;
 use rayon::prelude::*;
 use rusqlite::Connection;
 
-use super::check::{Check, Derived, bad, show_opt};
-use super::stored::{
-    int, int_rows, must_be_empty, packed_table_rows, read_chunks, same_rows, text,
-};
+use super::check::{Check, Derived, bad};
+use super::stored::{farthest_rows_are, must_be_empty, packed_table_rows, read_chunks};
 use crate::core::progress::Silent;
 use crate::solvers::peg::Board;
 use crate::solvers::peg::layers::table::{self, ENCODING, Layer, PegLayout, SPAN_RANKS};
 use crate::solvers::peg::layers::{self, Layout};
-use crate::store::audit::{self, Table};
+use crate::store::audit::Table;
 
 pub(super) fn peg_layers(
     conn: &Connection,
@@ -50,36 +48,16 @@ pub(super) fn peg_layers(
     let Ok(layout) = serde_json::from_str::<PegLayout>(&row.layout) else {
         return bad("packed_tables.layout does not parse as a peg-layers layout");
     };
+    if let Err(why) = layout.check(board.holes, row.chunks.max(0) as u64) {
+        return bad(format!("packed_tables.layout: {why}"));
+    }
     let layout_of = Layout::new(board);
     let colex = &layout_of.colex;
     let mut chunks = read_chunks(conn, name, "distance", row.chunks.max(0) as u64)?.into_iter();
     let n = board.holes;
-    let mut tables: Vec<Layer> = (0..=n)
-        .map(|_| Layer {
-            base: 0,
-            chunks: Vec::new(),
-        })
-        .collect();
-    let mut first = 0;
+    let mut tables: Vec<Layer> = (0..=n).map(|_| Layer::default()).collect();
     for l in &layout.layers {
         let k = l.pegs as usize;
-        let want = if k <= n {
-            colex.layer_size(k).div_ceil(SPAN_RANKS)
-        } else {
-            0
-        };
-        if k > n
-            || !tables[k].chunks.is_empty()
-            || l.first_chunk != first
-            || l.chunks != want
-            || l.base >= 64
-        {
-            return bad(format!(
-                "packed_tables.layout: the layer of {} pegs is impossible",
-                l.pegs
-            ));
-        }
-        first += l.chunks;
         let mine: Vec<Vec<u8>> = chunks.by_ref().take(l.chunks as usize).collect();
         let mut positions = 0;
         for (c, blob) in mine.iter().enumerate() {
@@ -100,12 +78,6 @@ pub(super) fn peg_layers(
             base: l.base,
             chunks: mine,
         };
-    }
-    if first != row.chunks as u64 {
-        return bad(format!(
-            "packed_tables: {} chunks, but the layout places {first}",
-            row.chunks
-        ));
     }
 
     let scratch = match path.parent() {
@@ -210,7 +182,7 @@ pub(super) fn peg_layers(
             }
         }
     }
-    if k_of(board.finish) != fpegs || tables[fpegs].get(layout_of.rank(finish)) != Some(0) {
+    if tables[fpegs].get(layout_of.rank(finish)) != Some(0) {
         return bad("the finish is not stored at distance 0");
     }
     let start = layout_of.canonical(board.start);
@@ -219,14 +191,8 @@ pub(super) fn peg_layers(
         return bad("the start is not stored");
     }
 
-    let want: Vec<Vec<Option<i64>>> = (histogram.iter().enumerate())
-        .map(|(d, h)| vec![Some(d as i64), Some(h[0] as i64), Some(h[1] as i64)])
-        .collect();
-    let stored = int_rows(conn, Table::Histogram, name)?;
-    let key = |r: &[Option<i64>]| format!("distance {}", show_opt(r[0]));
-    same_rows("histogram", &key, &stored, &want)?;
-
-    let layers_want: Vec<Vec<Option<i64>>> = (0..=n)
+    super::peg::histogram_is(conn, name, &histogram)?;
+    let layers: Vec<[u64; 5]> = (0..=n)
         .filter(|&k| reach[k].1 > 0)
         .map(|k| {
             [
@@ -236,47 +202,14 @@ pub(super) fn peg_layers(
                 reach[k].1,
                 finishing[k][1],
             ]
-            .map(|v| Some(v as i64))
-            .to_vec()
         })
         .collect();
-    let stored = int_rows(conn, Table::PegLayers, name)?;
-    let key = |r: &[Option<i64>]| format!("pegs {}", show_opt(r[0]));
-    same_rows("peg_layers", &key, &stored, &layers_want)?;
+    super::peg::layers_are(conn, name, &layers)?;
 
     let max = (histogram.len() as u8).checked_sub(1);
     let mut far: Vec<u64> = farthest.into_iter().map(|(_, b)| b).collect();
     far.sort_unstable();
-    let mut i = 0;
-    audit::for_each_row(conn, Table::Farthest, name, |row| -> Check<()> {
-        let rank = int(row[0], &|| "farthest.rank".to_string())?;
-        let Some(&want) = far.get(i) else {
-            return bad(format!(
-                "farthest: rank {} is not at the maximum distance",
-                show_opt(rank)
-            ));
-        };
-        let state = text(row[1], &|| "farthest.state".to_string())?;
-        let d = int(row[2], &|| "farthest.distance".to_string())?;
-        if rank != Some(want as i64)
-            || state.as_deref() != Some(board.format(want).as_str())
-            || d != max.map(i64::from)
-        {
-            return bad(format!(
-                "farthest: rank {} (state {}) is not the next position at the maximum distance, rank {want}",
-                show_opt(rank),
-                state.unwrap_or_default()
-            ));
-        }
-        i += 1;
-        Ok(())
-    })?;
-    if let Some(&want) = far.get(i) {
-        return bad(format!(
-            "farthest rank {want} (state {}): at the maximum distance but missing",
-            board.format(want)
-        ));
-    }
+    farthest_rows_are(conn, name, &far, max, &|b| board.format(b))?;
 
     let entries = layout.layers.iter().map(|l| l.positions).sum();
     Ok(Derived {
@@ -285,10 +218,6 @@ pub(super) fn peg_layers(
         solvable: finishing.iter().map(|f| f[0]).sum(),
         max_distance: max,
     })
-}
-
-fn k_of(b: u64) -> usize {
-    b.count_ones() as usize
 }
 
 /// One stored position `b` at distance `d`: canonical, reachable, 0 only as the finish,

@@ -305,14 +305,9 @@ pub(super) fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<D
             }
         }
     }
-    let want: Vec<Vec<Option<i64>>> = (histogram.iter().enumerate())
-        .map(|(d, h)| vec![Some(d as i64), Some(h[0] as i64), Some(h[1] as i64)])
-        .collect();
-    let stored = int_rows(conn, Table::Histogram, name)?;
-    let key = |r: &[Option<i64>]| format!("distance {}", show_opt(r[0]));
-    same_rows("histogram", &key, &stored, &want)?;
+    histogram_is(conn, name, &histogram)?;
 
-    let layers: Vec<Vec<Option<i64>>> = (forward.iter().enumerate())
+    let layers: Vec<[u64; 5]> = (forward.iter().enumerate())
         .filter(|(_, l)| !l.is_empty())
         .map(|(k, l)| {
             let reachable: u64 = l.par_iter().map(|&b| board.class_size(b) as u64).sum();
@@ -323,13 +318,9 @@ pub(super) fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<D
                 l.len() as u64,
                 can_finish[k][1],
             ]
-            .map(|v| Some(v as i64))
-            .to_vec()
         })
         .collect();
-    let stored = int_rows(conn, Table::PegLayers, name)?;
-    let key = |r: &[Option<i64>]| format!("pegs {}", show_opt(r[0]));
-    same_rows("peg_layers", &key, &stored, &layers)?;
+    layers_are(conn, name, &layers)?;
 
     let matrix: Vec<Vec<Option<i64>>> = if board.matrix {
         (peg::matrix(board, &Silent).iter().enumerate())
@@ -346,11 +337,33 @@ pub(super) fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<D
     let key = |r: &[Option<i64>]| format!("start {} finish {}", show_opt(r[0]), show_opt(r[1]));
     same_rows("peg_matrix", &key, &stored, &matrix)?;
 
-    let sum = |col: usize| layers.iter().map(|l| l[col].unwrap_or(0) as u64).sum();
+    let sum = |col: usize| layers.iter().map(|l| l[col]).sum();
     Ok(Derived {
         entries: rows.bits.len() as u64,
         states: sum(1),
         solvable: sum(2),
         max_distance: max,
     })
+}
+
+/// The stored `histogram` of a peg board is `histogram`: (positions, classes) per
+/// distance from 0.
+pub(super) fn histogram_is(conn: &Connection, name: &str, histogram: &[[u64; 2]]) -> Check<()> {
+    let want: Vec<Vec<Option<i64>>> = (histogram.iter().enumerate())
+        .map(|(d, h)| vec![Some(d as i64), Some(h[0] as i64), Some(h[1] as i64)])
+        .collect();
+    let stored = int_rows(conn, Table::Histogram, name)?;
+    let key = |r: &[Option<i64>]| format!("distance {}", show_opt(r[0]));
+    same_rows("histogram", &key, &stored, &want)
+}
+
+/// The stored `peg_layers` rows are `layers`: (pegs, reachable, can finish, reachable
+/// classes, can-finish classes) per peg count present.
+pub(super) fn layers_are(conn: &Connection, name: &str, layers: &[[u64; 5]]) -> Check<()> {
+    let want: Vec<Vec<Option<i64>>> = (layers.iter())
+        .map(|l| l.map(|v| Some(v as i64)).to_vec())
+        .collect();
+    let stored = int_rows(conn, Table::PegLayers, name)?;
+    let key = |r: &[Option<i64>]| format!("pegs {}", show_opt(r[0]));
+    same_rows("peg_layers", &key, &stored, &want)
 }

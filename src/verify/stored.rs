@@ -150,3 +150,58 @@ pub(super) fn read_chunks(
     }
     Ok(out)
 }
+
+/// The stored `farthest` rows are `far` (sorted ranks), each with the notation `notation`
+/// gives and the maximum distance `max`.
+pub(super) fn farthest_rows_are(
+    conn: &Connection,
+    name: &str,
+    far: &[u64],
+    max: Option<u8>,
+    notation: &dyn Fn(u64) -> String,
+) -> Check<()> {
+    let mut i = 0;
+    audit::for_each_row(conn, Table::Farthest, name, |row| -> Check<()> {
+        let rank = int(row[0], &|| "farthest.rank".to_string())?;
+        let Some(&want) = far.get(i) else {
+            return bad(format!(
+                "farthest: rank {} is stored but is not at the maximum distance",
+                show_opt(rank)
+            ));
+        };
+        let at = || format!("farthest rank {want} (state {})", notation(want));
+        if rank != Some(want as i64) {
+            return bad(format!(
+                "{}: missing (rank {} stored in its place)",
+                at(),
+                show_opt(rank)
+            ));
+        }
+        let state = text(row[1], &|| format!("{}: state", at()))?;
+        if state.as_deref() != Some(notation(want).as_str()) {
+            return bad(format!(
+                "{}: state text {:?} is not the notation of the rank",
+                at(),
+                state.unwrap_or_default()
+            ));
+        }
+        let d = int(row[2], &|| format!("{}: distance", at()))?;
+        if d != max.map(i64::from) {
+            return bad(format!(
+                "{}: distance {} but the table gives {}",
+                at(),
+                show_opt(d),
+                show_opt(max)
+            ));
+        }
+        i += 1;
+        Ok(())
+    })?;
+    if let Some(&want) = far.get(i) {
+        return bad(format!(
+            "farthest rank {want} (state {}): at the maximum distance but missing",
+            notation(want)
+        ));
+    }
+    Ok(())
+}

@@ -285,12 +285,7 @@ pub fn solve(
     let top = board.start.count_ones() as usize;
     let fpegs = board.finish.count_ones() as usize;
     let n = board.holes;
-    let mut tables: Vec<Layer> = (0..=n)
-        .map(|_| Layer {
-            base: 0,
-            chunks: Vec::new(),
-        })
-        .collect();
+    let mut tables: Vec<Layer> = (0..=n).map(|_| Layer::default()).collect();
     let mut histogram: Vec<(u64, u64)> = Vec::new();
     let mut finishing = vec![(0u64, 0u64); n + 1];
 
@@ -496,10 +491,7 @@ fn distances(
         }
     }
     if base == u8::MAX {
-        return Ok(Layer {
-            base: 0,
-            chunks: Vec::new(),
-        });
+        return Ok(Layer::default());
     }
     if top == u8::MAX {
         return Err(format!(

@@ -49,6 +49,15 @@ fn u16_at(blob: &[u8], i: usize) -> u16 {
     u16::from_le_bytes([blob[i], blob[i + 1]])
 }
 
+/// The index after the last entry of sub-bucket `b` of a blob of `n` entries.
+fn sub_end(blob: &[u8], b: usize, n: usize) -> usize {
+    if b + 1 < SUBS {
+        u16_at(blob, 2 * b) as usize
+    } else {
+        n
+    }
+}
+
 /// Checks a blob's shape: a header, whole entries, sub-bucket starts in order, and the
 /// ranks within each sub-bucket strictly increasing.
 pub fn check(blob: &[u8]) -> Result<usize, BadChunk> {
@@ -58,11 +67,7 @@ pub fn check(blob: &[u8]) -> Result<usize, BadChunk> {
     let n = (blob.len() - HEADER) / 2;
     let mut start = 0usize;
     for b in 0..SUBS {
-        let end = if b + 1 < SUBS {
-            u16_at(blob, 2 * b) as usize
-        } else {
-            n
-        };
+        let end = sub_end(blob, b, n);
         if end < start || end > n {
             return Err(BadChunk(format!("sub-bucket {b} ends at entry {end}")));
         }
@@ -83,11 +88,7 @@ pub fn entries(blob: &[u8], base: u8, mut f: impl FnMut(u32, u8)) {
     let n = (blob.len() - HEADER) / 2;
     let mut start = 0usize;
     for b in 0..SUBS {
-        let end = if b + 1 < SUBS {
-            u16_at(blob, 2 * b) as usize
-        } else {
-            n
-        };
+        let end = sub_end(blob, b, n);
         for i in start..end {
             let e = u16_at(blob, HEADER + 2 * i);
             let r = (b as u32) << SUB_BITS | (e >> (16 - SUB_BITS)) as u32;
@@ -102,16 +103,8 @@ pub fn entries(blob: &[u8], base: u8, mut f: impl FnMut(u32, u8)) {
 pub fn lookup(blob: &[u8], base: u8, r: u32) -> Option<u8> {
     let n = (blob.len() - HEADER) / 2;
     let b = (r >> SUB_BITS) as usize;
-    let start = if b == 0 {
-        0
-    } else {
-        u16_at(blob, 2 * (b - 1)) as usize
-    };
-    let end = if b + 1 < SUBS {
-        u16_at(blob, 2 * b) as usize
-    } else {
-        n
-    };
+    let start = if b == 0 { 0 } else { sub_end(blob, b - 1, n) };
+    let end = sub_end(blob, b, n);
     let want = (r & ((1 << SUB_BITS) - 1)) as u16;
     let (mut lo, mut hi) = (start, end.min(n));
     while lo < hi {
@@ -179,6 +172,39 @@ impl PegLayout {
         }
     }
 
+    /// Checks the layout against a board of `holes` holes and the `chunks` stored: the
+    /// encoding, layers in increasing peg counts, each covering exactly its ranks with
+    /// chunks numbered on from the previous layer's, and a base an entry can hold.
+    pub fn check(&self, holes: usize, chunks: u64) -> Result<(), String> {
+        if self.encoding != ENCODING || self.ranks_per_chunk != SPAN_RANKS {
+            return Err(format!(
+                "encoding {:?} with {} ranks per chunk is not {ENCODING:?} with {SPAN_RANKS}",
+                self.encoding, self.ranks_per_chunk
+            ));
+        }
+        let colex = super::colex::Colex::new(holes);
+        let mut next = 0;
+        let mut pegs = None;
+        for l in &self.layers {
+            if l.pegs as usize > holes
+                || pegs.is_some_and(|p| p >= l.pegs)
+                || l.first_chunk != next
+                || l.chunks != colex.layer_size(l.pegs as usize).div_ceil(SPAN_RANKS)
+                || l.base >= 64
+            {
+                return Err(format!("the layer of {} pegs is impossible", l.pegs));
+            }
+            pegs = Some(l.pegs);
+            next += l.chunks;
+        }
+        if next != chunks {
+            return Err(format!(
+                "{chunks} chunks are stored, the layers place {next}"
+            ));
+        }
+        Ok(())
+    }
+
     /// Total chunks.
     pub fn chunks(&self) -> u64 {
         self.layers.iter().map(|l| l.chunks).sum()
@@ -200,6 +226,7 @@ impl PegLayout {
 
 /// One peg count of a table in memory: its chunks (empty when not stored) and the
 /// base of its distances.
+#[derive(Default)]
 pub struct Layer {
     pub base: u8,
     pub chunks: Vec<Vec<u8>>,
