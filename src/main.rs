@@ -62,6 +62,49 @@ struct DbArg {
     db: PathBuf,
 }
 
+/// `generate`'s options.
+#[derive(Args)]
+struct GenerateArgs {
+    #[command(flatten)]
+    db: DbArg,
+    /// Build only this puzzle (repeatable); others are kept from the previous file
+    #[arg(long = "puzzle", value_name = "NAME")]
+    puzzles: Vec<String>,
+    /// Recompute even puzzles whose definition is unchanged
+    #[arg(long)]
+    force: bool,
+    /// Print only errors
+    #[arg(long, short)]
+    quiet: bool,
+    /// Also build every definition file (*.toml) in DIR; see `check-definition`
+    #[arg(long, env = "PUZZLEBASE_DEFINITIONS", value_name = "DIR")]
+    definitions: Option<PathBuf>,
+    /// Before replacing the file, re-derive every fact in the new one (as `verify`)
+    #[arg(long)]
+    verify: bool,
+    /// Puzzles answered by search (fifteen): build the pattern databases of this
+    /// partition of the tiles (repeatable; the definition file names the partitions
+    /// and the default: `check-definition data/puzzles/fifteen.toml` lists them). The
+    /// choice is part of the stored definition: a later run without it rebuilds the
+    /// default
+    #[arg(long = "partition", value_name = "NAME")]
+    partitions: Vec<String>,
+    /// Continue a killed run: every breadth-first search starts from the last level its
+    /// checkpoint holds (under mpirun, with the same number of processes). Implies
+    /// checkpoints (docs/distributed.md)
+    #[arg(long)]
+    resume: bool,
+    /// Checkpoint every level of the breadth-first searches into DIR (each process its
+    /// own share), removed once the file is written. Under mpirun (the `mpi` build) or
+    /// with --resume the default is PATH.checkpoints beside the database
+    #[arg(long, value_name = "DIR")]
+    checkpoints: Option<PathBuf>,
+    /// Append each level's exchange figures (bytes and neighbours sent between
+    /// processes, seconds) to FILE as CSV; for runs with checkpoints or under mpirun
+    #[arg(long, value_name = "FILE")]
+    exchange_log: Option<PathBuf>,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Build every puzzle (or those named) into the database file.
@@ -69,32 +112,7 @@ enum Command {
     /// The file is built beside the target and renamed into place only when complete
     /// and verified; puzzles whose definition is unchanged are copied from the previous
     /// file instead of recomputed. Prints one summary line per puzzle.
-    Generate {
-        #[command(flatten)]
-        db: DbArg,
-        /// Build only this puzzle (repeatable); others are kept from the previous file
-        #[arg(long = "puzzle", value_name = "NAME")]
-        puzzles: Vec<String>,
-        /// Recompute even puzzles whose definition is unchanged
-        #[arg(long)]
-        force: bool,
-        /// Print only errors
-        #[arg(long, short)]
-        quiet: bool,
-        /// Also build every definition file (*.toml) in DIR; see `check-definition`
-        #[arg(long, env = "PUZZLEBASE_DEFINITIONS", value_name = "DIR")]
-        definitions: Option<PathBuf>,
-        /// Before replacing the file, re-derive every fact in the new one (as `verify`)
-        #[arg(long)]
-        verify: bool,
-        /// Puzzles answered by search (fifteen): build the pattern databases of this
-        /// partition of the tiles (repeatable; the definition file names the partitions
-        /// and the default: `check-definition data/puzzles/fifteen.toml` lists them). The
-        /// choice is part of the stored definition: a later run without it rebuilds the
-        /// default
-        #[arg(long = "partition", value_name = "NAME")]
-        partitions: Vec<String>,
-    },
+    Generate(GenerateArgs),
     /// Answer from the database without searching: a position's distance and optimal
     /// path, the longest positions, histograms, peg matrices, enumerated solutions.
     #[command(after_help = QUERY_EXAMPLES)]
@@ -351,23 +369,7 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     let result = match cli.command {
-        Command::Generate {
-            db,
-            puzzles,
-            force,
-            quiet,
-            definitions,
-            verify,
-            partitions,
-        } => run_generate(
-            db.db,
-            puzzles,
-            force,
-            quiet,
-            definitions,
-            verify,
-            partitions,
-        ),
+        Command::Generate(g) => run_generate(g),
         Command::CheckDefinition { file, json } => run_check(&file, json),
         Command::Verify { db, puzzles, json } => run_verify(db.db, puzzles, json),
         Command::Query(q) => run_query(q),
@@ -473,31 +475,126 @@ impl Observer for Terminal {
     }
 }
 
-fn run_generate(
-    db: PathBuf,
-    only: Vec<String>,
-    force: bool,
-    quiet: bool,
-    definitions: Option<PathBuf>,
-    verify: bool,
-    partitions: Vec<String>,
-) -> Result<(), Failure> {
-    // Every user file is checked before the database is touched.
-    let extra = match definitions {
-        Some(dir) => catalog::load_dir(&dir)?,
+fn run_generate(g: GenerateArgs) -> Result<(), Failure> {
+    let launched = launched_processes();
+    #[cfg(feature = "mpi")]
+    if launched.is_some() {
+        let Some(mpi) = puzzlebase::build::mpi::Mpi::init() else {
+            return Err(failure("MPI could not be initialised"));
+        };
+        let checkpoints = Some(checkpoints_of(&g));
+        return in_processes(g, &mpi, checkpoints);
+    }
+    if let Some(n) = launched.filter(|&n| n > 1) {
+        return Err(Failure {
+            usage: true,
+            message: format!(
+                "started by an MPI launcher as one of {n} processes, but this build has no MPI: build with `cargo build --release --features mpi` (docs/distributed.md)"
+            ),
+        });
+    }
+    if g.resume || g.checkpoints.is_some() {
+        let checkpoints = Some(checkpoints_of(&g));
+        return in_processes(g, &puzzlebase::solvers::distributed::Solo, checkpoints);
+    }
+    let log = g.exchange_log.is_some();
+    if log {
+        return Err(Failure {
+            usage: true,
+            message: "--exchange-log needs --checkpoints, --resume or mpirun (one machine's search exchanges nothing)".into(),
+        });
+    }
+    let (opts, registry, extra) = generate_inputs(&g)?;
+    build::generate_from(
+        &opts,
+        registry,
+        extra,
+        g.verify,
+        &Terminal { quiet: g.quiet },
+    )?;
+    Ok(())
+}
+
+/// The options, the built-in puzzles (with `--partition`) and the users' puzzles: every
+/// user file is checked before the database is touched.
+fn generate_inputs(
+    g: &GenerateArgs,
+) -> Result<
+    (
+        Options,
+        Vec<puzzlebase::families::Puzzle>,
+        Vec<puzzlebase::families::Puzzle>,
+    ),
+    Failure,
+> {
+    let extra = match &g.definitions {
+        Some(dir) => catalog::load_dir(dir)?,
         None => Vec::new(),
     };
-    let opts = Options { db, only, force };
-    let registry = if partitions.is_empty() {
+    let opts = Options {
+        db: g.db.db.clone(),
+        only: g.puzzles.clone(),
+        force: g.force,
+    };
+    let registry = if g.partitions.is_empty() {
         catalog::registry()
     } else {
-        catalog::registry_building(&partitions).map_err(|message| Failure {
+        catalog::registry_building(&g.partitions).map_err(|message| Failure {
             usage: true,
             message,
         })?
     };
-    build::generate_from(&opts, registry, extra, verify, &Terminal { quiet })?;
-    Ok(())
+    Ok((opts, registry, extra))
+}
+
+fn checkpoints_of(g: &GenerateArgs) -> build::distributed::Checkpoints {
+    let dir = g.checkpoints.clone().unwrap_or_else(|| {
+        let mut name = g.db.db.clone().into_os_string();
+        name.push(".checkpoints");
+        PathBuf::from(name)
+    });
+    build::distributed::Checkpoints {
+        dir,
+        resume: g.resume,
+    }
+}
+
+/// `generate` on every process of `comm`: process 0 builds the file, the others solve
+/// their shares of its breadth-first searches.
+fn in_processes(
+    g: GenerateArgs,
+    comm: &dyn puzzlebase::solvers::distributed::Comm,
+    checkpoints: Option<build::distributed::Checkpoints>,
+) -> Result<(), Failure> {
+    if comm.rank() != 0 {
+        return build::distributed::work(comm, checkpoints)
+            .map(|_| ())
+            .map_err(failure);
+    }
+    let backend = build::distributed::Processes::new(comm, checkpoints, g.exchange_log.as_deref())
+        .map_err(|e| failure(format!("--exchange-log: {e}")))?;
+    let result = generate_inputs(&g).and_then(|(opts, registry, extra)| {
+        let observer = Terminal { quiet: g.quiet };
+        build::generate_on(&backend, &opts, registry, extra, g.verify, &observer)
+            .map_err(Failure::from)
+    });
+    backend.finish(result.is_ok());
+    result.map(|_| ())
+}
+
+fn failure(message: impl Into<String>) -> Failure {
+    Failure {
+        usage: false,
+        message: message.into(),
+    }
+}
+
+/// The number of processes an MPI launcher (`mpirun`, Slurm's `srun`) started, read
+/// from the variables it sets; `None` when started otherwise.
+fn launched_processes() -> Option<usize> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse().ok())
 }
 
 fn run_check(file: &std::path::Path, json_out: bool) -> Result<(), Failure> {

@@ -4,6 +4,9 @@
 //! second run on the same file while one is under way is refused.
 
 pub mod backend;
+pub mod distributed;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod records;
 
 use backend::{Backend, Local};

@@ -383,8 +383,17 @@ impl CountLayout {
     /// The blob of chunk `c` from `count` (one `u64` per rank, [`COUNT_OVERFLOW`] for an
     /// overflowed count). Counts must fit the layout ([`CountLayout::for_counts`]).
     pub fn encode_chunk(&self, c: u64, count: &[u64]) -> Vec<u8> {
-        let first = (c * self.ranks_per_chunk) as usize;
-        let last = (first + self.ranks_per_chunk as usize).min(self.ranks as usize);
+        self.encode_chunk_from(c, count, 0)
+    }
+
+    /// Like [`CountLayout::encode_chunk`], with `count` holding the counts of the ranks
+    /// from `base` on (a share of the table that contains the chunk).
+    pub fn encode_chunk_from(&self, c: u64, count: &[u64], base: u64) -> Vec<u8> {
+        let first = (c * self.ranks_per_chunk - base) as usize;
+        let last = first
+            + (self
+                .ranks_per_chunk
+                .min(self.ranks - c * self.ranks_per_chunk)) as usize;
         count[first..last]
             .iter()
             .flat_map(|v| {

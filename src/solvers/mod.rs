@@ -3,6 +3,7 @@
 //! shapes enumeration results take ([`enumerate`]). They depend only on [`crate::core`].
 
 pub mod bfs;
+pub mod distributed;
 pub mod enumerate;
 pub mod pattern;
 pub mod peg;

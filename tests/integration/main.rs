@@ -6,6 +6,7 @@ mod bounded;
 mod browser;
 mod damage;
 mod definitions;
+mod distributed;
 mod english33;
 mod fifteen;
 mod flips;

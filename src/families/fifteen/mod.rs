@@ -10,8 +10,6 @@
 
 pub mod spec;
 
-use std::time::Instant;
-
 use serde_json::json;
 
 use super::sliding::Sliding;
@@ -273,7 +271,6 @@ pub fn record<'a>(
     let mut packed = Vec::new();
     for part in f.built() {
         for (i, p) in f.patterns(part).iter().enumerate() {
-            let started = Instant::now();
             let table = table(p)?;
             let l = ByteLayout::new(p.placements());
             let mut layout = l.describe();
@@ -285,7 +282,6 @@ pub fn record<'a>(
                 f.cells() - 1
             ));
             layout["entry"] = json!(table.entry.name());
-            layout["seconds"] = json!(started.elapsed().as_secs_f64());
             progress.phase("packing", l.chunks());
             packed.push(PackedTable {
                 kind: TABLE_KINDS[packed.len()],

@@ -23,7 +23,9 @@ mod placement;
 mod table;
 
 pub use placement::{Grid, MAX_CELLS, Pattern, PatternError};
-pub use table::{Entry, PatternSpace, Table, build, check, check_local};
+pub use table::{
+    Entry, PatternSpace, Table, build, check, check_local, encode_placements, needs_minimum,
+};
 
 #[cfg(test)]
 mod tests {

@@ -178,24 +178,46 @@ pub(super) fn solve_regions(
 
 /// The table of `pattern` from the distances of its (placement, region) states.
 pub(super) fn encode(pattern: &Pattern, by_region: &[u8]) -> Table {
-    let slots = pattern.grid.cells() - pattern.tiles.len();
-    let minimum = |s: &[u8]| *s.iter().min().unwrap();
     // Decided first, so that only one table of a byte per placement is ever allocated
     // beside the distances (the 8-tile pattern's are 4 GB).
-    if (by_region.par_chunks(slots)).any(|s| minimum(s) > Entry::MAX_WITH_REGION) {
-        return Table {
-            entry: Entry::Minimum,
-            bytes: by_region.par_chunks(slots).map(minimum).collect(),
-        };
+    let entry = if needs_minimum(pattern, by_region) {
+        Entry::Minimum
+    } else {
+        Entry::LargestRegion
+    };
+    Table {
+        entry,
+        bytes: encode_placements(pattern, entry, 0, by_region),
+    }
+}
+
+/// Whether some placement among these distances of (placement, region) states is too
+/// far for [`Entry::LargestRegion`]: then the whole table is [`Entry::Minimum`].
+pub fn needs_minimum(pattern: &Pattern, by_region: &[u8]) -> bool {
+    let slots = pattern.grid.cells() - pattern.tiles.len();
+    (by_region.par_chunks(slots)).any(|s| minimum(s) > Entry::MAX_WITH_REGION)
+}
+
+fn minimum(s: &[u8]) -> u8 {
+    *s.iter().min().unwrap()
+}
+
+/// The bytes, as `entry`, of the consecutive placements from `first` whose (placement,
+/// region) distances are `by_region` (a whole number of placements): a table built in
+/// shares is the same as one built whole.
+pub fn encode_placements(pattern: &Pattern, entry: Entry, first: u64, by_region: &[u8]) -> Vec<u8> {
+    let slots = pattern.grid.cells() - pattern.tiles.len();
+    if entry == Entry::Minimum {
+        return by_region.par_chunks(slots).map(minimum).collect();
     }
     let k = pattern.tiles.len();
-    let bytes = (by_region.par_chunks(slots))
+    (by_region.par_chunks(slots))
         .enumerate()
         .map_init(
             || [0u8; MAX_CELLS],
-            |cells, (placement, s)| {
+            |cells, (i, s)| {
                 let m = minimum(s);
-                pattern.unrank(placement as u64, cells);
+                pattern.unrank(first + i as u64, cells);
                 let occupied = cells[..k].iter().fold(0u32, |o, &c| o | 1 << c);
                 let empty = pattern.grid.full() & !occupied;
                 let largest = pattern.grid.largest_region(empty);
@@ -220,11 +242,7 @@ pub(super) fn encode(pattern: &Pattern, by_region: &[u8]) -> Table {
                 m | farther(inside) << 6 | farther(outside) << 7
             },
         )
-        .collect();
-    Table {
-        entry: Entry::LargestRegion,
-        bytes,
-    }
+        .collect()
 }
 
 /// Checks a stored table against its definition, entry by entry:

@@ -1,0 +1,611 @@
+//! The backend that runs across processes ([`Processes`]): process 0 runs the build as
+//! usual and, for each breadth-first unit (a move graph's table or packed chunks, one
+//! pattern table), tells the other processes what to solve; all of them then run the
+//! distributed search ([`crate::solvers::distributed`]) together, each on its share, and
+//! send their part of the result, already packed, to process 0, which alone writes the
+//! file. Everything else (peg boards, enumerations) process 0 computes on its own cores.
+//!
+//! The other processes run [`work`]: they wait for a unit, rebuild its state space from
+//! the definition process 0 sends (the same rule as a stored definition, so users'
+//! puzzles work too), solve their share, and stop when process 0 says the build is over.
+//! The messages between them are [`Job`]s, serialised with postcard.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::build::backend::{Backend, Local, PackedGraph};
+use crate::catalog;
+use crate::core::packed::{CountLayout, RunLayout};
+use crate::core::progress::{Progress, Silent};
+use crate::core::space::GraphPuzzle;
+use crate::families::Puzzle;
+use crate::families::magic::Magic;
+use crate::families::tour::TourBoard;
+use crate::solvers::bfs::{Outputs, Table};
+use crate::solvers::distributed::{self, Checkpoint, Comm, Reduce, Share};
+use crate::solvers::enumerate::Solution;
+use crate::solvers::pattern::{self, Entry, Grid, Pattern, PatternSpace};
+use crate::solvers::peg::layers::LayerTable;
+use crate::solvers::peg::{Board, PegTable};
+
+/// What process 0 asks of the others.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub enum Job {
+    /// Solve a move graph: its table (`packed` false: distances, next ranks and counts)
+    /// or its packed chunks (with counts when `counts`).
+    Graph {
+        name: String,
+        definition: String,
+        packed: bool,
+        counts: bool,
+    },
+    /// Solve one pattern table.
+    Pattern { rows: u8, cols: u8, tiles: Vec<u8> },
+    /// The build is over; `stored` when the file was written (checkpoints go).
+    Finish { stored: bool },
+}
+
+/// Where units keep their checkpoints, and whether a run continues them.
+#[derive(Debug, Clone)]
+pub struct Checkpoints {
+    pub dir: PathBuf,
+    pub resume: bool,
+}
+
+/// The backend over a group of processes (this one is process 0).
+pub struct Processes<'c> {
+    comm: &'c dyn Comm,
+    checkpoints: Option<Checkpoints>,
+    /// Checkpoint directories of the units solved so far (removed once stored).
+    units: Mutex<Vec<PathBuf>>,
+    /// One CSV line per level: the exchange figures (`--exchange-log`).
+    log: Option<Mutex<std::fs::File>>,
+    finished: Mutex<bool>,
+}
+
+impl<'c> Processes<'c> {
+    /// The backend of process 0 of `comm`. `log`, when given, receives a CSV line per
+    /// level of every unit: `unit,processes,level,states,bytes,entries,seconds,exchange_seconds`.
+    pub fn new(
+        comm: &'c dyn Comm,
+        checkpoints: Option<Checkpoints>,
+        log: Option<&Path>,
+    ) -> std::io::Result<Processes<'c>> {
+        let log = match log {
+            None => None,
+            Some(path) => {
+                let mut f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)?;
+                if f.metadata()?.len() == 0 {
+                    writeln!(
+                        f,
+                        "unit,processes,level,states,bytes,entries,seconds,exchange_seconds"
+                    )?;
+                }
+                Some(Mutex::new(f))
+            }
+        };
+        Ok(Processes {
+            comm,
+            checkpoints,
+            units: Mutex::new(Vec::new()),
+            log,
+            finished: Mutex::new(false),
+        })
+    }
+
+    /// Tells the other processes the build is over (`stored`: the file was written, so
+    /// every unit's checkpoint is removed). Called once; dropping the backend without
+    /// it says the build failed.
+    pub fn finish(&self, stored: bool) {
+        let mut finished = self.finished.lock().unwrap();
+        if std::mem::replace(&mut *finished, true) {
+            return;
+        }
+        self.send(&Job::Finish { stored });
+        let units: Vec<PathBuf> = self.units.lock().unwrap().drain(..).collect();
+        if stored {
+            for dir in &units {
+                let _ = distributed::remove_checkpoint(dir, self.comm);
+            }
+        }
+        // Once every process has removed its files, the directories are empty.
+        self.comm.any(false);
+        if stored {
+            for dir in &units {
+                let _ = std::fs::remove_dir(dir);
+            }
+            if let Some(c) = &self.checkpoints {
+                let _ = std::fs::remove_dir(&c.dir);
+            }
+        }
+    }
+
+    fn send(&self, job: &Job) {
+        let bytes = postcard::to_stdvec(job).expect("a job serialises");
+        self.comm.broadcast(bytes);
+    }
+
+    fn record(&self, stats: &Stats) {
+        if let Some(log) = &self.log {
+            let mut f = log.lock().unwrap();
+            let unit = &stats.key;
+            for (d, e) in stats.exchanges.iter().enumerate() {
+                let level = stats.resumed as usize + d;
+                let states = stats.levels.get(level + 1).copied().unwrap_or(0);
+                let _ = writeln!(
+                    f,
+                    "{unit},{},{},{states},{},{},{:.6},{:.6}",
+                    self.comm.size(),
+                    level + 1,
+                    e.bytes,
+                    e.entries,
+                    e.seconds,
+                    e.exchange_seconds
+                );
+            }
+        }
+    }
+}
+
+impl Drop for Processes<'_> {
+    fn drop(&mut self) {
+        self.finish(false);
+    }
+}
+
+/// The loop of every process but 0: solves the units process 0 sends until it says the
+/// build is over. Returns whether the file was stored.
+pub fn work(comm: &dyn Comm, checkpoints: Option<Checkpoints>) -> Result<bool, String> {
+    let mut units: Vec<PathBuf> = Vec::new();
+    loop {
+        let job: Job = postcard::from_bytes(&comm.broadcast(Vec::new()))
+            .map_err(|e| format!("a message from process 0 is damaged: {e}"))?;
+        if let Job::Finish { stored } = job {
+            if stored {
+                for dir in units {
+                    let _ = distributed::remove_checkpoint(&dir, comm);
+                }
+            }
+            comm.any(false);
+            return Ok(stored);
+        }
+        // A unit this process cannot even start fails on every process (see `agree`);
+        // process 0 reports it and goes on to `Finish`.
+        let _ = run(comm, checkpoints.as_ref(), &job, &mut units, &Silent);
+    }
+}
+
+/// What a unit's search did, for the exchange log.
+struct Stats {
+    key: String,
+    levels: Vec<u64>,
+    resumed: u32,
+    exchanges: Vec<distributed::Exchange>,
+}
+
+impl Stats {
+    fn of(share: &Share) -> Stats {
+        Stats {
+            key: String::new(),
+            levels: share.levels.clone(),
+            resumed: share.resumed,
+            exchanges: share.exchanges.clone(),
+        }
+    }
+}
+
+/// The result of a unit, on process 0.
+enum Output {
+    Table(Table),
+    Packed(PackedGraph),
+    Pattern(pattern::Table),
+}
+
+/// Runs one unit on this process (any rank): resolves the job to a state space, solves
+/// its share, and brings the parts to process 0 (`Some` there, `None` elsewhere).
+fn run(
+    comm: &dyn Comm,
+    checkpoints: Option<&Checkpoints>,
+    job: &Job,
+    units: &mut Vec<PathBuf>,
+    progress: &dyn Progress,
+) -> Result<(Option<Output>, Stats), String> {
+    match job {
+        Job::Graph {
+            name,
+            definition,
+            packed,
+            counts,
+        } => {
+            let resolved = resolve_graph(name, definition);
+            let puzzle = agree(comm, resolved, "rebuilding the puzzle from its definition")?;
+            let Puzzle::Graph(g) = &puzzle else {
+                unreachable!("resolve_graph gives move graphs")
+            };
+            let kind = if *packed { "packed" } else { "table" };
+            let key = format!("{name}-{kind}-{}", short_hash(definition));
+            let dir = checkpoints.map(|c| c.dir.join(&key));
+            if *packed {
+                packed_graph(
+                    comm,
+                    g.as_ref(),
+                    *counts,
+                    checkpoint(&dir, checkpoints),
+                    progress,
+                )
+            } else {
+                graph_table(comm, g.as_ref(), checkpoint(&dir, checkpoints), progress)
+            }
+            .map(|(out, stats)| {
+                units.extend(dir);
+                (out, Stats { key, ..stats })
+            })
+        }
+        Job::Pattern { rows, cols, tiles } => {
+            let p = Pattern::new(Grid::new(*rows as usize, *cols as usize), tiles)
+                .map_err(|e| e.to_string());
+            let p = agree(comm, p, "rebuilding the pattern")?;
+            let tiles: Vec<String> = tiles.iter().map(|t| t.to_string()).collect();
+            let key = format!("pattern-{rows}x{cols}-{}", tiles.join("."));
+            let dir = checkpoints.map(|c| c.dir.join(&key));
+            pattern_table(comm, &p, checkpoint(&dir, checkpoints), progress).map(|(out, stats)| {
+                units.extend(dir);
+                (out, Stats { key, ..stats })
+            })
+        }
+        Job::Finish { .. } => unreachable!("the loop stops at Finish"),
+    }
+}
+
+fn checkpoint<'a>(dir: &'a Option<PathBuf>, c: Option<&Checkpoints>) -> Option<Checkpoint<'a>> {
+    Some(Checkpoint {
+        dir: dir.as_deref()?,
+        resume: c?.resume,
+    })
+}
+
+fn short_hash(text: &str) -> String {
+    let h = Sha256::digest(text.as_bytes());
+    h[..6].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn resolve_graph(name: &str, definition: &str) -> Result<Puzzle, String> {
+    let p = catalog::lookup(name, Some(definition)).map_err(|e| format!("{e:?}"))?;
+    let want: serde_json::Value = serde_json::from_str(definition).map_err(|e| e.to_string())?;
+    match &p {
+        Puzzle::Graph(g) if g.definition() == want => Ok(p),
+        Puzzle::Graph(_) => Err(format!("this process's {name} has another definition")),
+        _ => Err(format!("{name} is not a move graph")),
+    }
+}
+
+/// A local result every process must agree on before going further: if any process
+/// failed, every one returns an error (the failing one its own message).
+fn agree<T>(comm: &dyn Comm, r: Result<T, String>, what: &str) -> Result<T, String> {
+    let failed = comm.any(r.is_err());
+    match r {
+        Ok(_) if failed => Err(format!("another process failed {what}")),
+        r => r,
+    }
+}
+
+/// Serialises `part`, gathers every process's at process 0 and decodes them there.
+fn gather<T: Serialize + for<'de> Deserialize<'de>>(comm: &dyn Comm, part: &T) -> Option<Vec<T>> {
+    let bytes = postcard::to_stdvec(part).expect("a share serialises");
+    let all = comm.gather(&bytes)?;
+    Some(
+        all.iter()
+            .map(|b| postcard::from_bytes(b).expect("a share from another process decodes"))
+            .collect(),
+    )
+}
+
+fn solve_share<S: crate::core::space::StateSpace + ?Sized>(
+    comm: &dyn Comm,
+    space: &S,
+    outputs: Outputs,
+    granule: u64,
+    checkpoint: Option<Checkpoint>,
+    progress: &dyn Progress,
+) -> Result<Share, String> {
+    distributed::solve(space, outputs, granule, comm, checkpoint, progress)
+        .map_err(|e| e.to_string())
+}
+
+#[derive(Serialize, Deserialize)]
+struct TablePart {
+    dist: Vec<u8>,
+    next: Vec<u32>,
+    count: Vec<u64>,
+}
+
+fn graph_table(
+    comm: &dyn Comm,
+    g: &dyn GraphPuzzle,
+    checkpoint: Option<Checkpoint>,
+    progress: &dyn Progress,
+) -> Result<(Option<Output>, Stats), String> {
+    let share = solve_share(comm, g, Outputs::ALL, 1, checkpoint, progress)?;
+    let stats = Stats::of(&share);
+    let overflowed = share
+        .count
+        .iter()
+        .filter(|&&c| c == crate::core::format::COUNT_OVERFLOW)
+        .count() as u64;
+    let overflowed = comm.reduce(Reduce::Sum, &[overflowed])[0];
+    let levels = share.levels.clone();
+    let part = TablePart {
+        dist: share.dist,
+        next: share.next,
+        count: share.count,
+    };
+    let Some(parts) = gather(comm, &part) else {
+        return Ok((None, stats));
+    };
+    drop(part);
+    let mut t = Table {
+        dist: Vec::new(),
+        next: Vec::new(),
+        count: Vec::new(),
+        levels,
+        overflowed,
+        expansions: Vec::new(),
+    };
+    for p in parts {
+        t.dist.extend(p.dist);
+        t.next.extend(p.next);
+        t.count.extend(p.count);
+    }
+    Ok((Some(Output::Table(t)), stats))
+}
+
+#[derive(Serialize, Deserialize)]
+struct PackedPart {
+    distance: Vec<Vec<u8>>,
+    counts: Vec<Vec<u8>>,
+    farthest: Vec<u64>,
+}
+
+fn packed_graph(
+    comm: &dyn Comm,
+    g: &dyn GraphPuzzle,
+    counts: bool,
+    checkpoint: Option<Checkpoint>,
+    progress: &dyn Progress,
+) -> Result<(Option<Output>, Stats), String> {
+    let layout = agree(
+        comm,
+        g.packing()
+            .ok_or_else(|| format!("{} has no packed layout", g.name())),
+        "finding the packed layout",
+    )?;
+    // Shares hold whole chunks of both tables (count chunks are 4000 bytes of 1, 2, 4
+    // or 8-byte counts, so a multiple of 4000 ranks is whole at every width).
+    let granule = if counts {
+        lcm(
+            layout.ranks_per_chunk(),
+            crate::core::packed::CHUNK_BYTES as u64,
+        )
+    } else {
+        layout.ranks_per_chunk()
+    };
+    let outputs = Outputs {
+        next: false,
+        counts,
+    };
+    let share = solve_share(comm, g, outputs, granule, checkpoint, progress)?;
+    let stats = Stats::of(&share);
+    let max = share.max_distance();
+    let most = share.count.iter().copied().max().unwrap_or(0);
+    let count_layout = CountLayout::for_counts(g.size(), comm.reduce(Reduce::Max, &[most])[0]);
+    let part = pack_share(&layout, counts.then_some(&count_layout), &share, max);
+    let part = agree(comm, part, "packing its share")?;
+    let Some(parts) = gather(comm, &part) else {
+        return Ok((None, stats));
+    };
+    let mut done = PackedGraph {
+        distance: Vec::new(),
+        counts: None,
+        levels: share.levels,
+        farthest: Vec::new(),
+    };
+    let mut count_chunks = Vec::new();
+    for p in parts {
+        done.distance.extend(p.distance);
+        count_chunks.extend(p.counts);
+        done.farthest.extend(p.farthest);
+    }
+    if counts {
+        done.counts = Some((count_layout, count_chunks));
+    }
+    Ok((Some(Output::Packed(done)), stats))
+}
+
+/// This share's chunks of the distance table (and of the count table in `counts`) and
+/// its ranks at distance `max`.
+fn pack_share(
+    layout: &RunLayout,
+    counts: Option<&CountLayout>,
+    share: &Share,
+    max: u8,
+) -> Result<PackedPart, String> {
+    use rayon::prelude::*;
+    let base = share.range.start;
+    // The chunks of the share (none for an empty share at the end of the ranks).
+    let chunks_of = |per: u64| match share.range.is_empty() {
+        true => 0..0,
+        false => base / per..share.range.end.div_ceil(per),
+    };
+    let chunks = chunks_of(layout.ranks_per_chunk());
+    let distance = chunks
+        .clone()
+        .into_par_iter()
+        .map(|c| layout.encode_chunk_with(c, |r| share.dist[(r - base) as usize]))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string());
+    let count_chunks = if let Some(l) = counts {
+        chunks_of(l.ranks_per_chunk())
+            .into_par_iter()
+            .map(|c| l.encode_chunk_from(c, &share.count, base))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let farthest = (share.dist.iter().enumerate())
+        .filter(|&(_, &d)| d == max)
+        .map(|(i, _)| base + i as u64)
+        .collect();
+    Ok(PackedPart {
+        distance: distance?,
+        counts: count_chunks,
+        farthest,
+    })
+}
+
+fn lcm(a: u64, b: u64) -> u64 {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    a / gcd(a, b) * b
+}
+
+fn pattern_table(
+    comm: &dyn Comm,
+    p: &Pattern,
+    checkpoint: Option<Checkpoint>,
+    progress: &dyn Progress,
+) -> Result<(Option<Output>, Stats), String> {
+    let space = PatternSpace::new(p);
+    let share = solve_share(
+        comm,
+        &space,
+        Outputs::DISTANCES,
+        space.slots(),
+        checkpoint,
+        progress,
+    )?;
+    let stats = Stats::of(&share);
+    let minimum = comm.any(pattern::needs_minimum(p, &share.dist));
+    let entry = if minimum {
+        Entry::Minimum
+    } else {
+        Entry::LargestRegion
+    };
+    let first = share.range.start / space.slots();
+    let bytes = pattern::encode_placements(p, entry, first, &share.dist);
+    drop(share);
+    let Some(parts) = gather(comm, &bytes) else {
+        return Ok((None, stats));
+    };
+    let table = pattern::Table {
+        entry,
+        bytes: parts.concat(),
+    };
+    Ok((Some(Output::Pattern(table)), stats))
+}
+
+impl Processes<'_> {
+    fn unit(&self, job: Job, progress: &dyn Progress) -> Result<Output, String> {
+        self.send(&job);
+        let mut units = Vec::new();
+        let (out, stats) = run(
+            self.comm,
+            self.checkpoints.as_ref(),
+            &job,
+            &mut units,
+            progress,
+        )?;
+        self.units.lock().unwrap().extend(units);
+        self.record(&stats);
+        Ok(out.expect("process 0 receives the result"))
+    }
+
+    fn graph_job(g: &dyn GraphPuzzle, packed: bool, counts: bool) -> Job {
+        Job::Graph {
+            name: g.name().to_string(),
+            definition: g.definition().to_string(),
+            packed,
+            counts,
+        }
+    }
+}
+
+impl Backend for Processes<'_> {
+    fn name(&self) -> &'static str {
+        "processes"
+    }
+
+    fn graph_table(&self, g: &dyn GraphPuzzle, progress: &dyn Progress) -> Result<Table, String> {
+        match self.unit(Self::graph_job(g, false, true), progress)? {
+            Output::Table(t) => Ok(t),
+            _ => unreachable!("a graph job gives a table"),
+        }
+    }
+
+    fn packed_graph(
+        &self,
+        g: &dyn GraphPuzzle,
+        layout: &RunLayout,
+        counts: bool,
+        progress: &dyn Progress,
+    ) -> Result<PackedGraph, String> {
+        if g.packing().map(|l| l.describe()) != Some(layout.describe()) {
+            return Err(format!(
+                "{}: the packed layout is not the puzzle's own",
+                g.name()
+            ));
+        }
+        match self.unit(Self::graph_job(g, true, counts), progress)? {
+            Output::Packed(p) => Ok(p),
+            _ => unreachable!("a packed job gives chunks"),
+        }
+    }
+
+    fn pattern_table(
+        &self,
+        p: &Pattern,
+        progress: &dyn Progress,
+    ) -> Result<pattern::Table, String> {
+        let job = Job::Pattern {
+            rows: p.grid().rows as u8,
+            cols: p.grid().cols as u8,
+            tiles: p.tiles().to_vec(),
+        };
+        match self.unit(job, progress)? {
+            Output::Pattern(t) => Ok(t),
+            _ => unreachable!("a pattern job gives a table"),
+        }
+    }
+
+    fn peg_table(&self, board: &Board, progress: &dyn Progress) -> Result<PegTable, String> {
+        Local.peg_table(board, progress)
+    }
+
+    fn peg_layers(
+        &self,
+        board: &Board,
+        scratch: &Path,
+        progress: &dyn Progress,
+    ) -> Result<LayerTable, String> {
+        Local.peg_layers(board, scratch, progress)
+    }
+
+    fn peg_matrix(&self, board: &Board, progress: &dyn Progress) -> Vec<Vec<Option<u8>>> {
+        Local.peg_matrix(board, progress)
+    }
+
+    fn magic(&self, m: &Magic, progress: &dyn Progress) -> Vec<Solution> {
+        Local.magic(m, progress)
+    }
+
+    fn tours(&self, board: &TourBoard, progress: &dyn Progress) -> Vec<Solution> {
+        Local.tours(board, progress)
+    }
+}

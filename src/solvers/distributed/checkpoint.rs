@@ -1,0 +1,201 @@
+//! Checkpoints of the distributed search: after each level every process writes the
+//! ranks of its share found at that level (a [`super::wire`] batch, with parents and
+//! counts when kept) to a file of its own, so that a killed run resumes from the last
+//! level that every process finished. MPI has no fault tolerance; this is what stands
+//! in for it.
+//!
+//! A unit's checkpoint is a directory; each process writes under `p<rank>of<size>/`:
+//! `meta` (what was being solved, as one line of text) and `level-<d>` for each
+//! finished level `d >= 1`. A level file is `PBLEVEL1`, the level (u32 LE), the number
+//! of entries (u64 LE), the batch, then the SHA-256 of everything before it. It is
+//! written as `level-<d>.part`, synced and renamed, so a file with the final name is
+//! whole; the checksum catches anything that damaged it since.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+const MAGIC: &[u8; 8] = b"PBLEVEL1";
+
+/// One process's checkpoint files for one unit of work.
+pub struct Store {
+    dir: PathBuf,
+}
+
+/// What a process found when it opened its checkpoint to resume.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Found {
+    /// Levels `1..=n` are whole (0: nothing to resume).
+    Levels(u32),
+    /// The checkpoint is of another problem or was written by another number of
+    /// processes: the message says which.
+    Mismatch(String),
+}
+
+impl Store {
+    /// Opens (resume) or starts afresh (not resume) the checkpoint of process `rank` of
+    /// `size` in `unit`, for the problem described by `meta`.
+    pub fn open(
+        unit: &Path,
+        rank: usize,
+        size: usize,
+        meta: &str,
+        resume: bool,
+    ) -> io::Result<(Store, Found)> {
+        let dir = unit.join(format!("p{rank}of{size}"));
+        let store = Store { dir };
+        if !resume {
+            remove_all(&store.dir)?;
+        }
+        if resume
+            && !store.dir.exists()
+            && let Some(other) = other_sizes(unit, size)?
+        {
+            return Ok((
+                store,
+                Found::Mismatch(format!(
+                    "the checkpoint in {} was written by {other} processes, this run has {size}: resume with the same number",
+                    unit.display()
+                )),
+            ));
+        }
+        fs::create_dir_all(&store.dir)?;
+        let meta_path = store.dir.join("meta");
+        match fs::read_to_string(&meta_path) {
+            Ok(stored) if stored == meta => {}
+            Ok(stored) => {
+                return Ok((
+                    store,
+                    Found::Mismatch(format!(
+                        "the checkpoint in {} is of another problem ({}), not of this one ({meta}): remove it or run without --resume",
+                        unit.display(),
+                        stored.trim()
+                    )),
+                ));
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                remove_levels(&store.dir, 0)?;
+                write_synced(&meta_path, meta.as_bytes())?;
+                return Ok((store, Found::Levels(0)));
+            }
+            Err(e) => return Err(e),
+        }
+        let mut n = 0;
+        while store.read(n + 1)?.is_some() {
+            n += 1;
+        }
+        Ok((store, Found::Levels(n)))
+    }
+
+    /// Records level `d` as `entries` ranks encoded in `batch`.
+    pub fn write(&self, d: u32, entries: u64, batch: &[u8]) -> io::Result<()> {
+        let mut bytes = Vec::with_capacity(batch.len() + 52);
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&d.to_le_bytes());
+        bytes.extend_from_slice(&entries.to_le_bytes());
+        bytes.extend_from_slice(batch);
+        let sum = Sha256::digest(&bytes);
+        bytes.extend_from_slice(&sum);
+        write_synced(&self.level(d), &bytes)
+    }
+
+    /// Level `d`'s entry count and batch, or `None` if it is missing or damaged.
+    pub fn read(&self, d: u32) -> io::Result<Option<(u64, Vec<u8>)>> {
+        let mut bytes = match fs::read(self.level(d)) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if bytes.len() < 52 || &bytes[..8] != MAGIC {
+            return Ok(None);
+        }
+        let body = bytes.len() - 32;
+        if Sha256::digest(&bytes[..body]).as_slice() != &bytes[body..] {
+            return Ok(None);
+        }
+        if u32::from_le_bytes(bytes[8..12].try_into().unwrap()) != d {
+            return Ok(None);
+        }
+        let entries = u64::from_le_bytes(bytes[12..20].try_into().unwrap());
+        bytes.truncate(body);
+        bytes.drain(..20);
+        Ok(Some((entries, bytes)))
+    }
+
+    /// Removes the level files after level `n` (a resume continues from `n`).
+    pub fn keep_levels(&self, n: u32) -> io::Result<()> {
+        remove_levels(&self.dir, n)
+    }
+
+    /// Removes this process's files (the unit is finished and stored).
+    pub fn remove(&self) -> io::Result<()> {
+        remove_all(&self.dir)?;
+        if let Some(unit) = self.dir.parent() {
+            // Empty once every process has removed its own.
+            let _ = fs::remove_dir(unit);
+        }
+        Ok(())
+    }
+
+    fn level(&self, d: u32) -> PathBuf {
+        self.dir.join(format!("level-{d}"))
+    }
+}
+
+/// Another process count whose files are in `unit` while this one's are not.
+fn other_sizes(unit: &Path, size: usize) -> io::Result<Option<usize>> {
+    let entries = match fs::read_dir(unit) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    for e in entries {
+        let name = e?.file_name().to_string_lossy().to_string();
+        if let Some((_, n)) = name.split_once("of")
+            && let Ok(n) = n.parse::<usize>()
+            && n != size
+        {
+            return Ok(Some(n));
+        }
+    }
+    Ok(None)
+}
+
+fn remove_levels(dir: &Path, after: u32) -> io::Result<()> {
+    for e in fs::read_dir(dir)? {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().to_string();
+        let Some(rest) = name.strip_prefix("level-") else {
+            continue;
+        };
+        let d = rest
+            .trim_end_matches(".part")
+            .parse::<u32>()
+            .unwrap_or(u32::MAX);
+        if d > after || rest.ends_with(".part") {
+            fs::remove_file(e.path())?;
+        }
+    }
+    Ok(())
+}
+
+fn remove_all(dir: &Path) -> io::Result<()> {
+    match fs::remove_dir_all(dir) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let part = path.with_extension("part");
+    let mut f = File::create(&part)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    fs::rename(&part, path)?;
+    if let Some(dir) = path.parent() {
+        File::open(dir)?.sync_all()?;
+    }
+    Ok(())
+}

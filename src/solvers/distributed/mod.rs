@@ -1,0 +1,479 @@
+//! Breadth-first search across processes: the rank space is cut into one contiguous
+//! share per process ([`Partition`]), each process keeps only its share's tables, and
+//! the levels run in lockstep. A process expands the ranks of its share at the current
+//! level; the neighbours it reaches that belong to another process travel in one
+//! all-to-all per slice of its share (sorted, merged and varint-coded, see [`wire`]),
+//! and the level's size and the end of the search are agreed by a reduction. Each
+//! finished level is checkpointed (see [`checkpoint`]), so that a killed run resumes.
+//!
+//! The tables are those of [`crate::solvers::bfs`], rank for rank: the distance is the
+//! level, the next position the smallest-ranked neighbour one level closer, the count
+//! the sum over those neighbours. Each is a minimum or a sum over the same set whatever
+//! the order of arrival, so the result does not depend on the number of processes.
+//!
+//! The search reaches other processes only through [`Comm`]: MPI in the `mpi` build
+//! (`build::mpi`), [`Solo`] for one process, [`Threads`] in the tests.
+
+pub mod checkpoint;
+pub mod comm;
+pub mod wire;
+
+#[cfg(test)]
+mod tests;
+
+use std::ops::Range;
+use std::path::Path;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use thiserror::Error;
+
+pub use comm::{Comm, Reduce, Solo, Threads};
+
+use crate::core::format::{UNREACHED, add_counts};
+use crate::core::progress::Progress;
+use crate::core::space::StateSpace;
+use crate::solvers::bfs::{NO_NEXT, Outputs};
+use checkpoint::{Found, Store};
+use wire::{Fields, Reach};
+
+/// Ranks of one share expanded between two exchanges: bounds the buffered neighbours
+/// (about three per rank at the level) whatever the size of the share.
+const SLICE: u64 = 1 << 20;
+/// Ranks per flag telling whether a piece of the share holds a rank at a level.
+const CHUNK: usize = 1 << 14;
+
+#[derive(Debug, Error)]
+pub enum DistError {
+    #[error("state space of {0} ranks is too large for 32-bit next ranks")]
+    TooLarge(u64),
+    #[error("distance exceeds {0} moves; the one-byte distance table cannot hold it")]
+    TooDeep(u8),
+    #[error("goal rank {0} is outside the state space")]
+    BadGoal(u64),
+    #[error("checkpoint {path}: {source}")]
+    Checkpoint {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Resume(String),
+    #[error("another process failed ({0}); see its message")]
+    Elsewhere(&'static str),
+    #[error("a message between processes is damaged")]
+    Damaged,
+}
+
+/// The cut of `0..ranks` into one contiguous share per process, each share a multiple
+/// of a granule (so that a chunk of a packed table never straddles two shares).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Partition {
+    pub ranks: u64,
+    pub processes: usize,
+    /// Ranks per share (the last may be shorter, some may be empty).
+    pub block: u64,
+}
+
+impl Partition {
+    pub fn new(ranks: u64, processes: usize, granule: u64) -> Partition {
+        let granule = granule.max(1);
+        let block = ranks.div_ceil(processes as u64).div_ceil(granule).max(1) * granule;
+        Partition {
+            ranks,
+            processes,
+            block,
+        }
+    }
+
+    pub fn owner(&self, rank: u64) -> usize {
+        (rank / self.block) as usize
+    }
+
+    pub fn share(&self, p: usize) -> Range<u64> {
+        let lo = (p as u64 * self.block).min(self.ranks);
+        lo..(lo + self.block).min(self.ranks)
+    }
+}
+
+/// Where a search keeps its checkpoint and whether it continues one.
+pub struct Checkpoint<'a> {
+    /// The unit's directory (each process writes under its own subdirectory).
+    pub dir: &'a Path,
+    /// Continue from the last level every process finished; otherwise start afresh.
+    pub resume: bool,
+}
+
+/// One level's exchange, summed over the processes.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Exchange {
+    /// Bytes sent to other processes.
+    pub bytes: u64,
+    /// Neighbours sent to other processes (after merging).
+    pub entries: u64,
+    /// Wall seconds of the level, and the part spent in the exchanges (the slowest
+    /// process's).
+    pub seconds: f64,
+    pub exchange_seconds: f64,
+}
+
+/// One process's part of the result.
+pub struct Share {
+    pub partition: Partition,
+    /// Ranks of this share.
+    pub range: Range<u64>,
+    /// Its distances ([`UNREACHED`] where the goal cannot be reached).
+    pub dist: Vec<u8>,
+    /// Its next ranks, when asked for.
+    pub next: Vec<u32>,
+    /// Its counts, when asked for.
+    pub count: Vec<u64>,
+    /// Ranks per level, over all processes.
+    pub levels: Vec<u64>,
+    /// Levels that came from the checkpoint rather than from this run.
+    pub resumed: u32,
+    /// Each level's exchange (`exchanges[d]`: finding level `d + 1`), run here.
+    pub exchanges: Vec<Exchange>,
+}
+
+impl Share {
+    pub fn max_distance(&self) -> u8 {
+        (self.levels.len() - 1) as u8
+    }
+}
+
+/// Solves `space` backwards from its goals on every process of `comm` at once, each
+/// keeping the share [`Partition::new`]`(space.size(), comm.size(), granule)` gives it.
+/// Collective: every process calls it with the same space and arguments. An error is
+/// returned by every process alike.
+pub fn solve<S: StateSpace + ?Sized>(
+    space: &S,
+    outputs: Outputs,
+    granule: u64,
+    comm: &dyn Comm,
+    checkpoint: Option<Checkpoint>,
+    progress: &dyn Progress,
+) -> Result<Share, DistError> {
+    let n = space.size();
+    if outputs.next && n >= NO_NEXT as u64 {
+        return Err(DistError::TooLarge(n));
+    }
+    let partition = Partition::new(n, comm.size(), granule);
+    let range = partition.share(comm.rank());
+    let len = (range.end - range.start) as usize;
+    let fields = Fields {
+        parent: outputs.next,
+        count: outputs.counts,
+    };
+    let mut s = State {
+        first: range.start,
+        dist: vec![UNREACHED; len],
+        next: if outputs.next {
+            vec![NO_NEXT; len]
+        } else {
+            Vec::new()
+        },
+        count: if outputs.counts {
+            vec![0; len]
+        } else {
+            Vec::new()
+        },
+        marks: [
+            vec![false; len.div_ceil(CHUNK)],
+            vec![false; len.div_ceil(CHUNK)],
+        ],
+    };
+
+    let mut goals = 0u64;
+    for g in space.goals() {
+        if g >= n {
+            return Err(DistError::BadGoal(g));
+        }
+        if range.contains(&g)
+            && s.claim(
+                0,
+                Reach {
+                    rank: g,
+                    parent: NO_NEXT,
+                    count: 1,
+                },
+            )
+        {
+            goals += 1;
+        }
+    }
+    let mut levels = vec![comm.reduce(Reduce::Sum, &[goals])[0]];
+
+    // The checkpoint: open (every process), agree on the levels to keep, load them.
+    let store = match &checkpoint {
+        None => None,
+        Some(c) => {
+            let meta = format!(
+                "ranks {n} processes {} granule {granule} next {} counts {}",
+                comm.size(),
+                outputs.next,
+                outputs.counts
+            );
+            let opened = Store::open(c.dir, comm.rank(), comm.size(), &meta, c.resume);
+            let failed = comm.any(!matches!(opened, Ok((_, Found::Levels(_)))));
+            let (store, found) = match opened {
+                Ok((store, Found::Levels(k))) if !failed => (store, k),
+                Ok((_, Found::Mismatch(why))) => return Err(DistError::Resume(why)),
+                Err(e) => return Err(checkpoint_error(c.dir, e)),
+                Ok(_) => return Err(DistError::Elsewhere("opening its checkpoint")),
+            };
+            let keep = comm.reduce(Reduce::Min, &[found as u64])[0] as u32;
+            let kept = store.keep_levels(keep);
+            let failed = comm.any(kept.is_err());
+            match kept {
+                Err(e) => return Err(checkpoint_error(c.dir, e)),
+                Ok(()) if failed => return Err(DistError::Elsewhere("reading its checkpoint")),
+                Ok(()) => {}
+            }
+            for d in 1..=keep {
+                let read = store.read(d);
+                let here = match &read {
+                    Ok(Some((entries, batch))) => s.load(d as u8, *entries, batch, fields),
+                    _ => None,
+                };
+                let failed = comm.any(here.is_none());
+                match (here, read) {
+                    (Some(k), _) if !failed => levels.push(comm.reduce(Reduce::Sum, &[k])[0]),
+                    (_, Err(e)) => return Err(checkpoint_error(c.dir, e)),
+                    (Some(_), _) => return Err(DistError::Elsewhere("reading its checkpoint")),
+                    (None, _) => {
+                        return Err(DistError::Resume(format!(
+                            "level {d} of the checkpoint in {} does not agree with its share",
+                            c.dir.display()
+                        )));
+                    }
+                }
+            }
+            Some(store)
+        }
+    };
+    let resumed = levels.len() as u32 - 1;
+
+    progress.phase("distances", n);
+    progress.advance(levels.iter().sum());
+    let slices = comm.reduce(Reduce::Max, &[len.div_ceil(SLICE as usize) as u64])[0];
+    let mut exchanges = Vec::new();
+    let mut d = (levels.len() - 1) as u8;
+    while *levels.last().unwrap() > 0 {
+        if d == UNREACHED - 1 {
+            return Err(DistError::TooDeep(UNREACHED - 1));
+        }
+        let started = Instant::now();
+        let mut ex = Exchange::default();
+        let mut found = 0u64;
+        let mut waited = 0.0;
+        s.marks[(d as usize + 1) % 2]
+            .iter_mut()
+            .for_each(|m| *m = false);
+        for slice in 0..slices {
+            let lo = (slice * SLICE).min(len as u64) as usize;
+            let hi = ((slice + 1) * SLICE).min(len as u64) as usize;
+            let mut out = s.expand(space, &partition, d, lo..hi);
+            // Neighbours in this share are applied here; the rest are encoded.
+            let mine = std::mem::take(&mut out[comm.rank()]);
+            for r in mine {
+                found += s.claim(d + 1, r) as u64;
+            }
+            let bytes: Vec<Vec<u8>> = (out.iter().enumerate())
+                .map(|(p, batch)| {
+                    let mut b = Vec::new();
+                    wire::encode(batch, partition.share(p).start, fields, &mut b);
+                    ex.entries += batch.len() as u64;
+                    ex.bytes += b.len() as u64;
+                    b
+                })
+                .collect();
+            drop(out);
+            let t = Instant::now();
+            let got = comm.exchange(bytes);
+            waited += t.elapsed().as_secs_f64();
+            let mut damaged = false;
+            for batch in got.iter().filter(|b| !b.is_empty()) {
+                let ok = wire::decode(batch, range.start, fields, |r| {
+                    if range.contains(&r.rank) {
+                        found += s.claim(d + 1, r) as u64;
+                    } else {
+                        damaged = true;
+                    }
+                });
+                damaged |= ok.is_none();
+            }
+            if comm.any(damaged) {
+                return Err(DistError::Damaged);
+            }
+        }
+        let sums = comm.reduce(Reduce::Sum, &[found, ex.bytes, ex.entries]);
+        let secs = comm.reduce(
+            Reduce::Max,
+            &[
+                (started.elapsed().as_secs_f64() * 1e6) as u64,
+                (waited * 1e6) as u64,
+            ],
+        );
+        (ex.bytes, ex.entries) = (sums[1], sums[2]);
+        (ex.seconds, ex.exchange_seconds) = (secs[0] as f64 / 1e6, secs[1] as f64 / 1e6);
+        exchanges.push(ex);
+        if let (Some(store), Some(c)) = (&store, &checkpoint) {
+            let (entries, batch) = s.level_batch(d + 1, fields);
+            let written = store.write(d as u32 + 1, entries, &batch);
+            let failed = comm.any(written.is_err());
+            match written {
+                Err(e) => return Err(checkpoint_error(c.dir, e)),
+                Ok(()) if failed => return Err(DistError::Elsewhere("writing its checkpoint")),
+                Ok(()) => {}
+            }
+        }
+        levels.push(sums[0]);
+        progress.advance(sums[0]);
+        d += 1;
+    }
+    levels.pop();
+    Ok(Share {
+        partition,
+        range,
+        dist: s.dist,
+        next: s.next,
+        count: s.count,
+        levels,
+        resumed,
+        exchanges,
+    })
+}
+
+/// Removes this process's checkpoint of a unit that is finished and stored.
+pub fn remove_checkpoint(dir: &Path, comm: &dyn Comm) -> std::io::Result<()> {
+    let (store, _) = Store::open(dir, comm.rank(), comm.size(), "", false)?;
+    store.remove()
+}
+
+fn checkpoint_error(dir: &Path, source: std::io::Error) -> DistError {
+    DistError::Checkpoint {
+        path: dir.display().to_string(),
+        source,
+    }
+}
+
+/// This process's tables under construction.
+struct State {
+    first: u64,
+    dist: Vec<u8>,
+    next: Vec<u32>,
+    count: Vec<u64>,
+    /// `marks[d % 2][c]`: chunk `c` of the share holds a rank at distance `d`.
+    marks: [Vec<bool>; 2],
+}
+
+impl State {
+    /// Applies one arrival at level `d`; true if it is new to the level.
+    fn claim(&mut self, d: u8, r: Reach) -> bool {
+        let i = (r.rank - self.first) as usize;
+        let now = self.dist[i];
+        if now == UNREACHED {
+            self.dist[i] = d;
+            self.marks[d as usize % 2][i / CHUNK] = true;
+            if let Some(n) = self.next.get_mut(i) {
+                *n = r.parent;
+            }
+            if let Some(c) = self.count.get_mut(i) {
+                *c = r.count;
+            }
+            return true;
+        }
+        if now == d {
+            if let Some(n) = self.next.get_mut(i) {
+                *n = (*n).min(r.parent);
+            }
+            if let Some(c) = self.count.get_mut(i) {
+                *c = add_counts(*c, r.count);
+            }
+        }
+        false
+    }
+
+    /// The neighbours of the ranks at level `d` among local indices `span`, by owner,
+    /// each batch merged.
+    fn expand<S: StateSpace + ?Sized>(
+        &self,
+        space: &S,
+        partition: &Partition,
+        d: u8,
+        span: Range<usize>,
+    ) -> Vec<Vec<Reach>> {
+        let marks = &self.marks[d as usize % 2];
+        let pieces = span.start / CHUNK..span.end.div_ceil(CHUNK);
+        let empty = || vec![Vec::new(); partition.processes];
+        let mut out = pieces
+            .into_par_iter()
+            .filter(|&c| marks[c])
+            .fold(
+                || (empty(), Vec::new()),
+                |(mut out, mut nbs), c| {
+                    for i in c * CHUNK..((c + 1) * CHUNK).min(span.end) {
+                        if self.dist[i] != d {
+                            continue;
+                        }
+                        let rank = self.first + i as u64;
+                        let count = self.count.get(i).copied().unwrap_or(0);
+                        nbs.clear();
+                        space.neighbors(rank, &mut nbs);
+                        for &nb in &nbs {
+                            out[partition.owner(nb)].push(Reach {
+                                rank: nb,
+                                parent: rank as u32,
+                                count,
+                            });
+                        }
+                    }
+                    (out, nbs)
+                },
+            )
+            .map(|(out, _)| out)
+            .reduce(empty, |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    x.extend(y);
+                }
+                a
+            });
+        out.par_iter_mut().for_each(wire::merge);
+        out
+    }
+
+    /// The ranks of this share at level `d`, encoded for a checkpoint.
+    fn level_batch(&self, d: u8, fields: Fields) -> (u64, Vec<u8>) {
+        let marks = &self.marks[d as usize % 2];
+        let batch: Vec<Reach> = (0..marks.len())
+            .filter(|&c| marks[c])
+            .flat_map(|c| c * CHUNK..((c + 1) * CHUNK).min(self.dist.len()))
+            .filter(|&i| self.dist[i] == d)
+            .map(|i| Reach {
+                rank: self.first + i as u64,
+                parent: self.next.get(i).copied().unwrap_or(0),
+                count: self.count.get(i).copied().unwrap_or(0),
+            })
+            .collect();
+        let mut bytes = Vec::new();
+        wire::encode(&batch, self.first, fields, &mut bytes);
+        (batch.len() as u64, bytes)
+    }
+
+    /// Loads level `d` from a checkpoint batch of `entries` ranks: the number loaded,
+    /// or `None` if the batch does not fit this share.
+    fn load(&mut self, d: u8, entries: u64, batch: &[u8], fields: Fields) -> Option<u64> {
+        let end = self.first + self.dist.len() as u64;
+        let mut loaded = 0u64;
+        let mut fits = true;
+        wire::decode(batch, self.first, fields, |r| {
+            if r.rank >= end || self.dist[(r.rank - self.first) as usize] != UNREACHED {
+                fits = false;
+                return;
+            }
+            self.claim(d, r);
+            loaded += 1;
+        })?;
+        (fits && loaded == entries).then_some(loaded)
+    }
+}

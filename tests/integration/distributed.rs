@@ -1,0 +1,137 @@
+//! The backend across processes, with the processes simulated by threads (the MPI build
+//! is checked the same way by `.ci/run` under `mpirun`): every puzzle the breadth-first
+//! search serves comes out with the checksum of the plain build, whatever the number of
+//! processes, and a killed run resumes from its checkpoints.
+
+use std::path::{Path, PathBuf};
+
+use puzzlebase::build::distributed::{Checkpoints, Processes, work};
+use puzzlebase::build::{self, Options};
+use puzzlebase::catalog;
+use puzzlebase::solvers::distributed::{Comm, Threads};
+
+use crate::util::{Quiet, TEST_PARTITION, generate_into};
+
+/// One of each kind of unit: a table of rows (eight, knight-swap, oshidori), packed
+/// chunks with counts (nine), pattern tables (fifteen's 6-6-3).
+const SERVED: [&str; 5] = ["eight", "nine", "knight-swap", "oshidori", "fifteen"];
+
+fn checksums(db: &Path) -> Vec<(String, String)> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut st = conn
+        .prepare("SELECT name, checksum FROM puzzles ORDER BY name")
+        .unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// `generate --puzzle ...` on `procs` processes; process 0's result.
+fn generate_in(procs: usize, db: &Path, checkpoints: Option<Checkpoints>) -> Result<(), String> {
+    let opts = Options {
+        db: db.to_path_buf(),
+        only: SERVED.iter().map(|s| s.to_string()).collect(),
+        force: true,
+    };
+    let results = Threads::run(procs, |comm: &Threads| {
+        if comm.rank() != 0 {
+            return work(comm, checkpoints.clone()).map(|_| ());
+        }
+        let backend = Processes::new(comm, checkpoints.clone(), None).unwrap();
+        let registry = catalog::registry_building(&[TEST_PARTITION.to_string()]).unwrap();
+        let r = build::generate_on(&backend, &opts, registry, Vec::new(), false, &Quiet);
+        backend.finish(r.is_ok());
+        r.map(|_| ()).map_err(|e| e.to_string())
+    });
+    results.into_iter().next().unwrap()
+}
+
+#[test]
+fn any_number_of_processes_writes_the_plain_checksums() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = tmp.path().join("plain.sqlite");
+    generate_into(&plain, &SERVED, false);
+    let want = checksums(&plain);
+    assert_eq!(want.len(), SERVED.len());
+    for procs in [1, 2, 3] {
+        let db = tmp.path().join(format!("p{procs}.sqlite"));
+        let dir = tmp.path().join(format!("p{procs}.checkpoints"));
+        let c = Checkpoints {
+            dir: dir.clone(),
+            resume: false,
+        };
+        generate_in(procs, &db, Some(c)).unwrap();
+        assert_eq!(checksums(&db), want, "{procs} processes");
+        assert!(!dir.exists(), "the checkpoints go once the file is written");
+    }
+}
+
+/// Kill a run (here: a process fails to write its checkpoint part-way, as a full disk
+/// or a killed node would leave it), then resume: the file is the plain build's.
+#[test]
+fn a_failed_run_resumes_from_its_checkpoints() {
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = tmp.path().join("plain.sqlite");
+    generate_into(&plain, &SERVED, false);
+    let db = tmp.path().join("resumed.sqlite");
+    let dir: PathBuf = tmp.path().join("checkpoints");
+    let c = |resume| Checkpoints {
+        dir: dir.clone(),
+        resume,
+    };
+    // Stop the run half-way through nine by making process 1's level 20 unwritable.
+    std::fs::create_dir_all(&dir).unwrap();
+    let blocker = |dir: &Path| {
+        let nine = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("nine-")
+            });
+        nine.map(|n| n.join("p1of2/level-20"))
+    };
+    // A watcher thread puts a directory where the level file goes as soon as nine's
+    // first level is written.
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let failed = std::thread::scope(|s| {
+        s.spawn(|| {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Some(level) = blocker(&dir)
+                    && level.parent().unwrap().join("level-1").exists()
+                {
+                    let _ = std::fs::create_dir_all(&level);
+                    std::fs::create_dir_all(level.join("x")).unwrap();
+                    return;
+                }
+                std::thread::yield_now();
+            }
+        });
+        let r = generate_in(2, &db, Some(c(false)));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        r
+    });
+    let err = failed.expect_err("the run stops when a checkpoint cannot be written");
+    assert!(err.contains("nine") && err.contains("checkpoint"), "{err}");
+    assert!(!db.exists(), "nothing is written by a failed run");
+    let level = blocker(&dir).unwrap();
+    let listing: Vec<String> = std::fs::read_dir(level.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert!(
+        level.parent().unwrap().join("level-19").exists(),
+        "{err} {listing:?}"
+    );
+    std::fs::remove_dir_all(&level).unwrap();
+
+    // Three processes cannot resume two's checkpoint; two can.
+    let e = generate_in(3, &db, Some(c(true))).unwrap_err();
+    assert!(e.contains("written by 2 processes"), "{e}");
+    generate_in(2, &db, Some(c(true))).unwrap();
+    assert_eq!(checksums(&db), checksums(&plain));
+    assert!(!dir.exists());
+}
