@@ -272,12 +272,8 @@ pub fn solve<S: StateSpace + ?Sized>(
         for slice in 0..slices {
             let lo = (slice * SLICE).min(len as u64) as usize;
             let hi = ((slice + 1) * SLICE).min(len as u64) as usize;
-            let mut out = s.expand(space, &partition, d, lo..hi);
-            // Neighbours in this share are applied here; the rest are encoded.
-            let mine = std::mem::take(&mut out[comm.rank()]);
-            for r in mine {
-                found += s.claim(d + 1, r) as u64;
-            }
+            let (out, local) = s.expand(space, &partition, comm.rank(), d, lo..hi);
+            let mut arrived = Vec::new();
             let bytes: Vec<Vec<u8>> = (out.iter().enumerate())
                 .map(|(p, batch)| {
                     let mut b = Vec::new();
@@ -293,18 +289,15 @@ pub fn solve<S: StateSpace + ?Sized>(
             waited += t.elapsed().as_secs_f64();
             let mut damaged = false;
             for batch in got.iter().filter(|b| !b.is_empty()) {
-                let ok = wire::decode(batch, range.start, fields, |r| {
-                    if range.contains(&r.rank) {
-                        found += s.claim(d + 1, r) as u64;
-                    } else {
-                        damaged = true;
-                    }
-                });
-                damaged |= ok.is_none();
+                let mut decoded = Vec::new();
+                let ok = wire::decode(batch, range.start, fields, |r| decoded.push(r));
+                damaged |= ok.is_none() || decoded.last().is_some_and(|r| r.rank >= range.end);
+                arrived.push(decoded);
             }
             if comm.any(damaged) {
                 return Err(DistError::Damaged);
             }
+            found += s.apply(d + 1, local, &arrived);
         }
         let sums = comm.reduce(Reduce::Sum, &[found, ex.bytes, ex.entries]);
         let secs = comm.reduce(
@@ -367,14 +360,52 @@ struct State {
     marks: [Vec<bool>; 2],
 }
 
-impl State {
+/// Calls `f` on each index of `range` whose distance is `d`, in order. Eight distances
+/// are tested at once: late levels are spread over every chunk of the share, and most
+/// of what a scan reads is other levels.
+fn each_at(dist: &[u8], range: Range<usize>, d: u8, mut f: impl FnMut(usize)) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let (mut i, end) = (range.start, range.end);
+    while i < end {
+        if i.is_multiple_of(8) && i + 8 <= end {
+            let w = u64::from_le_bytes(dist[i..i + 8].try_into().unwrap()) ^ (ONES * d as u64);
+            // Nonzero exactly when some byte of `w` is zero, i.e. some distance is `d`.
+            if w.wrapping_sub(ONES) & !w & (ONES << 7) == 0 {
+                i += 8;
+                continue;
+            }
+            for j in i..i + 8 {
+                if dist[j] == d {
+                    f(j);
+                }
+            }
+            i += 8;
+            continue;
+        }
+        if dist[i] == d {
+            f(i);
+        }
+        i += 1;
+    }
+}
+
+/// A piece of the share's tables, from rank `first` (its marks cover its own chunks).
+struct View<'a> {
+    first: u64,
+    dist: &'a mut [u8],
+    next: &'a mut [u32],
+    count: &'a mut [u64],
+    marks: &'a mut [bool],
+}
+
+impl View<'_> {
     /// Applies one arrival at level `d`; true if it is new to the level.
     fn claim(&mut self, d: u8, r: Reach) -> bool {
         let i = (r.rank - self.first) as usize;
         let now = self.dist[i];
         if now == UNREACHED {
             self.dist[i] = d;
-            self.marks[d as usize % 2][i / CHUNK] = true;
+            self.marks[i / CHUNK] = true;
             if let Some(n) = self.next.get_mut(i) {
                 *n = r.parent;
             }
@@ -393,71 +424,183 @@ impl State {
         }
         false
     }
+}
 
-    /// The neighbours of the ranks at level `d` among local indices `span`, by owner,
-    /// each batch merged.
+impl State {
+    /// Applies one arrival at level `d`; true if it is new to the level.
+    fn claim(&mut self, d: u8, r: Reach) -> bool {
+        View {
+            first: self.first,
+            dist: &mut self.dist,
+            next: &mut self.next,
+            count: &mut self.count,
+            marks: &mut self.marks[d as usize % 2],
+        }
+        .claim(d, r)
+    }
+
+    /// Applies arrivals at level `d` in parallel: each thread takes a piece of the share,
+    /// with this share's arrivals in that piece (`local[k]`, in any order) and the part
+    /// of every other process's batch (sorted by rank) that falls in it, so no two
+    /// threads write one entry. Returns the ranks new to the level.
+    fn apply(&mut self, d: u8, local: Vec<Vec<Reach>>, batches: &[Vec<Reach>]) -> u64 {
+        let len = self.dist.len();
+        if len == 0 {
+            return 0;
+        }
+        let piece = self.piece();
+        let pieces = len.div_ceil(piece);
+        fn split<T>(v: &mut [T], size: usize, n: usize) -> Vec<&mut [T]> {
+            if v.is_empty() {
+                return (0..n).map(|_| <&mut [T]>::default()).collect();
+            }
+            v.chunks_mut(size).collect()
+        }
+        let first = self.first;
+        let dist = split(&mut self.dist, piece, pieces);
+        let next = split(&mut self.next, piece, pieces);
+        let count = split(&mut self.count, piece, pieces);
+        let marks = split(&mut self.marks[d as usize % 2], piece / CHUNK, pieces);
+        (dist
+            .into_iter()
+            .zip(next)
+            .zip(count)
+            .zip(marks)
+            .zip(local)
+            .enumerate())
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|(k, ((((dist, next), count), marks), local))| {
+            let lo = first + (k * piece) as u64;
+            let hi = lo + dist.len() as u64;
+            let mut view = View {
+                first: lo,
+                dist,
+                next,
+                count,
+                marks,
+            };
+            let mut found = 0;
+            for r in local {
+                found += view.claim(d, r) as u64;
+            }
+            for b in batches {
+                let from = b.partition_point(|r| r.rank < lo);
+                let to = b.partition_point(|r| r.rank < hi);
+                for r in &b[from..to] {
+                    found += view.claim(d, *r) as u64;
+                }
+            }
+            found
+        })
+        .sum()
+    }
+
+    /// The neighbours of the ranks at level `d` among local indices `span`: those of
+    /// other processes by owner, each batch sorted and merged for the wire, and those of
+    /// this share by piece (see [`State::piece`]), as they come.
     fn expand<S: StateSpace + ?Sized>(
         &self,
         space: &S,
         partition: &Partition,
+        me: usize,
         d: u8,
         span: Range<usize>,
-    ) -> Vec<Vec<Reach>> {
+    ) -> (Vec<Vec<Reach>>, Vec<Vec<Reach>>) {
         let marks = &self.marks[d as usize % 2];
-        let pieces = span.start / CHUNK..span.end.div_ceil(CHUNK);
-        let empty = || vec![Vec::new(); partition.processes];
-        let mut out = pieces
+        let chunks = span.start / CHUNK..span.end.div_ceil(CHUNK);
+        let piece = self.piece();
+        let pieces = self.dist.len().div_ceil(piece);
+        let end = self.first + self.dist.len() as u64;
+        let empty = || {
+            (
+                vec![Vec::new(); partition.processes],
+                vec![Vec::new(); pieces],
+            )
+        };
+        let (mut out, local) = chunks
             .into_par_iter()
             .filter(|&c| marks[c])
             .fold(
                 || (empty(), Vec::new()),
-                |(mut out, mut nbs), c| {
-                    for i in c * CHUNK..((c + 1) * CHUNK).min(span.end) {
-                        if self.dist[i] != d {
-                            continue;
-                        }
+                |((mut out, mut local), mut nbs), c| {
+                    let chunk = c * CHUNK..((c + 1) * CHUNK).min(span.end);
+                    each_at(&self.dist, chunk, d, |i| {
                         let rank = self.first + i as u64;
                         let count = self.count.get(i).copied().unwrap_or(0);
                         nbs.clear();
                         space.neighbors(rank, &mut nbs);
                         for &nb in &nbs {
-                            out[partition.owner(nb)].push(Reach {
+                            let r = Reach {
                                 rank: nb,
                                 parent: rank as u32,
                                 count,
-                            });
+                            };
+                            if nb >= self.first && nb < end {
+                                local[(nb - self.first) as usize / piece].push(r);
+                            } else {
+                                out[partition.owner(nb)].push(r);
+                            }
                         }
-                    }
-                    (out, nbs)
+                    });
+                    ((out, local), nbs)
                 },
             )
-            .map(|(out, _)| out)
-            .reduce(empty, |mut a, b| {
+            .map(|(both, _)| both)
+            .reduce(empty, |(mut a, mut la), (b, lb)| {
                 for (x, y) in a.iter_mut().zip(b) {
                     x.extend(y);
                 }
-                a
+                for (x, y) in la.iter_mut().zip(lb) {
+                    x.extend(y);
+                }
+                (a, la)
             });
+        debug_assert!(out[me].is_empty());
         out.par_iter_mut().for_each(wire::merge);
-        out
+        (out, local)
+    }
+
+    /// Ranks per piece of the share that one thread applies arrivals to: a whole number
+    /// of mark chunks, a few pieces per thread.
+    fn piece(&self) -> usize {
+        (self.dist.len().max(1))
+            .div_ceil(rayon::current_num_threads() * 8)
+            .div_ceil(CHUNK)
+            * CHUNK
     }
 
     /// The ranks of this share at level `d`, encoded for a checkpoint.
     fn level_batch(&self, d: u8, fields: Fields) -> (u64, Vec<u8>) {
         let marks = &self.marks[d as usize % 2];
-        let batch: Vec<Reach> = (0..marks.len())
+        let parts: Vec<Vec<Reach>> = (0..marks.len())
+            .into_par_iter()
             .filter(|&c| marks[c])
-            .flat_map(|c| c * CHUNK..((c + 1) * CHUNK).min(self.dist.len()))
-            .filter(|&i| self.dist[i] == d)
-            .map(|i| Reach {
-                rank: self.first + i as u64,
-                parent: self.next.get(i).copied().unwrap_or(0),
-                count: self.count.get(i).copied().unwrap_or(0),
+            .map(|c| {
+                let mut part = Vec::new();
+                let chunk = c * CHUNK..((c + 1) * CHUNK).min(self.dist.len());
+                each_at(&self.dist, chunk, d, |i| {
+                    part.push(Reach {
+                        rank: self.first + i as u64,
+                        parent: self.next.get(i).copied().unwrap_or(0),
+                        count: self.count.get(i).copied().unwrap_or(0),
+                    })
+                });
+                part
             })
             .collect();
         let mut bytes = Vec::new();
-        wire::encode(&batch, self.first, fields, &mut bytes);
-        (batch.len() as u64, bytes)
+        let mut prev = self.first;
+        let mut entries = 0;
+        for part in &parts {
+            // Each part continues the gaps from the last rank of the one before.
+            wire::encode(part, prev, fields, &mut bytes);
+            if let Some(last) = part.last() {
+                prev = last.rank;
+            }
+            entries += part.len() as u64;
+        }
+        (entries, bytes)
     }
 
     /// Loads level `d` from a checkpoint batch of `entries` ranks: the number loaded,

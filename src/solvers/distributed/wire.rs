@@ -25,7 +25,8 @@ pub struct Fields {
 /// Sorts `batch` by rank and merges entries of one rank (smallest parent, summed
 /// counts), as the receiver would apply them one after the other.
 pub fn merge(batch: &mut Vec<Reach>) {
-    batch.sort_unstable_by_key(|r| r.rank);
+    use rayon::slice::ParallelSliceMut;
+    batch.par_sort_unstable_by_key(|r| r.rank);
     batch.dedup_by(|later, kept| {
         if later.rank != kept.rank {
             return false;
