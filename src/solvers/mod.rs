@@ -8,3 +8,4 @@ pub mod enumerate;
 pub mod pattern;
 pub mod peg;
 pub mod search;
+pub mod twobit;

@@ -1,8 +1,9 @@
 //! Breadth-first search across processes: the rank space is cut into one contiguous
 //! share per process ([`Partition`]), each process keeps only its share's tables, and
 //! the levels run in lockstep. A process expands the ranks of its share at the current
-//! level; the neighbours it reaches that belong to another process travel in one
-//! all-to-all per slice of its share (sorted, merged and varint-coded, see [`wire`]),
+//! level, a slice of its share at a time; the neighbours it reaches in its own share are
+//! applied at once, and those that belong to another process are sorted, merged and
+//! varint-coded per slice (see [`wire`]) and travel in one all-to-all per level,
 //! and the level's size and the end of the search are agreed by a reduction. Each
 //! finished level is checkpointed (see [`checkpoint`]), so that a killed run resumes.
 //!
@@ -37,8 +38,9 @@ use crate::solvers::bfs::{NO_NEXT, Outputs};
 use checkpoint::{Found, Store};
 use wire::{Fields, Reach};
 
-/// Ranks of one share expanded between two exchanges: bounds the buffered neighbours
-/// (about three per rank at the level) whatever the size of the share.
+/// Ranks of one share expanded at a time: bounds the neighbours held before they are
+/// applied or encoded (about three per rank at the level, 24 bytes each) whatever the
+/// size of the share; encoded, a neighbour for another process takes one to three bytes.
 const SLICE: u64 = 1 << 20;
 /// Ranks per flag telling whether a piece of the share holds a rank at a level.
 const CHUNK: usize = 1 << 14;
@@ -255,7 +257,7 @@ pub fn solve<S: StateSpace + ?Sized>(
 
     progress.phase("distances", n);
     progress.advance(levels.iter().sum());
-    let slices = comm.reduce(Reduce::Max, &[len.div_ceil(SLICE as usize) as u64])[0];
+    let slices = len.div_ceil(SLICE as usize) as u64;
     let mut exchanges = Vec::new();
     let mut d = (levels.len() - 1) as u8;
     while *levels.last().unwrap() > 0 {
@@ -265,39 +267,41 @@ pub fn solve<S: StateSpace + ?Sized>(
         let started = Instant::now();
         let mut ex = Exchange::default();
         let mut found = 0u64;
-        let mut waited = 0.0;
         s.marks[(d as usize + 1) % 2]
             .iter_mut()
             .for_each(|m| *m = false);
+        // Neighbours in this share are applied slice by slice; the others are kept
+        // encoded (a sorted segment per slice and process) for the level's exchange.
+        let mut outgoing = vec![Vec::new(); comm.size()];
         for slice in 0..slices {
             let lo = (slice * SLICE).min(len as u64) as usize;
             let hi = ((slice + 1) * SLICE).min(len as u64) as usize;
             let (out, local) = s.expand(space, &partition, comm.rank(), d, lo..hi);
-            let mut arrived = Vec::new();
-            let bytes: Vec<Vec<u8>> = (out.iter().enumerate())
-                .map(|(p, batch)| {
-                    let mut b = Vec::new();
-                    wire::encode(batch, partition.share(p).start, fields, &mut b);
-                    ex.entries += batch.len() as u64;
-                    ex.bytes += b.len() as u64;
-                    b
-                })
-                .collect();
-            drop(out);
-            let t = Instant::now();
-            let got = comm.exchange(bytes);
-            waited += t.elapsed().as_secs_f64();
-            let mut damaged = false;
-            for batch in got.iter().filter(|b| !b.is_empty()) {
-                let mut decoded = Vec::new();
-                let ok = wire::decode(batch, range.start, fields, |r| decoded.push(r));
-                damaged |= ok.is_none() || decoded.last().is_some_and(|r| r.rank >= range.end);
-                arrived.push(decoded);
+            found += s.apply(d + 1, local, &[]);
+            for (p, batch) in out.iter().enumerate().filter(|(_, b)| !b.is_empty()) {
+                let before = outgoing[p].len();
+                wire::encode_segment(batch, partition.share(p).start, fields, &mut outgoing[p]);
+                ex.entries += batch.len() as u64;
+                ex.bytes += (outgoing[p].len() - before) as u64;
             }
-            if comm.any(damaged) {
-                return Err(DistError::Damaged);
-            }
-            found += s.apply(d + 1, local, &arrived);
+        }
+        let t = Instant::now();
+        let got = comm.exchange(outgoing);
+        let waited = t.elapsed().as_secs_f64();
+        let mut damaged = false;
+        for message in &got {
+            let ok = wire::decode_segments(message, range.start, fields, |seg| {
+                if seg.last().is_some_and(|r| r.rank >= range.end) {
+                    damaged = true;
+                } else {
+                    found += s.apply(d + 1, vec![Vec::new(); s.pieces()], &[seg]);
+                }
+            });
+            damaged |= ok.is_none();
+        }
+        drop(got);
+        if comm.any(damaged) {
+            return Err(DistError::Damaged);
         }
         let sums = comm.reduce(Reduce::Sum, &[found, ex.bytes, ex.entries]);
         let secs = comm.reduce(
@@ -510,7 +514,7 @@ impl State {
         let marks = &self.marks[d as usize % 2];
         let chunks = span.start / CHUNK..span.end.div_ceil(CHUNK);
         let piece = self.piece();
-        let pieces = self.dist.len().div_ceil(piece);
+        let pieces = self.pieces();
         let end = self.first + self.dist.len() as u64;
         let empty = || {
             (
@@ -559,6 +563,11 @@ impl State {
         debug_assert!(out[me].is_empty());
         out.par_iter_mut().for_each(wire::merge);
         (out, local)
+    }
+
+    /// Number of pieces of the share (see [`State::piece`]).
+    fn pieces(&self) -> usize {
+        self.dist.len().div_ceil(self.piece())
     }
 
     /// Ranks per piece of the share that one thread applies arrivals to: a whole number

@@ -58,24 +58,57 @@ pub fn decode(bytes: &[u8], base: u64, fields: Fields, mut f: impl FnMut(Reach))
     let mut pos = 0;
     let mut rank = base;
     while pos < bytes.len() {
-        rank = rank.checked_add(get(bytes, &mut pos)?)?;
-        let parent = if fields.parent {
-            u32::try_from(get(bytes, &mut pos)?).ok()?
-        } else {
-            0
-        };
-        let count = if fields.count {
-            get(bytes, &mut pos)?
-        } else {
-            0
-        };
-        f(Reach {
-            rank,
-            parent,
-            count,
-        });
+        f(entry(bytes, &mut pos, &mut rank, fields)?);
     }
     Some(())
+}
+
+/// Appends `batch` as a segment: its number of entries, then the batch as [`encode`]
+/// writes it. Segments let one message carry several sorted batches (one per slice of
+/// the sender's share).
+pub fn encode_segment(batch: &[Reach], base: u64, fields: Fields, out: &mut Vec<u8>) {
+    put(out, batch.len() as u64);
+    encode(batch, base, fields, out);
+}
+
+/// Calls `f` on each segment of a message, decoded; `None` if the bytes are not whole
+/// segments.
+pub fn decode_segments(
+    bytes: &[u8],
+    base: u64,
+    fields: Fields,
+    mut f: impl FnMut(Vec<Reach>),
+) -> Option<()> {
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let n = get(bytes, &mut pos)?;
+        // Each entry takes at least a byte: a count beyond the bytes left is damage.
+        if n > (bytes.len() - pos) as u64 {
+            return None;
+        }
+        let mut rank = base;
+        let mut seg = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            seg.push(entry(bytes, &mut pos, &mut rank, fields)?);
+        }
+        f(seg);
+    }
+    Some(())
+}
+
+fn entry(bytes: &[u8], pos: &mut usize, rank: &mut u64, fields: Fields) -> Option<Reach> {
+    *rank = rank.checked_add(get(bytes, pos)?)?;
+    let parent = if fields.parent {
+        u32::try_from(get(bytes, pos)?).ok()?
+    } else {
+        0
+    };
+    let count = if fields.count { get(bytes, pos)? } else { 0 };
+    Some(Reach {
+        rank: *rank,
+        parent,
+        count,
+    })
 }
 
 fn put(out: &mut Vec<u8>, mut v: u64) {
@@ -156,5 +189,13 @@ mod tests {
         assert_eq!(small.len(), 1 + 2);
         // A batch cut inside an entry is refused.
         assert!(decode(&bytes[..bytes.len() - 1], 10, all, |_| ()).is_none());
+        // Segments: two sorted batches in one message, each from the base again.
+        let mut msg = Vec::new();
+        encode_segment(&batch[..2], 10, all, &mut msg);
+        encode_segment(&batch[..1], 10, all, &mut msg);
+        let mut segs = Vec::new();
+        decode_segments(&msg, 10, all, |s| segs.push(s)).unwrap();
+        assert_eq!(segs, vec![batch[..2].to_vec(), batch[..1].to_vec()]);
+        assert!(decode_segments(&msg[..msg.len() - 1], 10, all, |_| ()).is_none());
     }
 }
