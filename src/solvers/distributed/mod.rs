@@ -378,9 +378,9 @@ fn each_at(dist: &[u8], range: Range<usize>, d: u8, mut f: impl FnMut(usize)) {
                 i += 8;
                 continue;
             }
-            for j in i..i + 8 {
-                if dist[j] == d {
-                    f(j);
+            for (j, &x) in dist[i..i + 8].iter().enumerate() {
+                if x == d {
+                    f(i + j);
                 }
             }
             i += 8;
