@@ -35,19 +35,33 @@ const CHUNK: u64 = 1 << 14;
 /// Pull once the ranks not reached, beyond the frontier, are at most this many times it.
 const PULL_RATIO: u64 = 3;
 
-/// Every rank's distance modulo 3 ([`UNREACHED`] where the goal cannot be reached), 32
-/// ranks per little-endian `u64`, rank `r` in bits `2 (r mod 32)` and up of word
-/// `r / 32`; and the number of ranks at each distance.
+/// Words per block of the table. The table is kept in blocks of 8 MB rather than one
+/// allocation so that it can be handed on (packed, written) a block at a time and freed
+/// as it goes: a 10.9 GB table is never held twice.
+/// (Small in the tests, so that they cross block boundaries.)
+pub const BLOCK_WORDS: usize = if cfg!(test) { 1 << 8 } else { 1 << 20 };
+
+/// The most ranks a level may have for its ranks to be kept as the farthest.
+pub const FARTHEST_KEPT: u64 = 1 << 16;
+
+/// Every rank's distance modulo 3 ([`UNREACHED`] where the goal cannot be reached): rank
+/// `r` in bits `2 (r mod 32)` and up of word `r / 32`, that is in little-endian bytes,
+/// bits `2 (r mod 4)` of byte `r / 4`; words in blocks of [`BLOCK_WORDS`]. With the
+/// number of ranks at each distance and the ranks at the largest.
 pub struct Table {
     pub ranks: u64,
-    pub words: Vec<u64>,
+    pub blocks: Vec<Vec<u64>>,
     pub levels: Vec<u64>,
+    /// The ranks at the largest distance, sorted (empty if that level has more than
+    /// [`FARTHEST_KEPT`]).
+    pub farthest: Vec<u64>,
 }
 
 impl Table {
     /// The residue of `rank`'s distance, or [`UNREACHED`].
     pub fn get(&self, rank: u64) -> u8 {
-        cell(self.words[(rank / PER_WORD) as usize], rank)
+        let w = (rank / PER_WORD) as usize;
+        cell(self.blocks[w / BLOCK_WORDS][w % BLOCK_WORDS], rank)
     }
 
     pub fn max_distance(&self) -> usize {
@@ -64,14 +78,25 @@ fn cell(word: u64, rank: u64) -> u8 {
 /// is outside the space.
 pub fn solve<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Result<Table, u64> {
     let n = space.size();
-    let words: Vec<AtomicU64> = (0..n.div_ceil(PER_WORD))
-        .into_par_iter()
-        .map(|_| AtomicU64::new(u64::MAX))
+    let words = n.div_ceil(PER_WORD) as usize;
+    let blocks: Vec<Vec<AtomicU64>> = (0..words.div_ceil(BLOCK_WORDS))
+        .map(|b| {
+            let len = BLOCK_WORDS.min(words - b * BLOCK_WORDS);
+            (0..len)
+                .into_par_iter()
+                .map(|_| AtomicU64::new(u64::MAX))
+                .collect()
+        })
         .collect();
     let chunks = n.div_ceil(CHUNK) as usize;
     let marks: [Vec<AtomicBool>; 2] =
         [0, 1].map(|_| (0..chunks).map(|_| AtomicBool::new(false)).collect());
-    let t = Search { n, words, marks };
+    let t = Search {
+        n,
+        blocks,
+        marks,
+        last: std::sync::Mutex::new(Vec::new()),
+    };
     let mut goals = 0;
     for g in space.goals() {
         if g >= n {
@@ -84,6 +109,7 @@ pub fn solve<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Resu
     let mut levels = vec![goals];
     let mut unreached = n - goals;
     let mut d = 0usize;
+    let mut farthest: Vec<u64> = space.goals();
     while levels[d] > 0 {
         let frontier = levels[d];
         t.marks[(d + 1) % 2]
@@ -94,28 +120,59 @@ pub fn solve<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Resu
         } else {
             t.push(space, d)
         };
+        let last = std::mem::take(&mut *t.last.lock().unwrap());
+        if found > 0 {
+            farthest = if found <= FARTHEST_KEPT {
+                last
+            } else {
+                Vec::new()
+            };
+        }
         unreached -= found;
         progress.advance(found);
         levels.push(found);
         d += 1;
     }
     levels.pop();
+    farthest.sort_unstable();
+    farthest.dedup();
     Ok(Table {
         ranks: n,
-        words: t.words.into_iter().map(AtomicU64::into_inner).collect(),
+        blocks: (t.blocks.into_iter())
+            .map(|b| b.into_iter().map(AtomicU64::into_inner).collect())
+            .collect(),
         levels,
+        farthest,
     })
 }
 
 struct Search {
     n: u64,
-    words: Vec<AtomicU64>,
+    blocks: Vec<Vec<AtomicU64>>,
     marks: [Vec<AtomicBool>; 2],
+    /// The ranks claimed in the level under way, while there are few.
+    last: std::sync::Mutex<Vec<u64>>,
 }
 
 impl Search {
+    fn word(&self, rank: u64) -> &AtomicU64 {
+        let w = (rank / PER_WORD) as usize;
+        &self.blocks[w / BLOCK_WORDS][w % BLOCK_WORDS]
+    }
+
     fn get(&self, rank: u64) -> u8 {
-        cell(self.words[(rank / PER_WORD) as usize].load(Relaxed), rank)
+        cell(self.word(rank).load(Relaxed), rank)
+    }
+
+    /// Keeps `claimed` (ranks new to the level under way) while the level is small.
+    fn keep(&self, claimed: &mut Vec<u64>) {
+        if !claimed.is_empty() {
+            let mut last = self.last.lock().unwrap();
+            if last.len() as u64 <= FARTHEST_KEPT {
+                last.append(claimed);
+            }
+        }
+        claimed.clear();
     }
 
     /// Sets `rank` (unreached) to distance `d`; true if this call reached it.
@@ -124,7 +181,7 @@ impl Search {
         // Unreached is 0b11: clearing the bits that `d mod 3` lacks sets it, and leaves
         // a rank already reached (by another thread in this level, same value) as it is.
         let clear = (3 ^ (d % 3) as u64) << shift;
-        let old = self.words[(rank / PER_WORD) as usize].fetch_and(!clear, Relaxed);
+        let old = self.word(rank).fetch_and(!clear, Relaxed);
         let was = (old >> shift & 3) as u8;
         if was == UNREACHED {
             let flag = &self.marks[d % 2][(rank / CHUNK) as usize];
@@ -145,22 +202,29 @@ impl Search {
         (0..self.marks[d % 2].len())
             .into_par_iter()
             .filter(|&c| self.marks[d % 2][c].load(Relaxed))
-            .map_init(Vec::new, |nbs, c| {
-                let mut found = 0;
-                for r in self.chunk(c) {
-                    if self.get(r) != want {
-                        continue;
-                    }
-                    nbs.clear();
-                    space.neighbors(r, nbs);
-                    for &nb in nbs.iter() {
-                        if self.get(nb) == UNREACHED {
-                            found += self.claim(nb, d + 1) as u64;
+            .map_init(
+                || (Vec::new(), Vec::new()),
+                |(nbs, claimed), c| {
+                    let mut found = 0;
+                    for r in self.chunk(c) {
+                        if self.get(r) != want {
+                            continue;
+                        }
+                        nbs.clear();
+                        space.neighbors(r, nbs);
+                        for &nb in nbs.iter() {
+                            if self.get(nb) == UNREACHED && self.claim(nb, d + 1) {
+                                found += 1;
+                                if claimed.len() as u64 <= FARTHEST_KEPT {
+                                    claimed.push(nb);
+                                }
+                            }
                         }
                     }
-                }
-                found
-            })
+                    self.keep(claimed);
+                    found
+                },
+            )
             .sum()
     }
 
@@ -169,29 +233,36 @@ impl Search {
         let want = (d % 3) as u8;
         (0..self.marks[0].len())
             .into_par_iter()
-            .map_init(Vec::new, |nbs, c| {
-                let mut found = 0;
-                let ranks = self.chunk(c);
-                let mut r = ranks.start;
-                while r < ranks.end {
-                    // A word with no unreached rank is skipped whole (chunks start on
-                    // word boundaries).
-                    let word = self.words[(r / PER_WORD) as usize].load(Relaxed);
-                    if r.is_multiple_of(PER_WORD) && !has_unreached(word) {
-                        r += PER_WORD;
-                        continue;
-                    }
-                    if cell(word, r) == UNREACHED {
-                        nbs.clear();
-                        space.neighbors(r, nbs);
-                        if nbs.iter().any(|&nb| self.get(nb) == want) {
-                            found += self.claim(r, d + 1) as u64;
+            .map_init(
+                || (Vec::new(), Vec::new()),
+                |(nbs, claimed), c| {
+                    let mut found = 0;
+                    let ranks = self.chunk(c);
+                    let mut r = ranks.start;
+                    while r < ranks.end {
+                        // A word with no unreached rank is skipped whole (chunks start on
+                        // word boundaries).
+                        let word = self.word(r).load(Relaxed);
+                        if r.is_multiple_of(PER_WORD) && !has_unreached(word) {
+                            r += PER_WORD;
+                            continue;
                         }
+                        if cell(word, r) == UNREACHED {
+                            nbs.clear();
+                            space.neighbors(r, nbs);
+                            if nbs.iter().any(|&nb| self.get(nb) == want) && self.claim(r, d + 1) {
+                                found += 1;
+                                if claimed.len() as u64 <= FARTHEST_KEPT {
+                                    claimed.push(r);
+                                }
+                            }
+                        }
+                        r += 1;
                     }
-                    r += 1;
-                }
-                found
-            })
+                    self.keep(claimed);
+                    found
+                },
+            )
             .sum()
     }
 }
@@ -209,9 +280,8 @@ mod tests {
     use crate::families::sliding::Sliding;
     use crate::solvers::bfs::{self, Outputs};
 
-    /// Every rank holds its distance modulo 3 (unreached where the plain solver has no
-    /// distance) and the levels are the plain solver's: on bipartite grids (half the
-    /// ranks unreached never happens there; the hexagonal `six` has unreached ranks).
+    /// Every rank holds its distance modulo 3, and the levels and the farthest ranks are
+    /// the plain solver's.
     #[test]
     fn residues_and_levels_are_the_plain_solvers() {
         for g in [Sliding::grid("eight", 3, 3), Sliding::grid("nine", 2, 5)] {
@@ -227,7 +297,19 @@ mod tests {
                 };
                 assert_eq!(two.get(r), want, "rank {r}");
             }
-            assert!(two.words.len() as u64 * 32 >= g.size());
+            let words: usize = two.blocks.iter().map(Vec::len).sum();
+            assert_eq!(words as u64, g.size().div_ceil(32));
+            // The farthest ranks are those at the plain solver's largest distance.
+            let max = *plain
+                .dist
+                .iter()
+                .filter(|&&d| d != bfs::UNREACHED)
+                .max()
+                .unwrap();
+            let far: Vec<u64> = (0..g.size())
+                .filter(|&r| plain.dist[r as usize] == max)
+                .collect();
+            assert_eq!(two.farthest, far);
         }
     }
 

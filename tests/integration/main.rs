@@ -10,6 +10,7 @@ mod distributed;
 mod english33;
 mod fifteen;
 mod flips;
+mod fourteen;
 mod hardened;
 mod hostile;
 mod layers;

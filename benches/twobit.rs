@@ -1,0 +1,76 @@
+//! The two-bit breadth-first search (distance mod 3) against the one-byte solver, in the
+//! same run: `cargo bench --bench twobit` on `twelve` (239,500,800 states, both solvers),
+//! `cargo bench --bench twobit -- fourteen` on the 2x7 (43,589,145,600 states, two bits
+//! only: 10.9 GB, the one-byte solver would need 43.6 GB), printing wall time, peak
+//! memory and the levels. Figures only, never asserted: the levels of `fourteen` are
+//! checked against OEIS A346736 by `cargo test --release --test integration fourteen --
+//! --ignored`.
+
+use std::time::Instant;
+
+use puzzlebase::core::memory;
+use puzzlebase::core::progress::{Progress, Silent};
+use puzzlebase::core::space::StateSpace;
+use puzzlebase::families::sliding::Sliding;
+use puzzlebase::solvers::{bfs, twobit};
+
+/// Prints each level as it is found, with the time since the start.
+struct Levels(Instant, std::sync::Mutex<u64>);
+impl Progress for Levels {
+    fn advance(&self, n: u64) {
+        let mut seen = self.1.lock().unwrap();
+        *seen += n;
+        eprintln!(
+            "{:9.1} s  {n:>14} ranks, {:>14} in all",
+            self.0.elapsed().as_secs_f64(),
+            *seen
+        );
+    }
+}
+
+fn peak_gib() -> String {
+    memory::peak().map_or("?".into(), |b| {
+        format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
+    })
+}
+
+fn main() {
+    let fourteen = std::env::args().any(|a| a == "fourteen");
+    let g = if fourteen {
+        Sliding::grid("fourteen", 2, 7)
+    } else {
+        Sliding::grid("twelve", 2, 6)
+    };
+    println!("{} states", g.size());
+    if !fourteen {
+        memory::reset_peak();
+        let t = Instant::now();
+        let one = bfs::solve_with(&g, bfs::Outputs::DISTANCES, &Silent).unwrap();
+        println!(
+            "one byte:  {:.1} s, peak {}, max distance {}",
+            t.elapsed().as_secs_f64(),
+            peak_gib(),
+            one.max_distance()
+        );
+    }
+    memory::reset_peak();
+    let t = Instant::now();
+    let progress: &dyn Progress = if fourteen {
+        &Levels(t, Default::default())
+    } else {
+        &Silent
+    };
+    let two = twobit::solve(&g, progress).unwrap();
+    println!(
+        "two bits:  {:.1} s, peak {}, max distance {}, {} at it",
+        t.elapsed().as_secs_f64(),
+        peak_gib(),
+        two.max_distance(),
+        *two.levels.last().unwrap()
+    );
+    let widest = (0..two.levels.len())
+        .max_by_key(|&d| two.levels[d])
+        .unwrap();
+    println!("widest level {widest}: {}", two.levels[widest]);
+    println!("levels {:?}", two.levels);
+}
