@@ -30,10 +30,14 @@ use crate::core::space::StateSpace;
 pub const UNREACHED: u8 = 3;
 /// Ranks per word.
 const PER_WORD: u64 = 32;
-/// Ranks per chunk: the unit of work and of the level flags (a multiple of [`PER_WORD`]).
-const CHUNK: u64 = 1 << 14;
-/// Pull once the ranks not reached, beyond the frontier, are at most this many times it.
-const PULL_RATIO: u64 = 3;
+/// Ranks per chunk: the unit of work and of the level flags (a multiple of [`PER_WORD`]);
+/// small, so that a push expands few ranks of older levels beside the frontier.
+const CHUNK: u64 = 1 << 11;
+/// Pull once the ranks not reached, beyond the frontier, are at most this many times
+/// what a push would expand: a push also expands the older levels of the frontier's
+/// residue in the flagged chunks, so pulling pays off earlier than in the one-byte
+/// solver (which compares with the frontier alone).
+const PULL_RATIO: u64 = 1;
 
 /// Words per block of the table. The table is kept in blocks of 8 MB rather than one
 /// allocation so that it can be handed on (packed, written) a block at a time and freed
@@ -111,11 +115,13 @@ pub fn solve<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Resu
     let mut d = 0usize;
     let mut farthest: Vec<u64> = space.goals();
     while levels[d] > 0 {
-        let frontier = levels[d];
+        // A push expands every rank of the level's residue in the flagged chunks, so it
+        // costs about the levels d, d - 3, d - 6, ... together, not level d alone.
+        let pushed: u64 = levels.iter().rev().step_by(3).sum();
         t.marks[(d + 1) % 2]
             .par_iter()
             .for_each(|m| m.store(false, Relaxed));
-        let found = if unreached.saturating_sub(frontier) <= PULL_RATIO * frontier {
+        let found = if unreached.saturating_sub(levels[d]) <= PULL_RATIO * pushed {
             t.pull(space, d)
         } else {
             t.push(space, d)
@@ -203,24 +209,28 @@ impl Search {
             .into_par_iter()
             .filter(|&c| self.marks[d % 2][c].load(Relaxed))
             .map_init(
-                || (Vec::new(), Vec::new()),
-                |(nbs, claimed), c| {
+                || (Batch::default(), Vec::new()),
+                |(batch, claimed), c| {
                     let mut found = 0;
-                    for r in self.chunk(c) {
-                        if self.get(r) != want {
-                            continue;
-                        }
-                        nbs.clear();
-                        space.neighbors(r, nbs);
-                        for &nb in nbs.iter() {
-                            if self.get(nb) == UNREACHED && self.claim(nb, d + 1) {
-                                found += 1;
-                                if claimed.len() as u64 <= FARTHEST_KEPT {
-                                    claimed.push(nb);
+                    let mut settle = |batch: &mut Batch| {
+                        for (_, nbs) in batch.drain() {
+                            for &nb in nbs {
+                                if self.get(nb) == UNREACHED && self.claim(nb, d + 1) {
+                                    found += 1;
+                                    if claimed.len() as u64 <= FARTHEST_KEPT {
+                                        claimed.push(nb);
+                                    }
                                 }
                             }
                         }
+                        batch.clear();
+                    };
+                    for r in self.chunk(c) {
+                        if self.get(r) == want && batch.add(space, r, self) {
+                            settle(batch);
+                        }
                     }
+                    settle(batch);
                     self.keep(claimed);
                     found
                 },
@@ -234,9 +244,20 @@ impl Search {
         (0..self.marks[0].len())
             .into_par_iter()
             .map_init(
-                || (Vec::new(), Vec::new()),
-                |(nbs, claimed), c| {
+                || (Batch::default(), Vec::new()),
+                |(batch, claimed), c| {
                     let mut found = 0;
+                    let mut settle = |batch: &mut Batch| {
+                        for (r, nbs) in batch.drain() {
+                            if nbs.iter().any(|&nb| self.get(nb) == want) && self.claim(r, d + 1) {
+                                found += 1;
+                                if claimed.len() as u64 <= FARTHEST_KEPT {
+                                    claimed.push(r);
+                                }
+                            }
+                        }
+                        batch.clear();
+                    };
                     let ranks = self.chunk(c);
                     let mut r = ranks.start;
                     while r < ranks.end {
@@ -247,24 +268,70 @@ impl Search {
                             r += PER_WORD;
                             continue;
                         }
-                        if cell(word, r) == UNREACHED {
-                            nbs.clear();
-                            space.neighbors(r, nbs);
-                            if nbs.iter().any(|&nb| self.get(nb) == want) && self.claim(r, d + 1) {
-                                found += 1;
-                                if claimed.len() as u64 <= FARTHEST_KEPT {
-                                    claimed.push(r);
-                                }
-                            }
+                        if cell(word, r) == UNREACHED && batch.add(space, r, self) {
+                            settle(batch);
                         }
                         r += 1;
                     }
+                    settle(batch);
                     self.keep(claimed);
                     found
                 },
             )
             .sum()
     }
+}
+
+/// Ranks whose neighbours are generated, and their words prefetched, before any is
+/// read: the table is gigabytes read at random, and a batch lets the cache misses
+/// overlap instead of stalling one after another.
+#[derive(Default)]
+struct Batch {
+    /// Each rank with the end of its neighbours in `nbs`.
+    ranks: Vec<(u64, usize)>,
+    nbs: Vec<u64>,
+}
+
+/// Ranks per [`Batch`].
+const BATCH: usize = 32;
+
+impl Batch {
+    /// Adds `r` with its neighbours, prefetching their words; true once full.
+    fn add<S: StateSpace + ?Sized>(&mut self, space: &S, r: u64, t: &Search) -> bool {
+        let start = self.nbs.len();
+        space.neighbors(r, &mut self.nbs);
+        for &nb in &self.nbs[start..] {
+            prefetch(t.word(nb));
+        }
+        self.ranks.push((r, self.nbs.len()));
+        self.ranks.len() == BATCH
+    }
+
+    fn drain(&self) -> impl Iterator<Item = (u64, &[u64])> {
+        let mut start = 0;
+        self.ranks.iter().map(move |&(r, end)| {
+            let nbs = &self.nbs[start..end];
+            start = end;
+            (r, nbs)
+        })
+    }
+
+    fn clear(&mut self) {
+        self.ranks.clear();
+        self.nbs.clear();
+    }
+}
+
+/// Asks the processor to bring `x`'s cache line in ahead of its use (a hint only).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and has no effect on the program's semantics.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// Whether some two-bit cell of `w` is 0b11.
