@@ -16,6 +16,15 @@ pub trait StateSpace: Sync {
     fn goals(&self) -> Vec<u64>;
     /// Appends to `out` the rank of every state one move away from `rank`.
     fn neighbors(&self, rank: u64, out: &mut Vec<u64>);
+    /// `Some(p)` when the move graph is bipartite with every goal on one side: every
+    /// path from `rank` to a goal then has a length of parity `p` (0 for the goals), and
+    /// neighbours always differ in it. `None` (the default) when that is not known.
+    ///
+    /// The two-bit search ([`crate::solvers::twobit`]) uses it to tell a level from the
+    /// next one without a bit of its own.
+    fn parity(&self, _rank: u64) -> Option<u8> {
+        None
+    }
 }
 
 /// Why a piece of text is not a state of a puzzle.

@@ -1,20 +1,25 @@
-//! Breadth-first search with two bits per rank: each rank keeps its distance modulo 3,
-//! and the fourth value means "not reached yet" (Korf's two-bit breadth-first search).
-//! A table of 43.6 billion ranks (the 2x7 puzzle) then takes 10.9 GB instead of 43.6.
+//! Breadth-first search with two bits per rank (Korf's two-bit breadth-first search): a
+//! table of 43.6 billion ranks (the 2x7 puzzle) takes 10.9 GB instead of 43.6.
 //!
-//! Three residues are enough because neighbours' distances differ by at most one: from
-//! a rank at distance `d`, a neighbour whose residue is `(d - 1) mod 3` is exactly one
-//! closer, and walking such neighbours finds the distance and an optimal path.
+//! Two codes, chosen by the space:
+//! * **distance mod 4** when the move graph is bipartite with the goals on one side
+//!   ([`StateSpace::parity`] says so; every rectangle of tiles). During the search a
+//!   rank holds "not reached", "in the frontier" or, once expanded, `(d / 2) mod 2`: the
+//!   frontier of level `d` and the ranks just claimed for `d + 1` share the code but
+//!   never the parity, so each level expands exactly its own ranks, once, however wide.
+//!   When the search ends, the parity completes every code to `d mod 4`. (If a rank is
+//!   left unreached, which a mod-4 code cannot say, the search is run again by residue.)
+//! * **distance mod 3** otherwise, the fourth value meaning "not reached". Level `d` is
+//!   every rank of residue `d mod 3` in the chunks flagged as holding level `d`; ranks of
+//!   levels `d - 3`, `d - 6`, ... there are expanded again (their neighbours are all
+//!   reached, so this costs time, not correctness). Once the unreached ranks are few it
+//!   **pulls** instead: an unreached rank with a neighbour of residue `d mod 3` is at
+//!   `d + 1`, exactly (that neighbour cannot be at `d - 3`: the rank would then have
+//!   been reached by `d - 2`).
 //!
-//! The search goes level by level like [`crate::solvers::bfs`]:
-//! * **push** while the frontier is small: every rank whose residue is `d mod 3`, in the
-//!   chunks flagged as holding level `d`, claims its unreached neighbours for `d + 1`.
-//!   Ranks of levels `d - 3`, `d - 6`, ... in those chunks share the residue and are
-//!   expanded again; their neighbours are all reached already, so this costs time, not
-//!   correctness.
-//! * **pull** once the unreached ranks are few: an unreached rank with a neighbour of
-//!   residue `d mod 3` is at `d + 1`. That neighbour cannot be at `d - 3` or less (the
-//!   rank would then have been reached by `d - 2`), so the test is exact.
+//! Either way, neighbours' distances differ by at most one, so from a rank at distance
+//! `d` the neighbour whose code is `d - 1` (mod 3 or 4) is exactly one closer, and
+//! walking such neighbours finds the distance and an optimal path.
 //!
 //! Claims are atomic (`fetch_and` on the word of 32 ranks), so every level's size is
 //! exact and the table is the same whatever the number of threads.
@@ -48,12 +53,15 @@ pub const BLOCK_WORDS: usize = if cfg!(test) { 1 << 8 } else { 1 << 20 };
 /// The most ranks a level may have for its ranks to be kept as the farthest.
 pub const FARTHEST_KEPT: u64 = 1 << 16;
 
-/// Every rank's distance modulo 3 ([`UNREACHED`] where the goal cannot be reached): rank
-/// `r` in bits `2 (r mod 32)` and up of word `r / 32`, that is in little-endian bytes,
-/// bits `2 (r mod 4)` of byte `r / 4`; words in blocks of [`BLOCK_WORDS`]. With the
-/// number of ranks at each distance and the ranks at the largest.
+/// Every rank's distance modulo [`Table::modulus`] (with modulus 3, [`UNREACHED`] where
+/// the goal cannot be reached; with modulus 4 every rank is reached): rank `r` in bits
+/// `2 (r mod 32)` and up of word `r / 32`, that is in little-endian bytes, bits
+/// `2 (r mod 4)` of byte `r / 4`; words in blocks of [`BLOCK_WORDS`]. With the number of
+/// ranks at each distance and the ranks at the largest.
 pub struct Table {
     pub ranks: u64,
+    /// 3 or 4: what the codes are distances modulo (see the module docs).
+    pub modulus: u8,
     pub blocks: Vec<Vec<u64>>,
     pub levels: Vec<u64>,
     /// The ranks at the largest distance, sorted (empty if that level has more than
@@ -62,7 +70,7 @@ pub struct Table {
 }
 
 impl Table {
-    /// The residue of `rank`'s distance, or [`UNREACHED`].
+    /// `rank`'s distance modulo [`Table::modulus`], or [`UNREACHED`] (modulus 3 only).
     pub fn get(&self, rank: u64) -> u8 {
         let w = (rank / PER_WORD) as usize;
         cell(self.blocks[w / BLOCK_WORDS][w % BLOCK_WORDS], rank)
@@ -81,76 +89,61 @@ fn cell(word: u64, rank: u64) -> u8 {
 /// Solves `space` backwards from its goals, two bits per rank. Fails only when a goal
 /// is outside the space.
 pub fn solve<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Result<Table, u64> {
-    let n = space.size();
-    let words = n.div_ceil(PER_WORD) as usize;
-    let blocks: Vec<Vec<AtomicU64>> = (0..words.div_ceil(BLOCK_WORDS))
-        .map(|b| {
-            let len = BLOCK_WORDS.min(words - b * BLOCK_WORDS);
-            (0..len)
-                .into_par_iter()
-                .map(|_| AtomicU64::new(u64::MAX))
-                .collect()
-        })
-        .collect();
-    let chunks = n.div_ceil(CHUNK) as usize;
-    let marks: [Vec<AtomicBool>; 2] =
-        [0, 1].map(|_| (0..chunks).map(|_| AtomicBool::new(false)).collect());
-    let t = Search {
-        n,
-        blocks,
-        marks,
-        last: std::sync::Mutex::new(Vec::new()),
-    };
+    let goals = space.goals();
+    if let Some(&g) = goals.iter().find(|&&g| g >= space.size()) {
+        return Err(g);
+    }
+    if !goals.is_empty() && goals.iter().all(|&g| space.parity(g) == Some(0)) {
+        if let Some(t) = by_parity(space, progress) {
+            return Ok(t);
+        }
+    }
+    Ok(by_residue(space, progress))
+}
+
+/// The mod-4 search (see the module docs); `None` if some rank stays unreached.
+fn by_parity<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Option<Table> {
+    let t = Search::new(space.size());
     let mut goals = 0;
     for g in space.goals() {
-        if g >= n {
-            return Err(g);
-        }
-        goals += t.claim(g, 0) as u64;
+        goals += t.claim(g, FRONT, 0) as u64;
     }
-    progress.phase("distances (two bits)", n);
+    progress.phase("distances (two bits, mod 4)", t.n);
     progress.advance(goals);
-    let mut levels = vec![goals];
-    let mut unreached = n - goals;
-    let mut d = 0usize;
-    let mut farthest: Vec<u64> = space.goals();
-    while levels[d] > 0 {
+    let (levels, farthest) = t.levels(goals, space.goals(), progress, |_, d| {
+        t.push_front(space, d)
+    });
+    let unreached = t.complete_mod4(space);
+    (unreached == 0).then(|| t.into_table(4, levels, farthest))
+}
+
+/// The mod-3 search (see the module docs).
+fn by_residue<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Table {
+    let t = Search::new(space.size());
+    let mut goals = 0;
+    for g in space.goals() {
+        goals += t.claim(g, 0, 0) as u64;
+    }
+    progress.phase("distances (two bits, mod 3)", t.n);
+    progress.advance(goals);
+    let (levels, farthest) = t.levels(goals, space.goals(), progress, |levels, d| {
         // A push expands every rank of the level's residue in the flagged chunks, so it
         // costs about the levels d, d - 3, d - 6, ... together, not level d alone.
         let pushed: u64 = levels.iter().rev().step_by(3).sum();
-        t.marks[(d + 1) % 2]
-            .par_iter()
-            .for_each(|m| m.store(false, Relaxed));
-        let found = if unreached.saturating_sub(levels[d]) <= PULL_RATIO * pushed {
+        let unreached = t.n - levels.iter().sum::<u64>();
+        if unreached.saturating_sub(levels[d]) <= PULL_RATIO * pushed {
             t.pull(space, d)
         } else {
             t.push(space, d)
-        };
-        let last = std::mem::take(&mut *t.last.lock().unwrap());
-        if found > 0 {
-            farthest = if found <= FARTHEST_KEPT {
-                last
-            } else {
-                Vec::new()
-            };
         }
-        unreached -= found;
-        progress.advance(found);
-        levels.push(found);
-        d += 1;
-    }
-    levels.pop();
-    farthest.sort_unstable();
-    farthest.dedup();
-    Ok(Table {
-        ranks: n,
-        blocks: (t.blocks.into_iter())
-            .map(|b| b.into_iter().map(AtomicU64::into_inner).collect())
-            .collect(),
-        levels,
-        farthest,
-    })
+    });
+    t.into_table(3, levels, farthest)
 }
+
+/// The frontier's code in the mod-4 search.
+const FRONT: u8 = 2;
+/// The low bit of every two-bit cell.
+const LOW: u64 = 0x5555_5555_5555_5555;
 
 struct Search {
     n: u64,
@@ -161,6 +154,74 @@ struct Search {
 }
 
 impl Search {
+    fn new(n: u64) -> Search {
+        let words = n.div_ceil(PER_WORD) as usize;
+        let blocks = (0..words.div_ceil(BLOCK_WORDS))
+            .map(|b| {
+                let len = BLOCK_WORDS.min(words - b * BLOCK_WORDS);
+                (0..len)
+                    .into_par_iter()
+                    .map(|_| AtomicU64::new(u64::MAX))
+                    .collect()
+            })
+            .collect();
+        let chunks = n.div_ceil(CHUNK) as usize;
+        Search {
+            n,
+            blocks,
+            marks: [0, 1].map(|_| (0..chunks).map(|_| AtomicBool::new(false)).collect()),
+            last: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Runs `step(levels, d)` (which finds level `d + 1`) from level 0 (`goals` ranks,
+    /// `first`) until a level is empty; returns the levels and the ranks of the last
+    /// one, sorted (empty if it had more than [`FARTHEST_KEPT`]).
+    fn levels(
+        &self,
+        goals: u64,
+        first: Vec<u64>,
+        progress: &dyn Progress,
+        step: impl Fn(&[u64], usize) -> u64,
+    ) -> (Vec<u64>, Vec<u64>) {
+        let mut levels = vec![goals];
+        let mut farthest = first;
+        let mut d = 0usize;
+        while levels[d] > 0 {
+            self.marks[(d + 1) % 2]
+                .par_iter()
+                .for_each(|m| m.store(false, Relaxed));
+            let found = step(&levels, d);
+            let last = std::mem::take(&mut *self.last.lock().unwrap());
+            if found > 0 {
+                farthest = if found <= FARTHEST_KEPT {
+                    last
+                } else {
+                    Vec::new()
+                };
+            }
+            progress.advance(found);
+            levels.push(found);
+            d += 1;
+        }
+        levels.pop();
+        farthest.sort_unstable();
+        farthest.dedup();
+        (levels, farthest)
+    }
+
+    fn into_table(self, modulus: u8, levels: Vec<u64>, farthest: Vec<u64>) -> Table {
+        Table {
+            ranks: self.n,
+            modulus,
+            blocks: (self.blocks.into_iter())
+                .map(|b| b.into_iter().map(AtomicU64::into_inner).collect())
+                .collect(),
+            levels,
+            farthest,
+        }
+    }
+
     fn word(&self, rank: u64) -> &AtomicU64 {
         let w = (rank / PER_WORD) as usize;
         &self.blocks[w / BLOCK_WORDS][w % BLOCK_WORDS]
@@ -181,12 +242,15 @@ impl Search {
         claimed.clear();
     }
 
-    /// Sets `rank` (unreached) to distance `d`; true if this call reached it.
-    fn claim(&self, rank: u64, d: usize) -> bool {
+    /// Sets `rank`, if unreached, to `code` and flags its chunk for level `d`; true if
+    /// this call reached it.
+    fn claim(&self, rank: u64, code: u8, d: usize) -> bool {
         let shift = 2 * (rank % PER_WORD);
-        // Unreached is 0b11: clearing the bits that `d mod 3` lacks sets it, and leaves
-        // a rank already reached (by another thread in this level, same value) as it is.
-        let clear = (3 ^ (d % 3) as u64) << shift;
+        // Unreached is 0b11: clearing the bits that `code` lacks sets it, and leaves a
+        // rank already claimed (by another thread in this level, same code) as it is.
+        // No other rank is in the way: the neighbours of a level are reached before it,
+        // claimed in it, or unreached.
+        let clear = (3 ^ code as u64) << shift;
         let old = self.word(rank).fetch_and(!clear, Relaxed);
         let was = (old >> shift & 3) as u8;
         if was == UNREACHED {
@@ -202,6 +266,94 @@ impl Search {
         c as u64 * CHUNK..((c as u64 + 1) * CHUNK).min(self.n)
     }
 
+    /// Level `d + 1` in the mod-4 search: every frontier rank of level `d`'s parity in
+    /// the chunks flagged for `d` claims its unreached neighbours (as frontier, of the
+    /// other parity) and becomes `(d / 2) mod 2`.
+    fn push_front<S: StateSpace + ?Sized>(&self, space: &S, d: usize) -> u64 {
+        let parity = (d % 2) as u8;
+        let done = (FRONT ^ ((d / 2) % 2) as u8) as u64;
+        (0..self.marks[d % 2].len())
+            .into_par_iter()
+            .filter(|&c| self.marks[d % 2][c].load(Relaxed))
+            .map_init(
+                || (Batch::default(), Vec::new()),
+                |(batch, claimed), c| {
+                    let mut found = 0;
+                    let mut settle = |batch: &mut Batch| {
+                        for (_, nbs) in batch.drain() {
+                            for &nb in nbs {
+                                if self.get(nb) == UNREACHED && self.claim(nb, FRONT, d + 1) {
+                                    found += 1;
+                                    if claimed.len() as u64 <= FARTHEST_KEPT {
+                                        claimed.push(nb);
+                                    }
+                                }
+                            }
+                        }
+                        batch.clear();
+                    };
+                    let ranks = self.chunk(c);
+                    for base in ranks.step_by(PER_WORD as usize) {
+                        let word = self.word(base);
+                        let w = word.load(Relaxed);
+                        let mut fronts = w >> 1 & !w & LOW;
+                        let mut finished = 0;
+                        while fronts != 0 {
+                            let bit = fronts.trailing_zeros();
+                            fronts &= fronts - 1;
+                            let r = base + (bit / 2) as u64;
+                            if space.parity(r) == Some(parity) {
+                                finished |= done << bit;
+                                if batch.add(space, r, self) {
+                                    settle(batch);
+                                }
+                            }
+                        }
+                        // Other threads may be claiming other cells of the word: flip
+                        // only these.
+                        if finished != 0 {
+                            word.fetch_xor(finished, Relaxed);
+                        }
+                    }
+                    settle(batch);
+                    self.keep(claimed);
+                    found
+                },
+            )
+            .sum()
+    }
+
+    /// Turns every expanded rank's `(d / 2) mod 2` into `d mod 4` with its parity;
+    /// returns the number of ranks left unreached (which keep [`UNREACHED`]).
+    fn complete_mod4<S: StateSpace + ?Sized>(&self, space: &S) -> u64 {
+        self.blocks
+            .par_iter()
+            .enumerate()
+            .flat_map(|(b, block)| {
+                block
+                    .par_iter()
+                    .enumerate()
+                    .map(move |(i, w)| ((b * BLOCK_WORDS + i) as u64 * PER_WORD, w))
+            })
+            .map(|(base, word)| {
+                let w = word.load(Relaxed);
+                let (mut out, mut unreached) = (w, 0);
+                for i in 0..PER_WORD.min(self.n - base) {
+                    let code = cell(w, i);
+                    if code == UNREACHED {
+                        unreached += 1;
+                    } else {
+                        let p = space.parity(base + i).unwrap_or(0) as u64;
+                        let shift = 2 * i;
+                        out = out & !(3 << shift) | (2 * code as u64 + p) << shift;
+                    }
+                }
+                word.store(out, Relaxed);
+                unreached
+            })
+            .sum()
+    }
+
     /// Level `d + 1` from the ranks of residue `d mod 3` in the chunks flagged for `d`.
     fn push<S: StateSpace + ?Sized>(&self, space: &S, d: usize) -> u64 {
         let want = (d % 3) as u8;
@@ -215,7 +367,7 @@ impl Search {
                     let mut settle = |batch: &mut Batch| {
                         for (_, nbs) in batch.drain() {
                             for &nb in nbs {
-                                if self.get(nb) == UNREACHED && self.claim(nb, d + 1) {
+                                if self.get(nb) == UNREACHED && self.claim(nb, ((d + 1) % 3) as u8, d + 1) {
                                     found += 1;
                                     if claimed.len() as u64 <= FARTHEST_KEPT {
                                         claimed.push(nb);
@@ -249,7 +401,8 @@ impl Search {
                     let mut found = 0;
                     let mut settle = |batch: &mut Batch| {
                         for (r, nbs) in batch.drain() {
-                            if nbs.iter().any(|&nb| self.get(nb) == want) && self.claim(r, d + 1) {
+                            if nbs.iter().any(|&nb| self.get(nb) == want) && self.claim(r, ((d + 1) % 3) as u8, d + 1)
+                            {
                                 found += 1;
                                 if claimed.len() as u64 <= FARTHEST_KEPT {
                                     claimed.push(r);
@@ -336,7 +489,6 @@ fn prefetch<T>(x: &T) {
 
 /// Whether some two-bit cell of `w` is 0b11.
 fn has_unreached(w: u64) -> bool {
-    const LOW: u64 = 0x5555_5555_5555_5555;
     w & (w >> 1) & LOW != 0
 }
 
@@ -347,20 +499,49 @@ mod tests {
     use crate::families::sliding::Sliding;
     use crate::solvers::bfs::{self, Outputs};
 
-    /// Every rank holds its distance modulo 3, and the levels and the farthest ranks are
-    /// the plain solver's.
+    /// Every rank holds its distance modulo the table's modulus (4 for the rectangles,
+    /// 3 for the hexagonal `six` and when asked by residue), and the levels and the
+    /// farthest ranks are the plain solver's.
     #[test]
-    fn residues_and_levels_are_the_plain_solvers() {
-        for g in [Sliding::grid("eight", 3, 3), Sliding::grid("nine", 2, 5)] {
-            let plain = bfs::solve_with(&g, Outputs::DISTANCES, &Silent).unwrap();
-            let two = solve(&g, &Silent).unwrap();
+    fn codes_and_levels_are_the_plain_solvers() {
+        // The hexagonal six: triangles, so not bipartite.
+        let adjacency = [
+            &[1, 2, 3][..],
+            &[0, 3, 4],
+            &[0, 3, 5],
+            &[0, 1, 2, 4, 5, 6],
+            &[1, 3, 6],
+            &[2, 3, 6],
+            &[3, 4, 5],
+        ];
+        let six = Sliding::new(
+            "six",
+            adjacency.iter().map(|a| a.to_vec()).collect(),
+            vec![1, 2, 3, 4, 5, 6, 0],
+        );
+        let (eight, nine) = (Sliding::grid("eight", 3, 3), Sliding::grid("nine", 2, 5));
+        let cases: Vec<(&dyn StateSpace, u8, bool)> = vec![
+            (&eight, 4, false),
+            (&nine, 4, false),
+            (&eight, 3, true),
+            (&nine, 3, true),
+            (&six, 3, false),
+        ];
+        for (g, modulus, by_residue_only) in cases {
+            let plain = bfs::solve_with(g, Outputs::DISTANCES, &Silent).unwrap();
+            let two = if by_residue_only {
+                by_residue(g, &Silent)
+            } else {
+                solve(g, &Silent).unwrap()
+            };
+            assert_eq!(two.modulus, modulus);
             assert_eq!(two.levels, plain.levels);
             for r in 0..g.size() {
                 let d = plain.dist[r as usize];
                 let want = if d == bfs::UNREACHED {
                     UNREACHED
                 } else {
-                    d % 3
+                    d % modulus
                 };
                 assert_eq!(two.get(r), want, "rank {r}");
             }
@@ -402,10 +583,50 @@ mod tests {
             }
         }
         let t = solve(&Islands, &Silent).unwrap();
-        assert_eq!(t.levels, vec![1; 40]);
+        assert_eq!((t.modulus, &t.levels), (3, &vec![1; 40]));
         for r in 0..70 {
             assert_eq!(t.get(r), if r < 40 { (r % 3) as u8 } else { UNREACHED });
         }
-        assert!(solve(&Islands, &Silent).is_ok());
+
+        // Bipartite, so the mod-4 search runs first; its table cannot say "unreached",
+        // so the search is made again by residue.
+        struct Bipartite;
+        impl StateSpace for Bipartite {
+            fn size(&self) -> u64 {
+                Islands.size()
+            }
+            fn goals(&self) -> Vec<u64> {
+                Islands.goals()
+            }
+            fn neighbors(&self, r: u64, out: &mut Vec<u64>) {
+                Islands.neighbors(r, out)
+            }
+            fn parity(&self, r: u64) -> Option<u8> {
+                Some((r % 2) as u8)
+            }
+        }
+        let t = solve(&Bipartite, &Silent).unwrap();
+        assert_eq!((t.modulus, &t.levels), (3, &vec![1; 40]));
+        assert_eq!(t.get(69), UNREACHED);
+
+        // The path alone is reached whole: mod 4.
+        struct Path;
+        impl StateSpace for Path {
+            fn size(&self) -> u64 {
+                40
+            }
+            fn goals(&self) -> Vec<u64> {
+                vec![0]
+            }
+            fn neighbors(&self, r: u64, out: &mut Vec<u64>) {
+                Islands.neighbors(r, out)
+            }
+            fn parity(&self, r: u64) -> Option<u8> {
+                Some((r % 2) as u8)
+            }
+        }
+        let t = solve(&Path, &Silent).unwrap();
+        assert_eq!((t.modulus, &t.levels), (4, &vec![1; 40]));
+        assert!((0..40).all(|r| t.get(r) == (r % 4) as u8));
     }
 }

@@ -49,6 +49,8 @@ pub struct Sliding {
     colour: Option<Vec<u8>>,
     /// Parity (inversions + blank colour) shared by every solvable arrangement.
     solvable_parity: u8,
+    /// The goal's blank cell.
+    goal_blank: usize,
     /// Number of values `t` takes (see the module docs).
     tile_ranks: u64,
     /// The definition file's contents and drawing layout, when built from one.
@@ -136,6 +138,7 @@ impl Sliding {
             goal,
             colour,
             solvable_parity,
+            goal_blank: blank,
             tile_ranks,
             source: Source::default(),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
@@ -407,6 +410,18 @@ impl StateSpace for Sliding {
             };
             out.push(t * n as u64 + c as u64);
         }
+    }
+
+    /// Every move takes the blank to the other colour, so the parity of any path to the
+    /// goal is whether the blank's colour differs from the goal blank's.
+    fn parity(&self, rank: u64) -> Option<u8> {
+        let colour = self.colour.as_ref()?;
+        let n = self.cells();
+        let blank = match u32::try_from(rank) {
+            Ok(r) => (r % n as u32) as usize,
+            Err(_) => (rank % n as u64) as usize,
+        };
+        Some(colour[blank] ^ colour[self.goal_blank])
     }
 }
 
