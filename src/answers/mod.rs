@@ -37,8 +37,7 @@ use rusqlite::Connection;
 use thiserror::Error;
 
 use crate::catalog::{self, LookupError, identity};
-use crate::core::format;
-use crate::core::packed::{CountLayout, RunLayout};
+use crate::core::packed::{CountLayout, DistanceLayout};
 use crate::core::space::{GraphPuzzle, StateError};
 use crate::families::Puzzle;
 use crate::store::{self, HistogramRow, PositionRow, PuzzleInfo, StoreError};
@@ -352,7 +351,10 @@ impl Database {
 /// solution count layout, as stored in `packed_tables`. Shared by the reader (`packed`)
 /// and the loader of in-memory copies (`resident`); kept here because the reader also
 /// reads those copies, and the two files would otherwise need each other.
-fn packed_layouts(db: &Database, g: &dyn GraphPuzzle) -> Result<(RunLayout, Option<CountLayout>)> {
+fn packed_layouts(
+    db: &Database,
+    g: &dyn GraphPuzzle,
+) -> Result<(DistanceLayout, Option<CountLayout>)> {
     let name = g.name();
     let bad = |what: &str| db.inconsistent(format!("{name}: {what}"));
     let layout = |kind: &str| -> Result<Option<serde_json::Value>> {
@@ -363,13 +365,20 @@ fn packed_layouts(db: &Database, g: &dyn GraphPuzzle) -> Result<(RunLayout, Opti
             .map(Some)
             .map_err(|_| bad("its packed layout"))
     };
+    // Which distance encoding, and whether counts are stored, are the storage rule's to
+    // say, not the file's: a table in another encoding, or a count table gone missing,
+    // is damage.
+    let (_, two_bit, counts) = crate::core::space::graph_tables(g);
     let distance = layout("distance")?
-        .and_then(|v| RunLayout::from_description(&v).ok())
-        .filter(|l| g.packing().is_some_and(|want| want.same_shape(l)))
+        .and_then(|v| DistanceLayout::from_description(&v).ok())
+        .filter(|l| match l {
+            DistanceLayout::Runs(l) => {
+                !two_bit && g.packing().is_some_and(|want| want.same_shape(l))
+            }
+            DistanceLayout::Codes(l) => two_bit && l.ranks() == g.size(),
+        })
         .ok_or_else(|| bad("its packed distance table"))?;
-    // Whether the counts are stored is the storage rule's to say, not the file's: a
-    // count table gone missing is damage, not a puzzle without counts.
-    let counts = match (layout("solutions")?, format::packed_counts(g.size())) {
+    let counts = match (layout("solutions")?, counts) {
         (None, false) => None,
         (Some(v), true) => {
             Some(CountLayout::from_description(&v).map_err(|_| bad("its packed solution counts"))?)

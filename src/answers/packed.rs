@@ -1,6 +1,7 @@
 //! Reading a packed puzzle's distance and count tables by rank ([`PackedReader`]), from
 //! the file or from the server's copy in memory. A chunk that is missing or does not
-//! decode is refused as an inconsistency, never read as a value. The layouts are read
+//! decode is refused as an inconsistency, never read as a value. Two-bit tables give a
+//! distance by walking to the goal through neighbours one code lower. The layouts are read
 //! and checked against the definition by `packed_layouts` in the parent module, which
 //! the loader of in-memory copies shares.
 
@@ -10,7 +11,7 @@ use std::sync::Arc;
 
 use super::resident::PackedTables;
 use super::{Database, QueryError, Result, Solutions, packed_layouts};
-use crate::core::packed::{CountLayout, RunLayout};
+use crate::core::packed::{CodeLayout, CountLayout, DistanceLayout};
 use crate::core::space::GraphPuzzle;
 use crate::store;
 
@@ -20,12 +21,16 @@ use crate::store;
 pub(super) struct PackedReader<'a> {
     db: &'a Database,
     name: &'a str,
+    g: &'a dyn GraphPuzzle,
     source: ChunkSource,
+    /// Distances found by walking two-bit codes (a path asks for every neighbour of
+    /// every rank on it, and walks share their tails).
+    walked: RefCell<HashMap<u64, Option<u8>>>,
 }
 
 enum ChunkSource {
     File {
-        distance: RunLayout,
+        distance: DistanceLayout,
         counts: Option<CountLayout>,
         chunks: RefCell<HashMap<(&'static str, u64), Vec<u8>>>,
     },
@@ -46,10 +51,16 @@ impl<'a> PackedReader<'a> {
                 }
             }
         };
-        Ok(PackedReader { db, name, source })
+        Ok(PackedReader {
+            db,
+            name,
+            g,
+            source,
+            walked: RefCell::new(HashMap::new()),
+        })
     }
 
-    fn layouts(&self) -> (&RunLayout, Option<&CountLayout>) {
+    fn layouts(&self) -> (&DistanceLayout, Option<&CountLayout>) {
         match &self.source {
             ChunkSource::File {
                 distance, counts, ..
@@ -93,10 +104,88 @@ impl<'a> PackedReader<'a> {
         ))
     }
 
+    /// `rank`'s distance to the goal; `None` where the goal is out of reach.
     pub(super) fn distance(&self, rank: u64) -> Result<Option<u8>> {
-        let l = self.layouts().0;
-        let chunk = l.locate(rank).chunk;
-        self.with_chunk("distance", chunk, |b| l.distance(b, rank).ok())
+        match self.layouts().0 {
+            DistanceLayout::Runs(l) => {
+                let chunk = l.locate(rank).chunk;
+                self.with_chunk("distance", chunk, |b| l.distance(b, rank).ok())
+            }
+            DistanceLayout::Codes(l) => self.walk(l, rank),
+        }
+    }
+
+    fn code(&self, l: &CodeLayout, rank: u64) -> Result<Option<u8>> {
+        if rank >= l.ranks() {
+            return Err(self.db.inconsistent(format!(
+                "{}: rank {rank} is outside its table",
+                self.name
+            )));
+        }
+        self.with_chunk("distance", l.locate(rank).chunk, |b| l.code(b, rank).ok())
+    }
+
+    /// The distance from two-bit codes: the number of steps to a goal, each to a
+    /// neighbour whose code is one less (modulo 4 or 3). Neighbours' distances differ by
+    /// at most one and those three values have three codes, so that neighbour is exactly
+    /// one closer and the walk is an optimal path. A walk that finds no such neighbour,
+    /// reaches a goal whose code is not 0 or goes on past 255 steps is damage.
+    fn walk(&self, l: &CodeLayout, rank: u64) -> Result<Option<u8>> {
+        if let Some(&d) = self.walked.borrow().get(&rank) {
+            return Ok(d);
+        }
+        let damaged = |what: String| self.db.inconsistent(format!("{}: {what}", self.name));
+        let Some(mut code) = self.code(l, rank)? else {
+            self.walked.borrow_mut().insert(rank, None);
+            return Ok(None);
+        };
+        let goals = self.g.goals();
+        let (mut path, mut nbs) = (vec![rank], Vec::new());
+        let end = loop {
+            let r = *path.last().unwrap();
+            if let Some(&Some(d)) = self.walked.borrow().get(&r) {
+                break d as usize;
+            }
+            if goals.contains(&r) {
+                if code != 0 {
+                    return Err(damaged(format!("the goal (rank {r}) has code {code}")));
+                }
+                break 0;
+            }
+            if path.len() > u8::MAX as usize {
+                return Err(damaged(format!(
+                    "rank {rank}: no goal within 255 steps down its codes"
+                )));
+            }
+            let want = l.closer(code);
+            nbs.clear();
+            self.g.neighbors(r, &mut nbs);
+            let mut closer = None;
+            for &nb in &nbs {
+                if self.code(l, nb)? == Some(want) {
+                    closer = Some(nb);
+                    break;
+                }
+            }
+            let Some(nb) = closer else {
+                return Err(damaged(format!(
+                    "rank {r} (code {code}) has no neighbour one move closer"
+                )));
+            };
+            path.push(nb);
+            code = want;
+        };
+        let steps = path.len() - 1;
+        if end + steps > u8::MAX as usize {
+            return Err(damaged(format!(
+                "rank {rank}: more than 255 moves from the goal"
+            )));
+        }
+        let mut walked = self.walked.borrow_mut();
+        for (i, &r) in path.iter().enumerate() {
+            walked.insert(r, Some((end + steps - i) as u8));
+        }
+        Ok(Some((end + steps) as u8))
     }
 
     pub(super) fn solutions(&self, rank: u64) -> Result<Solutions> {

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use super::{Database, Result, known};
-use crate::core::packed::{ChunkRun, CountLayout, RunLayout};
+use crate::core::packed::{ChunkRun, CountLayout, DistanceLayout};
 use crate::core::space::GraphPuzzle;
 use crate::families::Puzzle;
 use crate::store::{self, PositionRow, PuzzleInfo, Storage};
@@ -159,7 +159,7 @@ impl RowTable {
 
 /// A packed puzzle's layouts and every chunk of its tables, each table in one buffer.
 pub(super) struct PackedTables {
-    pub(super) distance: RunLayout,
+    pub(super) distance: DistanceLayout,
     pub(super) counts: Option<CountLayout>,
     distance_bytes: Vec<u8>,
     count_bytes: Vec<u8>,

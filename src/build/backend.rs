@@ -15,6 +15,7 @@ use crate::core::space::GraphPuzzle;
 use crate::families::magic::Magic;
 use crate::families::tour::{TourBoard, closed_tours};
 use crate::solvers::bfs::{self, Outputs, Table};
+use crate::solvers::twobit;
 use crate::solvers::enumerate::Solution;
 use crate::solvers::pattern::{self, Pattern};
 use crate::solvers::peg::layers::{self, LayerTable};
@@ -56,6 +57,13 @@ pub trait Backend: Sync {
         counts: bool,
         progress: &dyn Progress,
     ) -> Result<PackedGraph, String>;
+    /// A move graph whose distances are stored as two-bit codes: every rank's distance
+    /// modulo 4 or 3 ([`twobit`]).
+    fn two_bit_graph(
+        &self,
+        g: &dyn GraphPuzzle,
+        progress: &dyn Progress,
+    ) -> Result<twobit::Table, String>;
     /// One pattern database (one byte per placement of its tiles).
     fn pattern_table(&self, p: &Pattern, progress: &dyn Progress)
     -> Result<pattern::Table, String>;
@@ -132,6 +140,14 @@ impl Backend for Local {
             levels: table.levels,
             farthest,
         })
+    }
+
+    fn two_bit_graph(
+        &self,
+        g: &dyn GraphPuzzle,
+        progress: &dyn Progress,
+    ) -> Result<twobit::Table, String> {
+        twobit::solve(g, progress).map_err(|goal| format!("goal rank {goal} is outside the space"))
     }
 
     fn pattern_table(

@@ -568,6 +568,16 @@ impl Backend for Processes<'_> {
         }
     }
 
+    /// Process 0 alone, for now: the file is the same as the plain build's, but the
+    /// table is not split across processes (docs/distributed.md).
+    fn two_bit_graph(
+        &self,
+        g: &dyn GraphPuzzle,
+        progress: &dyn Progress,
+    ) -> Result<crate::solvers::twobit::Table, String> {
+        Local.two_bit_graph(g, progress)
+    }
+
     fn pattern_table(
         &self,
         p: &Pattern,

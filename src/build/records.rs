@@ -10,7 +10,7 @@ use thiserror::Error;
 
 use crate::build::backend::Backend;
 use crate::core::format;
-use crate::core::packed::RunLayout;
+use crate::core::packed::{CodeLayout, RunLayout};
 use crate::core::progress::Progress;
 use crate::core::rank::FACT;
 use crate::core::space::GraphPuzzle;
@@ -102,7 +102,11 @@ fn graph<'a>(
     backend: &dyn Backend,
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
-    if format::graph_storage(g.size(), g.packing().is_some()) == Storage::Packed
+    let (storage, two_bit, _) = crate::core::space::graph_tables(g);
+    if storage == Storage::Packed && two_bit {
+        return two_bit_graph(g, base, backend, progress);
+    }
+    if storage == Storage::Packed
         && let Some(layout) = g.packing()
     {
         return packed_graph(g, layout, base, backend, progress);
@@ -144,6 +148,47 @@ fn graph<'a>(
     })
 }
 
+/// A move graph whose distances are two-bit codes (above a byte per rank, or asked):
+/// the `mod4`/`mod3` table, the histogram, and the positions at the maximum distance
+/// when the search kept them (at most [`crate::solvers::twobit::FARTHEST_KEPT`]).
+fn two_bit_graph<'a>(
+    g: &'a dyn GraphPuzzle,
+    base: PuzzleRecord<'a>,
+    backend: &dyn Backend,
+    progress: &dyn Progress,
+) -> Result<PuzzleRecord<'a>, SolveFailure> {
+    let table = backend.two_bit_graph(g, progress).map_err(SolveFailure)?;
+    let layout = CodeLayout::new(table.ranks, table.modulus).map_err(|e| SolveFailure(e.to_string()))?;
+    let max = (table.levels.len() - 1) as u8;
+    let (levels, farthest) = (table.levels, table.farthest);
+    progress.phase("packing", layout.chunks());
+    let chunks = layout.chunks_from_blocks(table.blocks);
+    progress.advance(layout.chunks());
+    Ok(PuzzleRecord {
+        storage: Storage::Packed,
+        counts: false,
+        states: g.size(),
+        solvable: levels.iter().sum(),
+        max_distance: Some(max),
+        histogram: levels_histogram(&levels),
+        farthest: (farthest.into_iter())
+            .map(|rank| FarthestRow {
+                rank,
+                state: g.format(rank),
+                distance: max,
+            })
+            .collect(),
+        packed: vec![PackedTable {
+            kind: "distance",
+            encoding: layout.encoding(),
+            ranks_per_chunk: layout.ranks_per_chunk(),
+            layout: layout.describe().to_string(),
+            chunks,
+        }],
+        ..base
+    })
+}
+
 /// A large move graph: distances (and, up to [`COUNTS_MAX_STATES`], solution counts) as
 /// packed tables, the histogram, and the positions at the maximum distance.
 fn packed_graph<'a>(
@@ -160,7 +205,7 @@ fn packed_graph<'a>(
             g.size()
         )));
     }
-    let counts = format::packed_counts(g.size());
+    let counts = format::packed_counts(g.size(), g.two_bit_asked());
     let done = backend
         .packed_graph(g, &layout, counts, progress)
         .map_err(SolveFailure)?;

@@ -31,6 +31,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("nine", include_str!("../../data/puzzles/nine.toml")),
     ("eleven", include_str!("../../data/puzzles/eleven.toml")),
     ("twelve", include_str!("../../data/puzzles/twelve.toml")),
+    ("fourteen", include_str!("../../data/puzzles/fourteen.toml")),
     (
         "knight-swap",
         include_str!("../../data/puzzles/knight-swap.toml"),
@@ -278,11 +279,13 @@ fn built(spec: &Spec) -> bool {
 }
 
 /// Whether the default `generate` (no `--puzzle`) builds `p`. Peg boards stored as
-/// layers take most of an hour and gigabytes each: they are built when named
-/// (`generate --puzzle french37`), and carried over by every later run.
+/// layers and move graphs too large for a byte per rank (two-bit distances by size)
+/// take most of an hour and gigabytes each: they are built when named (`generate
+/// --puzzle french37`, `--puzzle fourteen`), and carried over by every later run.
 pub fn nightly(p: &Puzzle) -> bool {
     match p {
         Puzzle::Peg(b) => b.storage() != Storage::PegLayers,
+        Puzzle::Graph(g) => !crate::core::format::two_bit_distances(g.size(), false),
         _ => true,
     }
 }
@@ -384,12 +387,12 @@ mod tests {
         for name in ["board41", "twenty-four", ""] {
             assert!(super::find(name).is_none(), "{name}");
         }
-        // The French boards are built when named, not by the default run.
+        // The French boards and fourteen are built when named, not by the default run.
         let on_request: Vec<String> = (super::registry().iter())
             .filter(|p| !super::nightly(p))
             .map(|p| p.name().to_string())
             .collect();
-        assert_eq!(on_request, ["french37", "french37-c1"]);
+        assert_eq!(on_request, ["fourteen", "french37", "french37-c1"]);
     }
 
     /// The one lookup rule: a built-in name is the built-in puzzle whatever the file

@@ -3,19 +3,18 @@
 
 use serde::Serialize;
 
-use crate::core::format;
 use crate::core::records::Storage;
 use crate::core::space::StateSpace;
 use crate::families::Puzzle;
 
 /// Where `generate` stores a puzzle's answers and whether it keeps shortest-solution
 /// counts: the one rule the build, `verify` and the answers apply (move graphs by
-/// [`format::graph_storage`]).
+/// [`crate::core::space::graph_tables`]).
 pub fn storage(p: &Puzzle) -> (Storage, bool) {
     match p {
-        Puzzle::Graph(g) => match format::graph_storage(g.size(), g.packing().is_some()) {
-            Storage::Packed => (Storage::Packed, format::packed_counts(g.size())),
-            s => (s, true),
+        Puzzle::Graph(g) => match crate::core::space::graph_tables(g.as_ref()) {
+            (Storage::Packed, _, counts) => (Storage::Packed, counts),
+            (s, _, _) => (s, true),
         },
         Puzzle::Peg(b) => match b.storage() {
             // Counts are derived from the distances by `query`, not stored.
@@ -81,17 +80,19 @@ pub fn plan(p: &Puzzle) -> Plan {
     match p {
         Puzzle::Graph(g) => {
             let size = g.size();
-            let storage = format::graph_storage(size, g.packing().is_some());
+            let (storage, two_bit, _) = crate::core::space::graph_tables(g.as_ref());
+            // Two bits: fourteen's 43.6 G ranks in about 32 min (docs/performance.md).
             let (rate, bytes) = match storage {
-                Storage::Packed => (11e6, 3),
-                _ => (0.6e6, 13),
+                Storage::Packed if two_bit => (23e6, 0.26),
+                Storage::Packed => (11e6, 3.0),
+                _ => (0.6e6, 13.0),
             };
             let storage = storage.as_str();
             Plan {
                 states: Some(size),
                 storage,
                 seconds: Some(size as f64 / rate),
-                memory_bytes: Some(size * bytes),
+                memory_bytes: Some((size as f64 * bytes) as u64),
                 ..base
             }
         }

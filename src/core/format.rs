@@ -35,20 +35,31 @@ pub const PACK_ABOVE: u64 = 1 << 17;
 /// Move graphs with at most this many ranks may be stored a row per position (the solver
 /// holds 13 bytes per rank; the rows take some 50 bytes each on disk).
 pub const MAX_POSITION_RANKS: u64 = 1 << 26;
-/// Move graphs stored packed may have at most this many ranks (a byte per rank while
-/// solving; `eleven` has 239,500,800).
+/// Move graphs stored packed keep a byte per rank while solving up to this many ranks
+/// (`twelve` has 239,500,800) and their distances as `run-steps`; above it, two bits.
 pub const MAX_PACKED_RANKS: u64 = 1 << 31;
+/// Move graphs may have at most this many ranks: two bits each while solving, 17.2 GB
+/// (`fourteen`, the 2x7, has 43,589,145,600).
+pub const MAX_TWO_BIT_RANKS: u64 = 1 << 36;
 /// Packed move graphs with more ranks than this store no solution counts.
 pub const COUNTS_MAX_STATES: u64 = 100_000_000;
 
 /// Which storage a move graph of `size` ranks gets: packed when it is larger than
-/// [`PACK_ABOVE`] and has a packing layout, rows otherwise.
-pub fn graph_storage(size: u64, has_packing: bool) -> Storage {
-    if size > PACK_ABOVE && has_packing {
+/// [`PACK_ABOVE`] and has a packing layout, or when its distances are two-bit codes
+/// ([`two_bit_distances`]); rows otherwise.
+pub fn graph_storage(size: u64, has_packing: bool, two_bit_asked: bool) -> Storage {
+    if two_bit_distances(size, two_bit_asked) || (size > PACK_ABOVE && has_packing) {
         Storage::Packed
     } else {
         Storage::Positions
     }
+}
+
+/// Whether a packed move graph keeps its distances as two-bit codes (`mod4`/`mod3`, see
+/// [`crate::core::packed`]) rather than `run-steps`: above [`MAX_PACKED_RANKS`], or when
+/// its definition asks (`storage = "two-bit"`).
+pub fn two_bit_distances(size: u64, asked: bool) -> bool {
+    asked || size > MAX_PACKED_RANKS
 }
 
 /// Peg boards with more holes than this are tabulated by the layer solver and stored
@@ -69,14 +80,16 @@ pub fn peg_storage(holes: usize, layers_asked: bool) -> Storage {
 /// The most ranks a storage can hold (only the two move-graph storages have a limit).
 pub fn storage_limit(storage: Storage) -> u64 {
     match storage {
-        Storage::Packed => MAX_PACKED_RANKS,
+        Storage::Packed => MAX_TWO_BIT_RANKS,
         _ => MAX_POSITION_RANKS,
     }
 }
 
-/// Whether a packed move graph of `size` ranks stores solution counts.
-pub fn packed_counts(size: u64) -> bool {
-    size <= COUNTS_MAX_STATES
+/// Whether a packed move graph of `size` ranks stores solution counts: not above
+/// [`COUNTS_MAX_STATES`], and never beside two-bit distances (that search counts
+/// nothing).
+pub fn packed_counts(size: u64, two_bit_asked: bool) -> bool {
+    size <= COUNTS_MAX_STATES && !two_bit_distances(size, two_bit_asked)
 }
 
 #[cfg(test)]
@@ -96,10 +109,20 @@ mod tests {
 
     #[test]
     fn storage_is_packed_only_above_the_line_and_with_a_layout() {
-        assert_eq!(graph_storage(PACK_ABOVE, true), Storage::Positions);
-        assert_eq!(graph_storage(PACK_ABOVE + 1, true), Storage::Packed);
-        assert_eq!(graph_storage(PACK_ABOVE + 1, false), Storage::Positions);
-        assert_eq!(storage_limit(Storage::Packed), MAX_PACKED_RANKS);
+        assert_eq!(graph_storage(PACK_ABOVE, true, false), Storage::Positions);
+        assert_eq!(graph_storage(PACK_ABOVE + 1, true, false), Storage::Packed);
+        assert_eq!(graph_storage(PACK_ABOVE + 1, false, false), Storage::Positions);
+        assert_eq!(storage_limit(Storage::Packed), MAX_TWO_BIT_RANKS);
         assert_eq!(storage_limit(Storage::Positions), MAX_POSITION_RANKS);
+        // Two-bit codes above a byte per rank, or when asked, with or without a layout,
+        // and never with counts.
+        assert!(!two_bit_distances(MAX_PACKED_RANKS, false));
+        assert!(two_bit_distances(MAX_PACKED_RANKS + 1, false));
+        assert!(two_bit_distances(10, true));
+        assert_eq!(graph_storage(10, false, true), Storage::Packed);
+        assert_eq!(graph_storage(MAX_PACKED_RANKS + 1, false, false), Storage::Packed);
+        assert!(packed_counts(COUNTS_MAX_STATES, false));
+        assert!(!packed_counts(COUNTS_MAX_STATES + 1, false));
+        assert!(!packed_counts(1000, true));
     }
 }

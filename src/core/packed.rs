@@ -18,6 +18,18 @@
 //! byte offset `2 * ((b % blocks_per_chunk) * runs + i)` of chunk `b / blocks_per_chunk`.
 //! On `eleven` (3x4, rows of four) this is four bits per solvable rank.
 //!
+//! # Distances: `mod4` or `mod3` (two bits per rank)
+//! For spaces too large for a byte per rank while solving (`fourteen`, the 2x7, has 43.6
+//! billion ranks). Rank `r`'s code is bits `2 (r mod 4)` and `2 (r mod 4) + 1` of byte
+//! `(r % ranks_per_chunk) / 4` of chunk `r / ranks_per_chunk` (16,000 ranks, 4,000 bytes
+//! per chunk; the last chunk is `ceil(ranks left / 4)` bytes, its unused high bits 0).
+//! * `mod4`: the code is the distance modulo 4 (every rank reaches the goal);
+//! * `mod3`: the distance modulo 3, or `3` where the goal is out of reach.
+//!
+//! Neighbours' distances differ by at most one, so the neighbour whose code is one less
+//! (modulo 4 or 3) is one move closer: the distance is the number of such steps to the
+//! goal, and they are an optimal path.
+//!
 //! # Solution counts: `u8`, `u16le`, `u32le` or `u64le`
 //! `w` = 1, 2, 4 or 8 bytes per rank (`entry_bytes`), little-endian: the number of
 //! distinct shortest solutions, 0 for an unreachable rank. `w` is the narrowest whose
@@ -413,6 +425,224 @@ fn all_ones(width: usize) -> u64 {
     u64::MAX >> (64 - 8 * width)
 }
 
+/// The two-bit layout of a distance table, `mod4` or `mod3` (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CodeLayout {
+    ranks: u64,
+    modulus: u8,
+}
+
+/// Ranks per chunk of a [`CodeLayout`]: four to a byte, [`CHUNK_BYTES`] bytes.
+pub const CODE_RANKS_PER_CHUNK: u64 = 4 * CHUNK_BYTES as u64;
+
+impl CodeLayout {
+    /// `modulus` is 3 or 4.
+    pub fn new(ranks: u64, modulus: u8) -> Result<CodeLayout, PackError> {
+        if !(3..=4).contains(&modulus) {
+            return Err(PackError::BadLayout(format!(
+                "codes modulo {modulus}: only 3 and 4 are defined"
+            )));
+        }
+        Ok(CodeLayout { ranks, modulus })
+    }
+
+    pub fn from_description(v: &serde_json::Value) -> Result<CodeLayout, PackError> {
+        let bad = || PackError::BadLayout(format!("description {v} is malformed"));
+        let modulus = match v["encoding"].as_str() {
+            Some("mod4") => 4,
+            Some("mod3") => 3,
+            _ => return Err(bad()),
+        };
+        let (ranks, per) = fixed_width_description(v, if modulus == 4 { "mod4" } else { "mod3" })?;
+        let layout = CodeLayout::new(ranks, modulus)?;
+        if per != CODE_RANKS_PER_CHUNK || layout.describe() != *v {
+            return Err(bad());
+        }
+        Ok(layout)
+    }
+
+    pub fn describe(&self) -> serde_json::Value {
+        json!({
+            "encoding": self.encoding(),
+            "ranks": self.ranks,
+            "ranks_per_chunk": CODE_RANKS_PER_CHUNK,
+            "bits_per_rank": 2,
+            "modulus": self.modulus,
+        })
+    }
+
+    pub fn encoding(&self) -> &'static str {
+        if self.modulus == 4 { "mod4" } else { "mod3" }
+    }
+
+    pub fn modulus(&self) -> u8 {
+        self.modulus
+    }
+
+    pub fn ranks(&self) -> u64 {
+        self.ranks
+    }
+
+    pub fn ranks_per_chunk(&self) -> u64 {
+        CODE_RANKS_PER_CHUNK
+    }
+
+    pub fn chunks(&self) -> u64 {
+        self.ranks.div_ceil(CODE_RANKS_PER_CHUNK)
+    }
+
+    /// The length of chunk `c` (the last may be short; 0 past the end).
+    pub fn chunk_bytes(&self, c: u64) -> u64 {
+        let first = c.saturating_mul(CODE_RANKS_PER_CHUNK);
+        self.ranks
+            .saturating_sub(first)
+            .min(CODE_RANKS_PER_CHUNK)
+            .div_ceil(4)
+    }
+
+    pub fn locate(&self, rank: u64) -> Slot {
+        let within = rank % CODE_RANKS_PER_CHUNK;
+        Slot {
+            chunk: rank / CODE_RANKS_PER_CHUNK,
+            offset: (within / 4) as usize,
+            step: (2 * (within % 4)) as u8,
+        }
+    }
+
+    /// `rank`'s code from the blob of its chunk: the distance modulo 4 or 3, or
+    /// `Ok(None)` where the goal is out of reach (`mod3` only). `Err` when the blob is
+    /// too short or the code is impossible (`3` in a `mod4` table).
+    pub fn code(&self, chunk: &[u8], rank: u64) -> Result<Option<u8>, PackError> {
+        let s = self.locate(rank);
+        let byte = chunk
+            .get(s.offset)
+            .ok_or_else(|| PackError::BadLayout(format!("chunk {} is too short", s.chunk)))?;
+        match byte >> s.step & 3 {
+            3 if self.modulus == 3 => Ok(None),
+            3 => Err(PackError::BadLayout(format!(
+                "rank {rank} has code 3 in a mod4 table"
+            ))),
+            c => Ok(Some(c)),
+        }
+    }
+
+    /// The code of a rank one move closer than a rank of code `code`.
+    pub fn closer(&self, code: u8) -> u8 {
+        (code + self.modulus - 1) % self.modulus
+    }
+
+    /// Every chunk in order from the solver's table, given as words of 32 codes (rank
+    /// `r` in bits `2 (r mod 32)` of word `r / 32`, ranks past the end as `3`) in
+    /// blocks; each block is freed once its bytes are in chunks, so the table is never
+    /// held twice. Unused bits of the last chunk are cleared.
+    pub fn chunks_from_blocks(&self, blocks: Vec<Vec<u64>>) -> Vec<Vec<u8>> {
+        let total = self.ranks.div_ceil(4) as usize;
+        let mut out = Vec::with_capacity(self.chunks() as usize);
+        let mut chunk = Vec::with_capacity(CHUNK_BYTES);
+        let mut taken = 0usize;
+        for block in blocks {
+            for w in block {
+                for b in w.to_le_bytes() {
+                    if taken == total {
+                        break;
+                    }
+                    chunk.push(b);
+                    taken += 1;
+                    if chunk.len() == CHUNK_BYTES {
+                        out.push(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_BYTES)));
+                    }
+                }
+            }
+        }
+        if !chunk.is_empty() {
+            self.clear_unused(&mut chunk);
+            out.push(chunk);
+        }
+        out
+    }
+
+    /// Chunk `c` as [`CodeLayout::chunks_from_blocks`] makes it, from `word(i)`, the
+    /// solver's word `i` (32 codes).
+    pub fn chunk_from_words(&self, c: u64, word: impl Fn(u64) -> u64) -> Vec<u8> {
+        let first = c * CHUNK_BYTES as u64;
+        let mut chunk: Vec<u8> = (first..first + self.chunk_bytes(c))
+            .map(|i| (word(i / 8) >> (8 * (i % 8))) as u8)
+            .collect();
+        if c + 1 == self.chunks() {
+            self.clear_unused(&mut chunk);
+        }
+        chunk
+    }
+
+    /// Clears the bits past the last rank in the last chunk.
+    fn clear_unused(&self, last: &mut [u8]) {
+        let used = self.ranks % 4;
+        if let (Some(b), true) = (last.last_mut(), used != 0) {
+            *b &= (1u8 << (2 * used)) - 1;
+        }
+    }
+}
+
+/// How a packed move graph's distances are stored: `run-steps` (a byte per rank while
+/// solving) or two-bit codes (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DistanceLayout {
+    Runs(RunLayout),
+    Codes(CodeLayout),
+}
+
+impl DistanceLayout {
+    /// Reads either layout back from its description (the `encoding` says which).
+    pub fn from_description(v: &serde_json::Value) -> Result<DistanceLayout, PackError> {
+        match v["encoding"].as_str() {
+            Some("run-steps") => RunLayout::from_description(v).map(DistanceLayout::Runs),
+            _ => CodeLayout::from_description(v).map(DistanceLayout::Codes),
+        }
+    }
+
+    pub fn describe(&self) -> serde_json::Value {
+        match self {
+            DistanceLayout::Runs(l) => l.describe(),
+            DistanceLayout::Codes(l) => l.describe(),
+        }
+    }
+
+    pub fn encoding(&self) -> &'static str {
+        match self {
+            DistanceLayout::Runs(_) => "run-steps",
+            DistanceLayout::Codes(l) => l.encoding(),
+        }
+    }
+
+    pub fn ranks_per_chunk(&self) -> u64 {
+        match self {
+            DistanceLayout::Runs(l) => l.ranks_per_chunk(),
+            DistanceLayout::Codes(l) => l.ranks_per_chunk(),
+        }
+    }
+
+    pub fn chunks(&self) -> u64 {
+        match self {
+            DistanceLayout::Runs(l) => l.chunks(),
+            DistanceLayout::Codes(l) => l.chunks(),
+        }
+    }
+
+    pub fn locate(&self, rank: u64) -> Slot {
+        match self {
+            DistanceLayout::Runs(l) => l.locate(rank),
+            DistanceLayout::Codes(l) => l.locate(rank),
+        }
+    }
+
+    pub fn chunk_bytes(&self, c: u64) -> u64 {
+        match self {
+            DistanceLayout::Runs(l) => l.chunk_bytes(c),
+            DistanceLayout::Codes(l) => l.chunk_bytes(c),
+        }
+    }
+}
+
 /// The `u8` layout of a table with one byte per rank (the pattern databases of
 /// `fifteen`, see the pattern solver): rank `r` is byte `r % ranks_per_chunk` of chunk
 /// `r / ranks_per_chunk`.
@@ -533,6 +763,62 @@ impl ChunkRun {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two-bit chunks: 16,000 ranks in 4,000 bytes, four ranks to a byte from the low
+    /// bits, the last chunk cut to its ranks with its unused bits cleared; blocks of any
+    /// size give the same chunks; the description reads back; `3` is "out of reach" in
+    /// `mod3` and damage in `mod4`.
+    #[test]
+    fn two_bit_codes_pack_four_ranks_to_a_byte() {
+        let ranks = 2 * CODE_RANKS_PER_CHUNK + 13;
+        let code = |r: u64| ((r * 7 + r / 5) % 4) as u8;
+        let words: Vec<u64> = (0..ranks.div_ceil(32))
+            .map(|w| {
+                (0..32).fold(0u64, |acc, i| {
+                    let r = w * 32 + i;
+                    acc | (if r < ranks { code(r) as u64 } else { 3 }) << (2 * i)
+                })
+            })
+            .collect();
+        let l = CodeLayout::new(ranks, 4).unwrap();
+        assert_eq!(l.chunks(), 3);
+        assert_eq!(
+            (0..4).map(|c| l.chunk_bytes(c)).collect::<Vec<_>>(),
+            [4000, 4000, 4, 0]
+        );
+        let whole = l.chunks_from_blocks(vec![words.clone()]);
+        for (c, chunk) in whole.iter().enumerate() {
+            assert_eq!(l.chunk_from_words(c as u64, |i| words[i as usize]), *chunk);
+        }
+        let split = l.chunks_from_blocks(words.chunks(7).map(<[u64]>::to_vec).collect());
+        assert_eq!(whole, split);
+        assert_eq!(
+            whole.iter().map(Vec::len).collect::<Vec<_>>(),
+            [4000, 4000, 4]
+        );
+        assert_eq!(whole[2][3] >> 2, 0, "unused bits are cleared");
+        for r in (0..ranks).step_by(37).chain([ranks - 1]) {
+            let s = l.locate(r);
+            let d = l.code(&whole[s.chunk as usize], r).unwrap();
+            assert_eq!(d, Some(code(r)), "rank {r}");
+            assert_eq!(whole[s.chunk as usize][s.offset] >> s.step & 3, code(r));
+        }
+        assert_eq!(CodeLayout::from_description(&l.describe()), Ok(l));
+        assert_eq!(
+            DistanceLayout::from_description(&l.describe()),
+            Ok(DistanceLayout::Codes(l))
+        );
+        assert_eq!(l.closer(0), 3);
+        let three = CodeLayout::new(ranks, 3).unwrap();
+        assert_eq!(three.code(&[0b11], 0), Ok(None));
+        assert_eq!(three.closer(0), 2);
+        assert!(l.code(&[0b11], 0).is_err());
+        assert!(l.code(&[], 0).is_err());
+        assert!(CodeLayout::new(10, 5).is_err());
+        let mut other = l.describe();
+        other["ranks_per_chunk"] = 8000.into();
+        assert!(CodeLayout::from_description(&other).is_err());
+    }
 
     /// The rule every reader of chunks shares: in order from the run's start, each of
     /// its size and none empty, all of them and nothing after.

@@ -77,4 +77,21 @@ pub trait GraphPuzzle: StateSpace + Send {
     fn packing(&self) -> Option<RunLayout> {
         None
     }
+    /// Whether the definition asks for two-bit distances even below the size that
+    /// needs them (see [`crate::core::format::two_bit_distances`]).
+    fn two_bit_asked(&self) -> bool {
+        false
+    }
+}
+
+/// The three storage facts of a move graph, by the rules of [`crate::core::format`]:
+/// where it is stored, whether its distances are two-bit codes, whether counts are kept.
+pub fn graph_tables(g: &dyn GraphPuzzle) -> (crate::core::records::Storage, bool, bool) {
+    use crate::core::format;
+    let (size, asked) = (g.size(), g.two_bit_asked());
+    (
+        format::graph_storage(size, g.packing().is_some(), asked),
+        format::two_bit_distances(size, asked),
+        format::packed_counts(size, asked),
+    )
 }

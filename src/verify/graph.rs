@@ -1,5 +1,6 @@
 //! Move puzzles, in row storage (one `positions` row per position that can reach the goal)
-//! and in packed tables (the `run-steps` distance table, counts when stored, `farthest`).
+//! and in packed tables (the `run-steps` distance table, counts when stored, `farthest`;
+//! or two-bit distances, checked by [`two_bit_graph`]).
 //!
 //! Both are checked by local conditions over every rank, which together prove the table
 //! exact: goals are present at distance 0 and no other position is at 0; a present
@@ -16,12 +17,14 @@ use rusqlite::types::ValueRef;
 
 use super::check::{Check, Derived, bad, first_failure, same, show_count, show_dist, show_opt};
 use super::stored::{
-    farthest_rows_are, int, int_in, int_rows, must_be_empty, packed_table_rows, read_chunks,
-    same_rows, text,
+    each_chunk, farthest_rows_are, int, int_in, int_rows, must_be_empty, packed_table_rows,
+    read_chunks, same_rows, text,
 };
 use crate::core::format::{COUNT_OVERFLOW, UNREACHED, add_counts};
-use crate::core::packed::{CountLayout, RunLayout};
+use crate::core::packed::{CodeLayout, CountLayout, RunLayout};
+use crate::core::progress::Silent;
 use crate::core::space::GraphPuzzle;
+use crate::solvers::twobit;
 use crate::store::audit::{self, Table};
 
 /// A move puzzle's tables as read from the file, indexed by rank.
@@ -443,4 +446,117 @@ fn histogram_is(conn: &Connection, name: &str, levels: &[u64]) -> Check<()> {
     let stored = int_rows(conn, Table::Histogram, name)?;
     let key = |r: &[Option<i64>]| format!("distance {}", show_opt(r[0]));
     same_rows("histogram", &key, &stored, &histogram)
+}
+
+/// Packed storage with two-bit distances (`mod4`/`mod3`): one distance table and the
+/// `farthest` rows. The two-bit search is run again and every chunk must be byte for
+/// byte the one it gives, with the histogram and the farthest positions; and, checked
+/// on the stored codes alone, independently of the search: the goals have code 0, every
+/// other reached rank has a neighbour one code lower, and neighbours' codes differ by one
+/// (`mod4`; with `mod3` an unreached rank has no reached neighbour).
+pub(super) fn two_bit_graph(conn: &Connection, name: &str, g: &dyn GraphPuzzle) -> Check<Derived> {
+    must_be_empty(
+        conn,
+        name,
+        &[
+            Table::Positions,
+            Table::PegLayers,
+            Table::PegMatrix,
+            Table::Solutions,
+        ],
+    )?;
+    let n = g.size();
+    let table = twobit::solve(g, &Silent)
+        .or_else(|goal| bad(format!("goal rank {goal} is outside the space")))?;
+    let layout = CodeLayout::new(n, table.modulus).or_else(|e| bad(e.to_string()))?;
+    let stored = packed_table_rows(conn, name)?;
+    let [s] = stored.as_slice() else {
+        return bad(format!(
+            "packed_tables: {} tables, the rules give one (distance)",
+            stored.len()
+        ));
+    };
+    let what = |col: &str| format!("packed_tables distance {col}");
+    same(&what("kind"), s.kind.as_str(), "distance")?;
+    same(&what("encoding"), s.encoding.as_str(), layout.encoding())?;
+    same(
+        &what("ranks_per_chunk"),
+        &s.ranks_per_chunk,
+        &(layout.ranks_per_chunk() as i64),
+    )?;
+    same(&what("chunks"), &s.chunks, &(layout.chunks() as i64))?;
+    same(
+        &what("layout"),
+        s.layout.as_str(),
+        layout.describe().to_string().as_str(),
+    )?;
+    let extra = audit::chunks_outside_move_tables(conn, name, false)?;
+    if extra != 0 {
+        return bad(format!("packed_chunks: {extra} chunks of no table"));
+    }
+    let word = |i: u64| {
+        let i = i as usize;
+        table.blocks[i / twobit::BLOCK_WORDS][i % twobit::BLOCK_WORDS]
+    };
+    each_chunk(conn, name, "distance", layout.chunks(), |c, blob| {
+        let want = layout.chunk_from_words(c, word);
+        if blob == want.as_slice() {
+            return Ok(());
+        }
+        if blob.len() != want.len() {
+            return bad(format!(
+                "distance chunk {c}: {} bytes, {} expected",
+                blob.len(),
+                want.len()
+            ));
+        }
+        let byte = (0..want.len()).find(|&i| blob[i] != want[i]).unwrap_or(0);
+        let rank = c * layout.ranks_per_chunk() + 4 * byte as u64;
+        bad(format!(
+            "distance chunk {c} byte {byte} (ranks {rank} to {}): not the codes the search gives",
+            rank + 3
+        ))
+    })?;
+
+    // The local conditions, on the codes just shown to be the stored ones.
+    let goals = g.goals();
+    let modulus = table.modulus;
+    let check = |nbs: &mut Vec<u64>, r: u64| {
+        let code = table.get(r);
+        nbs.clear();
+        g.neighbors(r, nbs);
+        let codes = nbs.iter().map(|&nb| table.get(nb));
+        let at = || format!("rank {r} (state {})", g.format(r));
+        if code == twobit::UNREACHED {
+            return (modulus == 4 || codes.clone().any(|c| c != twobit::UNREACHED))
+                .then(|| format!("{}: unreached beside a reached neighbour", at()));
+        }
+        if goals.contains(&r) {
+            return (code != 0).then(|| format!("{}: a goal with code {code}", at()));
+        }
+        let closer = (code + modulus - 1) % modulus;
+        if !codes.clone().any(|c| c == closer) {
+            return Some(format!("{}: code {code}, no neighbour one move closer", at()));
+        }
+        if modulus == 4 && codes.clone().any(|c| c != closer && c != (code + 1) % 4) {
+            return Some(format!("{}: a neighbour's code differs by two", at()));
+        }
+        None
+    };
+    let failure = (0..n)
+        .into_par_iter()
+        .map_init(Vec::new, check)
+        .find_map_any(|f| f);
+    if let Some(fact) = failure {
+        return bad(fact);
+    }
+    histogram_is(conn, name, &table.levels)?;
+    let max = (table.levels.len() - 1) as u8;
+    farthest_rows_are(conn, name, &table.farthest, Some(max), &|r| g.format(r))?;
+    Ok(Derived {
+        entries: n,
+        states: n,
+        solvable: table.levels.iter().sum(),
+        max_distance: Some(max),
+    })
 }

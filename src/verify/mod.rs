@@ -35,7 +35,7 @@ use crate::families::Puzzle;
 use crate::store::{self, PuzzleInfo, Storage, StoreError, audit};
 use check::{Check, Fail, bad, same, show_opt};
 use enumeration::{Enumeration, enumeration};
-use graph::{packed_graph, row_graph};
+use graph::{packed_graph, row_graph, two_bit_graph};
 use patterns::pattern_tables;
 use peg::peg_board;
 
@@ -193,7 +193,9 @@ fn verify_puzzle(conn: &Connection, path: &Path, name: &str) -> Check<Report> {
     let derived = match &p {
         Puzzle::Graph(g) => {
             let g = g.as_ref();
+            let (_, two_bit, _) = crate::core::space::graph_tables(g);
             match g.packing().filter(|_| storage == Storage::Packed) {
+                _ if storage == Storage::Packed && two_bit => two_bit_graph(conn, name, g)?,
                 Some(layout) => packed_graph(conn, name, g, layout, counts)?,
                 None => row_graph(conn, name, g)?,
             }

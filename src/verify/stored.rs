@@ -124,31 +124,48 @@ pub(super) fn read_chunks(
     chunks: u64,
 ) -> Check<Vec<Vec<u8>>> {
     let mut out = Vec::with_capacity(chunks as usize);
+    each_chunk(conn, name, kind, chunks, |_, b| {
+        out.push(b.to_vec());
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Hands `each` the blobs of chunks `0..chunks` of one packed table in order, one at a
+/// time (a table of gigabytes is never held whole); fails unless each is present exactly
+/// once.
+pub(super) fn each_chunk(
+    conn: &Connection,
+    name: &str,
+    kind: &str,
+    chunks: u64,
+    mut each: impl FnMut(u64, &[u8]) -> Check<()>,
+) -> Check<()> {
+    let mut seen = 0u64;
     audit::for_each_chunk(conn, name, kind, |chunk, data| {
         let c = int(chunk, &|| format!("{kind} chunk number"))?;
-        if c != Some(out.len() as i64) {
+        if c != Some(seen as i64) {
             return bad(format!(
-                "{kind} chunk {}: missing ({} stored in its place)",
-                out.len(),
+                "{kind} chunk {seen}: missing ({} stored in its place)",
                 show_opt(c)
             ));
         }
-        match data {
-            ValueRef::Blob(b) => out.push(b.to_vec()),
-            _ => return bad(format!("{kind} chunk {c:?}: its data is not a blob")),
-        }
-        if out.len() as u64 > chunks {
+        if seen >= chunks {
             return bad(format!(
-                "{kind} chunk {}: beyond the table's {chunks} chunks",
-                chunks
+                "{kind} chunk {seen}: beyond the table's {chunks} chunks"
             ));
         }
+        match data {
+            ValueRef::Blob(b) => each(seen, b)?,
+            _ => return bad(format!("{kind} chunk {seen}: its data is not a blob")),
+        }
+        seen += 1;
         Ok(())
     })?;
-    if (out.len() as u64) < chunks {
-        return bad(format!("{kind} chunk {}: missing", out.len()));
+    if seen < chunks {
+        return bad(format!("{kind} chunk {seen}: missing"));
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The stored `farthest` rows are `far` (sorted ranks), each with the notation `notation`

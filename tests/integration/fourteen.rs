@@ -164,3 +164,227 @@ fn fourteen_levels_are_a346736() {
     }
     assert_eq!(steps, 108);
 }
+
+/// The stored table: `generate --puzzle fourteen` into the file named by
+/// `PUZZLEBASE_FOURTEEN_DB` (an hour of building, so made once, by hand or by this test
+/// when the file does not exist yet). Its histogram is A346736, `--longest` gives the
+/// one position at 108, and `query` walks it to the goal in 108 moves.
+#[test]
+#[ignore = "builds or reads the whole 2x7 table (10.9 GB): set PUZZLEBASE_FOURTEEN_DB"]
+fn fourteen_file_answers_from_its_codes() {
+    let Ok(db) = std::env::var("PUZZLEBASE_FOURTEEN_DB") else {
+        panic!("set PUZZLEBASE_FOURTEEN_DB to the file to build or read");
+    };
+    let db = std::path::Path::new(&db);
+    if !db.exists() {
+        let o = crate::util::run(&["generate", "--db", db.to_str().unwrap(), "--puzzle", "fourteen"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let h = crate::util::query_json_in(db, &["--puzzle", "fourteen", "--histogram"]);
+    let ours: Vec<u64> = (h["histogram"].as_array().expect("a list by distance").iter())
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    assert_eq!(ours, A346736);
+    let l = crate::util::query_json_in(db, &["--puzzle", "fourteen", "--longest"]);
+    assert_eq!(l["distance"], 108);
+    let far = l["states"][0].as_str().unwrap().to_string();
+    let tiles: Vec<&str> = far.split(',').filter(|&c| c != "0").collect();
+    assert_eq!(tiles.join(","), "7,6,12,4,3,9,1,13,5,11,10,2,8", "{far}");
+    let a = crate::util::query_json_in(db, &["--puzzle", "fourteen", "--state", &far]);
+    assert_eq!(a["distance"], 108);
+    let path = a["path"].as_array().unwrap();
+    assert_eq!(path.len(), 109);
+    crate::util::assert_legal_path("fourteen", path);
+}
+
+/// The whole pipeline of two-bit tables on puzzles small enough for the default tests:
+/// `nine` (2x5, bipartite: `mod4`) and the hexagonal `six` (triangles: `mod3`), asked
+/// for two bits by their definitions, generated, read back with plain SQL as the docs
+/// describe, queried, verified, and refused once damaged.
+mod small {
+    use std::path::{Path, PathBuf};
+
+    use puzzlebase::catalog;
+    use puzzlebase::core::space::{GraphPuzzle, StateSpace};
+    use puzzlebase::families::Puzzle;
+    use puzzlebase::solvers::bfs;
+    use rusqlite::Connection;
+
+    use crate::util::{assert_clean_failure, query_json_in, run};
+
+    fn graph(name: &str) -> Box<dyn GraphPuzzle> {
+        match catalog::find(name) {
+            Some(Puzzle::Graph(g)) => g,
+            _ => panic!("{name} is a graph puzzle"),
+        }
+    }
+
+    /// The file with `nine-codes` and `six-codes`, generated through the command line.
+    fn generated(dir: &Path) -> PathBuf {
+        let defs = dir.join("defs");
+        std::fs::create_dir(&defs).unwrap();
+        std::fs::write(
+            defs.join("nine-codes.toml"),
+            "name = \"nine-codes\"\nfamily = \"sliding\"\nrows = 2\ncols = 5\nstorage = \"two-bit\"\n",
+        )
+        .unwrap();
+        let six = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("data/puzzles/six.toml"),
+        )
+        .unwrap()
+        .replace("name = \"six\"", "name = \"six-codes\"\nstorage = \"two-bit\"");
+        std::fs::write(defs.join("six-codes.toml"), six).unwrap();
+        let db = dir.join("codes.sqlite");
+        let o = run(&[
+            "generate",
+            "-q",
+            "--db",
+            db.to_str().unwrap(),
+            "--definitions",
+            defs.to_str().unwrap(),
+            "--puzzle",
+            "nine-codes",
+            "--puzzle",
+            "six-codes",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        db
+    }
+
+    /// Every rank's code read with plain SQL: byte `r / 4` of the table's bytes (chunks
+    /// of `ranks_per_chunk` ranks), bits `2 (r mod 4)`.
+    fn codes(conn: &Connection, puzzle: &str) -> (String, Vec<u8>) {
+        let (encoding, per, layout): (String, i64, String) = conn
+            .query_row(
+                "SELECT encoding, ranks_per_chunk, layout FROM packed_tables
+                 WHERE puzzle = ?1 AND kind = 'distance'",
+                [puzzle],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        let layout: serde_json::Value = serde_json::from_str(&layout).unwrap();
+        let ranks = layout["ranks"].as_u64().unwrap();
+        assert_eq!(per, 16_000);
+        assert_eq!(layout["bits_per_rank"], 2);
+        let chunks = crate::packed::chunks(conn, puzzle, "distance");
+        let bytes: Vec<u8> = chunks.concat();
+        assert_eq!(bytes.len() as u64, ranks.div_ceil(4), "two bits per rank");
+        let codes = (0..ranks)
+            .map(|r| bytes[(r / 4) as usize] >> (2 * (r % 4)) & 3)
+            .collect();
+        (encoding, codes)
+    }
+
+    #[test]
+    fn two_bit_tables_are_read_queried_verified_and_guarded() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = generated(dir.path());
+        let conn = Connection::open(&db).unwrap();
+        for (name, like, modulus) in [("nine-codes", "nine", 4u8), ("six-codes", "six", 3)] {
+            let g = graph(like);
+            let plain = bfs::solve(g.as_ref(), &puzzlebase::core::progress::Silent).unwrap();
+            let (encoding, codes) = codes(&conn, name);
+            assert_eq!(encoding, format!("mod{modulus}"));
+            for r in 0..g.size() {
+                let d = plain.dist[r as usize];
+                let want = if d == bfs::UNREACHED { 3 } else { d % modulus };
+                assert_eq!(codes[r as usize], want, "{name} rank {r}");
+            }
+            let (storage, counts): (String, bool) = conn
+                .query_row(
+                    "SELECT storage, counts FROM puzzles WHERE name = ?1",
+                    [name],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .unwrap();
+            assert_eq!((storage.as_str(), counts), ("packed", false));
+            // The histogram is the plain solver's levels.
+            let levels: Vec<i64> = conn
+                .prepare("SELECT positions FROM histogram WHERE puzzle = ?1 ORDER BY distance")
+                .unwrap()
+                .query_map([name], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            let want: Vec<i64> = plain.levels.iter().map(|&n| n as i64).collect();
+            assert_eq!(levels, want, "{name}");
+
+            // Queries walk the codes: the exact distance and an optimal path, here for
+            // the farthest positions and a spread of others.
+            let longest = query_json_in(&db, &["--puzzle", name, "--longest"]);
+            let max = plain.max_distance() as u64;
+            assert_eq!(longest["distance"], max);
+            let mut states: Vec<String> = (longest["states"].as_array().unwrap().iter())
+                .map(|s| s.as_str().unwrap().to_string())
+                .collect();
+            assert_eq!(states.len() as u64, plain.levels[max as usize]);
+            states.extend(
+                (0..g.size())
+                    .step_by(g.size() as usize / 25)
+                    .filter(|&r| plain.dist[r as usize] != bfs::UNREACHED)
+                    .map(|r| g.format(r)),
+            );
+            for s in &states {
+                let a = query_json_in(&db, &["--puzzle", name, "--state", s]);
+                let r = g.parse(s).unwrap();
+                assert_eq!(a["distance"], plain.dist[r as usize], "{name} {s}");
+                assert_eq!(a["solutions_stored"], false);
+                let path = a["path"].as_array().unwrap();
+                assert_eq!(path.len() as u64, a["distance"].as_u64().unwrap() + 1);
+                let ranks: Vec<u64> = path
+                    .iter()
+                    .map(|s| g.parse(s.as_str().unwrap()).unwrap())
+                    .collect();
+                for w in ranks.windows(2) {
+                    let mut nbs = Vec::new();
+                    g.neighbors(w[0], &mut nbs);
+                    assert!(nbs.contains(&w[1]), "{name}: {s}: not a move");
+                }
+                assert!(g.goals().contains(ranks.last().unwrap()));
+            }
+        }
+        drop(conn);
+        let o = run(&["verify", "--db", db.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+        // A code changed in place (checksums of the file recomputed, as a careless
+        // editor would, so that only the tables' own checks can see it): verify names
+        // the chunk, and a query whose walk meets it does not answer.
+        let copy = dir.path().join("changed.sqlite");
+        std::fs::copy(&db, &copy).unwrap();
+        let conn = Connection::open(&copy).unwrap();
+        let g = graph("nine");
+        let goal = g.goals()[0];
+        let blob: Vec<u8> = conn
+            .query_row(
+                "SELECT data FROM packed_chunks WHERE puzzle = 'nine-codes' AND kind = 'distance' AND chunk = ?1",
+                [(goal / 16_000) as i64],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let mut blob = blob;
+        let at = ((goal % 16_000) / 4) as usize;
+        blob[at] ^= 1 << (2 * (goal % 4));
+        conn.execute(
+            "UPDATE packed_chunks SET data = ?2 WHERE puzzle = 'nine-codes' AND kind = 'distance' AND chunk = ?1",
+            rusqlite::params![(goal / 16_000) as i64, blob],
+        )
+        .unwrap();
+        drop(conn);
+        let o = run(&["verify", "--db", copy.to_str().unwrap()]);
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("nine-codes"), "{err}");
+        let o = run(&[
+            "query",
+            "--db",
+            copy.to_str().unwrap(),
+            "--puzzle",
+            "nine-codes",
+            "--state",
+            "1234567809",
+        ]);
+        let err = assert_clean_failure(&o, 3);
+        assert!(err.contains("nine-codes"), "{err}");
+    }
+}

@@ -51,6 +51,8 @@ pub struct Sliding {
     solvable_parity: u8,
     /// The goal's blank cell.
     goal_blank: usize,
+    /// Whether the definition asks for two-bit distances.
+    two_bit: bool,
     /// Number of values `t` takes (see the module docs).
     tile_ranks: u64,
     /// The definition file's contents and drawing layout, when built from one.
@@ -139,10 +141,17 @@ impl Sliding {
             colour,
             solvable_parity,
             goal_blank: blank,
+            two_bit: false,
             tile_ranks,
             source: Source::default(),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         }
+    }
+
+    /// Asks for two-bit distances (the definition's `storage = "two-bit"`).
+    pub fn with_two_bit(mut self, two_bit: bool) -> Self {
+        self.two_bit = two_bit;
+        self
     }
 
     /// Attaches the definition file's contents and layout (stored in the definition).
@@ -544,6 +553,10 @@ impl GraphPuzzle for Sliding {
 
     fn format(&self, rank: u64) -> String {
         self.format_cells(&self.unrank(rank))
+    }
+
+    fn two_bit_asked(&self) -> bool {
+        self.two_bit
     }
 
     fn packing(&self) -> Option<RunLayout> {

@@ -19,6 +19,7 @@ pub const FAMILY: Family = Family {
         "edges",
         "move",
         "goal",
+        "storage",
         "partitions",
         "default_partition",
     ],
@@ -73,10 +74,23 @@ pub fn sliding(spec: &Spec) -> Result<Sliding, Problem> {
         .iter()
         .map(|l| l.iter().map(|&c| c as u8).collect())
         .collect();
-    let p = Sliding::new(&spec.name, adj8, goal);
+    let two_bit = match spec.storage.as_deref() {
+        None => false,
+        Some("two-bit") => true,
+        Some(other) => {
+            return Err(problem(
+                "storage",
+                format!(
+                    "storage {other:?}: a sliding puzzle may ask for \"two-bit\" (distances modulo 4 or 3, two bits per position); leave it out otherwise"
+                ),
+            ));
+        }
+    };
+    let p = Sliding::new(&spec.name, adj8, goal).with_two_bit(two_bit);
     graph_storage(
         Some(p.size()),
         p.packing().as_ref(),
+        two_bit,
         if spec.cells.is_some() {
             "cells"
         } else {

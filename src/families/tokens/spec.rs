@@ -28,7 +28,7 @@ pub fn tokens(spec: &Spec) -> Result<KnightSwap, Problem> {
     let (coords, adjacency) = cell_graph(spec, None)?;
     let n = coords.len();
     let (start, goal, black, white) = start_and_goal(spec, n)?;
-    graph_storage(super::rank_space(n, black, white), None, "start")?;
+    graph_storage(super::rank_space(n, black, white), None, false, "start")?;
     let rule = spec
         .rule
         .map_or("the listed connections", MoveRule::describe);
