@@ -117,10 +117,9 @@ impl<'a> PackedReader<'a> {
 
     fn code(&self, l: &CodeLayout, rank: u64) -> Result<Option<u8>> {
         if rank >= l.ranks() {
-            return Err(self.db.inconsistent(format!(
-                "{}: rank {rank} is outside its table",
-                self.name
-            )));
+            return Err(self
+                .db
+                .inconsistent(format!("{}: rank {rank} is outside its table", self.name)));
         }
         self.with_chunk("distance", l.locate(rank).chunk, |b| l.code(b, rank).ok())
     }

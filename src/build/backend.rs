@@ -15,11 +15,11 @@ use crate::core::space::GraphPuzzle;
 use crate::families::magic::Magic;
 use crate::families::tour::{TourBoard, closed_tours};
 use crate::solvers::bfs::{self, Outputs, Table};
-use crate::solvers::twobit;
 use crate::solvers::enumerate::Solution;
 use crate::solvers::pattern::{self, Pattern};
 use crate::solvers::peg::layers::{self, LayerTable};
 use crate::solvers::peg::{self, Board, PegTable};
+use crate::solvers::twobit;
 use std::path::Path;
 
 /// A move graph stored packed, as its backend hands it over: every chunk of the

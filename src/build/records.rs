@@ -158,7 +158,8 @@ fn two_bit_graph<'a>(
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
     let table = backend.two_bit_graph(g, progress).map_err(SolveFailure)?;
-    let layout = CodeLayout::new(table.ranks, table.modulus).map_err(|e| SolveFailure(e.to_string()))?;
+    let layout =
+        CodeLayout::new(table.ranks, table.modulus).map_err(|e| SolveFailure(e.to_string()))?;
     let max = (table.levels.len() - 1) as u8;
     let (levels, farthest) = (table.levels, table.farthest);
     progress.phase("packing", layout.chunks());

@@ -111,7 +111,10 @@ mod tests {
     fn storage_is_packed_only_above_the_line_and_with_a_layout() {
         assert_eq!(graph_storage(PACK_ABOVE, true, false), Storage::Positions);
         assert_eq!(graph_storage(PACK_ABOVE + 1, true, false), Storage::Packed);
-        assert_eq!(graph_storage(PACK_ABOVE + 1, false, false), Storage::Positions);
+        assert_eq!(
+            graph_storage(PACK_ABOVE + 1, false, false),
+            Storage::Positions
+        );
         assert_eq!(storage_limit(Storage::Packed), MAX_TWO_BIT_RANKS);
         assert_eq!(storage_limit(Storage::Positions), MAX_POSITION_RANKS);
         // Two-bit codes above a byte per rank, or when asked, with or without a layout,
@@ -120,7 +123,10 @@ mod tests {
         assert!(two_bit_distances(MAX_PACKED_RANKS + 1, false));
         assert!(two_bit_distances(10, true));
         assert_eq!(graph_storage(10, false, true), Storage::Packed);
-        assert_eq!(graph_storage(MAX_PACKED_RANKS + 1, false, false), Storage::Packed);
+        assert_eq!(
+            graph_storage(MAX_PACKED_RANKS + 1, false, false),
+            Storage::Packed
+        );
         assert!(packed_counts(COUNTS_MAX_STATES, false));
         assert!(!packed_counts(COUNTS_MAX_STATES + 1, false));
         assert!(!packed_counts(1000, true));

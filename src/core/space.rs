@@ -20,7 +20,7 @@ pub trait StateSpace: Sync {
     /// path from `rank` to a goal then has a length of parity `p` (0 for the goals), and
     /// neighbours always differ in it. `None` (the default) when that is not known.
     ///
-    /// The two-bit search ([`crate::solvers::twobit`]) uses it to tell a level from the
+    /// The two-bit search (`solvers::twobit`) uses it to tell a level from the
     /// next one without a bit of its own.
     fn parity(&self, _rank: u64) -> Option<u8> {
         None

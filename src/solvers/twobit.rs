@@ -367,7 +367,9 @@ impl Search {
                     let mut settle = |batch: &mut Batch| {
                         for (_, nbs) in batch.drain() {
                             for &nb in nbs {
-                                if self.get(nb) == UNREACHED && self.claim(nb, ((d + 1) % 3) as u8, d + 1) {
+                                if self.get(nb) == UNREACHED
+                                    && self.claim(nb, ((d + 1) % 3) as u8, d + 1)
+                                {
                                     found += 1;
                                     if claimed.len() as u64 <= FARTHEST_KEPT {
                                         claimed.push(nb);
@@ -401,7 +403,8 @@ impl Search {
                     let mut found = 0;
                     let mut settle = |batch: &mut Batch| {
                         for (r, nbs) in batch.drain() {
-                            if nbs.iter().any(|&nb| self.get(nb) == want) && self.claim(r, ((d + 1) % 3) as u8, d + 1)
+                            if nbs.iter().any(|&nb| self.get(nb) == want)
+                                && self.claim(r, ((d + 1) % 3) as u8, d + 1)
                             {
                                 found += 1;
                                 if claimed.len() as u64 <= FARTHEST_KEPT {

@@ -527,8 +527,9 @@ pub(super) fn two_bit_graph(conn: &Connection, name: &str, g: &dyn GraphPuzzle) 
         g.neighbors(r, nbs);
         let codes = nbs.iter().map(|&nb| table.get(nb));
         let at = || format!("rank {r} (state {})", g.format(r));
-        if code == twobit::UNREACHED {
-            return (modulus == 4 || codes.clone().any(|c| c != twobit::UNREACHED))
+        // Only mod 3 has an "unreached" code; in mod 4 every code is a distance.
+        if modulus == 3 && code == twobit::UNREACHED {
+            return (codes.clone().any(|c| c != twobit::UNREACHED))
                 .then(|| format!("{}: unreached beside a reached neighbour", at()));
         }
         if goals.contains(&r) {
@@ -536,7 +537,10 @@ pub(super) fn two_bit_graph(conn: &Connection, name: &str, g: &dyn GraphPuzzle) 
         }
         let closer = (code + modulus - 1) % modulus;
         if !codes.clone().any(|c| c == closer) {
-            return Some(format!("{}: code {code}, no neighbour one move closer", at()));
+            return Some(format!(
+                "{}: code {code}, no neighbour one move closer",
+                at()
+            ));
         }
         if modulus == 4 && codes.clone().any(|c| c != closer && c != (code + 1) % 4) {
             return Some(format!("{}: a neighbour's code differs by two", at()));
