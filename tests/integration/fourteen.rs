@@ -359,6 +359,33 @@ mod small {
         let o = run(&["verify", "--db", db.to_str().unwrap()]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 
+        // The page: the grid drawn from the definition, and a position listing every
+        // move with the distance it leads to, walked from the codes.
+        let addr = crate::serve::start_server(&db);
+        let get = |path: &str| -> serde_json::Value {
+            let (status, _, body) = crate::serve::raw_at(addr, path.as_bytes(), "GET");
+            assert_eq!(status, 200, "{path}: {}", String::from_utf8_lossy(&body));
+            serde_json::from_slice(&body).unwrap()
+        };
+        let page = get("/api/puzzles/nine-codes");
+        assert_eq!(page["layout"]["cells"].as_array().unwrap().len(), 10);
+        let g = graph("nine");
+        let plain = bfs::solve(g.as_ref(), &puzzlebase::core::progress::Silent).unwrap();
+        for s in ["0532194876", "1234567809", "5123406789"] {
+            let a = get(&format!("/api/puzzles/nine-codes/positions/{s}"));
+            let r = g.parse(s).unwrap();
+            assert_eq!(a["distance"], plain.dist[r as usize], "{s}");
+            let moves = a["legal_moves"].as_array().unwrap();
+            let mut nbs = Vec::new();
+            g.neighbors(r, &mut nbs);
+            assert_eq!(moves.len(), nbs.len(), "{s}: every legal move");
+            for m in moves {
+                let to = g.parse(m["state"].as_str().unwrap()).unwrap();
+                assert!(nbs.contains(&to));
+                assert_eq!(m["distance"], plain.dist[to as usize], "{s} -> {to}");
+            }
+        }
+
         // A code changed through SQLite, as another tool might (the goal's, so that
         // every walk meets it): verify names the chunk, and a query refuses to answer.
         let copy = dir.path().join("changed.sqlite");

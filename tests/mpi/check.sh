@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks of the MPI build (docs/distributed.md), run by .ci/run:
 #  1. under `mpirun -np 1`, `-np 2` and `-np 3` every puzzle the breadth-first search
-#     serves (eight, nine, knight-swap, oshidori, fifteen's 6-6-3 tables) gets the
-#     per-puzzle checksum of the plain build;
+#     serves (eight, nine, knight-swap, oshidori, fifteen's 6-6-3 tables, and nine with
+#     two-bit distances as fourteen has them) gets the per-puzzle checksum of the plain
+#     build;
 #  2. a run whose process is killed mid-search resumes with `generate --resume` from
 #     its checkpoints (not from the start) to the same checksum;
 #  3. a build without the feature started by mpirun as two processes says so, exit 2.
@@ -21,7 +22,11 @@ for line in sys.stdin:
     d = json.loads(line)
     print(d["puzzle"], d["checksum"])'; }
 
-puzzles=(--puzzle eight --puzzle nine --puzzle knight-swap --puzzle oshidori --puzzle fifteen --partition 6-6-3)
+# nine-codes: nine with two-bit distances (the storage of fourteen), from a definition.
+mkdir defs
+printf 'name = "nine-codes"\nfamily = "sliding"\nrows = 2\ncols = 5\nstorage = "two-bit"\n' > defs/nine-codes.toml
+export PUZZLEBASE_DEFINITIONS="$work/defs"
+puzzles=(--puzzle eight --puzzle nine --puzzle nine-codes --puzzle knight-swap --puzzle oshidori --puzzle fifteen --partition 6-6-3)
 "$mpi_bin" generate -q --db plain.sqlite "${puzzles[@]}"
 sums plain.sqlite > plain.sums
 for np in 1 2 3; do
