@@ -272,55 +272,26 @@ impl Search {
     fn push_front<S: StateSpace + ?Sized>(&self, space: &S, d: usize) -> u64 {
         let parity = (d % 2) as u8;
         let done = (FRONT ^ ((d / 2) % 2) as u8) as u64;
-        (0..self.marks[d % 2].len())
-            .into_par_iter()
-            .filter(|&c| self.marks[d % 2][c].load(Relaxed))
-            .map_init(
-                || (Batch::default(), Vec::new()),
-                |(batch, claimed), c| {
-                    let mut found = 0;
-                    let mut settle = |batch: &mut Batch| {
-                        for (_, nbs) in batch.drain() {
-                            for &nb in nbs {
-                                if self.get(nb) == UNREACHED && self.claim(nb, FRONT, d + 1) {
-                                    found += 1;
-                                    if claimed.len() as u64 <= FARTHEST_KEPT {
-                                        claimed.push(nb);
-                                    }
-                                }
-                            }
-                        }
-                        batch.clear();
-                    };
-                    let ranks = self.chunk(c);
-                    for base in ranks.step_by(PER_WORD as usize) {
-                        let word = self.word(base);
-                        let w = word.load(Relaxed);
-                        let mut fronts = w >> 1 & !w & LOW;
-                        let mut finished = 0;
-                        while fronts != 0 {
-                            let bit = fronts.trailing_zeros();
-                            fronts &= fronts - 1;
-                            let r = base + (bit / 2) as u64;
-                            if space.parity(r) == Some(parity) {
-                                finished |= done << bit;
-                                if batch.add(space, r, self) {
-                                    settle(batch);
-                                }
-                            }
-                        }
-                        // Other threads may be claiming other cells of the word: flip
-                        // only these.
-                        if finished != 0 {
-                            word.fetch_xor(finished, Relaxed);
-                        }
+        self.push_from(space, d, FRONT, |ranks| {
+            ranks.step_by(PER_WORD as usize).flat_map(move |base| {
+                let word = self.word(base);
+                let w = word.load(Relaxed);
+                let (mut mine, mut finished) = (0u64, 0u64);
+                for bit in set_bits(w >> 1 & !w & LOW) {
+                    if space.parity(base + (bit / 2) as u64) == Some(parity) {
+                        mine |= 1 << bit;
+                        finished |= done << bit;
                     }
-                    settle(batch);
-                    self.keep(claimed);
-                    found
-                },
-            )
-            .sum()
+                }
+                // Flipped before they are expanded: only this thread reads the frontier
+                // cells of its chunk, and claims change unreached cells alone. Other
+                // threads may be claiming other cells of the word: flip only these.
+                if finished != 0 {
+                    word.fetch_xor(finished, Relaxed);
+                }
+                set_bits(mine).map(move |bit| base + (bit / 2) as u64)
+            })
+        })
     }
 
     /// Turns every expanded rank's `(d / 2) mod 2` into `d mod 4` with its parity;
@@ -357,6 +328,24 @@ impl Search {
     /// Level `d + 1` from the ranks of residue `d mod 3` in the chunks flagged for `d`.
     fn push<S: StateSpace + ?Sized>(&self, space: &S, d: usize) -> u64 {
         let want = (d % 3) as u8;
+        self.push_from(space, d, ((d + 1) % 3) as u8, |ranks| {
+            ranks.filter(move |&r| self.get(r) == want)
+        })
+    }
+
+    /// Level `d + 1` by pushing: in every chunk flagged for `d`, each rank `frontier`
+    /// picks from the chunk's ranks claims its unreached neighbours with `code`.
+    fn push_from<S, I>(
+        &self,
+        space: &S,
+        d: usize,
+        code: u8,
+        frontier: impl Fn(std::ops::Range<u64>) -> I + Sync,
+    ) -> u64
+    where
+        S: StateSpace + ?Sized,
+        I: Iterator<Item = u64>,
+    {
         (0..self.marks[d % 2].len())
             .into_par_iter()
             .filter(|&c| self.marks[d % 2][c].load(Relaxed))
@@ -367,9 +356,7 @@ impl Search {
                     let mut settle = |batch: &mut Batch| {
                         for (_, nbs) in batch.drain() {
                             for &nb in nbs {
-                                if self.get(nb) == UNREACHED
-                                    && self.claim(nb, ((d + 1) % 3) as u8, d + 1)
-                                {
+                                if self.get(nb) == UNREACHED && self.claim(nb, code, d + 1) {
                                     found += 1;
                                     if claimed.len() as u64 <= FARTHEST_KEPT {
                                         claimed.push(nb);
@@ -379,8 +366,8 @@ impl Search {
                         }
                         batch.clear();
                     };
-                    for r in self.chunk(c) {
-                        if self.get(r) == want && batch.add(space, r, self) {
+                    for r in frontier(self.chunk(c)) {
+                        if batch.add(space, r, self) {
                             settle(batch);
                         }
                     }
@@ -488,6 +475,17 @@ fn prefetch<T>(x: &T) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = x;
+}
+
+/// The positions of the set bits of `mask`, lowest first.
+fn set_bits(mut mask: u64) -> impl Iterator<Item = u32> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let bit = mask.trailing_zeros();
+            mask &= mask - 1;
+            bit
+        })
+    })
 }
 
 /// Whether some two-bit cell of `w` is 0b11.

@@ -17,8 +17,8 @@ use rusqlite::types::ValueRef;
 
 use super::check::{Check, Derived, bad, first_failure, same, show_count, show_dist, show_opt};
 use super::stored::{
-    each_chunk, farthest_rows_are, int, int_in, int_rows, must_be_empty, packed_table_rows,
-    read_chunks, same_rows, text,
+    UNUSED_WHEN_PACKED, each_chunk, farthest_rows_are, int, int_in, int_rows, must_be_empty,
+    packed_table_rows, read_chunks, same_rows, text,
 };
 use crate::core::format::{COUNT_OVERFLOW, UNREACHED, add_counts};
 use crate::core::packed::{CodeLayout, CountLayout, RunLayout};
@@ -265,16 +265,7 @@ pub(super) fn packed_graph(
     layout: RunLayout,
     counts: bool,
 ) -> Check<Derived> {
-    must_be_empty(
-        conn,
-        name,
-        &[
-            Table::Positions,
-            Table::PegLayers,
-            Table::PegMatrix,
-            Table::Solutions,
-        ],
-    )?;
+    must_be_empty(conn, name, UNUSED_WHEN_PACKED)?;
     let n = g.size();
     let stored = packed_table_rows(conn, name)?;
     // The counts' width depends on the counts: the stored encoding is taken here and
@@ -455,16 +446,7 @@ fn histogram_is(conn: &Connection, name: &str, levels: &[u64]) -> Check<()> {
 /// other reached rank has a neighbour one code lower, and neighbours' codes differ by one
 /// (`mod4`; with `mod3` an unreached rank has no reached neighbour).
 pub(super) fn two_bit_graph(conn: &Connection, name: &str, g: &dyn GraphPuzzle) -> Check<Derived> {
-    must_be_empty(
-        conn,
-        name,
-        &[
-            Table::Positions,
-            Table::PegLayers,
-            Table::PegMatrix,
-            Table::Solutions,
-        ],
-    )?;
+    must_be_empty(conn, name, UNUSED_WHEN_PACKED)?;
     let n = g.size();
     let table = twobit::solve(g, &Silent)
         .or_else(|goal| bad(format!("goal rank {goal} is outside the space")))?;

@@ -5,29 +5,20 @@
 use rusqlite::Connection;
 
 use super::check::{Check, Derived, bad, same};
-use super::stored::{must_be_empty, packed_table_rows, read_chunks};
+use super::stored::{UNUSED_WHEN_PACKED, must_be_empty, packed_table_rows, read_chunks};
 use crate::core::packed::ByteLayout;
 use crate::core::rank::FACT;
 use crate::core::space::StateSpace;
 use crate::families::{self, fifteen::Fifteen};
 use crate::solvers::pattern;
-use crate::store::audit::{self, Table};
+use crate::store::audit;
 
 /// fifteen's pattern tables: one per pattern of each built partition, in that order, each
 /// laid out as `generate` lays it out, and every entry 1 + the minimum over the placements
 /// one pattern-tile move away (free blank moves accounted for), as [`pattern::check`]
 /// re-derives it.
 pub(super) fn pattern_tables(conn: &Connection, name: &str, f: &Fifteen) -> Check<Derived> {
-    must_be_empty(
-        conn,
-        name,
-        &[
-            Table::Positions,
-            Table::PegLayers,
-            Table::PegMatrix,
-            Table::Solutions,
-        ],
-    )?;
+    must_be_empty(conn, name, UNUSED_WHEN_PACKED)?;
     let stored = packed_table_rows(conn, name)?;
     let mut derived = Derived {
         entries: 0,

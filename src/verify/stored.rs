@@ -9,6 +9,15 @@ use rusqlite::types::ValueRef;
 use super::check::{Check, bad, show_opt};
 use crate::store::audit::{self, PackedTableRow, Table};
 
+/// The tables a puzzle stored in packed tables (move graphs, pattern databases) leaves
+/// empty.
+pub(super) const UNUSED_WHEN_PACKED: &[Table] = &[
+    Table::Positions,
+    Table::PegLayers,
+    Table::PegMatrix,
+    Table::Solutions,
+];
+
 /// Tables a puzzle of this storage must have no rows in.
 pub(super) fn must_be_empty(conn: &Connection, name: &str, tables: &[Table]) -> Check<()> {
     for &t in tables {
