@@ -172,13 +172,7 @@ fn two_bit_graph<'a>(
         solvable: levels.iter().sum(),
         max_distance: Some(max),
         histogram: levels_histogram(&levels),
-        farthest: (farthest.into_iter())
-            .map(|rank| FarthestRow {
-                rank,
-                state: g.format(rank),
-                distance: max,
-            })
-            .collect(),
+        farthest: farthest_rows(g, farthest, max),
         packed: vec![PackedTable {
             kind: "distance",
             encoding: layout.encoding(),
@@ -188,6 +182,17 @@ fn two_bit_graph<'a>(
         }],
         ..base
     })
+}
+
+/// The `farthest` rows of a packed move graph: `ranks` (sorted), all at distance `max`.
+fn farthest_rows(g: &dyn GraphPuzzle, ranks: Vec<u64>, max: u8) -> Vec<FarthestRow> {
+    (ranks.into_iter())
+        .map(|rank| FarthestRow {
+            rank,
+            state: g.format(rank),
+            distance: max,
+        })
+        .collect()
 }
 
 /// A large move graph: distances (and, up to [`COUNTS_MAX_STATES`], solution counts) as
@@ -234,13 +239,7 @@ fn packed_graph<'a>(
         solvable: done.levels.iter().sum(),
         max_distance: Some(max),
         histogram: levels_histogram(&done.levels),
-        farthest: (done.farthest.into_iter())
-            .map(|rank| FarthestRow {
-                rank,
-                state: g.format(rank),
-                distance: max,
-            })
-            .collect(),
+        farthest: farthest_rows(g, done.farthest, max),
         packed,
         ..base
     })
