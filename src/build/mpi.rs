@@ -182,8 +182,17 @@ impl Comm for Mpi {
             .iter()
             .map(|&l| Vec::with_capacity(l as usize))
             .collect();
+        // An empty vector's address is 1, which Open MPI takes for `MPI_IN_PLACE` and
+        // refuses from a process other than the root (MPI_ERR_ARG): send an empty piece
+        // from an allocation of its own.
+        let nothing = buffer(0);
         for r in 0..self.rounds(len) {
-            let mine = &bytes[piece(len, r, lim)];
+            let range = piece(len, r, lim);
+            let mine = if range.is_empty() {
+                &nothing[..]
+            } else {
+                &bytes[range]
+            };
             if me {
                 let counts: Vec<Count> = lens
                     .iter()
