@@ -9,8 +9,9 @@
 
 use rayon::prelude::*;
 
-use crate::core::packed::{CountLayout, RunLayout};
+use crate::core::packed::{CodeLayout, CountLayout, RunLayout};
 use crate::core::progress::Progress;
+use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;
 use crate::families::magic::Magic;
 use crate::families::tour::{TourBoard, closed_tours};
@@ -42,6 +43,34 @@ impl PackedGraph {
     }
 }
 
+/// A move graph's two-bit table as its backend hands it over: the layout, every chunk
+/// in order (made as the store writes them, so the table is never held twice), the
+/// level sizes and the ranks at the maximum distance (sorted; empty when that level has
+/// more than [`twobit::FARTHEST_KEPT`]).
+pub struct TwoBitGraph<'a> {
+    pub layout: CodeLayout,
+    pub chunks: Chunks<'a>,
+    pub levels: Vec<u64>,
+    pub farthest: Vec<u64>,
+}
+
+impl TwoBitGraph<'_> {
+    /// The whole table of one process's search.
+    pub fn from_table(table: twobit::Table) -> Result<TwoBitGraph<'static>, String> {
+        let layout = CodeLayout::new(table.ranks, table.modulus).map_err(|e| e.to_string())?;
+        let chunks = layout.chunks_from_blocks(0, table.blocks).map(Ok);
+        Ok(TwoBitGraph {
+            layout,
+            chunks: Chunks::Streamed {
+                count: layout.chunks(),
+                chunks: Box::new(chunks),
+            },
+            levels: table.levels,
+            farthest: table.farthest,
+        })
+    }
+}
+
 /// What computes a puzzle's tables. Each method is one unit of work; the results are
 /// the same whatever the backend (the build's checksums do not depend on it).
 pub trait Backend: Sync {
@@ -58,12 +87,13 @@ pub trait Backend: Sync {
         progress: &dyn Progress,
     ) -> Result<PackedGraph, String>;
     /// A move graph whose distances are stored as two-bit codes: every rank's distance
-    /// modulo 4 or 3 ([`twobit`]).
-    fn two_bit_graph(
-        &self,
+    /// modulo 4 or 3 ([`twobit`]). Its chunks may be made as they are read, by this
+    /// backend.
+    fn two_bit_graph<'s>(
+        &'s self,
         g: &dyn GraphPuzzle,
         progress: &dyn Progress,
-    ) -> Result<twobit::Table, String>;
+    ) -> Result<TwoBitGraph<'s>, String>;
     /// One pattern database (one byte per placement of its tiles).
     fn pattern_table(&self, p: &Pattern, progress: &dyn Progress)
     -> Result<pattern::Table, String>;
@@ -142,12 +172,14 @@ impl Backend for Local {
         })
     }
 
-    fn two_bit_graph(
-        &self,
+    fn two_bit_graph<'s>(
+        &'s self,
         g: &dyn GraphPuzzle,
         progress: &dyn Progress,
-    ) -> Result<twobit::Table, String> {
-        twobit::solve(g, progress).map_err(|goal| format!("goal rank {goal} is outside the space"))
+    ) -> Result<TwoBitGraph<'s>, String> {
+        let table = twobit::solve(g, progress)
+            .map_err(|goal| format!("goal rank {goal} is outside the space"))?;
+        TwoBitGraph::from_table(table)
     }
 
     fn pattern_table(

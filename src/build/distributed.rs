@@ -3,7 +3,10 @@
 //! pattern table), tells the other processes what to solve; all of them then run the
 //! distributed search ([`crate::solvers::distributed`]) together, each on its share, and
 //! send their part of the result, already packed, to process 0, which alone writes the
-//! file. Everything else (peg boards, enumerations) process 0 computes on its own cores.
+//! file. A two-bit table (the 2x7) is too large to gather: process 0 writes its own
+//! share's chunks first and receives the others' a piece at a time as it writes
+//! ([`ShareStream`]), so no process holds more than its share. Everything else (peg
+//! boards, enumerations) process 0 computes on its own cores.
 //!
 //! The other processes run [`work`]: they wait for a unit, rebuild its state space from
 //! the definition process 0 sends (the same rule as a stored definition, so users'
@@ -17,16 +20,17 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::build::backend::{Backend, Local, PackedGraph};
+use crate::build::backend::{Backend, Local, PackedGraph, TwoBitGraph};
 use crate::catalog;
-use crate::core::packed::{CountLayout, RunLayout};
+use crate::core::packed::{CODE_RANKS_PER_CHUNK, CodeLayout, CountLayout, RunLayout};
 use crate::core::progress::{Progress, Silent};
+use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;
 use crate::families::Puzzle;
 use crate::families::magic::Magic;
 use crate::families::tour::TourBoard;
 use crate::solvers::bfs::{Outputs, Table};
-use crate::solvers::distributed::{self, Checkpoint, Comm, Reduce, Share};
+use crate::solvers::distributed::{self, Checkpoint, Comm, Partition, Reduce, Share};
 use crate::solvers::enumerate::Solution;
 use crate::solvers::pattern::{self, Entry, Grid, Pattern, PatternSpace};
 use crate::solvers::peg::layers::LayerTable;
@@ -43,6 +47,9 @@ pub enum Job {
         packed: bool,
         counts: bool,
     },
+    /// Solve a move graph two bits per rank (distance mod 4), each process keeping its
+    /// share of the table.
+    TwoBit { name: String, definition: String },
     /// Solve one pattern table.
     Pattern { rows: u8, cols: u8, tiles: Vec<u8> },
     /// The build is over; `stored` when the file was written (checkpoints go).
@@ -202,22 +209,39 @@ impl Stats {
 }
 
 /// The result of a unit, on process 0.
-enum Output {
+enum Output<'c> {
     Table(Table),
     Packed(PackedGraph),
     Pattern(pattern::Table),
+    /// `None` when the graph needs the one-process search (see [`two_bit_graph`]).
+    TwoBit(Option<TwoBitGraph<'c>>),
 }
 
 /// Runs one unit on this process (any rank): resolves the job to a state space, solves
 /// its share, and brings the parts to process 0 (`Some` there, `None` elsewhere).
-fn run(
-    comm: &dyn Comm,
+fn run<'c>(
+    comm: &'c dyn Comm,
     checkpoints: Option<&Checkpoints>,
     job: &Job,
     units: &mut Vec<PathBuf>,
     progress: &dyn Progress,
-) -> Result<(Option<Output>, Stats), String> {
+) -> Result<(Option<Output<'c>>, Stats), String> {
     match job {
+        Job::TwoBit { name, definition } => {
+            let resolved = resolve_graph(name, definition);
+            let puzzle = agree(comm, resolved, "rebuilding the puzzle from its definition")?;
+            let Puzzle::Graph(g) = &puzzle else {
+                unreachable!("resolve_graph gives move graphs")
+            };
+            let key = format!("{name}-two-bit-{}", short_hash(definition));
+            let dir = checkpoints.map(|c| c.dir.join(&key));
+            two_bit_graph(comm, g.as_ref(), checkpoint(&dir, checkpoints), progress).map(
+                |(out, stats)| {
+                    units.extend(dir);
+                    (out, Stats { key, ..stats })
+                },
+            )
+        }
         Job::Graph {
             name,
             definition,
@@ -319,6 +343,185 @@ fn solve_share<S: crate::core::space::StateSpace + ?Sized>(
         .map_err(|e| e.to_string())
 }
 
+/// Chunks of a share sent to process 0 at a time (16 MB of two-bit codes).
+const PIECE_CHUNKS: u64 = 4096;
+
+/// A move graph's two-bit search, split across the processes
+/// ([`distributed::twobit`]). Process 0 gets the table as a stream of chunks: its own
+/// share's, then each other process's, a piece at a time, as the store writes them, so
+/// no process ever holds more than its share. `Output::TwoBit(None)` (on every process
+/// alike) when the graph needs the one-process search: not bipartite, or some rank out
+/// of reach (the mod-3 code).
+fn two_bit_graph<'c>(
+    comm: &'c dyn Comm,
+    g: &dyn GraphPuzzle,
+    checkpoint: Option<Checkpoint>,
+    progress: &dyn Progress,
+) -> Result<(Option<Output<'c>>, Stats), String> {
+    let layout = CodeLayout::new(g.size(), 4).map_err(|e| e.to_string());
+    let layout = agree(comm, layout, "laying out the two-bit table")?;
+    let share =
+        distributed::twobit::solve_share(g, CODE_RANKS_PER_CHUNK, comm, checkpoint, progress)
+            .map_err(|e| e.to_string())?;
+    let out = |o: Output<'c>| (comm.rank() == 0).then_some(o);
+    let Some(share) = share else {
+        let stats = Stats {
+            key: String::new(),
+            levels: Vec::new(),
+            resumed: 0,
+            exchanges: Vec::new(),
+        };
+        return Ok((out(Output::TwoBit(None)), stats));
+    };
+    let stats = Stats {
+        key: String::new(),
+        levels: share.levels.clone(),
+        resumed: share.resumed,
+        exchanges: share.exchanges.clone(),
+    };
+    let mut stream = ShareStream::new(comm, layout, share.partition, share.blocks, PIECE_CHUNKS);
+    if comm.rank() != 0 {
+        stream.send();
+        return Ok((None, stats));
+    }
+    let table = TwoBitGraph {
+        layout,
+        chunks: Chunks::Streamed {
+            count: layout.chunks(),
+            chunks: Box::new(stream),
+        },
+        levels: share.levels,
+        farthest: share.farthest,
+    };
+    Ok((out(Output::TwoBit(Some(table))), stats))
+}
+
+/// A two-bit table split across processes, brought to process 0 chunk by chunk: process
+/// 0's own share first, made from its blocks, then each other process's in pieces of
+/// `piece` chunks. Every process runs the same gathers, one per piece of processes
+/// 1, 2, ...: process 0 as it iterates (and, dropped early, to the end, so that no
+/// process is left waiting), the others in [`ShareStream::send`].
+struct ShareStream<'c> {
+    comm: &'c dyn Comm,
+    layout: CodeLayout,
+    partition: Partition,
+    /// Chunks per piece.
+    piece: u64,
+    /// This process's chunks, made as they are taken.
+    own: Box<dyn Iterator<Item = Vec<u8>> + 'c>,
+    /// The next piece to gather: a process and a piece of its share.
+    next: (usize, u64),
+    /// Chunks received and not yet taken, first first.
+    pending: std::collections::VecDeque<Vec<u8>>,
+}
+
+impl<'c> ShareStream<'c> {
+    fn new(
+        comm: &'c dyn Comm,
+        layout: CodeLayout,
+        partition: Partition,
+        blocks: Vec<Vec<u64>>,
+        piece: u64,
+    ) -> ShareStream<'c> {
+        let first = partition.share(comm.rank()).start / CODE_RANKS_PER_CHUNK;
+        ShareStream {
+            comm,
+            layout,
+            partition,
+            piece,
+            own: Box::new(layout.chunks_from_blocks(first, blocks)),
+            next: (1, 0),
+            pending: Default::default(),
+        }
+    }
+
+    /// The chunks of process `p`'s share.
+    fn chunks_of(&self, p: usize) -> std::ops::Range<u64> {
+        let share = self.partition.share(p);
+        if share.is_empty() {
+            return 0..0;
+        }
+        share.start / CODE_RANKS_PER_CHUNK..share.end.div_ceil(CODE_RANKS_PER_CHUNK)
+    }
+
+    /// Runs the next gather, if any is left: the chunks of the piece and their first
+    /// index (the bytes on process 0; empty elsewhere).
+    fn step(&mut self) -> Option<(u64, Vec<u8>)> {
+        let (p, k) = self.next;
+        if p >= self.comm.size() {
+            return None;
+        }
+        let chunks = self.chunks_of(p);
+        let first = chunks.start + k * self.piece;
+        if first >= chunks.end {
+            self.next = (p + 1, 0);
+            return self.step();
+        }
+        self.next = (p, k + 1);
+        let piece: Vec<u8> = if self.comm.rank() == p {
+            self.own
+                .by_ref()
+                .take(self.piece as usize)
+                .flatten()
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let got = self.comm.gather(&piece);
+        Some((
+            first,
+            got.map(|mut all| all.swap_remove(p)).unwrap_or_default(),
+        ))
+    }
+
+    /// This process's side of every gather (every process but 0).
+    fn send(&mut self) {
+        while self.step().is_some() {}
+    }
+}
+
+impl Iterator for ShareStream<'_> {
+    type Item = Result<Vec<u8>, String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(c) = self.own.next() {
+            return Some(Ok(c));
+        }
+        if let Some(c) = self.pending.pop_front() {
+            return Some(Ok(c));
+        }
+        let (first, bytes) = self.step()?;
+        let p = self.partition.owner(first * CODE_RANKS_PER_CHUNK);
+        let last = (first + self.piece).min(self.chunks_of(p).end);
+        let mut at = 0usize;
+        for c in first..last {
+            let len = self.layout.chunk_bytes(c) as usize;
+            let Some(chunk) = bytes.get(at..at + len) else {
+                return Some(Err(format!(
+                    "process {p} sent a piece of {} bytes where chunks {first}..{last} need more",
+                    bytes.len()
+                )));
+            };
+            self.pending.push_back(chunk.to_vec());
+            at += len;
+        }
+        if at != bytes.len() {
+            return Some(Err(format!(
+                "process {p} sent {} bytes for chunks {first}..{last}, which take {at}",
+                bytes.len()
+            )));
+        }
+        self.pending.pop_front().map(Ok)
+    }
+}
+
+impl Drop for ShareStream<'_> {
+    fn drop(&mut self) {
+        // The other processes run every gather; so must process 0.
+        while self.step().is_some() {}
+    }
+}
+
 #[derive(Serialize, Deserialize)]
 struct TablePart {
     dist: Vec<u8>,
@@ -331,7 +534,7 @@ fn graph_table(
     g: &dyn GraphPuzzle,
     checkpoint: Option<Checkpoint>,
     progress: &dyn Progress,
-) -> Result<(Option<Output>, Stats), String> {
+) -> Result<(Option<Output<'static>>, Stats), String> {
     let share = solve_share(comm, g, Outputs::ALL, 1, checkpoint, progress)?;
     let stats = Stats::of(&share);
     let overflowed = share
@@ -379,7 +582,7 @@ fn packed_graph(
     counts: bool,
     checkpoint: Option<Checkpoint>,
     progress: &dyn Progress,
-) -> Result<(Option<Output>, Stats), String> {
+) -> Result<(Option<Output<'static>>, Stats), String> {
     let layout = agree(
         comm,
         g.packing()
@@ -481,7 +684,7 @@ fn pattern_table(
     p: &Pattern,
     checkpoint: Option<Checkpoint>,
     progress: &dyn Progress,
-) -> Result<(Option<Output>, Stats), String> {
+) -> Result<(Option<Output<'static>>, Stats), String> {
     let space = PatternSpace::new(p);
     let share = solve_share(
         comm,
@@ -511,8 +714,8 @@ fn pattern_table(
     Ok((Some(Output::Pattern(table)), stats))
 }
 
-impl Processes<'_> {
-    fn unit(&self, job: Job, progress: &dyn Progress) -> Result<Output, String> {
+impl<'c> Processes<'c> {
+    fn unit(&self, job: Job, progress: &dyn Progress) -> Result<Output<'c>, String> {
         self.send(&job);
         let mut units = Vec::new();
         let (out, stats) = run(
@@ -568,14 +771,22 @@ impl Backend for Processes<'_> {
         }
     }
 
-    /// Process 0 alone, for now: the file is the same as the plain build's, but the
-    /// table is not split across processes (docs/distributed.md).
-    fn two_bit_graph(
-        &self,
+    /// Split across the processes when the distance mod 4 applies; otherwise (the
+    /// mod-3 code) process 0 alone, with the same file either way.
+    fn two_bit_graph<'s>(
+        &'s self,
         g: &dyn GraphPuzzle,
         progress: &dyn Progress,
-    ) -> Result<crate::solvers::twobit::Table, String> {
-        Local.two_bit_graph(g, progress)
+    ) -> Result<TwoBitGraph<'s>, String> {
+        let job = Job::TwoBit {
+            name: g.name().to_string(),
+            definition: g.definition().to_string(),
+        };
+        match self.unit(job, progress)? {
+            Output::TwoBit(Some(t)) => Ok(t),
+            Output::TwoBit(None) => Local.two_bit_graph(g, progress),
+            _ => unreachable!("a two-bit job gives codes"),
+        }
     }
 
     fn pattern_table(
@@ -617,5 +828,48 @@ impl Backend for Processes<'_> {
 
     fn tours(&self, board: &TourBoard, progress: &dyn Progress) -> Vec<Solution> {
         Local.tours(board, progress)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::space::StateSpace;
+    use crate::families::sliding::Sliding;
+    use crate::solvers::distributed::Threads;
+    use crate::solvers::twobit;
+
+    /// Process 0 receives every share's chunks in order, a few at a time, whatever the
+    /// number of processes; dropped part-way, it still runs every gather, so no process
+    /// is left waiting.
+    #[test]
+    fn shares_reach_process_0_in_pieces() {
+        let g = Sliding::grid("nine", 2, 5);
+        let whole = twobit::solve(&g, &Silent).unwrap();
+        let layout = CodeLayout::new(g.size(), 4).unwrap();
+        let want: Vec<Vec<u8>> = layout.chunks_from_blocks(0, whole.blocks).collect();
+        for procs in [1, 2, 3] {
+            for take in [usize::MAX, 50] {
+                let got = Threads::run(procs, |comm| {
+                    let share = distributed::twobit::solve_share(
+                        &g,
+                        CODE_RANKS_PER_CHUNK,
+                        comm,
+                        None,
+                        &Silent,
+                    )
+                    .unwrap()
+                    .unwrap();
+                    let mut s = ShareStream::new(comm, layout, share.partition, share.blocks, 5);
+                    if comm.rank() != 0 {
+                        s.send();
+                        return Vec::new();
+                    }
+                    s.by_ref().take(take).map(Result::unwrap).collect()
+                });
+                let n = want.len().min(take);
+                assert_eq!(got[0], want[..n], "{procs} processes, {take} taken");
+            }
+        }
     }
 }

@@ -10,7 +10,7 @@ use thiserror::Error;
 
 use crate::build::backend::Backend;
 use crate::core::format;
-use crate::core::packed::{CodeLayout, RunLayout};
+use crate::core::packed::RunLayout;
 use crate::core::progress::Progress;
 use crate::core::rank::FACT;
 use crate::core::space::GraphPuzzle;
@@ -38,7 +38,7 @@ pub struct SolveFailure(pub String);
 pub fn compute<'a>(
     p: &'a Puzzle,
     hash: String,
-    backend: &dyn Backend,
+    backend: &'a dyn Backend,
     scratch: &Path,
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
@@ -99,7 +99,7 @@ fn levels_histogram(levels: &[u64]) -> Vec<HistogramRow> {
 fn graph<'a>(
     g: &'a dyn GraphPuzzle,
     base: PuzzleRecord<'a>,
-    backend: &dyn Backend,
+    backend: &'a dyn Backend,
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
     let (storage, two_bit, _) = crate::core::space::graph_tables(g);
@@ -154,17 +154,12 @@ fn graph<'a>(
 fn two_bit_graph<'a>(
     g: &'a dyn GraphPuzzle,
     base: PuzzleRecord<'a>,
-    backend: &dyn Backend,
+    backend: &'a dyn Backend,
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
     let table = backend.two_bit_graph(g, progress).map_err(SolveFailure)?;
-    let layout =
-        CodeLayout::new(table.ranks, table.modulus).map_err(|e| SolveFailure(e.to_string()))?;
-    let max = (table.levels.len() - 1) as u8;
-    let (levels, farthest) = (table.levels, table.farthest);
-    progress.phase("packing", layout.chunks());
-    let chunks = layout.chunks_from_blocks(table.blocks);
-    progress.advance(layout.chunks());
+    let (layout, levels, farthest) = (table.layout, table.levels, table.farthest);
+    let max = (levels.len() - 1) as u8;
     Ok(PuzzleRecord {
         storage: Storage::Packed,
         counts: false,
@@ -178,7 +173,7 @@ fn two_bit_graph<'a>(
             encoding: layout.encoding(),
             ranks_per_chunk: layout.ranks_per_chunk(),
             layout: layout.describe().to_string(),
-            chunks,
+            chunks: table.chunks,
         }],
         ..base
     })
@@ -221,7 +216,7 @@ fn packed_graph<'a>(
         encoding: "run-steps",
         ranks_per_chunk: layout.ranks_per_chunk(),
         layout: layout.describe().to_string(),
-        chunks: done.distance,
+        chunks: done.distance.into(),
     }];
     if let Some((l, chunks)) = done.counts {
         packed.push(PackedTable {
@@ -229,7 +224,7 @@ fn packed_graph<'a>(
             encoding: l.encoding(),
             ranks_per_chunk: l.ranks_per_chunk(),
             layout: l.describe().to_string(),
-            chunks,
+            chunks: chunks.into(),
         });
     }
     Ok(PuzzleRecord {
@@ -361,7 +356,7 @@ fn peg_layers<'a>(
             encoding: layer_table::ENCODING,
             ranks_per_chunk: layout.ranks_per_chunk,
             layout: serde_json::to_string(&layout).expect("a layout serialises"),
-            chunks,
+            chunks: chunks.into(),
         }],
         ..base
     })

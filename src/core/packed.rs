@@ -528,37 +528,33 @@ impl CodeLayout {
         (code + self.modulus - 1) % self.modulus
     }
 
-    /// Every chunk in order from the solver's table, given as words of 32 codes (rank
-    /// `r` in bits `2 (r mod 32)` of word `r / 32`, ranks past the end as `3`) in
-    /// blocks; each block is freed once its bytes are in chunks, so the table is never
-    /// held twice. Unused bits of the last chunk are cleared.
-    pub fn chunks_from_blocks(&self, blocks: Vec<Vec<u64>>) -> Vec<Vec<u8>> {
-        let total = self.ranks.div_ceil(4) as usize;
-        let mut out = Vec::with_capacity(self.chunks() as usize);
-        let mut chunk = Vec::with_capacity(CHUNK_BYTES);
-        let mut taken = 0usize;
-        for block in blocks {
-            for w in block {
-                for b in w.to_le_bytes() {
-                    if taken == total {
-                        break;
-                    }
-                    chunk.push(b);
-                    taken += 1;
-                    if chunk.len() == CHUNK_BYTES {
-                        out.push(std::mem::replace(
-                            &mut chunk,
-                            Vec::with_capacity(CHUNK_BYTES),
-                        ));
-                    }
-                }
+    /// The chunks from chunk `first` on, made from a solver's words of 32 codes (rank
+    /// `r` in bits `2 (r mod 32)` of word `r / 32`, ranks past the end as `3`) in blocks
+    /// that start at chunk `first`: as many whole chunks as the blocks hold, and the
+    /// table's last chunk (its unused bits cleared) if they reach it. Each block is freed
+    /// once its bytes are in chunks, and each chunk is made when asked for, so the table
+    /// is never held twice.
+    pub fn chunks_from_blocks(
+        &self,
+        first: u64,
+        blocks: Vec<Vec<u64>>,
+    ) -> impl Iterator<Item = Vec<u8>> + use<> {
+        let layout = *self;
+        let mut bytes = blocks
+            .into_iter()
+            .flat_map(|b| b.into_iter().flat_map(u64::to_le_bytes));
+        (first..self.chunks()).map_while(move |c| {
+            let len = layout.chunk_bytes(c) as usize;
+            let mut chunk = Vec::with_capacity(len);
+            chunk.extend(bytes.by_ref().take(len));
+            if chunk.len() < len {
+                return None;
             }
-        }
-        if !chunk.is_empty() {
-            self.clear_unused(&mut chunk);
-            out.push(chunk);
-        }
-        out
+            if c + 1 == layout.chunks() {
+                layout.clear_unused(&mut chunk);
+            }
+            Some(chunk)
+        })
     }
 
     /// Chunk `c` as [`CodeLayout::chunks_from_blocks`] makes it, from `word(i)`, the
@@ -786,12 +782,25 @@ mod tests {
             (0..4).map(|c| l.chunk_bytes(c)).collect::<Vec<_>>(),
             [4000, 4000, 4, 0]
         );
-        let whole = l.chunks_from_blocks(vec![words.clone()]);
+        let whole: Vec<Vec<u8>> = l.chunks_from_blocks(0, vec![words.clone()]).collect();
         for (c, chunk) in whole.iter().enumerate() {
             assert_eq!(l.chunk_from_words(c as u64, |i| words[i as usize]), *chunk);
         }
-        let split = l.chunks_from_blocks(words.chunks(7).map(<[u64]>::to_vec).collect());
+        let split: Vec<Vec<u8>> = l
+            .chunks_from_blocks(0, words.chunks(7).map(<[u64]>::to_vec).collect())
+            .collect();
         assert_eq!(whole, split);
+        // A process's share: whole chunks from its first, and the last chunk when the
+        // share ends the table.
+        let per = (l.ranks_per_chunk() / 32) as usize;
+        let head: Vec<Vec<u8>> = l
+            .chunks_from_blocks(0, vec![words[..2 * per].to_vec()])
+            .collect();
+        assert_eq!(head, whole[..2]);
+        let tail: Vec<Vec<u8>> = l
+            .chunks_from_blocks(1, vec![words[per..].to_vec()])
+            .collect();
+        assert_eq!(tail, whole[1..]);
         assert_eq!(
             whole.iter().map(Vec::len).collect::<Vec<_>>(),
             [4000, 4000, 4]

@@ -83,14 +83,47 @@ impl Storage {
 }
 
 /// One packed table: its layout (see [`crate::core::packed`]) and its chunks in order.
-pub struct PackedTable {
+pub struct PackedTable<'a> {
     /// `distance` or `solutions`.
     pub kind: &'static str,
     pub encoding: &'static str,
     pub ranks_per_chunk: u64,
     /// The layout as JSON (`packed_tables.layout`).
     pub layout: String,
-    pub chunks: Vec<Vec<u8>>,
+    pub chunks: Chunks<'a>,
+}
+
+/// The chunks of a packed table, in order: held, or made while they are written (a
+/// table too large to hold twice, or one arriving from other processes a piece at a
+/// time).
+pub enum Chunks<'a> {
+    Held(Vec<Vec<u8>>),
+    Streamed {
+        /// How many chunks the stream yields; a stream that ends early or runs on is an
+        /// error of the writer.
+        count: u64,
+        /// Each chunk, or why it could not be made.
+        chunks: Box<dyn Iterator<Item = Result<Vec<u8>, String>> + 'a>,
+    },
+}
+
+impl Chunks<'_> {
+    pub fn len(&self) -> u64 {
+        match self {
+            Chunks::Held(c) => c.len() as u64,
+            Chunks::Streamed { count, .. } => *count,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl From<Vec<Vec<u8>>> for Chunks<'_> {
+    fn from(chunks: Vec<Vec<u8>>) -> Self {
+        Chunks::Held(chunks)
+    }
 }
 
 /// A row of `farthest`.
@@ -122,19 +155,14 @@ pub struct PuzzleRecord<'a> {
     /// (start hole, finish hole, minimum moves)
     pub peg_matrix: Vec<(u8, u8, Option<u8>)>,
     pub solutions: Vec<SolutionRow>,
-    pub packed: Vec<PackedTable>,
+    pub packed: Vec<PackedTable<'a>>,
     pub farthest: Vec<FarthestRow>,
 }
 
 impl PuzzleRecord<'_> {
     /// Rows and chunks still to write (for progress reports).
     pub fn write_units(&self) -> u64 {
-        self.position_rows
-            + self
-                .packed
-                .iter()
-                .map(|t| t.chunks.len() as u64)
-                .sum::<u64>()
+        self.position_rows + self.packed.iter().map(|t| t.chunks.len()).sum::<u64>()
     }
 }
 

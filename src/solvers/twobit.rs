@@ -22,7 +22,9 @@
 //! walking such neighbours finds the distance and an optimal path.
 //!
 //! Claims are atomic (`fetch_and` on the word of 32 ranks), so every level's size is
-//! exact and the table is the same whatever the number of threads.
+//! exact and the table is the same whatever the number of threads. The cells may be a
+//! share of the ranks: [`crate::solvers::distributed::twobit`] runs the mod-4 search
+//! across processes on the same cells, with the neighbours outside a share handed back.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
@@ -103,7 +105,7 @@ pub fn solve<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Resu
 
 /// The mod-4 search (see the module docs); `None` if some rank stays unreached.
 fn by_parity<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Option<Table> {
-    let t = Search::new(space.size());
+    let t = Search::new(0..space.size());
     let mut goals = 0;
     for g in space.goals() {
         goals += t.claim(g, FRONT, 0) as u64;
@@ -111,7 +113,7 @@ fn by_parity<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Opti
     progress.phase("distances (two bits, mod 4)", t.n);
     progress.advance(goals);
     let (levels, farthest) = t.levels(goals, space.goals(), progress, |_, d| {
-        t.push_front(space, d)
+        t.push_front(space, d, 0..t.chunks()).0
     });
     let unreached = t.complete_mod4(space);
     (unreached == 0).then(|| t.into_table(4, levels, farthest))
@@ -119,7 +121,7 @@ fn by_parity<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Opti
 
 /// The mod-3 search (see the module docs).
 fn by_residue<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Table {
-    let t = Search::new(space.size());
+    let t = Search::new(0..space.size());
     let mut goals = 0;
     for g in space.goals() {
         goals += t.claim(g, 0, 0) as u64;
@@ -134,7 +136,7 @@ fn by_residue<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Tab
         if unreached.saturating_sub(levels[d]) <= PULL_RATIO * pushed {
             t.pull(space, d)
         } else {
-            t.push(space, d)
+            t.push(space, d).0
         }
     });
     t.into_table(3, levels, farthest)
@@ -145,7 +147,11 @@ const FRONT: u8 = 2;
 /// The low bit of every two-bit cell.
 const LOW: u64 = 0x5555_5555_5555_5555;
 
-struct Search {
+/// The cells of ranks `first..first + n` (all of them in the one-process search, a
+/// process's share in [`crate::solvers::distributed::twobit`]).
+pub(crate) struct Search {
+    /// The first rank (a multiple of [`PER_WORD`]) and the number of ranks.
+    first: u64,
     n: u64,
     blocks: Vec<Vec<AtomicU64>>,
     marks: [Vec<AtomicBool>; 2],
@@ -154,7 +160,9 @@ struct Search {
 }
 
 impl Search {
-    fn new(n: u64) -> Search {
+    pub(crate) fn new(ranks: std::ops::Range<u64>) -> Search {
+        debug_assert!(ranks.start.is_multiple_of(PER_WORD));
+        let n = ranks.end - ranks.start;
         let words = n.div_ceil(PER_WORD) as usize;
         let blocks = (0..words.div_ceil(BLOCK_WORDS))
             .map(|b| {
@@ -167,6 +175,7 @@ impl Search {
             .collect();
         let chunks = n.div_ceil(CHUNK) as usize;
         Search {
+            first: ranks.start,
             n,
             blocks,
             marks: [0, 1].map(|_| (0..chunks).map(|_| AtomicBool::new(false)).collect()),
@@ -210,20 +219,112 @@ impl Search {
         (levels, farthest)
     }
 
+    /// Number of chunks of the cells.
+    pub(crate) fn chunks(&self) -> usize {
+        self.marks[0].len()
+    }
+
+    /// Claims `rank` (in the cells) as a goal of the mod-4 search.
+    pub(crate) fn claim_goal(&self, rank: u64) -> bool {
+        self.claim(rank, FRONT, 0)
+    }
+
+    /// Clears the flags of level `d`'s chunks, before the level is found.
+    pub(crate) fn clear_marks(&self, d: usize) {
+        self.marks[d % 2]
+            .par_iter()
+            .for_each(|m| m.store(false, Relaxed));
+    }
+
+    /// Claims `ranks` (in the cells, sorted) for level `d` of the mod-4 search, as
+    /// frontier; returns how many were new.
+    pub(crate) fn arrive(&self, ranks: &[u64], d: usize) -> u64 {
+        ranks
+            .par_chunks(1 << 12)
+            .map(|part| {
+                let mut claimed: Vec<u64> = Vec::new();
+                for &r in part {
+                    if self.get(r) == UNREACHED && self.claim(r, FRONT, d) {
+                        claimed.push(r);
+                    }
+                }
+                let n = claimed.len() as u64;
+                self.keep(&mut claimed);
+                n
+            })
+            .sum()
+    }
+
+    /// The ranks claimed since the last call while the level under way had at most
+    /// about [`FARTHEST_KEPT`] (empty, or some of them, beyond).
+    pub(crate) fn take_last(&self) -> Vec<u64> {
+        std::mem::take(&mut *self.last.lock().unwrap())
+    }
+
+    /// Writes every cell, words of 32 in little-endian order.
+    pub(crate) fn save(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut buf = Vec::with_capacity(1 << 20);
+        for block in &self.blocks {
+            for part in block.chunks(1 << 17) {
+                buf.clear();
+                buf.extend(part.iter().flat_map(|w| w.load(Relaxed).to_le_bytes()));
+                out.write_all(&buf)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads every cell as [`Search::save`] wrote them.
+    pub(crate) fn load(&self, input: &mut dyn std::io::Read) -> std::io::Result<()> {
+        let mut buf = vec![0u8; 1 << 20];
+        for block in &self.blocks {
+            for part in block.chunks(1 << 17) {
+                let bytes = &mut buf[..8 * part.len()];
+                input.read_exact(bytes)?;
+                for (w, b) in part.iter().zip(bytes.chunks_exact(8)) {
+                    w.store(u64::from_le_bytes(b.try_into().unwrap()), Relaxed);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Flags, for level `d`, every chunk that holds a frontier rank (after level `d` is
+    /// found, the frontier is level `d` alone).
+    pub(crate) fn mark_front(&self, d: usize) {
+        self.clear_marks(d);
+        (0..self.chunks()).into_par_iter().for_each(|c| {
+            let r = self.chunk(c);
+            // Cells past the last rank are never frontier (they stay 0b11).
+            let front = (r.start..r.end).step_by(PER_WORD as usize).any(|base| {
+                let w = self.word(base).load(Relaxed);
+                w >> 1 & !w & LOW != 0
+            });
+            if front {
+                self.marks[d % 2][c].store(true, Relaxed);
+            }
+        });
+    }
+
+    /// The cells, words in blocks of [`BLOCK_WORDS`].
+    pub(crate) fn into_blocks(self) -> Vec<Vec<u64>> {
+        (self.blocks.into_iter())
+            .map(|b| b.into_iter().map(AtomicU64::into_inner).collect())
+            .collect()
+    }
+
     fn into_table(self, modulus: u8, levels: Vec<u64>, farthest: Vec<u64>) -> Table {
         Table {
             ranks: self.n,
             modulus,
-            blocks: (self.blocks.into_iter())
-                .map(|b| b.into_iter().map(AtomicU64::into_inner).collect())
-                .collect(),
+            blocks: self.into_blocks(),
             levels,
             farthest,
         }
     }
 
     fn word(&self, rank: u64) -> &AtomicU64 {
-        let w = (rank / PER_WORD) as usize;
+        let w = ((rank - self.first) / PER_WORD) as usize;
         &self.blocks[w / BLOCK_WORDS][w % BLOCK_WORDS]
     }
 
@@ -254,7 +355,7 @@ impl Search {
         let old = self.word(rank).fetch_and(!clear, Relaxed);
         let was = (old >> shift & 3) as u8;
         if was == UNREACHED {
-            let flag = &self.marks[d % 2][(rank / CHUNK) as usize];
+            let flag = &self.marks[d % 2][((rank - self.first) / CHUNK) as usize];
             if !flag.load(Relaxed) {
                 flag.store(true, Relaxed);
             }
@@ -263,16 +364,28 @@ impl Search {
     }
 
     fn chunk(&self, c: usize) -> std::ops::Range<u64> {
-        c as u64 * CHUNK..((c as u64 + 1) * CHUNK).min(self.n)
+        let lo = c as u64 * CHUNK;
+        self.first + lo..self.first + (lo + CHUNK).min(self.n)
     }
 
-    /// Level `d + 1` in the mod-4 search: every frontier rank of level `d`'s parity in
-    /// the chunks flagged for `d` claims its unreached neighbours (as frontier, of the
-    /// other parity) and becomes `(d / 2) mod 2`.
-    fn push_front<S: StateSpace + ?Sized>(&self, space: &S, d: usize) -> u64 {
+    fn holds(&self, rank: u64) -> bool {
+        rank.wrapping_sub(self.first) < self.n
+    }
+
+    /// Level `d + 1` in the mod-4 search, from `chunks` of the cells: every frontier
+    /// rank of level `d`'s parity in the chunks flagged for `d` claims its unreached
+    /// neighbours (as frontier, of the other parity) and becomes `(d / 2) mod 2`.
+    /// Returns the ranks claimed and the neighbours outside the cells (sorted, distinct),
+    /// which another process claims.
+    pub(crate) fn push_front<S: StateSpace + ?Sized>(
+        &self,
+        space: &S,
+        d: usize,
+        chunks: std::ops::Range<usize>,
+    ) -> (u64, Vec<u64>) {
         let parity = (d % 2) as u8;
         let done = (FRONT ^ ((d / 2) % 2) as u8) as u64;
-        self.push_from(space, d, FRONT, |ranks| {
+        self.push_from(space, d, FRONT, chunks, |ranks| {
             ranks.step_by(PER_WORD as usize).flat_map(move |base| {
                 let word = self.word(base);
                 let w = word.load(Relaxed);
@@ -296,7 +409,7 @@ impl Search {
 
     /// Turns every expanded rank's `(d / 2) mod 2` into `d mod 4` with its parity;
     /// returns the number of ranks left unreached (which keep [`UNREACHED`]).
-    fn complete_mod4<S: StateSpace + ?Sized>(&self, space: &S) -> u64 {
+    pub(crate) fn complete_mod4<S: StateSpace + ?Sized>(&self, space: &S) -> u64 {
         self.blocks
             .par_iter()
             .enumerate()
@@ -306,10 +419,11 @@ impl Search {
                     .enumerate()
                     .map(move |(i, w)| ((b * BLOCK_WORDS + i) as u64 * PER_WORD, w))
             })
-            .map(|(base, word)| {
+            .map(|(offset, word)| {
                 let w = word.load(Relaxed);
                 let (mut out, mut unreached) = (w, 0);
-                for i in 0..PER_WORD.min(self.n - base) {
+                let base = self.first + offset;
+                for i in 0..PER_WORD.min(self.n - offset) {
                     let code = cell(w, i);
                     if code == UNREACHED {
                         unreached += 1;
@@ -326,37 +440,43 @@ impl Search {
     }
 
     /// Level `d + 1` from the ranks of residue `d mod 3` in the chunks flagged for `d`.
-    fn push<S: StateSpace + ?Sized>(&self, space: &S, d: usize) -> u64 {
+    fn push<S: StateSpace + ?Sized>(&self, space: &S, d: usize) -> (u64, Vec<u64>) {
         let want = (d % 3) as u8;
-        self.push_from(space, d, ((d + 1) % 3) as u8, |ranks| {
+        self.push_from(space, d, ((d + 1) % 3) as u8, 0..self.chunks(), |ranks| {
             ranks.filter(move |&r| self.get(r) == want)
         })
     }
 
-    /// Level `d + 1` by pushing: in every chunk flagged for `d`, each rank `frontier`
-    /// picks from the chunk's ranks claims its unreached neighbours with `code`.
+    /// Level `d + 1` by pushing: in every chunk of `chunks` flagged for `d`, each rank
+    /// `frontier` picks from the chunk's ranks claims its unreached neighbours with
+    /// `code`. Returns the ranks claimed and the neighbours outside the cells (sorted,
+    /// distinct).
     fn push_from<S, I>(
         &self,
         space: &S,
         d: usize,
         code: u8,
+        chunks: std::ops::Range<usize>,
         frontier: impl Fn(std::ops::Range<u64>) -> I + Sync,
-    ) -> u64
+    ) -> (u64, Vec<u64>)
     where
         S: StateSpace + ?Sized,
         I: Iterator<Item = u64>,
     {
-        (0..self.marks[d % 2].len())
+        let (found, mut outside) = chunks
             .into_par_iter()
             .filter(|&c| self.marks[d % 2][c].load(Relaxed))
             .map_init(
                 || (Batch::default(), Vec::new()),
                 |(batch, claimed), c| {
                     let mut found = 0;
+                    let mut outside = Vec::new();
                     let mut settle = |batch: &mut Batch| {
                         for (_, nbs) in batch.drain() {
                             for &nb in nbs {
-                                if self.get(nb) == UNREACHED && self.claim(nb, code, d + 1) {
+                                if !self.holds(nb) {
+                                    outside.push(nb);
+                                } else if self.get(nb) == UNREACHED && self.claim(nb, code, d + 1) {
                                     found += 1;
                                     if claimed.len() as u64 <= FARTHEST_KEPT {
                                         claimed.push(nb);
@@ -373,10 +493,19 @@ impl Search {
                     }
                     settle(batch);
                     self.keep(claimed);
-                    found
+                    (found, outside)
                 },
             )
-            .sum()
+            .reduce(
+                || (0, Vec::new()),
+                |(a, mut x), (b, y)| {
+                    x.extend(y);
+                    (a + b, x)
+                },
+            );
+        outside.par_sort_unstable();
+        outside.dedup();
+        (found, outside)
     }
 
     /// Level `d + 1` as the unreached ranks with a neighbour of residue `d mod 3`.
@@ -444,7 +573,9 @@ impl Batch {
         let start = self.nbs.len();
         space.neighbors(r, &mut self.nbs);
         for &nb in &self.nbs[start..] {
-            prefetch(t.word(nb));
+            if t.holds(nb) {
+                prefetch(t.word(nb));
+            }
         }
         self.ranks.push((r, self.nbs.len()));
         self.ranks.len() == BATCH

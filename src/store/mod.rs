@@ -18,8 +18,8 @@ use thiserror::Error;
 
 /// `PRAGMA application_id` of a puzzlebase file ("PZB1").
 pub use crate::core::records::{
-    FarthestRow, HistogramRow, PackedTable, PegLayerRow, PositionRow, PuzzleInfo, PuzzleRecord,
-    SolutionRow, Storage,
+    Chunks, FarthestRow, HistogramRow, PackedTable, PegLayerRow, PositionRow, PuzzleInfo,
+    PuzzleRecord, SolutionRow, Storage,
 };
 
 pub const APPLICATION_ID: i32 = 0x505A_4231;
@@ -71,6 +71,8 @@ pub enum StoreError {
     NoChecksums(String),
     #[error("cannot check page checksums: {0}")]
     Checksums(String),
+    #[error("{puzzle}: {message}")]
+    Chunks { puzzle: String, message: String },
 }
 
 impl StoreError {
@@ -234,7 +236,7 @@ pub fn write_puzzle(
         h.update(b"positions");
     }
     let mut last_rank: Option<u64> = None;
-    let packed = (|| -> rusqlite::Result<Vec<PackedTable>> {
+    let mut packed = (|| -> rusqlite::Result<Vec<PackedTable>> {
         conn.execute(
             "INSERT INTO puzzles (name, family, definition, states, solvable, max_distance, generated_at,
                                   definition_hash, checksum, seconds, storage, counts)
@@ -293,9 +295,6 @@ pub fn write_puzzle(
             "INSERT INTO packed_tables (puzzle, kind, encoding, ranks_per_chunk, chunks, layout)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )?;
-        let mut chunk = conn.prepare_cached(
-            "INSERT INTO packed_chunks (puzzle, kind, chunk, data) VALUES (?1, ?2, ?3, ?4)",
-        )?;
         for t in &rec.packed {
             table.execute(params![
                 rec.name,
@@ -305,10 +304,6 @@ pub fn write_puzzle(
                 t.chunks.len() as i64,
                 t.layout
             ])?;
-            for (i, data) in t.chunks.iter().enumerate() {
-                chunk.execute(params![rec.name, t.kind, i as i64, data])?;
-                written();
-            }
         }
         let mut st = conn.prepare_cached(
             "INSERT INTO farthest (puzzle, rank, state, distance) VALUES (?1, ?2, ?3, ?4)",
@@ -350,18 +345,19 @@ pub fn write_puzzle(
         Ok(rec.packed)
     })()
     .map_err(&e)?;
-    let sum = match streamed {
-        Some(mut h) => {
-            // The rest is small but for the packed chunks, which are hashed from memory.
-            for (table, order) in &DATA_TABLES[1..] {
-                if *table == "packed_chunks" {
-                    hash_chunks(&mut h, &rec.name, &packed);
-                } else {
-                    hash_table(&mut h, conn, path, table, order, &rec.name)?;
-                }
-            }
-            hex(h)
+    // The rest is small but for the packed chunks, which are written last and hashed
+    // as they are written, in their place in the checksum's order: they may be made
+    // only as they are written, and never held.
+    for (table, order) in &DATA_TABLES[1..] {
+        if *table == "packed_chunks" {
+            let tables = std::mem::take(&mut packed);
+            write_chunks(conn, path, &rec.name, tables, streamed.as_mut(), written)?;
+        } else if let Some(h) = &mut streamed {
+            hash_table(h, conn, path, table, order, &rec.name)?;
         }
+    }
+    let sum = match streamed {
+        Some(h) => hex(h),
         None => checksum(conn, path, &rec.name)?,
     };
     conn.execute(
@@ -425,24 +421,64 @@ fn hash_table(
     Ok(())
 }
 
-/// The `packed_chunks` rows of `puzzle` as [`hash_table`] reads them back (by kind, then
-/// chunk), from the tables just written.
-fn hash_chunks(h: &mut Sha256, puzzle: &str, tables: &[PackedTable]) {
+/// Writes the chunks of `puzzle`'s packed tables (by kind, then chunk: the order in
+/// which [`hash_table`] reads them back), feeding each into `h` as it goes. A stream
+/// that fails, ends early or runs on fails the write.
+fn write_chunks(
+    conn: &Connection,
+    path: &Path,
+    puzzle: &str,
+    mut tables: Vec<PackedTable>,
+    mut h: Option<&mut Sha256>,
+    written: &dyn Fn(),
+) -> Result<()> {
     use rusqlite::types::ValueRef::{Blob, Integer, Text};
-    h.update(b"packed_chunks");
-    let mut tables: Vec<&PackedTable> = tables.iter().collect();
+    let e = sql(path);
+    if let Some(h) = &mut h {
+        h.update(b"packed_chunks");
+    }
+    let mut st = conn
+        .prepare_cached(
+            "INSERT INTO packed_chunks (puzzle, kind, chunk, data) VALUES (?1, ?2, ?3, ?4)",
+        )
+        .map_err(&e)?;
     tables.sort_by_key(|t| t.kind);
     for t in tables {
-        for (i, data) in t.chunks.iter().enumerate() {
-            let row = [
-                Text(puzzle.as_bytes()),
-                Text(t.kind.as_bytes()),
-                Integer(i as i64),
-                Blob(data),
-            ];
-            hash_row(h, row);
+        let expected = t.chunks.len();
+        let fail = |message: String| StoreError::Chunks {
+            puzzle: puzzle.to_string(),
+            message: format!("{} table: {message}", t.kind),
+        };
+        let chunks: Box<dyn Iterator<Item = std::result::Result<Vec<u8>, String>>> = match t.chunks
+        {
+            Chunks::Held(c) => Box::new(c.into_iter().map(Ok)),
+            Chunks::Streamed { chunks, .. } => chunks,
+        };
+        let mut i = 0u64;
+        for data in chunks {
+            let data = data.map_err(&fail)?;
+            if i == expected {
+                return Err(fail(format!("more than the {expected} chunks announced")));
+            }
+            st.execute(params![puzzle, t.kind, i as i64, data])
+                .map_err(&e)?;
+            if let Some(h) = &mut h {
+                let row = [
+                    Text(puzzle.as_bytes()),
+                    Text(t.kind.as_bytes()),
+                    Integer(i as i64),
+                    Blob(&data),
+                ];
+                hash_row(h, row);
+            }
+            written();
+            i += 1;
+        }
+        if i != expected {
+            return Err(fail(format!("{i} chunks of the {expected} announced")));
         }
     }
+    Ok(())
 }
 
 /// One row's contribution to the checksum: a newline, then each value with its type.
@@ -484,4 +520,109 @@ pub fn copy_puzzle(conn: &Connection, path: &Path, puzzle: &str) -> Result<()> {
         .map_err(sql(path))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record<'a>(name: &str, streamed: Chunks<'a>) -> PuzzleRecord<'a> {
+        let table = |kind, chunks| PackedTable {
+            kind,
+            encoding: "u8",
+            ranks_per_chunk: 4000,
+            layout: "{}".to_string(),
+            chunks,
+        };
+        PuzzleRecord {
+            name: name.to_string(),
+            family: "sliding".to_string(),
+            definition: "{}".to_string(),
+            definition_hash: "h".to_string(),
+            storage: Storage::Packed,
+            counts: false,
+            states: 3,
+            solvable: 3,
+            max_distance: Some(2),
+            seconds: 0.0,
+            positions: Box::new(std::iter::empty()),
+            position_rows: 0,
+            histogram: vec![HistogramRow {
+                distance: 0,
+                positions: 1,
+                classes: 1,
+            }],
+            peg_layers: Vec::new(),
+            peg_matrix: Vec::new(),
+            solutions: Vec::new(),
+            // Given out of kind order: chunks are written (and hashed) by kind.
+            packed: vec![
+                table("solutions", streamed),
+                table("distance", Chunks::Held(vec![vec![1, 2], vec![3]])),
+            ],
+            farthest: vec![FarthestRow {
+                rank: 2,
+                state: "x".to_string(),
+                distance: 2,
+            }],
+        }
+    }
+
+    /// Chunks made while they are written get the checksum the file gives back; a
+    /// stream that fails, stops short or runs on fails the write.
+    #[test]
+    fn streamed_chunks_are_written_and_hashed_in_place() {
+        let path = Path::new(":memory:");
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn, path).unwrap();
+        let stream = |items: Vec<std::result::Result<Vec<u8>, String>>, count| Chunks::Streamed {
+            count,
+            chunks: Box::new(items.into_iter()),
+        };
+        write_puzzle(
+            &conn,
+            path,
+            record("a", stream(vec![Ok(vec![9]), Ok(vec![8, 7])], 2)),
+            &|| (),
+        )
+        .unwrap();
+        let stored: String = conn
+            .query_row("SELECT checksum FROM puzzles WHERE name = 'a'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(stored, checksum(&conn, path, "a").unwrap());
+        let chunks: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM packed_chunks WHERE puzzle = 'a'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(chunks, 4);
+
+        for (name, items, count, says) in [
+            (
+                "b",
+                vec![Ok(vec![9]), Err("process 1 sent a short piece".to_string())],
+                2,
+                "short piece",
+            ),
+            ("c", vec![Ok(vec![9])], 2, "1 chunks of the 2 announced"),
+            (
+                "d",
+                vec![Ok(vec![9]), Ok(vec![9])],
+                1,
+                "more than the 1 chunks announced",
+            ),
+        ] {
+            let e =
+                write_puzzle(&conn, path, record(name, stream(items, count)), &|| ()).unwrap_err();
+            let e = e.to_string();
+            assert!(
+                e.contains(name) && e.contains("solutions") && e.contains(says),
+                "{e}"
+            );
+        }
+    }
 }

@@ -135,3 +135,64 @@ fn a_failed_run_resumes_from_its_checkpoints() {
     assert_eq!(checksums(&db), checksums(&plain));
     assert!(!dir.exists());
 }
+
+/// Two-bit tables: `nine` asked for two bits is split across the processes (distance
+/// mod 4; each process packs its share and process 0 receives the others' chunks a piece
+/// at a time), the hexagonal `six` asked for two bits is not bipartite and is solved by
+/// process 0 alone (mod 3). Either way the checksums are the plain build's.
+#[test]
+fn two_bit_tables_across_processes_write_the_plain_checksums() {
+    let tmp = tempfile::tempdir().unwrap();
+    let six = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/puzzles/six.toml"),
+    )
+    .unwrap()
+    .replace(
+        "name = \"six\"",
+        "name = \"six-codes\"\nstorage = \"two-bit\"",
+    );
+    let nine =
+        "name = \"nine-codes\"\nfamily = \"sliding\"\nrows = 2\ncols = 5\nstorage = \"two-bit\"\n";
+    let extra = || {
+        [("nine-codes.toml", nine), ("six-codes.toml", six.as_str())]
+            .map(|(file, text)| catalog::load(file, text).unwrap().1)
+            .into_iter()
+            .collect::<Vec<_>>()
+    };
+    let opts = |db: &Path| Options {
+        db: db.to_path_buf(),
+        only: vec!["nine-codes".to_string(), "six-codes".to_string()],
+        force: true,
+    };
+    let registry = || catalog::registry_building(&[TEST_PARTITION.to_string()]).unwrap();
+    let plain = tmp.path().join("plain.sqlite");
+    let local = puzzlebase::build::backend::Local;
+    build::generate_on(&local, &opts(&plain), registry(), extra(), false, &Quiet).unwrap();
+    let want = checksums(&plain);
+    assert_eq!(want.len(), 2);
+    for procs in [1, 2, 3] {
+        let db = tmp.path().join(format!("codes{procs}.sqlite"));
+        let log = tmp.path().join(format!("exchange{procs}.csv"));
+        let results = Threads::run(procs, |comm: &Threads| {
+            if comm.rank() != 0 {
+                return work(comm, None).map(|_| ());
+            }
+            let backend = Processes::new(comm, None, Some(&log)).unwrap();
+            let r = build::generate_on(&backend, &opts(&db), registry(), extra(), false, &Quiet);
+            backend.finish(r.is_ok());
+            r.map(|_| ()).map_err(|e| e.to_string())
+        });
+        for r in results {
+            r.unwrap();
+        }
+        assert_eq!(checksums(&db), want, "{procs} processes");
+        // The split search logs a line per level (nine's 2x5 has 55 levels); six, solved
+        // by process 0 alone, none.
+        let lines = std::fs::read_to_string(&log).unwrap();
+        let nine_lines = lines
+            .lines()
+            .filter(|l| l.starts_with("nine-codes-two-bit-"));
+        assert_eq!(nine_lines.count(), 56, "{lines}");
+        assert!(!lines.contains("six-codes"), "{lines}");
+    }
+}

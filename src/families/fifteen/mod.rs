@@ -290,7 +290,8 @@ pub fn record<'a>(
                 layout: layout.to_string(),
                 chunks: (0..l.chunks())
                     .map(|c| l.encode_chunk(c, &table.bytes))
-                    .collect(),
+                    .collect::<Vec<_>>()
+                    .into(),
             });
         }
     }

@@ -10,6 +10,12 @@
 //! of entries (u64 LE), the batch, then the SHA-256 of everything before it. It is
 //! written as `level-<d>.part`, synced and renamed, so a file with the final name is
 //! whole; the checksum catches anything that damaged it since.
+//!
+//! The two-bit search ([`super::twobit`]) keeps snapshots instead: `snapshot-<d>` holds
+//! the whole share's cells at the end of level `d` (a level's ranks alone could not be
+//! told apart in two bits). It is `PBSNAP01`, the level (u32 LE), a header of the
+//! search's own, then the cells, then the SHA-256 of everything before it; written the
+//! same way, streamed (a share of gigabytes is never copied in memory).
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -18,6 +24,70 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 const MAGIC: &[u8; 8] = b"PBLEVEL1";
+const SNAPSHOT: &[u8; 8] = b"PBSNAP01";
+
+/// A snapshot being written: [`Write`] it, then [`SnapshotWriter::finish`]. Dropped
+/// unfinished, it leaves only a `.part` file, which a resume ignores.
+pub struct SnapshotWriter {
+    file: io::BufWriter<File>,
+    hash: Sha256,
+    part: PathBuf,
+    path: PathBuf,
+}
+
+impl Write for SnapshotWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl SnapshotWriter {
+    /// Appends the checksum, syncs and gives the file its final name.
+    pub fn finish(mut self) -> io::Result<()> {
+        let sum = self.hash.finalize_reset();
+        self.file.write_all(&sum)?;
+        let file = self.file.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        fs::rename(&self.part, &self.path)?;
+        if let Some(dir) = self.path.parent() {
+            File::open(dir)?.sync_all()?;
+        }
+        Ok(())
+    }
+}
+
+/// A snapshot being read: [`io::Read`] its body (after the magic and the level), then
+/// [`SnapshotReader::finish`] to learn whether it was whole.
+pub struct SnapshotReader {
+    file: io::Take<io::BufReader<File>>,
+    hash: Sha256,
+}
+
+impl io::Read for SnapshotReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+impl SnapshotReader {
+    /// Whether the body read (all of it) matches the stored checksum.
+    pub fn finish(mut self) -> io::Result<bool> {
+        use io::Read;
+        if self.file.limit() != 0 {
+            return Ok(false);
+        }
+        let mut sum = [0u8; 32];
+        self.file.get_mut().read_exact(&mut sum)?;
+        Ok(self.hash.finalize().as_slice() == sum)
+    }
+}
 
 /// One process's checkpoint files for one unit of work.
 pub struct Store {
@@ -77,6 +147,7 @@ impl Store {
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 remove_levels(&store.dir, 0)?;
+                store.drop_snapshots_before(u32::MAX)?;
                 write_synced(&meta_path, meta.as_bytes())?;
                 return Ok((store, Found::Levels(0)));
             }
@@ -122,6 +193,76 @@ impl Store {
         bytes.truncate(body);
         bytes.drain(..20);
         Ok(Some((entries, bytes)))
+    }
+
+    /// Starts the snapshot of level `d`.
+    pub fn snapshot_writer(&self, d: u32) -> io::Result<SnapshotWriter> {
+        let path = self.dir.join(format!("snapshot-{d}"));
+        let part = path.with_extension("part");
+        let mut w = SnapshotWriter {
+            file: io::BufWriter::with_capacity(1 << 20, File::create(&part)?),
+            hash: Sha256::new(),
+            part,
+            path,
+        };
+        w.write_all(SNAPSHOT)?;
+        w.write_all(&d.to_le_bytes())?;
+        Ok(w)
+    }
+
+    /// The levels of the whole snapshots here (by name; their checksums are checked as
+    /// they are read), in increasing order.
+    pub fn snapshots(&self) -> io::Result<Vec<u32>> {
+        let mut found = Vec::new();
+        for e in fs::read_dir(&self.dir)? {
+            let name = e?.file_name().to_string_lossy().to_string();
+            if let Some(d) = name.strip_prefix("snapshot-").and_then(|d| d.parse().ok()) {
+                found.push(d);
+            }
+        }
+        found.sort_unstable();
+        Ok(found)
+    }
+
+    /// Opens the snapshot of level `d`; `None` if it is missing or not a snapshot of `d`.
+    pub fn snapshot_reader(&self, d: u32) -> io::Result<Option<SnapshotReader>> {
+        use io::Read;
+        let path = self.dir.join(format!("snapshot-{d}"));
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let len = file.metadata()?.len();
+        if len < 44 {
+            return Ok(None);
+        }
+        let mut r = SnapshotReader {
+            file: io::BufReader::with_capacity(1 << 20, file).take(len - 32),
+            hash: Sha256::new(),
+        };
+        let mut head = [0u8; 12];
+        r.read_exact(&mut head)?;
+        if &head[..8] != SNAPSHOT || u32::from_le_bytes(head[8..].try_into().unwrap()) != d {
+            return Ok(None);
+        }
+        Ok(Some(r))
+    }
+
+    /// Removes the snapshots of levels before `d` (every process has `d`), and any
+    /// snapshot left half-written.
+    pub fn drop_snapshots_before(&self, d: u32) -> io::Result<()> {
+        for e in fs::read_dir(&self.dir)? {
+            let e = e?;
+            let name = e.file_name().to_string_lossy().to_string();
+            let Some(rest) = name.strip_prefix("snapshot-") else {
+                continue;
+            };
+            if rest.ends_with(".part") || rest.parse::<u32>().is_ok_and(|l| l < d) {
+                fs::remove_file(e.path())?;
+            }
+        }
+        Ok(())
     }
 
     /// Removes the level files after level `n` (a resume continues from `n`).

@@ -12,11 +12,15 @@
 //! the sum over those neighbours. Each is a minimum or a sum over the same set whatever
 //! the order of arrival, so the result does not depend on the number of processes.
 //!
+//! [`twobit`] runs the two-bit search (distance mod 4) the same way, for tables too large
+//! for a byte per rank.
+//!
 //! The search reaches other processes only through [`Comm`]: MPI in the `mpi` build
 //! (`build::mpi`), [`Solo`] for one process, [`Threads`] in the tests.
 
 pub mod checkpoint;
 pub mod comm;
+pub mod twobit;
 pub mod wire;
 
 #[cfg(test)]
@@ -215,14 +219,7 @@ pub fn solve<S: StateSpace + ?Sized>(
                 outputs.next,
                 outputs.counts
             );
-            let opened = Store::open(c.dir, comm.rank(), comm.size(), &meta, c.resume);
-            let failed = comm.any(!matches!(opened, Ok((_, Found::Levels(_)))));
-            let (store, found) = match opened {
-                Ok((store, Found::Levels(k))) if !failed => (store, k),
-                Ok((_, Found::Mismatch(why))) => return Err(DistError::Resume(why)),
-                Err(e) => return Err(checkpoint_error(c.dir, e)),
-                Ok(_) => return Err(DistError::Elsewhere("opening its checkpoint")),
-            };
+            let (store, found) = open_checkpoint(c, comm, &meta)?;
             let keep = comm.reduce(Reduce::Min, &[found as u64])[0] as u32;
             let kept = store.keep_levels(keep);
             let failed = comm.any(kept.is_err());
@@ -347,7 +344,24 @@ pub fn remove_checkpoint(dir: &Path, comm: &dyn Comm) -> std::io::Result<()> {
     store.remove()
 }
 
-fn checkpoint_error(dir: &Path, source: std::io::Error) -> DistError {
+/// Opens this process's checkpoint of a unit (every process at once): its store and the
+/// number of whole levels it holds, or the same failure on every process.
+pub(super) fn open_checkpoint(
+    c: &Checkpoint,
+    comm: &dyn Comm,
+    meta: &str,
+) -> Result<(Store, u32), DistError> {
+    let opened = Store::open(c.dir, comm.rank(), comm.size(), meta, c.resume);
+    let failed = comm.any(!matches!(opened, Ok((_, Found::Levels(_)))));
+    match opened {
+        Ok((store, Found::Levels(k))) if !failed => Ok((store, k)),
+        Ok((_, Found::Mismatch(why))) => Err(DistError::Resume(why)),
+        Err(e) => Err(checkpoint_error(c.dir, e)),
+        Ok(_) => Err(DistError::Elsewhere("opening its checkpoint")),
+    }
+}
+
+pub(super) fn checkpoint_error(dir: &Path, source: std::io::Error) -> DistError {
     DistError::Checkpoint {
         path: dir.display().to_string(),
         source,

@@ -128,3 +128,131 @@ fn a_checkpointed_run_resumes_to_the_same_tables() {
     Threads::run(2, |comm| remove_checkpoint(&dir, comm).unwrap());
     assert!(!dir.exists());
 }
+
+/// The two-bit search across processes gives the one-process table, code for code: each
+/// share's chunks laid end to end are the whole table's, with the same levels and
+/// farthest ranks; a graph that is not bipartite is left to the one-process search.
+#[test]
+fn two_bit_shares_are_the_one_process_table() {
+    use crate::core::packed::{CODE_RANKS_PER_CHUNK, CodeLayout};
+    use crate::solvers::twobit;
+    for g in [Sliding::grid("eight", 3, 3), Sliding::grid("nine", 2, 5)] {
+        let whole = twobit::solve(&g, &Silent).unwrap();
+        assert_eq!(whole.modulus, 4);
+        let layout = CodeLayout::new(g.size(), 4).unwrap();
+        let (levels, farthest) = (whole.levels.clone(), whole.farthest.clone());
+        let want: Vec<Vec<u8>> = layout.chunks_from_blocks(0, whole.blocks).collect();
+        for procs in [1, 2, 3] {
+            let shares = Threads::run(procs, |comm| {
+                super::twobit::solve_share(&g, CODE_RANKS_PER_CHUNK, comm, None, &Silent)
+                    .unwrap()
+                    .expect("a rectangle is bipartite and connected")
+            });
+            let mut got = Vec::new();
+            for (p, s) in shares.into_iter().enumerate() {
+                assert_eq!(s.levels, levels, "{} on {procs} processes", g.size());
+                let want_far = if p == 0 { &farthest[..] } else { &[] };
+                assert_eq!(s.farthest, want_far, "{} on {procs} processes", g.size());
+                let first = s.range.start / CODE_RANKS_PER_CHUNK;
+                assert_eq!(first, got.len() as u64, "shares start on their chunk");
+                got.extend(layout.chunks_from_blocks(first, s.blocks));
+                assert_eq!(s.exchanges.len(), levels.len());
+                if procs == 1 {
+                    assert!(s.exchanges.iter().all(|e| e.bytes == 0 && e.entries == 0));
+                }
+            }
+            assert_eq!(got, want, "{} on {procs} processes", g.size());
+        }
+    }
+    // The hexagonal six has triangles: the mod-4 code does not apply.
+    let six = Sliding::new(
+        "six",
+        [
+            &[1, 2, 3][..],
+            &[0, 3, 4],
+            &[0, 3, 5],
+            &[0, 1, 2, 4, 5, 6],
+            &[1, 3, 6],
+            &[2, 3, 6],
+            &[3, 4, 5],
+        ]
+        .iter()
+        .map(|a| a.to_vec())
+        .collect(),
+        vec![1, 2, 3, 4, 5, 6, 0],
+    );
+    let none = Threads::run(2, |comm| {
+        super::twobit::solve_share(&six, CODE_RANKS_PER_CHUNK, comm, None, &Silent).unwrap()
+    });
+    assert!(none.iter().all(Option::is_none));
+}
+
+/// A two-bit search that stops (a process cannot write its snapshot of level 20)
+/// resumes from the last snapshot both processes have, level 19, to the same table; a
+/// damaged snapshot is refused, not used.
+#[test]
+fn a_two_bit_search_resumes_from_its_snapshots() {
+    use crate::core::packed::CODE_RANKS_PER_CHUNK;
+    let g = Sliding::grid("nine", 2, 5);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("unit");
+    let run = |c: Option<bool>| {
+        Threads::run(2, |comm| {
+            let c = c.map(|resume| Checkpoint { dir: &dir, resume });
+            super::twobit::solve_share(&g, CODE_RANKS_PER_CHUNK, comm, c, &Silent)
+        })
+    };
+    let plain: Vec<_> = run(None).into_iter().map(|s| s.unwrap().unwrap()).collect();
+    // A whole run leaves its meta and the last level's snapshot; start again from
+    // nothing but the meta, with process 1's level 20 blocked by a directory.
+    for s in run(Some(false)) {
+        s.unwrap().unwrap();
+    }
+    for p in ["p0of2", "p1of2"] {
+        for e in std::fs::read_dir(dir.join(p)).unwrap() {
+            let e = e.unwrap();
+            if e.file_name().to_string_lossy().starts_with("snapshot-") {
+                std::fs::remove_file(e.path()).unwrap();
+            }
+        }
+    }
+    std::fs::create_dir_all(dir.join("p1of2/snapshot-20/x")).unwrap();
+    let failed = run(Some(true));
+    for r in &failed {
+        let e = r.as_ref().err().expect("the search stops").to_string();
+        assert!(e.contains("checkpoint"), "{e}");
+    }
+    std::fs::remove_dir_all(dir.join("p1of2/snapshot-20")).unwrap();
+    let resumed: Vec<_> = run(Some(true))
+        .into_iter()
+        .map(|s| s.unwrap().unwrap())
+        .collect();
+    for (a, b) in resumed.iter().zip(&plain) {
+        assert_eq!(a.resumed, 19);
+        assert_eq!(a.exchanges.len(), a.levels.len() - 19);
+        assert_eq!(
+            (&a.levels, &a.farthest, &a.blocks),
+            (&b.levels, &b.farthest, &b.blocks)
+        );
+    }
+    // Damage process 0's last snapshot: the resume is refused on both processes.
+    let p0 = dir.join("p0of2");
+    let snap = std::fs::read_dir(&p0)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("snapshot-")
+        })
+        .unwrap();
+    let mut bytes = std::fs::read(&snap).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x10;
+    std::fs::write(&snap, bytes).unwrap();
+    let refused = run(Some(true));
+    let e = refused[0].as_ref().err().unwrap().to_string();
+    assert!(e.contains("damaged"), "{e}");
+    assert!(refused[1].is_err());
+}

@@ -71,6 +71,23 @@ pub fn encode_segment(batch: &[Reach], base: u64, fields: Fields, out: &mut Vec<
     encode(batch, base, fields, out);
 }
 
+/// Ranks alone: a batch carries neither parent nor count.
+pub const BARE: Fields = Fields {
+    parent: false,
+    count: false,
+};
+
+/// Appends `ranks` (sorted, distinct, none below `base`) as a segment of bare ranks,
+/// exactly as [`encode_segment`] writes them with [`BARE`] fields.
+pub fn encode_rank_segment(ranks: &[u64], base: u64, out: &mut Vec<u8>) {
+    put(out, ranks.len() as u64);
+    let mut prev = base;
+    for &r in ranks {
+        put(out, r - prev);
+        prev = r;
+    }
+}
+
 /// Calls `f` on each segment of a message, decoded; `None` if the bytes are not whole
 /// segments.
 pub fn decode_segments(
@@ -197,5 +214,11 @@ mod tests {
         decode_segments(&msg, 10, all, |s| segs.push(s)).unwrap();
         assert_eq!(segs, vec![batch[..2].to_vec(), batch[..1].to_vec()]);
         assert!(decode_segments(&msg[..msg.len() - 1], 10, all, |_| ()).is_none());
+        // Bare ranks: the same bytes as entries without parent or count.
+        let ranks: Vec<u64> = batch.iter().map(|r| r.rank).collect();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        encode_rank_segment(&ranks, 10, &mut a);
+        encode_segment(&batch, 10, BARE, &mut b);
+        assert_eq!(a, b);
     }
 }
