@@ -62,8 +62,8 @@ pub struct TwoBitShare {
 /// granule)` gives it (`granule` a multiple of 32, so that shares hold whole words).
 /// Collective: every process calls it with the same arguments and gets the same answer.
 /// With `checkpoint`, snapshots are written as it goes, and a resume starts from the last
-/// one every process has. `Ok(None)` when the mod-4 code does not apply (the graph is not bipartite with the
-/// goals on one side, or some rank is never reached).
+/// one every process has. `Ok(None)` when the mod-4 code does not apply (the graph is not
+/// bipartite with the goals on one side, or some rank is never reached).
 pub fn solve_share<S: StateSpace + ?Sized>(
     space: &S,
     granule: u64,
