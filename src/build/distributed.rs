@@ -435,15 +435,6 @@ impl<'c> ShareStream<'c> {
         }
     }
 
-    /// The chunks of process `p`'s share.
-    fn chunks_of(&self, p: usize) -> std::ops::Range<u64> {
-        let share = self.partition.share(p);
-        if share.is_empty() {
-            return 0..0;
-        }
-        share.start / CODE_RANKS_PER_CHUNK..share.end.div_ceil(CODE_RANKS_PER_CHUNK)
-    }
-
     /// Runs the next gather, if any is left: the chunks of the piece and their first
     /// index (the bytes on process 0; empty elsewhere).
     fn step(&mut self) -> Option<(u64, Vec<u8>)> {
@@ -451,7 +442,7 @@ impl<'c> ShareStream<'c> {
         if p >= self.comm.size() {
             return None;
         }
-        let chunks = self.chunks_of(p);
+        let chunks = self.partition.chunks(p, CODE_RANKS_PER_CHUNK);
         let first = chunks.start + k * self.piece;
         if first >= chunks.end {
             self.next = (p + 1, 0);
@@ -492,7 +483,7 @@ impl Iterator for ShareStream<'_> {
         }
         let (first, bytes) = self.step()?;
         let p = self.partition.owner(first * CODE_RANKS_PER_CHUNK);
-        let last = (first + self.piece).min(self.chunks_of(p).end);
+        let last = (first + self.piece).min(self.partition.chunks(p, CODE_RANKS_PER_CHUNK).end);
         let mut at = 0usize;
         for c in first..last {
             let len = self.layout.chunk_bytes(c) as usize;
@@ -608,7 +599,13 @@ fn packed_graph(
     let max = share.max_distance();
     let most = share.count.iter().copied().max().unwrap_or(0);
     let count_layout = CountLayout::for_counts(g.size(), comm.reduce(Reduce::Max, &[most])[0]);
-    let part = pack_share(&layout, counts.then_some(&count_layout), &share, max);
+    let part = pack_share(
+        comm.rank(),
+        &layout,
+        counts.then_some(&count_layout),
+        &share,
+        max,
+    );
     let part = agree(comm, part, "packing its share")?;
     let Some(parts) = gather(comm, &part) else {
         return Ok((None, stats));
@@ -631,9 +628,10 @@ fn packed_graph(
     Ok((Some(Output::Packed(done)), stats))
 }
 
-/// This share's chunks of the distance table (and of the count table in `counts`) and
-/// its ranks at distance `max`.
+/// The share of process `me`: its chunks of the distance table (and of the count table
+/// in `counts`) and its ranks at distance `max`.
 fn pack_share(
+    me: usize,
     layout: &RunLayout,
     counts: Option<&CountLayout>,
     share: &Share,
@@ -641,11 +639,7 @@ fn pack_share(
 ) -> Result<PackedPart, String> {
     use rayon::prelude::*;
     let base = share.range.start;
-    // The chunks of the share (none for an empty share at the end of the ranks).
-    let chunks_of = |per: u64| match share.range.is_empty() {
-        true => 0..0,
-        false => base / per..share.range.end.div_ceil(per),
-    };
+    let chunks_of = |per: u64| share.partition.chunks(me, per);
     let chunks = chunks_of(layout.ranks_per_chunk());
     let distance = chunks
         .clone()

@@ -197,9 +197,7 @@ impl Search {
         let mut farthest = first;
         let mut d = 0usize;
         while levels[d] > 0 {
-            self.marks[(d + 1) % 2]
-                .par_iter()
-                .for_each(|m| m.store(false, Relaxed));
+            self.clear_marks(d + 1);
             let found = step(&levels, d);
             let last = std::mem::take(&mut *self.last.lock().unwrap());
             if found > 0 {
@@ -296,10 +294,9 @@ impl Search {
         (0..self.chunks()).into_par_iter().for_each(|c| {
             let r = self.chunk(c);
             // Cells past the last rank are never frontier (they stay 0b11).
-            let front = (r.start..r.end).step_by(PER_WORD as usize).any(|base| {
-                let w = self.word(base).load(Relaxed);
-                w >> 1 & !w & LOW != 0
-            });
+            let front = (r.start..r.end)
+                .step_by(PER_WORD as usize)
+                .any(|base| front_cells(self.word(base).load(Relaxed)) != 0);
             if front {
                 self.marks[d % 2][c].store(true, Relaxed);
             }
@@ -390,7 +387,7 @@ impl Search {
                 let word = self.word(base);
                 let w = word.load(Relaxed);
                 let (mut mine, mut finished) = (0u64, 0u64);
-                for bit in set_bits(w >> 1 & !w & LOW) {
+                for bit in set_bits(front_cells(w)) {
                     if space.parity(base + (bit / 2) as u64) == Some(parity) {
                         mine |= 1 << bit;
                         finished |= done << bit;
@@ -619,24 +616,25 @@ fn set_bits(mut mask: u64) -> impl Iterator<Item = u32> {
     })
 }
 
+/// The low bits of the cells of `w` that hold [`FRONT`] (0b10).
+fn front_cells(w: u64) -> u64 {
+    w >> 1 & !w & LOW
+}
+
 /// Whether some two-bit cell of `w` is 0b11.
 fn has_unreached(w: u64) -> bool {
     w & (w >> 1) & LOW != 0
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::core::progress::Silent;
     use crate::families::sliding::Sliding;
     use crate::solvers::bfs::{self, Outputs};
 
-    /// Every rank holds its distance modulo the table's modulus (4 for the rectangles,
-    /// 3 for the hexagonal `six` and when asked by residue), and the levels and the
-    /// farthest ranks are the plain solver's.
-    #[test]
-    fn codes_and_levels_are_the_plain_solvers() {
-        // The hexagonal six: triangles, so not bipartite.
+    /// The hexagonal six: triangles, so not bipartite.
+    pub(crate) fn hexagonal_six() -> Sliding {
         let adjacency = [
             &[1, 2, 3][..],
             &[0, 3, 4],
@@ -646,11 +644,19 @@ mod tests {
             &[2, 3, 6],
             &[3, 4, 5],
         ];
-        let six = Sliding::new(
+        Sliding::new(
             "six",
             adjacency.iter().map(|a| a.to_vec()).collect(),
             vec![1, 2, 3, 4, 5, 6, 0],
-        );
+        )
+    }
+
+    /// Every rank holds its distance modulo the table's modulus (4 for the rectangles,
+    /// 3 for the hexagonal `six` and when asked by residue), and the levels and the
+    /// farthest ranks are the plain solver's.
+    #[test]
+    fn codes_and_levels_are_the_plain_solvers() {
+        let six = hexagonal_six();
         let (eight, nine) = (Sliding::grid("eight", 3, 3), Sliding::grid("nine", 2, 5));
         let cases: Vec<(&dyn StateSpace, u8, bool)> = vec![
             (&eight, 4, false),

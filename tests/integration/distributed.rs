@@ -143,20 +143,10 @@ fn a_failed_run_resumes_from_its_checkpoints() {
 #[test]
 fn two_bit_tables_across_processes_write_the_plain_checksums() {
     let tmp = tempfile::tempdir().unwrap();
-    let six = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/puzzles/six.toml"),
-    )
-    .unwrap()
-    .replace(
-        "name = \"six\"",
-        "name = \"six-codes\"\nstorage = \"two-bit\"",
-    );
-    let nine =
-        "name = \"nine-codes\"\nfamily = \"sliding\"\nrows = 2\ncols = 5\nstorage = \"two-bit\"\n";
     let extra = || {
-        [("nine-codes.toml", nine), ("six-codes.toml", six.as_str())]
-            .map(|(file, text)| catalog::load(file, text).unwrap().1)
+        crate::util::two_bit_definitions()
             .into_iter()
+            .map(|(file, text)| catalog::load(file, &text).unwrap().1)
             .collect::<Vec<_>>()
     };
     let opts = |db: &Path| Options {

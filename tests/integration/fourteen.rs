@@ -232,20 +232,9 @@ mod small {
     fn generated(dir: &Path) -> PathBuf {
         let defs = dir.join("defs");
         std::fs::create_dir(&defs).unwrap();
-        std::fs::write(
-            defs.join("nine-codes.toml"),
-            "name = \"nine-codes\"\nfamily = \"sliding\"\nrows = 2\ncols = 5\nstorage = \"two-bit\"\n",
-        )
-        .unwrap();
-        let six = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("data/puzzles/six.toml"),
-        )
-        .unwrap()
-        .replace(
-            "name = \"six\"",
-            "name = \"six-codes\"\nstorage = \"two-bit\"",
-        );
-        std::fs::write(defs.join("six-codes.toml"), six).unwrap();
+        for (file, text) in crate::util::two_bit_definitions() {
+            std::fs::write(defs.join(file), text).unwrap();
+        }
         let db = dir.join("codes.sqlite");
         let o = run(&[
             "generate",

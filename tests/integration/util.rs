@@ -249,3 +249,22 @@ pub fn assert_no_temporaries(dir: &Path) {
         "{names:?}"
     );
 }
+
+/// `nine` and the hexagonal `six` asked for two bits per position (`nine-codes`, mod 4;
+/// `six-codes`, not bipartite, mod 3), as definition files: file name and text.
+pub fn two_bit_definitions() -> [(&'static str, String); 2] {
+    let nine =
+        "name = \"nine-codes\"\nfamily = \"sliding\"\nrows = 2\ncols = 5\nstorage = \"two-bit\"\n";
+    let six = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/puzzles/six.toml"),
+    )
+    .unwrap()
+    .replace(
+        "name = \"six\"",
+        "name = \"six-codes\"\nstorage = \"two-bit\"",
+    );
+    [
+        ("nine-codes.toml", nine.to_string()),
+        ("six-codes.toml", six),
+    ]
+}

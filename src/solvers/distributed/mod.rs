@@ -99,6 +99,16 @@ impl Partition {
         let lo = (p as u64 * self.block).min(self.ranks);
         lo..(lo + self.block).min(self.ranks)
     }
+
+    /// The chunks of `per` ranks that process `p`'s share covers (none for an empty
+    /// share at the end of the ranks).
+    pub fn chunks(&self, p: usize, per: u64) -> Range<u64> {
+        let share = self.share(p);
+        if share.is_empty() {
+            return 0..0;
+        }
+        share.start / per..share.end.div_ceil(per)
+    }
 }
 
 /// Where a search keeps its checkpoint and whether it continues one.
@@ -282,34 +292,15 @@ pub fn solve<S: StateSpace + ?Sized>(
                 ex.bytes += (outgoing[p].len() - before) as u64;
             }
         }
-        let t = Instant::now();
-        let got = comm.exchange(outgoing);
-        let waited = t.elapsed().as_secs_f64();
-        let mut damaged = false;
-        for message in &got {
-            let ok = wire::decode_segments(message, range.start, fields, |seg| {
-                if seg.last().is_some_and(|r| r.rank >= range.end) {
-                    damaged = true;
-                } else {
-                    found += s.apply(d + 1, vec![Vec::new(); s.pieces()], &[seg]);
-                }
-            });
-            damaged |= ok.is_none();
-        }
-        drop(got);
-        if comm.any(damaged) {
-            return Err(DistError::Damaged);
-        }
-        let sums = comm.reduce(Reduce::Sum, &[found, ex.bytes, ex.entries]);
-        let secs = comm.reduce(
-            Reduce::Max,
-            &[
-                (started.elapsed().as_secs_f64() * 1e6) as u64,
-                (waited * 1e6) as u64,
-            ],
-        );
-        (ex.bytes, ex.entries) = (sums[1], sums[2]);
-        (ex.seconds, ex.exchange_seconds) = (secs[0] as f64 / 1e6, secs[1] as f64 / 1e6);
+        let (size, ex) = finish_level(
+            comm,
+            &range,
+            fields,
+            outgoing,
+            started,
+            (found, ex),
+            |seg| s.apply(d + 1, vec![Vec::new(); s.pieces()], &[seg]),
+        )?;
         exchanges.push(ex);
         if let (Some(store), Some(c)) = (&store, &checkpoint) {
             let (entries, batch) = s.level_batch(d + 1, fields);
@@ -321,8 +312,8 @@ pub fn solve<S: StateSpace + ?Sized>(
                 Ok(()) => {}
             }
         }
-        levels.push(sums[0]);
-        progress.advance(sums[0]);
+        levels.push(size);
+        progress.advance(size);
         d += 1;
     }
     levels.pop();
@@ -336,6 +327,51 @@ pub fn solve<S: StateSpace + ?Sized>(
         resumed,
         exchanges,
     })
+}
+
+/// The end of a level on every process: sends `outgoing` in the level's one exchange,
+/// hands each received segment (checked to fall in this share, `range`) to `apply`,
+/// which returns how many of its ranks are new to the level, agrees on damage, and sums
+/// the level's size and figures over the processes. `found` and `ex` are this process's
+/// own so far; `started` is when the level began.
+pub(super) fn finish_level(
+    comm: &dyn Comm,
+    range: &Range<u64>,
+    fields: Fields,
+    outgoing: Vec<Vec<u8>>,
+    started: Instant,
+    (mut found, mut ex): (u64, Exchange),
+    mut apply: impl FnMut(Vec<Reach>) -> u64,
+) -> Result<(u64, Exchange), DistError> {
+    let t = Instant::now();
+    let got = comm.exchange(outgoing);
+    let waited = t.elapsed().as_secs_f64();
+    let mut damaged = false;
+    for message in &got {
+        let whole = wire::decode_segments(message, range.start, fields, |seg| {
+            if seg.last().is_some_and(|r| r.rank >= range.end) {
+                damaged = true;
+            } else {
+                found += apply(seg);
+            }
+        });
+        damaged |= whole.is_none();
+    }
+    drop(got);
+    if comm.any(damaged) {
+        return Err(DistError::Damaged);
+    }
+    let sums = comm.reduce(Reduce::Sum, &[found, ex.bytes, ex.entries]);
+    let secs = comm.reduce(
+        Reduce::Max,
+        &[
+            (started.elapsed().as_secs_f64() * 1e6) as u64,
+            (waited * 1e6) as u64,
+        ],
+    );
+    (ex.bytes, ex.entries) = (sums[1], sums[2]);
+    (ex.seconds, ex.exchange_seconds) = (secs[0] as f64 / 1e6, secs[1] as f64 / 1e6);
+    Ok((sums[0], ex))
 }
 
 /// Removes this process's checkpoint of a unit that is finished and stored.

@@ -27,7 +27,13 @@ fn partitions_cover_the_ranks_in_granules() {
     ] {
         let part = Partition::new(ranks, p, g);
         let mut next = 0;
+        let mut next_chunk = 0;
         for q in 0..p {
+            let c = part.chunks(q, g);
+            if !c.is_empty() {
+                assert_eq!(c.start, next_chunk, "each share's chunks follow the last's");
+                next_chunk = c.end;
+            }
             let r = part.share(q);
             assert_eq!(r.start, next);
             assert!(r.start.is_multiple_of(g) || r.is_empty());
@@ -37,6 +43,7 @@ fn partitions_cover_the_ranks_in_granules() {
             next = r.end;
         }
         assert_eq!(next, ranks);
+        assert_eq!(next_chunk, ranks.div_ceil(g));
     }
 }
 
@@ -165,22 +172,7 @@ fn two_bit_shares_are_the_one_process_table() {
         }
     }
     // The hexagonal six has triangles: the mod-4 code does not apply.
-    let six = Sliding::new(
-        "six",
-        [
-            &[1, 2, 3][..],
-            &[0, 3, 4],
-            &[0, 3, 5],
-            &[0, 1, 2, 4, 5, 6],
-            &[1, 3, 6],
-            &[2, 3, 6],
-            &[3, 4, 5],
-        ]
-        .iter()
-        .map(|a| a.to_vec())
-        .collect(),
-        vec![1, 2, 3, 4, 5, 6, 0],
-    );
+    let six = crate::solvers::twobit::tests::hexagonal_six();
     let none = Threads::run(2, |comm| {
         super::twobit::solve_share(&six, CODE_RANKS_PER_CHUNK, comm, None, &Silent).unwrap()
     });

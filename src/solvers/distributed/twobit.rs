@@ -24,7 +24,9 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use super::checkpoint::Store;
-use super::{Checkpoint, Comm, DistError, Exchange, Partition, Reduce, checkpoint_error, wire};
+use super::{
+    Checkpoint, Comm, DistError, Exchange, Partition, Reduce, checkpoint_error, finish_level, wire,
+};
 use crate::core::progress::Progress;
 use crate::core::space::StateSpace;
 use crate::solvers::twobit::{FARTHEST_KEPT, Search};
@@ -160,50 +162,33 @@ pub fn solve_share<S: StateSpace + ?Sized>(
                 rest = &rest[end..];
             }
         }
-        let t = Instant::now();
-        let got = comm.exchange(outgoing);
-        let waited = t.elapsed().as_secs_f64();
-        let mut damaged = false;
-        for message in &got {
-            let whole = wire::decode_segments(message, range.start, wire::BARE, |seg| {
-                if seg.last().is_some_and(|r| r.rank >= range.end) {
-                    damaged = true;
-                } else {
-                    let ranks: Vec<u64> = seg.iter().map(|r| r.rank).collect();
-                    found += search.arrive(&ranks, d + 1);
-                }
-            });
-            damaged |= whole.is_none();
-        }
-        drop(got);
-        if comm.any(damaged) {
-            return Err(DistError::Damaged);
-        }
-        let sums = comm.reduce(Reduce::Sum, &[found, ex.bytes, ex.entries]);
-        let secs = comm.reduce(
-            Reduce::Max,
-            &[
-                (started.elapsed().as_secs_f64() * 1e6) as u64,
-                (waited * 1e6) as u64,
-            ],
-        );
-        (ex.bytes, ex.entries) = (sums[1], sums[2]);
-        (ex.seconds, ex.exchange_seconds) = (secs[0] as f64 / 1e6, secs[1] as f64 / 1e6);
+        let (size, ex) = finish_level(
+            comm,
+            &range,
+            wire::BARE,
+            outgoing,
+            started,
+            (found, ex),
+            |seg| {
+                let ranks: Vec<u64> = seg.iter().map(|r| r.rank).collect();
+                search.arrive(&ranks, d + 1)
+            },
+        )?;
         exchanges.push(ex);
         // Every process's claims of a level of at most FARTHEST_KEPT ranks are whole.
         let claimed = search.take_last();
-        if sums[0] > 0 {
-            last = if sums[0] <= FARTHEST_KEPT {
+        if size > 0 {
+            last = if size <= FARTHEST_KEPT {
                 claimed
             } else {
                 Vec::new()
             };
         }
-        levels.push(sums[0]);
-        progress.advance(sums[0]);
+        levels.push(size);
+        progress.advance(size);
         d += 1;
         if let (Some(s), Some(c)) = (&store, &checkpoint)
-            && sums[0] > 0
+            && size > 0
             && comm.any(
                 since.elapsed() >= Duration::from_secs(SNAPSHOT_SECONDS)
                     || range.end - range.start <= SNAPSHOT_ALWAYS,
