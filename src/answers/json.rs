@@ -80,7 +80,8 @@ pub fn layers(name: &str, rows: &[PegLayerRow]) -> Value {
         .iter()
         .map(|l| {
             json!({"pegs": l.pegs, "reachable": l.reachable, "can_finish": l.can_finish,
-                   "reachable_classes": l.reachable_classes, "can_finish_classes": l.can_finish_classes})
+                   "reachable_classes": l.reachable_classes, "can_finish_classes": l.can_finish_classes,
+                   "reachable_pairs": l.reachable_pairs})
         })
         .collect();
     json!({ "puzzle": name, "layers": layers })

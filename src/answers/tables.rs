@@ -15,10 +15,11 @@ use crate::store::{self, PositionRow, Storage};
 use crate::verify::consistency;
 
 impl Database {
-    /// Positions reachable from the start and able to finish, per number of pegs. The
-    /// layers must add up to the puzzle's totals, and each must be possible: no more
-    /// positions able to finish than reachable, no more classes than positions, no more
-    /// positions than classes times symmetries.
+    /// Positions reachable from the start and able to finish, and (position, last-moved
+    /// peg) pairs reachable, per number of pegs. The layers must add up to the puzzle's
+    /// totals, and each must be possible: no more positions able to finish than
+    /// reachable, no more classes than positions, no more positions than classes times
+    /// symmetries, at least one last peg and at most one per peg for each position.
     pub fn layers(&self, name: &str) -> Result<Vec<store::PegLayerRow>> {
         let (p, info) = self.puzzle(name)?;
         let p = &*p;
@@ -38,7 +39,9 @@ impl Database {
                 && l.reachable_classes <= l.reachable
                 && l.can_finish_classes <= l.can_finish
                 && l.reachable as u128 <= l.reachable_classes as u128 * syms
-                && l.can_finish as u128 <= l.can_finish_classes as u128 * syms;
+                && l.can_finish as u128 <= l.can_finish_classes as u128 * syms
+                && l.reachable_pairs >= l.reachable
+                && l.reachable_pairs as u128 <= l.reachable as u128 * l.pegs.max(1) as u128;
             if !possible {
                 return Err(self.inconsistent(format!(
                     "{name}: the layer of {} pegs is impossible",

@@ -371,6 +371,7 @@ fn peg_layer_rows(layers: &[LayerStats]) -> Vec<PegLayerRow> {
             can_finish: l.can_finish,
             reachable_classes: l.reachable_classes,
             can_finish_classes: l.can_finish_classes,
+            reachable_pairs: l.reachable_pairs,
         })
         .collect()
 }

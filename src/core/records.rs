@@ -29,6 +29,8 @@ pub struct PegLayerRow {
     pub can_finish: u64,
     pub reachable_classes: u64,
     pub can_finish_classes: u64,
+    /// (position, last-moved peg) pairs reachable from the start (Meyrignac's count).
+    pub reachable_pairs: u64,
 }
 
 /// A row of `solutions`.

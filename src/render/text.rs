@@ -131,20 +131,28 @@ pub fn matrix(name: &str, m: &[Vec<Option<u8>>]) -> Vec<String> {
     out
 }
 
-/// A peg board's layers, with their totals.
+/// A peg board's layers, with their totals. "with last peg" counts the reachable
+/// (position, hole of the peg that moved last) pairs, Meyrignac's positions.
 pub fn layers(rows: &[PegLayerRow]) -> Vec<String> {
-    let mut out =
-        vec!["pegs     reachable    can finish   (up to symmetry:  reachable  can finish)".into()];
+    let mut out = vec![
+        "pegs     reachable    can finish  with last peg   (up to symmetry:  reachable  can finish)"
+            .into(),
+    ];
     for l in rows {
         out.push(format!(
-            "{:>4}  {:>12}  {:>12}                    {:>10}  {:>10}",
-            l.pegs, l.reachable, l.can_finish, l.reachable_classes, l.can_finish_classes
+            "{:>4}  {:>12}  {:>12}  {:>13}                     {:>10}  {:>10}",
+            l.pegs,
+            l.reachable,
+            l.can_finish,
+            l.reachable_pairs,
+            l.reachable_classes,
+            l.can_finish_classes
         ));
     }
-    let (r, c) = rows
-        .iter()
-        .fold((0, 0), |(r, c), l| (r + l.reachable, c + l.can_finish));
-    out.push(format!("total {r:>12}  {c:>12}"));
+    let (r, c, p) = rows.iter().fold((0, 0, 0), |(r, c, p), l| {
+        (r + l.reachable, c + l.can_finish, p + l.reachable_pairs)
+    });
+    out.push(format!("total {r:>12}  {c:>12}  {p:>13}"));
     out
 }
 

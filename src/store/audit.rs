@@ -16,7 +16,7 @@ pub enum Table {
     Positions,
     /// distance, positions, classes
     Histogram,
-    /// pegs, reachable, can_finish, reachable_classes, can_finish_classes
+    /// pegs, reachable, can_finish, reachable_classes, can_finish_classes, reachable_pairs
     PegLayers,
     /// start, finish, distance
     PegMatrix,
@@ -74,7 +74,7 @@ impl Table {
                 "SELECT distance, positions, classes FROM histogram WHERE puzzle = ?1 ORDER BY distance"
             }
             Table::PegLayers => concat!(
-                "SELECT pegs, reachable, can_finish, reachable_classes, can_finish_classes FROM peg_layers\n",
+                "SELECT pegs, reachable, can_finish, reachable_classes, can_finish_classes, reachable_pairs FROM peg_layers\n",
                 "         WHERE puzzle = ?1 ORDER BY pegs"
             ),
             Table::PegMatrix => {

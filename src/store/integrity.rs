@@ -19,8 +19,9 @@ use crate::store::{APPLICATION_ID, SCHEMA_VERSION};
 pub const GIT_COMMIT: Option<&str> = option_env!("PUZZLEBASE_GIT_COMMIT");
 
 /// The oldest schema version whose `puzzles` and data tables are exactly this build's
-/// (version 3 only added `meta`), so that its puzzles can be copied row for row.
-pub const COPYABLE_SINCE: i32 = 2;
+/// (version 4 added `peg_layers.reachable_pairs`), so that its puzzles can be copied row
+/// for row.
+pub const COPYABLE_SINCE: i32 = 4;
 
 /// Fills the `meta` table of a new file. `only` is what `--puzzle` asked for (empty:
 /// every puzzle).

@@ -32,6 +32,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../migrations/0002_packed.sql"),
     ),
     ("0003_meta", include_str!("../../migrations/0003_meta.sql")),
+    (
+        "0004_pairs",
+        include_str!("../../migrations/0004_pairs.sql"),
+    ),
 ];
 
 /// Schema version this build writes and reads.
@@ -318,8 +322,9 @@ pub fn write_puzzle(
             st.execute(params![rec.name, h.distance, h.positions as i64, h.classes as i64])?;
         }
         let mut st = conn.prepare_cached(
-            "INSERT INTO peg_layers (puzzle, pegs, reachable, can_finish, reachable_classes, can_finish_classes)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO peg_layers (puzzle, pegs, reachable, can_finish, reachable_classes, can_finish_classes,
+                                     reachable_pairs)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
         for l in &rec.peg_layers {
             st.execute(params![
@@ -328,7 +333,8 @@ pub fn write_puzzle(
                 l.reachable as i64,
                 l.can_finish as i64,
                 l.reachable_classes as i64,
-                l.can_finish_classes as i64
+                l.can_finish_classes as i64,
+                l.reachable_pairs as i64
             ])?;
         }
         let mut st = conn

@@ -219,8 +219,8 @@ pub fn histogram(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<Histog
 
 pub fn peg_layers(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<PegLayerRow>> {
     let mut st = conn.prepare(
-        "SELECT pegs, reachable, can_finish, reachable_classes, can_finish_classes FROM peg_layers
-         WHERE puzzle = ?1 ORDER BY pegs",
+        "SELECT pegs, reachable, can_finish, reachable_classes, can_finish_classes, reachable_pairs
+         FROM peg_layers WHERE puzzle = ?1 ORDER BY pegs",
     )?;
     st.query_map([puzzle], |r| {
         Ok(PegLayerRow {
@@ -229,6 +229,7 @@ pub fn peg_layers(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<PegLa
             can_finish: r.get::<_, i64>(2)? as u64,
             reachable_classes: r.get::<_, i64>(3)? as u64,
             can_finish_classes: r.get::<_, i64>(4)? as u64,
+            reachable_pairs: r.get::<_, i64>(5)? as u64,
         })
     })?
     .collect()

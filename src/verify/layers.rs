@@ -192,15 +192,16 @@ pub(super) fn peg_layers(
     }
 
     super::peg::histogram_is(conn, name, &histogram)?;
-    let layers: Vec<[u64; 5]> = (0..=n)
-        .filter(|&k| reach[k].1 > 0)
+    let layers: Vec<[u64; 6]> = (0..=n)
+        .filter(|&k| reach[k].classes > 0)
         .map(|k| {
             [
                 k as u64,
-                reach[k].0,
+                reach[k].positions,
                 finishing[k][0],
-                reach[k].1,
+                reach[k].classes,
                 finishing[k][1],
+                reach[k].pairs,
             ]
         })
         .collect();
@@ -214,7 +215,7 @@ pub(super) fn peg_layers(
     let entries = layout.layers.iter().map(|l| l.positions).sum();
     Ok(Derived {
         entries,
-        states: reach.iter().map(|r| r.0).sum(),
+        states: reach.iter().map(|r| r.positions).sum(),
         solvable: finishing.iter().map(|f| f[0]).sum(),
         max_distance: max,
     })

@@ -307,7 +307,8 @@ pub(super) fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<D
     }
     histogram_is(conn, name, &histogram)?;
 
-    let layers: Vec<[u64; 5]> = (forward.iter().enumerate())
+    let pairs = peg::reachable_pairs(board, &forward);
+    let layers: Vec<[u64; 6]> = (forward.iter().enumerate())
         .filter(|(_, l)| !l.is_empty())
         .map(|(k, l)| {
             let reachable: u64 = l.par_iter().map(|&b| board.class_size(b) as u64).sum();
@@ -317,6 +318,7 @@ pub(super) fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<D
                 can_finish[k][0],
                 l.len() as u64,
                 can_finish[k][1],
+                pairs[k],
             ]
         })
         .collect();
@@ -358,8 +360,8 @@ pub(super) fn histogram_is(conn: &Connection, name: &str, histogram: &[[u64; 2]]
 }
 
 /// The stored `peg_layers` rows are `layers`: (pegs, reachable, can finish, reachable
-/// classes, can-finish classes) per peg count present.
-pub(super) fn layers_are(conn: &Connection, name: &str, layers: &[[u64; 5]]) -> Check<()> {
+/// classes, can-finish classes, reachable pairs) per peg count present.
+pub(super) fn layers_are(conn: &Connection, name: &str, layers: &[[u64; 6]]) -> Check<()> {
     let want: Vec<Vec<Option<i64>>> = (layers.iter())
         .map(|l| l.map(|v| Some(v as i64)).to_vec())
         .collect();

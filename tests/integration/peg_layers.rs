@@ -9,7 +9,7 @@ use rusqlite::Connection;
 
 use puzzlebase::catalog;
 use puzzlebase::families::Puzzle;
-use puzzlebase::solvers::peg::Board;
+use puzzlebase::solvers::peg::{self, Board};
 
 use crate::util::{assert_clean_failure, assert_replays, query_json_in, run};
 
@@ -124,8 +124,67 @@ fn boards_stored_as_layers_answer_as_their_row_twins() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
-/// The French board from c1 (`french37-c1`): J.-C. Meyrignac's totals, from the file.
-/// Most of an hour and 17.2 GB of scratch disk:
+/// J.-C. Meyrignac's enumeration of the French board from c1 (hole 0 empty), level by
+/// level: the (board, hole of the peg that moved last) pairs after n jumps, n = 0 ..
+/// 35, the start counted once. Published at euler.free.fr/PegInfos.htm ("Level Number
+/// of positions", 2002-2003); their sum is 22,920,760,254, the widest 3,489,271,180.
+const MEYRIGNAC_C1: [u64; 36] = [
+    1,
+    2,
+    6,
+    38,
+    247,
+    1_567,
+    9_447,
+    52_619,
+    266_503,
+    1_222_832,
+    5_045_205,
+    18_529_153,
+    60_017_521,
+    169_761_224,
+    415_258_622,
+    871_660_237,
+    1_562_039_335,
+    2_386_129_986,
+    3_114_294_699,
+    3_489_271_180,
+    3_373_298_887,
+    2_826_004_451,
+    2_057_204_360,
+    1_302_499_674,
+    716_618_159,
+    341_762_350,
+    140_698_472,
+    49_626_092,
+    14_851_056,
+    3_725_988,
+    767_077,
+    125_736,
+    16_010,
+    1_444,
+    70,
+    4,
+];
+
+/// The first eleven of Meyrignac's levels, counted by the solver's method (landing
+/// holes of jumps from the layer above, [`peg::reachable_pairs`]) on the reachable
+/// layers of `french37-c1` cut after twelve layers: a published figure in the default
+/// tests, a second or two.
+#[test]
+fn french37_c1_first_levels_are_meyrignacs() {
+    let Some(Puzzle::Peg(board)) = catalog::find("french37-c1") else {
+        panic!("french37-c1 is a peg board")
+    };
+    let layers = peg::reachable_layers(&board, 12, &puzzlebase::core::progress::Silent);
+    let pairs = peg::reachable_pairs(&board, &layers);
+    let top = board.start.count_ones() as usize;
+    let by_level: Vec<u64> = (0..11).map(|n| pairs[top - n]).collect();
+    assert_eq!(by_level, MEYRIGNAC_C1[..11]);
+}
+
+/// The French board from c1 (`french37-c1`): J.-C. Meyrignac's table from the file,
+/// every level, their sum and the widest. Most of an hour and 17.2 GB of scratch disk:
 /// `cargo test --release --test integration french37 -- --ignored --nocapture`
 /// (`PUZZLEBASE_FRENCH_DB=path` reuses a file that holds it).
 #[test]
@@ -155,12 +214,19 @@ fn french37_c1_reaches_meyrignacs_figures() {
         36,
         "one layer per peg count from 36 down to 1"
     );
-    let reachable: Vec<u64> = layers
+    // Layers come fewest pegs first; level n has 36 - n pegs.
+    let pairs: Vec<u64> = (layers.iter().rev())
+        .map(|l| l["reachable_pairs"].as_u64().unwrap())
+        .collect();
+    assert_eq!(pairs, MEYRIGNAC_C1);
+    assert_eq!(pairs.iter().sum::<u64>(), 22_920_760_254);
+    assert_eq!(pairs.iter().max(), Some(&3_489_271_180));
+    // The plain boards stay as they were counted (and as the hash-set solver checks).
+    let reachable: u64 = layers
         .iter()
         .map(|l| l["reachable"].as_u64().unwrap())
-        .collect();
-    assert_eq!(reachable.iter().sum::<u64>(), 22_920_760_254);
-    assert_eq!(reachable.iter().max(), Some(&3_489_271_180));
+        .sum();
+    assert_eq!(reachable, 3_049_878_082);
     let start = query_json_in(&db, &["--puzzle", "french37-c1", "--start"]);
     assert!(start["distance"].as_u64().unwrap() > 0);
 }

@@ -26,8 +26,8 @@ pub mod solve;
 pub use board::{Board, Jump};
 pub use solve::{
     LayerStats, PegError, PegRow, PegTable, STORE_ALL_LIMIT, for_each_reachable_layer, matrix,
-    reachable_layers, solve,
+    reachable_layers, reachable_pairs, solve,
 };
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -73,6 +73,9 @@ pub struct LayerStats {
     pub can_finish: u64,
     pub reachable_classes: u64,
     pub can_finish_classes: u64,
+    /// (position, hole of the peg that moved last) pairs reachable from the start, the
+    /// start counted once with no last peg ([`reachable_pairs`]).
+    pub reachable_pairs: u64,
 }
 
 impl PegTable {
@@ -174,6 +177,46 @@ pub fn for_each_reachable_layer(
         k -= 1;
         done += 1;
     }
+}
+
+/// Per peg count (indexed like `forward`, the sorted canonical reachable layers), the
+/// (position, last-moved peg) pairs reachable from the start: J.-C. Meyrignac's
+/// "positions", the states of a search in moves. A position counts once for each hole
+/// in which a single jump from a reachable position one peg up can have landed; the
+/// start counts once. Symmetries fix the start, so the images of a canonical position
+/// have as many such holes as it has.
+pub fn reachable_pairs(board: &Board, forward: &[Vec<u64>]) -> Vec<u64> {
+    let masks = jump_masks(board);
+    let top = board.start.count_ones() as usize;
+    (0..forward.len())
+        .map(|k| {
+            let sizes = || forward[k].par_iter().map(|&b| board.class_size(b) as u64);
+            if k == top {
+                return sizes().sum();
+            }
+            let Some(above) = forward.get(k + 1).filter(|a| !a.is_empty()) else {
+                return 0;
+            };
+            forward[k]
+                .par_iter()
+                .map(|&q| {
+                    let mut holes = 0u64;
+                    for m in &masks {
+                        // Un-jump: the landing hole holds the peg, `from` and `over` are
+                        // empty.
+                        if q & m.land != 0
+                            && q & m.need == 0
+                            && holes & m.land == 0
+                            && above.binary_search(&board.canonical(q ^ m.all).0).is_ok()
+                        {
+                            holes |= m.land;
+                        }
+                    }
+                    board.class_size(q) as u64 * holes.count_ones() as u64
+                })
+                .sum()
+        })
+        .collect()
 }
 
 /// For each layer, the sorted positions of the forward set that can still reach the
@@ -312,6 +355,7 @@ pub fn solve(board: &Board, progress: &dyn Progress) -> Result<PegTable, PegErro
     }
     let forward = reachable_layers(board, usize::MAX, progress);
     let cf = can_finish_layers(board, &forward, progress);
+    let pairs = reachable_pairs(board, &forward);
     let solved = distances(board, &cf, progress);
 
     let start = board.canonical(board.start).0;
@@ -338,6 +382,7 @@ pub fn solve(board: &Board, progress: &dyn Progress) -> Result<PegTable, PegErro
             can_finish: sizes(&cf[k]),
             reachable_classes: forward[k].len() as u64,
             can_finish_classes: cf[k].len() as u64,
+            reachable_pairs: pairs[k],
         });
         let row = |bits: u64, s: Option<&Solved>| PegRow {
             bits,

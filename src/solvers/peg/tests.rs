@@ -30,6 +30,76 @@ fn table(name: &str) -> &'static (Board, PegTable) {
     all.iter().find(|(b, _)| b.name == name).unwrap()
 }
 
+/// (position, last-moved peg) pairs per peg count, counted a second, plain way: every
+/// position of the board as it is (no symmetry, no canonical forms), and for each
+/// layer the set of (position after, landing hole) of every jump from every position
+/// of the layer above, built forward and deduplicated by sorting. Indexed by peg
+/// count; the start's layer is the start alone, with no last peg. Stops after
+/// `max_layers` layers (the start's included).
+pub(crate) fn pairs_built_forward(b: &Board, max_layers: usize) -> Vec<u64> {
+    use rayon::prelude::*;
+    let top = b.start.count_ones() as usize;
+    let mut pairs = vec![0u64; top + 1];
+    pairs[top] = 1;
+    let mut layer = vec![b.start];
+    let mut k = top;
+    while k > 1 && pairs.len() - k < max_layers && !layer.is_empty() {
+        // A pair is `after << 6 | landing hole`: 37 holes and 6 bits fit a u64.
+        let mut set: Vec<u64> = layer
+            .par_chunks(1 << 14)
+            .flat_map_iter(|chunk| {
+                let mut out = Vec::new();
+                for &p in chunk {
+                    for j in &b.jumps {
+                        let (f, o, t) = (1u64 << j.from, 1u64 << j.over, 1u64 << j.to);
+                        if p & f != 0 && p & o != 0 && p & t == 0 {
+                            out.push((p ^ f ^ o ^ t) << 6 | j.to as u64);
+                        }
+                    }
+                }
+                out.sort_unstable();
+                out.dedup();
+                out
+            })
+            .collect();
+        set.par_sort_unstable();
+        set.dedup();
+        k -= 1;
+        pairs[k] = set.len() as u64;
+        layer = set.iter().map(|&x| x >> 6).collect();
+        drop(set);
+        layer.dedup();
+    }
+    pairs
+}
+
+/// The solver's pair counts per layer against [`pairs_built_forward`].
+pub(crate) fn assert_pairs_built_forward(b: &Board, layers: &[LayerStats]) {
+    let want = pairs_built_forward(b, usize::MAX);
+    for l in layers {
+        assert_eq!(
+            l.reachable_pairs, want[l.pegs as usize],
+            "{}: (position, last peg) pairs with {} pegs",
+            b.name, l.pegs
+        );
+    }
+    let reached = want.iter().filter(|&&n| n > 0).count();
+    assert_eq!(layers.len(), reached, "{}: layers with pairs", b.name);
+}
+
+#[test]
+fn peg_pairs_with_the_last_peg_match_a_count_built_forward() {
+    for name in ["chinese-checkers", "hoppers", "triangle21"] {
+        let (b, t) = table(name);
+        assert_pairs_built_forward(b, &t.layers);
+        // The start alone at the top, and every position has at least one last peg.
+        assert_eq!(t.layers.last().unwrap().reachable_pairs, 1, "{name}");
+        for l in &t.layers {
+            assert!(l.reachable_pairs >= l.reachable, "{name}: {} pegs", l.pegs);
+        }
+    }
+}
+
 /// Deterministic pseudo-random positions.
 fn positions(b: &Board, count: usize) -> Vec<u64> {
     let mut x = 0x9E37_79B9_7F4A_7C15u64;

@@ -105,6 +105,28 @@ impl<'a> Layout<'a> {
         }
     }
 
+    /// The holes of `q` where the last jump into it can have landed: those `h` with a
+    /// single jump from a position `p` with `reached(p)` landing in `h` (Meyrignac's
+    /// "last-moved peg"). Each hole is settled by the first parent found.
+    #[inline]
+    pub fn landings(&self, q: u64, mut reached: impl FnMut(u64) -> bool) -> u64 {
+        let empty = !q & self.full;
+        let mut found = 0u64;
+        for g in &self.groups {
+            // `h` is where the jump started, `h + to` where it landed.
+            let mut c = g.from & empty & shr(empty, g.over) & shr(q, g.to) & !shr(found, g.to);
+            while c != 0 {
+                let h = c.trailing_zeros() as i32;
+                c &= c - 1;
+                let land = 1u64 << (h + g.to);
+                if found & land == 0 && reached(q ^ (1u64 << h) ^ (1u64 << (h + g.over)) ^ land) {
+                    found |= land;
+                }
+            }
+        }
+        found
+    }
+
     /// Calls `f(before)` for every position with a single jump to `q`.
     #[inline]
     pub fn unjumps(&self, q: u64, mut f: impl FnMut(u64)) {
@@ -363,13 +385,14 @@ pub fn solve(
         .collect();
     farthest.sort_unstable();
     let layers = (0..=n)
-        .filter(|&k| reach[k].1 > 0)
+        .filter(|&k| reach[k].classes > 0)
         .map(|k| LayerStats {
             pegs: k as u8,
-            reachable: reach[k].0,
+            reachable: reach[k].positions,
             can_finish: finishing[k].0,
-            reachable_classes: reach[k].1,
+            reachable_classes: reach[k].classes,
             can_finish_classes: finishing[k].1,
+            reachable_pairs: reach[k].pairs,
         })
         .collect();
     Ok(LayerTable {
@@ -382,23 +405,42 @@ pub fn solve(
     })
 }
 
-/// The forward pass: every layer's bitmap spilled (indexed by peg count), the
-/// reachable (positions, classes) per peg count, and the scratch bytes written.
+/// What the forward pass counts in one peg count.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reach {
+    /// Positions reachable from the start (class sizes added up).
+    pub positions: u64,
+    /// Canonical positions among them.
+    pub classes: u64,
+    /// (position, hole of the peg that moved last) pairs reachable from the start: the
+    /// states of a search in moves, which J.-C. Meyrignac counts. The start counts once,
+    /// with no last peg.
+    pub pairs: u64,
+}
+
+/// The forward pass: every layer's bitmap spilled (indexed by peg count), what each
+/// peg count reaches ([`Reach`]), and the scratch bytes written.
+///
+/// The pairs of a layer are counted while the layer above is still in memory: for each
+/// position, the holes a jump from a reachable position above can have landed in
+/// ([`Layout::landings`]). Symmetries fix the start, so every position of a class has
+/// as many such holes as its canonical one.
 #[allow(clippy::type_complexity)]
 pub fn forward(
     layout: &Layout,
     scratch: &Path,
     progress: &dyn Progress,
-) -> io::Result<(Vec<Option<Spilled>>, Vec<(u64, u64)>, u64)> {
+) -> io::Result<(Vec<Option<Spilled>>, Vec<Reach>, u64)> {
     let board = layout.board;
     let n = board.holes;
     let top = board.start.count_ones() as usize;
     let mut spilled: Vec<Option<Spilled>> = (0..=n).map(|_| None).collect();
-    let mut reach = vec![(0u64, 0u64); n + 1];
+    let mut reach = vec![Reach::default(); n + 1];
     let mut bytes = 0u64;
     progress.phase("reachable positions", top as u64);
     let mut cur = Bitmap::new(layout.colex.layer_size(top));
     cur.set(layout.rank(layout.canonical(board.start)));
+    let mut pairs = None;
     for k in (1..=top).rev() {
         let next = Bitmap::new(if k > 1 {
             layout.colex.layer_size(k - 1)
@@ -419,7 +461,26 @@ pub fn forward(
                 (positions, classes)
             })
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-        reach[k] = counts;
+        reach[k] = Reach {
+            positions: counts.0,
+            classes: counts.1,
+            // The start's layer holds the start alone.
+            pairs: pairs.unwrap_or(counts.0),
+        };
+        pairs = (k > 1).then(|| {
+            (0..next.spans())
+                .into_par_iter()
+                .map(|s| {
+                    let mut pairs = 0u64;
+                    next.scan_span(&layout.colex, k - 1, s, |_, q| {
+                        let holes =
+                            layout.landings(q, |p| cur.get(layout.rank(layout.canonical(p))));
+                        pairs += layout.class_size(q) * holes.count_ones() as u64;
+                    });
+                    pairs
+                })
+                .sum::<u64>()
+        });
         if counts.1 > 0 {
             spilled[k] = Some(cur.spill(scratch)?);
             bytes += cur.len().div_ceil(64) * 8;
