@@ -75,6 +75,8 @@ pub struct Layout<'a> {
     pub colex: Colex,
     groups: Vec<Group>,
     full: u64,
+    /// By landing hole, the jumps into it as masks of their three holes.
+    into: Vec<Vec<u64>>,
 }
 
 impl<'a> Layout<'a> {
@@ -88,43 +90,63 @@ impl<'a> Layout<'a> {
             } else {
                 (1u64 << board.holes) - 1
             },
+            into: (0..board.holes)
+                .map(|to| {
+                    (board.jumps.iter())
+                        .filter(|j| j.to as usize == to)
+                        .map(|j| (1u64 << j.from) | (1u64 << j.over) | (1u64 << j.to))
+                        .collect()
+                })
+                .collect(),
         }
     }
 
-    /// Calls `f(after)` for every single jump from `p`.
+    /// Calls `f(after, moved)` for every single jump from `p`, where `moved` is the
+    /// jump's three holes (from, over and the landing hole `to`) and `to` its landing.
     #[inline]
-    fn jumps(&self, p: u64, mut f: impl FnMut(u64)) {
+    fn jumps(&self, p: u64, mut f: impl FnMut(u64, u64, usize)) {
         let empty = !p & self.full;
         for g in &self.groups {
             let mut c = g.from & p & shr(p, g.over) & shr(empty, g.to);
             while c != 0 {
                 let h = c.trailing_zeros() as i32;
                 c &= c - 1;
-                f(p ^ (1u64 << h) ^ (1u64 << (h + g.over)) ^ (1u64 << (h + g.to)));
+                let moved = (1u64 << h) ^ (1u64 << (h + g.over)) ^ (1u64 << (h + g.to));
+                f(p ^ moved, moved, (h + g.to) as usize);
             }
         }
     }
 
-    /// The holes of `q` where the last jump into it can have landed: those `h` with a
-    /// single jump from a position `p` with `reached(p)` landing in `h` (Meyrignac's
-    /// "last-moved peg"). Each hole is settled by the first parent found.
+    /// The share of the pair (`q`, landing hole `to`) that the jump `moved` from the
+    /// canonical, reachable `p` counts, in twelfths: of the reachable positions with a
+    /// jump landing in `to` that gives `q`, those whose canonical form is smallest share
+    /// the pair equally (12 / m for m of them), and the others count nothing. The rule
+    /// holds the same for every image of `p` under the board's symmetries, so a class
+    /// counts `class_size` times its canonical member's shares, and every pair of every
+    /// position is counted exactly once. Only parents smaller than `p` are looked up.
     #[inline]
-    pub fn landings(&self, q: u64, mut reached: impl FnMut(u64) -> bool) -> u64 {
-        let empty = !q & self.full;
-        let mut found = 0u64;
-        for g in &self.groups {
-            // `h` is where the jump started, `h + to` where it landed.
-            let mut c = g.from & empty & shr(empty, g.over) & shr(q, g.to) & !shr(found, g.to);
-            while c != 0 {
-                let h = c.trailing_zeros() as i32;
-                c &= c - 1;
-                let land = 1u64 << (h + g.to);
-                if found & land == 0 && reached(q ^ (1u64 << h) ^ (1u64 << (h + g.over)) ^ land) {
-                    found |= land;
-                }
+    fn pair_share(
+        &self,
+        p: u64,
+        q: u64,
+        moved: u64,
+        to: usize,
+        reached: impl Fn(u64) -> bool,
+    ) -> u64 {
+        let mut tied = 1u64;
+        for &other in &self.into[to] {
+            // Another jump into `to`: its `from` and `over` must be empty in `q`.
+            if other == moved || q & (other & !(1u64 << to)) != 0 {
+                continue;
+            }
+            let c = self.canonical(q ^ other);
+            if c == p {
+                tied += 1;
+            } else if c < p && reached(c) {
+                return 0;
             }
         }
-        found
+        12 / tied
     }
 
     /// Calls `f(before)` for every position with a single jump to `q`.
@@ -421,10 +443,9 @@ pub struct Reach {
 /// The forward pass: every layer's bitmap spilled (indexed by peg count), what each
 /// peg count reaches ([`Reach`]), and the scratch bytes written.
 ///
-/// The pairs of a layer are counted while the layer above is still in memory: for each
-/// position, the holes a jump from a reachable position above can have landed in
-/// ([`Layout::landings`]). Symmetries fix the start, so every position of a class has
-/// as many such holes as its canonical one.
+/// The pairs of the next layer are counted from the jumps that make it, each jump the
+/// share of its pair given by [`Layout::pair_share`]: a lookup in the layer being
+/// expanded only for another parent of the pair that ranks before the jump's own.
 #[allow(clippy::type_complexity)]
 pub fn forward(
     layout: &Layout,
@@ -447,40 +468,35 @@ pub fn forward(
         } else {
             0
         });
+        let reached = |c: u64| cur.get(layout.rank(c));
         let counts = (0..cur.spans())
             .into_par_iter()
             .map(|s| {
-                let (mut positions, mut classes) = (0u64, 0u64);
+                let (mut positions, mut classes, mut twelfths) = (0u64, 0u64, 0u64);
                 cur.scan_span(&layout.colex, k, s, |_, p| {
-                    positions += layout.class_size(p);
+                    let size = layout.class_size(p);
+                    positions += size;
                     classes += 1;
                     if k > 1 {
-                        layout.jumps(p, |q| next.set(layout.rank(layout.canonical(q))));
+                        let mut shares = 0u64;
+                        layout.jumps(p, |q, moved, to| {
+                            next.set(layout.rank(layout.canonical(q)));
+                            shares += layout.pair_share(p, q, moved, to, &reached);
+                        });
+                        twelfths += size * shares;
                     }
                 });
-                (positions, classes)
+                (positions, classes, twelfths)
             })
-            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+            .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
         reach[k] = Reach {
             positions: counts.0,
             classes: counts.1,
             // The start's layer holds the start alone.
             pairs: pairs.unwrap_or(counts.0),
         };
-        pairs = (k > 1).then(|| {
-            (0..next.spans())
-                .into_par_iter()
-                .map(|s| {
-                    let mut pairs = 0u64;
-                    next.scan_span(&layout.colex, k - 1, s, |_, q| {
-                        let holes =
-                            layout.landings(q, |p| cur.get(layout.rank(layout.canonical(p))));
-                        pairs += layout.class_size(q) * holes.count_ones() as u64;
-                    });
-                    pairs
-                })
-                .sum::<u64>()
-        });
+        debug_assert_eq!(counts.2 % 12, 0, "every pair is counted whole");
+        pairs = Some(counts.2 / 12);
         if counts.1 > 0 {
             spilled[k] = Some(cur.spill(scratch)?);
             bytes += cur.len().div_ceil(64) * 8;
