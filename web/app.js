@@ -189,13 +189,13 @@ function scrambled() {
 // ---------------------------------------------------------------------------------
 // Drawing the board
 
+// Sets the viewBox of `svg` around `cells` (with `pad` around them) and returns where
+// each cell's centre goes. The drawing scales to whatever width the page gives it.
 function frame(svg, cells, pad) {
   const xs = cells.map((c) => c[0]), ys = cells.map((c) => c[1]);
   const minX = Math.min(...xs), minY = Math.min(...ys);
   const w = (Math.max(...xs) - minX) * UNIT + 2 * pad, h = (Math.max(...ys) - minY) * UNIT + 2 * pad;
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
-  svg.setAttribute("width", Math.min(w, 640));
-  svg.setAttribute("height", Math.min(w, 640) * h / w);
   return (c) => [(c[0] - minX) * UNIT + pad, (c[1] - minY) * UNIT + pad];
 }
 
@@ -204,6 +204,8 @@ function drawPosition() {
   svg.innerHTML = "";
   const layout = p.layout;
   const at = frame(svg, layout.cells, UNIT * 0.7);
+  // At most its own size (and 640 px); narrower on a narrow screen (the style sheet).
+  svg.style.maxWidth = Math.min(svg.viewBox.baseVal.width, 640) + "px";
   const cells = cellsOf(a.state);
   const fam = family();
   const moves = a.legal_moves || [];
@@ -237,6 +239,7 @@ function drawPosition() {
     g.addEventListener("click", () => clickCell(i));
   });
   drawInfo();
+  document.body.setAttribute("data-shown", p.puzzle);
 }
 
 function colour(v) {
@@ -371,10 +374,14 @@ function drawInfo() {
   }
   for (const m of a.legal_moves) {
     const v = verdict(m.distance);
-    const li = html("li", { class: v, "data-state": m.state }, list);
     const what = m.move.jumps ? "[" + m.move.jumps.join(",") + "]" :
       m.move.from.join("+") + " \u2192 " + m.move.to.join("+");
-    li.textContent = `${what}  ${m.state}  ${m.distance === null ? "×" : m.distance}`;
+    const li = html("li", { class: v, "data-state": m.state, title: `${what} to ${m.state}` }, list);
+    html("span", { class: "what" }, li, what);
+    li.appendChild(document.createTextNode(" "));
+    html("span", { class: "to" }, li, m.state);
+    li.appendChild(document.createTextNode(" "));
+    html("span", { class: "d" }, li, m.distance === null ? "×" : String(m.distance));
     li.addEventListener("click", () => play(m.state));
   }
 }
@@ -424,7 +431,8 @@ function drawFigures() {
   }
   if (p.matrix) {
     html("h3", {}, extra, "minimum moves: start (row, empty hole) to finish (column, last peg)");
-    const t = html("table", { class: "matrix", id: "matrix" }, extra);
+    // Wider than a phone for the larger boards: it scrolls in a box of its own.
+    const t = html("table", { class: "matrix", id: "matrix" }, html("div", { class: "scroll" }, extra));
     const head = html("tr", {}, t);
     html("th", {}, head, "");
     p.matrix.forEach((_, j) => html("th", {}, head, String(j)));
@@ -471,7 +479,6 @@ function drawHistogram(h) {
   $("histogram-title").textContent = Array.isArray(h) ? "positions per distance" : "solutions per side sum";
   const W = 420, H = 180, pad = 28;
   svg.setAttribute("viewBox", `0 0 ${W} ${H + pad}`);
-  svg.setAttribute("width", W);
   const max = Math.max(...entries.map((e) => e[1]), 1);
   const bw = (W - pad) / entries.length;
   entries.forEach(([k, n], i) => {
