@@ -372,10 +372,10 @@ function drawInfo() {
   } else if (a.unsolvable) {
     html("p", { class: "error" }, info, a.unsolvable);
   }
+  const cells = cellsOf(a.state);
   for (const m of a.legal_moves) {
     const v = verdict(m.distance);
-    const what = m.move.jumps ? "[" + m.move.jumps.join(",") + "]" :
-      m.move.from.join("+") + " \u2192 " + m.move.to.join("+");
+    const what = moveName(m.move, cells);
     const li = html("li", { class: v, "data-state": m.state, title: `${what} to ${m.state}` }, list);
     html("span", { class: "what" }, li, what);
     li.appendChild(document.createTextNode(" "));
@@ -384,6 +384,28 @@ function drawInfo() {
     html("span", { class: "d" }, li, m.distance === null ? "×" : String(m.distance));
     li.addEventListener("click", () => play(m.state));
   }
+}
+
+// The eight directions on the screen, clockwise from the right (y grows downwards).
+const ARROWS = ["\u2192", "\u2198", "\u2193", "\u2199", "\u2190", "\u2196", "\u2191", "\u2197"];
+
+// The direction from cell `a` to cell `b` of the layout, as an arrow.
+function direction(a, b) {
+  const [x1, y1] = app.puzzle.layout.cells[a], [x2, y2] = app.puzzle.layout.cells[b];
+  const eighth = Math.round(Math.atan2(y2 - y1, x2 - x1) / (Math.PI / 4));
+  return ARROWS[(eighth + 8) % 8];
+}
+
+// A move named by what moves, in the position `cells` it is played from: a sliding tile
+// and the way it slides into the blank (`5 ↑`); a token and its squares (`B 0 → 7`); an
+// oshidori pair and its cells (`BW 2+3 → 6+7`); a peg's chain of jumps (`[4,16,28]`).
+function moveName(mv, cells) {
+  if (mv.jumps) return "[" + mv.jumps.join(",") + "]";
+  const pieces = mv.from.map((i) => cells[i]).join("");
+  if (mv.from.length === 1 && mv.to.length === 1 && family() !== "tokens" && cells[mv.to[0]] === "0") {
+    return `${pieces} ${direction(mv.from[0], mv.to[0])}`;
+  }
+  return `${pieces} ${mv.from.join("+")} \u2192 ${mv.to.join("+")}`;
 }
 
 function bestMove() {

@@ -453,6 +453,18 @@ fn browser_eight_best_moves_to_the_goal() {
         )
         .await;
         assert_eq!(listed, json!(["better", "better", "better"]));
+        // Each names the tile that moves and the way it goes: the blank is at cell 7
+        // (bottom middle), so 5 comes down, 3 goes right and 1 goes left.
+        let mut named: Vec<String> = serde_json::from_value(
+            js(
+                &c,
+                "return [...document.querySelectorAll('#moves li .what')].map(w => w.textContent);",
+            )
+            .await,
+        )
+        .unwrap();
+        named.sort();
+        assert_eq!(named, ["1 \u{2190}", "3 \u{2192}", "5 \u{2193}"]);
         for left in (0..31).rev() {
             click_id(&c, "best").await;
             wait_distance(&c, left).await;
