@@ -346,10 +346,11 @@ function drawInfo() {
   const d = $("distance"), info = $("info"), list = $("moves");
   info.innerHTML = "";
   list.innerHTML = "";
+  // Enumerations (the magic triangle, tours) have no moves: no buttons that walk them.
+  for (const id of ["back", "best", "forward"]) $(id).hidden = isEnumeration();
   $("back").disabled = app.at === 0;
   $("forward").disabled = app.at >= app.line.length - 1;
   if (isEnumeration()) {
-    $("best").disabled = true;
     d.removeAttribute("data-distance");
     if (family() === "magic") {
       d.textContent = a.solution ? `magic: every side sums to ${a.sums[0]}` : `sides sum to ${a.sums.join(", ")}`;
@@ -357,10 +358,10 @@ function drawInfo() {
     } else {
       d.textContent = a.solution ? "a closed tour in the file" : "not in the file";
     }
-    $("moves-title").style.display = "none";
+    $("moves-title").hidden = true;
     return;
   }
-  $("moves-title").style.display = "";
+  $("moves-title").hidden = false;
   d.setAttribute("data-distance", a.distance === null ? "" : a.distance);
   d.textContent = a.distance === null ? "distance: cannot reach the goal" :
     a.distance === 0 ? "distance: 0 (solved)" : `distance: ${a.distance}`;
@@ -426,7 +427,10 @@ function step(delta) {
 
 function drawFigures() {
   const p = app.puzzle;
-  const f = [`${p.family}`, `${p.solvable.toLocaleString()} positions`];
+  // Enumerations store solutions (the arrangements that are magic, the tours), not
+  // positions that lead somewhere.
+  const counted = isEnumeration() ? "solutions" : "positions";
+  const f = [`${p.family}`, `${p.solvable.toLocaleString()} ${counted}`];
   if (p.max_distance !== null) f.push(`longest ${p.max_distance}`);
   $("figures").textContent = f.join(" · ");
   drawHistogram(p.histogram);

@@ -590,6 +590,44 @@ fn browser_every_page_fits_a_phone_and_a_desktop() {
     });
 }
 
+/// The magic triangle and the knight's tours: their figures count solutions (not
+/// positions), and the buttons that walk a line of moves are not shown at all.
+#[test]
+#[ignore = "needs chromium and chromium-driver; run by .ci/run"]
+fn browser_enumerations_count_solutions_and_show_no_move_buttons() {
+    let Some(d) = driver() else { return };
+    let addr = start_server(shared_db());
+    with_session(&d, move |c| async move {
+        for name in ["magic-triangle", "knight-tour", "eight"] {
+            open(&c, addr, &format!("#/{name}")).await;
+            wait_shown(&c, name).await;
+            let figures = js(&c, "return document.getElementById('figures').textContent;")
+                .await
+                .as_str()
+                .unwrap()
+                .to_string();
+            let shown = js(
+                &c,
+                "return ['back', 'best', 'forward'].filter(id => {
+                     const b = document.getElementById(id);
+                     return !b.hidden && b.getClientRects().length > 0;
+                 });",
+            )
+            .await;
+            if name == "eight" {
+                assert!(figures.contains(" positions"), "{name}: {figures}");
+                assert_eq!(shown, json!(["back", "best", "forward"]), "{name}");
+            } else {
+                assert!(
+                    figures.contains(" solutions") && !figures.contains("positions"),
+                    "{name}: {figures}"
+                );
+                assert_eq!(shown, json!([]), "{name}: buttons that do nothing here");
+            }
+        }
+    });
+}
+
 /// The English central game, played by clicking each move's peg and landing hole.
 #[test]
 #[ignore = "needs chromium and chromium-driver and builds english33 (about 15 s in release)"]
