@@ -492,6 +492,12 @@ function drawFigures() {
       svg.addEventListener("click", () => go(p.puzzle, s));
     }
   }
+  // Nothing stored to draw (a puzzle answered by search): say why in a sentence.
+  const stored = p.histogram || p.longest || p.matrix || p.solutions || p.tours;
+  $("figures-note").textContent = stored ? "" : p.answered_by === "search" ?
+    `${p.puzzle} is answered by an exact search over pattern databases when a position is ` +
+    "asked for, so there is no stored histogram or longest list." :
+    `${p.puzzle} has no stored histogram or longest list.`;
 }
 
 function drawHistogram(h) {

@@ -755,6 +755,17 @@ fn browser_fifteen_opens_scrambles_and_plays_korf_to_the_goal() {
         assert_moves_one_apart(&c, first_length).await;
         screenshot_board(&c, "fifteen").await;
         assert_page_fits(&c, "fifteen", "").await;
+        // No stored figures: the panel says why in a sentence rather than stay empty.
+        let note = js(
+            &c,
+            "return document.getElementById('figures-note').textContent;",
+        )
+        .await;
+        assert!(
+            note.as_str()
+                .is_some_and(|t| t.starts_with("fifteen ") && t.contains("pattern databases")),
+            "{note}"
+        );
 
         // Scramble: a new position, solvable (it gets a distance), its moves one apart.
         click_id(&c, "scramble").await;
