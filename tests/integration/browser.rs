@@ -558,7 +558,8 @@ fn browser_screenshots_of_every_board() {
 
 /// Every puzzle the shared test database holds, at a phone's size and a desktop's:
 /// nothing wider than the screen, move entries that never overlap, a screenshot of each
-/// page (`target/screenshots/NAME-390x844.png`, `NAME-1280x1000.png`).
+/// page (`target/screenshots/NAME-390x844.png`, `NAME-1280x1000.png`); and the page's
+/// icon is an image of its own.
 #[test]
 #[ignore = "needs chromium and chromium-driver; run by .ci/run"]
 fn browser_every_page_fits_a_phone_and_a_desktop() {
@@ -587,6 +588,19 @@ fn browser_every_page_fits_a_phone_and_a_desktop() {
             faults.extend(page_faults(&c, name, "").await);
         }
         assert!(faults.is_empty(), "{}", faults.join("\n"));
+        // The icon is inline (no request to the server) and an image a browser draws.
+        let icon = js(
+            &c,
+            "const l = document.querySelector('link[rel=icon]');
+             if (!l || !l.href.startsWith('data:image/svg+xml,')) return 'no inline SVG icon';
+             const img = new Image();
+             const loaded = new Promise((ok) => { img.onload = () => ok(img.naturalWidth);
+                                                 img.onerror = () => ok('the icon fails to load'); });
+             img.src = l.href;
+             return loaded;",
+        )
+        .await;
+        assert!(icon.as_u64().is_some_and(|w| w > 0), "{icon}");
     });
 }
 
