@@ -189,13 +189,13 @@ function scrambled() {
 // ---------------------------------------------------------------------------------
 // Drawing the board
 
+// Sets the viewBox of `svg` around `cells` (with `pad` around them) and returns where
+// each cell's centre goes. The drawing scales to whatever width the page gives it.
 function frame(svg, cells, pad) {
   const xs = cells.map((c) => c[0]), ys = cells.map((c) => c[1]);
   const minX = Math.min(...xs), minY = Math.min(...ys);
   const w = (Math.max(...xs) - minX) * UNIT + 2 * pad, h = (Math.max(...ys) - minY) * UNIT + 2 * pad;
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
-  svg.setAttribute("width", Math.min(w, 640));
-  svg.setAttribute("height", Math.min(w, 640) * h / w);
   return (c) => [(c[0] - minX) * UNIT + pad, (c[1] - minY) * UNIT + pad];
 }
 
@@ -204,6 +204,8 @@ function drawPosition() {
   svg.innerHTML = "";
   const layout = p.layout;
   const at = frame(svg, layout.cells, UNIT * 0.7);
+  // At most its own size (and 640 px); narrower on a narrow screen (the style sheet).
+  svg.style.maxWidth = Math.min(svg.viewBox.baseVal.width, 640) + "px";
   const cells = cellsOf(a.state);
   const fam = family();
   const moves = a.legal_moves || [];
@@ -237,6 +239,7 @@ function drawPosition() {
     g.addEventListener("click", () => clickCell(i));
   });
   drawInfo();
+  document.body.setAttribute("data-shown", p.puzzle);
 }
 
 function colour(v) {
@@ -343,10 +346,11 @@ function drawInfo() {
   const d = $("distance"), info = $("info"), list = $("moves");
   info.innerHTML = "";
   list.innerHTML = "";
+  // Enumerations (the magic triangle, tours) have no moves: no buttons that walk them.
+  for (const id of ["back", "best", "forward"]) $(id).hidden = isEnumeration();
   $("back").disabled = app.at === 0;
   $("forward").disabled = app.at >= app.line.length - 1;
   if (isEnumeration()) {
-    $("best").disabled = true;
     d.removeAttribute("data-distance");
     if (family() === "magic") {
       d.textContent = a.solution ? `magic: every side sums to ${a.sums[0]}` : `sides sum to ${a.sums.join(", ")}`;
@@ -354,10 +358,10 @@ function drawInfo() {
     } else {
       d.textContent = a.solution ? "a closed tour in the file" : "not in the file";
     }
-    $("moves-title").style.display = "none";
+    $("moves-title").hidden = true;
     return;
   }
-  $("moves-title").style.display = "";
+  $("moves-title").hidden = false;
   d.setAttribute("data-distance", a.distance === null ? "" : a.distance);
   d.textContent = a.distance === null ? "distance: cannot reach the goal" :
     a.distance === 0 ? "distance: 0 (solved)" : `distance: ${a.distance}`;
@@ -369,14 +373,40 @@ function drawInfo() {
   } else if (a.unsolvable) {
     html("p", { class: "error" }, info, a.unsolvable);
   }
+  const cells = cellsOf(a.state);
   for (const m of a.legal_moves) {
     const v = verdict(m.distance);
-    const li = html("li", { class: v, "data-state": m.state }, list);
-    const what = m.move.jumps ? "[" + m.move.jumps.join(",") + "]" :
-      m.move.from.join("+") + " \u2192 " + m.move.to.join("+");
-    li.textContent = `${what}  ${m.state}  ${m.distance === null ? "×" : m.distance}`;
+    const what = moveName(m.move, cells);
+    const li = html("li", { class: v, "data-state": m.state, title: `${what} to ${m.state}` }, list);
+    html("span", { class: "what" }, li, what);
+    li.appendChild(document.createTextNode(" "));
+    html("span", { class: "to" }, li, m.state);
+    li.appendChild(document.createTextNode(" "));
+    html("span", { class: "d" }, li, m.distance === null ? "×" : String(m.distance));
     li.addEventListener("click", () => play(m.state));
   }
+}
+
+// The eight directions on the screen, clockwise from the right (y grows downwards).
+const ARROWS = ["\u2192", "\u2198", "\u2193", "\u2199", "\u2190", "\u2196", "\u2191", "\u2197"];
+
+// The direction from cell `a` to cell `b` of the layout, as an arrow.
+function direction(a, b) {
+  const [x1, y1] = app.puzzle.layout.cells[a], [x2, y2] = app.puzzle.layout.cells[b];
+  const eighth = Math.round(Math.atan2(y2 - y1, x2 - x1) / (Math.PI / 4));
+  return ARROWS[(eighth + 8) % 8];
+}
+
+// A move named by what moves, in the position `cells` it is played from: a sliding tile
+// and the way it slides into the blank (`5 ↑`); a token and its squares (`B 0 → 7`); an
+// oshidori pair and its cells (`BW 2+3 → 6+7`); a peg's chain of jumps (`[4,16,28]`).
+function moveName(mv, cells) {
+  if (mv.jumps) return "[" + mv.jumps.join(",") + "]";
+  const pieces = mv.from.map((i) => cells[i]).join("");
+  if (mv.from.length === 1 && mv.to.length === 1 && family() !== "tokens" && cells[mv.to[0]] === "0") {
+    return `${pieces} ${direction(mv.from[0], mv.to[0])}`;
+  }
+  return `${pieces} ${mv.from.join("+")} \u2192 ${mv.to.join("+")}`;
 }
 
 function bestMove() {
@@ -397,7 +427,10 @@ function step(delta) {
 
 function drawFigures() {
   const p = app.puzzle;
-  const f = [`${p.family}`, `${p.solvable.toLocaleString()} positions`];
+  // Enumerations store solutions (the arrangements that are magic, the tours), not
+  // positions that lead somewhere.
+  const counted = isEnumeration() ? "solutions" : "positions";
+  const f = [`${p.family}`, `${p.solvable.toLocaleString()} ${counted}`];
   if (p.max_distance !== null) f.push(`longest ${p.max_distance}`);
   $("figures").textContent = f.join(" · ");
   drawHistogram(p.histogram);
@@ -424,7 +457,8 @@ function drawFigures() {
   }
   if (p.matrix) {
     html("h3", {}, extra, "minimum moves: start (row, empty hole) to finish (column, last peg)");
-    const t = html("table", { class: "matrix", id: "matrix" }, extra);
+    // Wider than a phone for the larger boards: it scrolls in a box of its own.
+    const t = html("table", { class: "matrix", id: "matrix" }, html("div", { class: "scroll" }, extra));
     const head = html("tr", {}, t);
     html("th", {}, head, "");
     p.matrix.forEach((_, j) => html("th", {}, head, String(j)));
@@ -458,6 +492,12 @@ function drawFigures() {
       svg.addEventListener("click", () => go(p.puzzle, s));
     }
   }
+  // Nothing stored to draw (a puzzle answered by search): say why in a sentence.
+  const stored = p.histogram || p.longest || p.matrix || p.solutions || p.tours;
+  $("figures-note").textContent = stored ? "" : p.answered_by === "search" ?
+    `${p.puzzle} is answered by an exact search over pattern databases when a position is ` +
+    "asked for, so there is no stored histogram or longest list." :
+    `${p.puzzle} has no stored histogram or longest list.`;
 }
 
 function drawHistogram(h) {
@@ -471,7 +511,6 @@ function drawHistogram(h) {
   $("histogram-title").textContent = Array.isArray(h) ? "positions per distance" : "solutions per side sum";
   const W = 420, H = 180, pad = 28;
   svg.setAttribute("viewBox", `0 0 ${W} ${H + pad}`);
-  svg.setAttribute("width", W);
   const max = Math.max(...entries.map((e) => e[1]), 1);
   const bw = (W - pad) / entries.length;
   entries.forEach(([k, n], i) => {

@@ -222,6 +222,198 @@ async fn screenshot_board(c: &Client, name: &str) {
     std::fs::write(screenshot_dir().join(format!("{name}.png")), png).unwrap();
 }
 
+/// The window sizes every page is checked at: a phone held upright and a desktop.
+const SIZES: [(u32, u32); 2] = [(390, 844), (1280, 1000)];
+
+/// Makes the page's viewport `w` x `h` CSS pixels: the window is sized, and sized again
+/// by the difference when the browser's frame takes some of it. Checks that
+/// `window.innerWidth` is the width asked for (within two pixels).
+async fn set_viewport(c: &Client, w: u32, h: u32) {
+    c.set_window_size(w, h).await.unwrap();
+    let inner = js(c, "return [window.innerWidth, window.innerHeight];").await;
+    let (iw, ih) = (inner[0].as_i64().unwrap(), inner[1].as_i64().unwrap());
+    if iw != w as i64 || ih != h as i64 {
+        let grow = |want: u32, got: i64| (2 * want as i64 - got).max(want as i64) as u32;
+        c.set_window_size(grow(w, iw), grow(h, ih)).await.unwrap();
+    }
+    let start = Instant::now();
+    loop {
+        let got = js(c, "return window.innerWidth;").await.as_i64().unwrap();
+        if (got - w as i64).abs() <= 2 {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "the viewport is {got} px wide, not the {w} px asked for"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// A script's shared part: `describe(e)` names an element (tag, id, classes and the
+/// start of its text), and `visible(e, r, upTo)` is the part of the box `r` of `e` (or of
+/// one of its text nodes) that the ancestors of `e` below `upTo` which clip their
+/// overflow leave on screen, or null when nothing of it is.
+const DESCRIBE: &str = r#"
+    const describe = (e) => {
+        let s = e.tagName.toLowerCase();
+        if (e.id) s += '#' + e.id;
+        if (e.classList && e.classList.length) s += '.' + [...e.classList].join('.');
+        const t = (e.textContent || '').trim().replace(/\s+/g, ' ');
+        return t ? `${s} "${t.length > 40 ? t.slice(0, 40) + '...' : t}"` : s;
+    };
+    const visible = (e, r, upTo) => {
+        let left = r.left, right = r.right, top = r.top, bottom = r.bottom;
+        for (let a = e; a && a !== upTo && a !== document.body; a = a.parentElement) {
+            if (getComputedStyle(a).overflowX === 'visible') continue;
+            const b = a.getBoundingClientRect();
+            left = Math.max(left, b.left); right = Math.min(right, b.right);
+            top = Math.max(top, b.top); bottom = Math.min(bottom, b.bottom);
+        }
+        return right > left && bottom > top ? { left, right, top, bottom } : null;
+    };
+"#;
+
+/// Whatever of the page shown lies right (or left) of the viewport: the document wider
+/// than the window, or a visible element whose box, as far as its ancestors let it show,
+/// reaches past either edge. One line per offender.
+async fn overflow(c: &Client) -> Vec<String> {
+    let script = format!(
+        "{DESCRIBE}
+        const W = window.innerWidth, doc = document.documentElement, out = [], wide = new Set();
+        if (doc.scrollWidth > W) out.push(`the document is ${{doc.scrollWidth}} px wide`);
+        for (const e of document.body.querySelectorAll('*')) {{
+            const cs = getComputedStyle(e);
+            if (cs.display === 'none' || cs.visibility === 'hidden') continue;
+            const r = e.getBoundingClientRect();
+            if (r.width === 0 && r.height === 0) continue;
+            const v = visible(e, r, null);
+            if (v && (v.right > W + 0.5 || v.left < -0.5)) {{
+                wide.add(e);
+                // The outermost offenders only (what is inside them is named by them).
+                if (!wide.has(e.parentElement)) {{
+                    out.push(`${{describe(e)}} spans ${{Math.round(v.left)}}..${{Math.round(v.right)}} px`);
+                }}
+            }}
+        }}
+        return out;"
+    );
+    serde_json::from_value(js(c, &script).await).unwrap()
+}
+
+/// Entries of the move list that overlap: two entries' boxes that intersect, an entry
+/// whose text, as far as it is not clipped inside the entry, runs out of its box (into
+/// its neighbour's), or one with a list marker drawn outside its box. One line per
+/// offence.
+async fn overlapping_moves(c: &Client) -> Vec<String> {
+    let script = format!(
+        "{DESCRIBE}
+        const lis = [...document.querySelectorAll('#moves li')], out = [];
+        const boxes = lis.map((l) => l.getBoundingClientRect());
+        lis.forEach((l, i) => {{
+            const b = boxes[i], cs = getComputedStyle(l);
+            // A number drawn outside the entry's box lands on whatever is left of it.
+            if (cs.display === 'list-item' && cs.listStyleType !== 'none' &&
+                cs.listStylePosition === 'outside') {{
+                out.push(`${{describe(l)}}: its marker is drawn outside its box`);
+            }}
+            const walker = document.createTreeWalker(l, NodeFilter.SHOW_TEXT);
+            for (let t = walker.nextNode(); t; t = walker.nextNode()) {{
+                const range = document.createRange();
+                range.selectNodeContents(t);
+                for (const r of range.getClientRects()) {{
+                    const v = visible(t.parentElement, r, l);
+                    if (v && (v.left < b.left - 1 || v.right > b.right + 1 ||
+                              v.top < b.top - 1 || v.bottom > b.bottom + 1)) {{
+                        out.push(`${{describe(l)}}: its text runs out of its box`);
+                    }}
+                }}
+            }}
+            for (let j = i + 1; j < lis.length; j++) {{
+                const o = boxes[j];
+                if (b.left < o.right - 0.5 && o.left < b.right - 0.5 &&
+                    b.top < o.bottom - 0.5 && o.top < b.bottom - 0.5) {{
+                    out.push(`${{describe(l)}} overlaps ${{describe(lis[j])}}`);
+                }}
+            }}
+        }});
+        return [...new Set(out)];"
+    );
+    serde_json::from_value(js(c, &script).await).unwrap()
+}
+
+/// A screenshot of the whole page at width `w`, kept as `target/screenshots/LABEL.png`:
+/// the window is made as tall as the page (at most 4,000 px) for it, then `w` x `h`
+/// again. (The checks are made at `w` x `h`, where a page taller than the window has a
+/// scroll bar that takes 15 px of a phone's 390.)
+async fn screenshot_page(c: &Client, label: &str, w: u32, h: u32) {
+    // With a little to spare: without its scroll bar the page is a little wider, and
+    // what scales with the width (the board, the histogram) a little taller.
+    let tall = js(c, "return document.documentElement.scrollHeight;")
+        .await
+        .as_u64()
+        .unwrap() as u32;
+    set_viewport(c, w, (tall + 40).clamp(h, 4000)).await;
+    let png = c.screenshot().await.unwrap();
+    assert!(png.starts_with(b"\x89PNG"));
+    std::fs::write(screenshot_dir().join(format!("{label}.png")), png).unwrap();
+    set_viewport(c, w, h).await;
+}
+
+/// Checks the page shown (puzzle `name`, in `state` words for the messages) at every
+/// size of [`SIZES`]: nothing wider than the screen, move entries that do not overlap,
+/// and a screenshot of each (`NAME-WxH.png`, or `NAME-STATE-WxH.png`). Leaves the
+/// window at the last size, the desktop's. Returns what is wrong, one line per puzzle,
+/// size and kind of fault, naming the offending elements.
+async fn page_faults(c: &Client, name: &str, state: &str) -> Vec<String> {
+    let mut faults = Vec::new();
+    for (w, h) in SIZES {
+        set_viewport(c, w, h).await;
+        let size = format!("{w}x{h}");
+        let what = if state.is_empty() {
+            format!("{name} at {size}")
+        } else {
+            format!("{name} ({state}) at {size}")
+        };
+        let wide = overflow(c).await;
+        if !wide.is_empty() {
+            faults.push(format!(
+                "{what}: wider than the screen: {}",
+                wide.join("; ")
+            ));
+        }
+        let overlaps = overlapping_moves(c).await;
+        if !overlaps.is_empty() {
+            faults.push(format!(
+                "{what}: move entries overlap: {}",
+                overlaps.join("; ")
+            ));
+        }
+        let label = if state.is_empty() {
+            format!("{name}-{size}")
+        } else {
+            format!("{name}-{state}-{size}")
+        };
+        screenshot_page(c, &label, w, h).await;
+    }
+    faults
+}
+
+/// [`page_faults`], which must find none.
+async fn assert_page_fits(c: &Client, name: &str, state: &str) {
+    let faults = page_faults(c, name, state).await;
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+/// Waits until the page shows a position of puzzle `name` (the page marks the body with
+/// the puzzle whose position it has drawn).
+async fn wait_shown(c: &Client, name: &str) {
+    wait_until(&format!("{name}'s position"), || async {
+        js(c, "return document.body.getAttribute('data-shown');").await == json!(name)
+    })
+    .await;
+}
+
 #[test]
 #[ignore = "needs chromium and chromium-driver; run by .ci/run"]
 fn browser_eight_best_moves_to_the_goal() {
@@ -261,6 +453,18 @@ fn browser_eight_best_moves_to_the_goal() {
         )
         .await;
         assert_eq!(listed, json!(["better", "better", "better"]));
+        // Each names the tile that moves and the way it goes: the blank is at cell 7
+        // (bottom middle), so 5 comes down, 3 goes right and 1 goes left.
+        let mut named: Vec<String> = serde_json::from_value(
+            js(
+                &c,
+                "return [...document.querySelectorAll('#moves li .what')].map(w => w.textContent);",
+            )
+            .await,
+        )
+        .unwrap();
+        named.sort();
+        assert_eq!(named, ["1 \u{2190}", "3 \u{2192}", "5 \u{2193}"]);
         for left in (0..31).rev() {
             click_id(&c, "best").await;
             wait_distance(&c, left).await;
@@ -352,6 +556,92 @@ fn browser_screenshots_of_every_board() {
     });
 }
 
+/// Every puzzle the shared test database holds, at a phone's size and a desktop's:
+/// nothing wider than the screen, move entries that never overlap, a screenshot of each
+/// page (`target/screenshots/NAME-390x844.png`, `NAME-1280x1000.png`); and the page's
+/// icon is an image of its own.
+#[test]
+#[ignore = "needs chromium and chromium-driver; run by .ci/run"]
+fn browser_every_page_fits_a_phone_and_a_desktop() {
+    let Some(d) = driver() else { return };
+    let addr = start_server(shared_db());
+    with_session(&d, move |c| async move {
+        open(&c, addr, "").await;
+        let names: Vec<String> = serde_json::from_value(
+            js(
+                &c,
+                "return [...document.querySelectorAll('#puzzle option')].map(o => o.value);",
+            )
+            .await,
+        )
+        .unwrap();
+        for &light in crate::util::LIGHT {
+            assert!(
+                names.iter().any(|n| n == light),
+                "{light} is offered: {names:?}"
+            );
+        }
+        let mut faults = Vec::new();
+        for name in &names {
+            open(&c, addr, &format!("#/{name}")).await;
+            wait_shown(&c, name).await;
+            faults.extend(page_faults(&c, name, "").await);
+        }
+        assert!(faults.is_empty(), "{}", faults.join("\n"));
+        // The icon is inline (no request to the server) and an image a browser draws.
+        let icon = js(
+            &c,
+            "const l = document.querySelector('link[rel=icon]');
+             if (!l || !l.href.startsWith('data:image/svg+xml,')) return 'no inline SVG icon';
+             const img = new Image();
+             const loaded = new Promise((ok) => { img.onload = () => ok(img.naturalWidth);
+                                                 img.onerror = () => ok('the icon fails to load'); });
+             img.src = l.href;
+             return loaded;",
+        )
+        .await;
+        assert!(icon.as_u64().is_some_and(|w| w > 0), "{icon}");
+    });
+}
+
+/// The magic triangle and the knight's tours: their figures count solutions (not
+/// positions), and the buttons that walk a line of moves are not shown at all.
+#[test]
+#[ignore = "needs chromium and chromium-driver; run by .ci/run"]
+fn browser_enumerations_count_solutions_and_show_no_move_buttons() {
+    let Some(d) = driver() else { return };
+    let addr = start_server(shared_db());
+    with_session(&d, move |c| async move {
+        for name in ["magic-triangle", "knight-tour", "eight"] {
+            open(&c, addr, &format!("#/{name}")).await;
+            wait_shown(&c, name).await;
+            let figures = js(&c, "return document.getElementById('figures').textContent;")
+                .await
+                .as_str()
+                .unwrap()
+                .to_string();
+            let shown = js(
+                &c,
+                "return ['back', 'best', 'forward'].filter(id => {
+                     const b = document.getElementById(id);
+                     return !b.hidden && b.getClientRects().length > 0;
+                 });",
+            )
+            .await;
+            if name == "eight" {
+                assert!(figures.contains(" positions"), "{name}: {figures}");
+                assert_eq!(shown, json!(["back", "best", "forward"]), "{name}");
+            } else {
+                assert!(
+                    figures.contains(" solutions") && !figures.contains("positions"),
+                    "{name}: {figures}"
+                );
+                assert_eq!(shown, json!([]), "{name}: buttons that do nothing here");
+            }
+        }
+    });
+}
+
 /// The English central game, played by clicking each move's peg and landing hole.
 #[test]
 #[ignore = "needs chromium and chromium-driver and builds english33 (about 15 s in release)"]
@@ -367,6 +657,8 @@ fn browser_english33_central_game_by_clicking() {
         open(&c, addr, "#/english33").await;
         wait_distance(&c, 18).await;
         screenshot_board(&c, "english33").await;
+        // The board, its 33x33 matrix and its moves fit a phone's screen too.
+        assert_page_fits(&c, "english33", "").await;
         for i in 0..18u64 {
             // The next move of an optimal line from what the page shows: its peg, then
             // the hole where its chain of jumps ends.
@@ -476,6 +768,18 @@ fn browser_fifteen_opens_scrambles_and_plays_korf_to_the_goal() {
         );
         assert_moves_one_apart(&c, first_length).await;
         screenshot_board(&c, "fifteen").await;
+        assert_page_fits(&c, "fifteen", "").await;
+        // No stored figures: the panel says why in a sentence rather than stay empty.
+        let note = js(
+            &c,
+            "return document.getElementById('figures-note').textContent;",
+        )
+        .await;
+        assert!(
+            note.as_str()
+                .is_some_and(|t| t.starts_with("fifteen ") && t.contains("pattern databases")),
+            "{note}"
+        );
 
         // Scramble: a new position, solvable (it gets a distance), its moves one apart.
         click_id(&c, "scramble").await;
@@ -485,6 +789,8 @@ fn browser_fifteen_opens_scrambles_and_plays_korf_to_the_goal() {
         .await;
         let d = distance(&c).await.as_u64().unwrap();
         assert_moves_one_apart(&c, d).await;
+        // Scrambled positions have long names (two-digit tiles): still no overlap.
+        assert_page_fits(&c, "fifteen", "scrambled").await;
 
         // One of Korf's instances from the examples, then best moves to the goal.
         js(
