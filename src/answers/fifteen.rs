@@ -257,7 +257,7 @@ pub fn solvable_within(
     .map_err(|why| QueryError::Stopped {
         puzzle: name.to_string(),
         why,
-        after: started.elapsed().as_secs_f64(),
+        after: stop.seconds_since_start(started),
     })
 }
 
@@ -279,7 +279,7 @@ pub fn solve_loaded_until(
         .map_err(|why| QueryError::Stopped {
             puzzle: name.to_string(),
             why,
-            after: started.elapsed().as_secs_f64(),
+            after: stop.seconds_since_start(started),
         })?
         .ok_or_else(|| inconsistent(name, "its pattern tables (no solution within them)"))?;
     let seconds = started.elapsed().as_secs_f64();

@@ -8,10 +8,11 @@
 //! This file holds what every answer shares: the errors, the answer types, and
 //! [`Database`] (opening a file, and a puzzle's definition and stored metadata, checked
 //! to belong together). The answers are in `walk` (a position's distance and path),
-//! `tables` (whole-puzzle tables and lists) and `moves` (legal moves and arrangements);
-//! `packed` reads packed tables, `resident` keeps tables in memory for the server, and
+//! `tables` (whole-puzzle tables and lists), `moves` (legal moves and arrangements) and
+//! `export` (every stored position, for CSV); `packed` reads packed tables, `resident` keeps tables in memory for the server, and
 //! `fifteen` searches. All SQL is in [`crate::store`].
 
+mod export;
 mod fifteen;
 pub mod json;
 mod layers;
@@ -21,6 +22,7 @@ mod resident;
 mod tables;
 mod walk;
 pub use crate::solvers::search::{Stop, Stopped};
+pub use export::ExportRow;
 pub use fifteen::{
     LoadedTables, SearchAnswer, answers_by_search, solvable_within, solve_loaded,
     solve_loaded_until,
@@ -44,7 +46,7 @@ use crate::store::{self, HistogramRow, PositionRow, PuzzleInfo, StoreError};
 
 #[derive(Debug, Error)]
 pub enum QueryError {
-    #[error("unknown puzzle {name:?}; known puzzles: {known}")]
+    #[error("unknown puzzle {name:?}{known}")]
     UnknownPuzzle { name: String, known: String },
     #[error("puzzle {0} is not in the database: run `puzzlebase generate --puzzle {0}`")]
     NotGenerated(String),
@@ -56,11 +58,13 @@ pub enum QueryError {
     State(#[from] StateError),
     #[error("{0}")]
     NotStored(String),
-    #[error("{option} does not apply to {puzzle} ({family} puzzle)")]
+    #[error("{option} does not apply to {puzzle} ({family} puzzle); for {puzzle} use {applies}")]
     NotApplicable {
         option: String,
         puzzle: String,
         family: String,
+        /// The options that do apply, e.g. `--state, --longest or --histogram`.
+        applies: String,
     },
     #[error(
         "{option} needs a table of every position, and {puzzle} has none: its positions are answered by search over pattern databases (use --state)"
@@ -71,8 +75,12 @@ pub enum QueryError {
     /// What the file says contradicts the puzzle's rules or the file itself.
     #[error("inconsistent file {path}: {what}: run `puzzlebase verify`")]
     Inconsistent { path: String, what: String },
-    /// A search gave up (its deadline passed, or its client went away).
-    #[error("the search for a position of {puzzle} gave up after {after:.1} s: {why}")]
+    /// A search gave up (its deadline passed, or its client went away). `after` counts
+    /// from the start of the answer, loading the tables included.
+    #[error(
+        "the search for a position of {puzzle} gave up after {after:.1} s (loading its tables included): {why}{}",
+        if matches!(why, Stopped::Deadline) { "; allow more time with --timeout SECONDS (serve: --search-timeout)" } else { "" }
+    )]
     Stopped {
         puzzle: String,
         why: Stopped,
@@ -197,7 +205,15 @@ pub fn known(conn: &Connection, name: &str) -> Result<Puzzle> {
     catalog::lookup(name, stored.as_ref().map(|i| i.definition.as_str())).map_err(|e| match e {
         LookupError::Unknown => QueryError::UnknownPuzzle {
             name: name.to_string(),
-            known: catalog::names().join(", "),
+            // A file too damaged to list its puzzles still gets the built-in names.
+            known: catalog::unknown_hint(
+                name,
+                store::puzzles(conn)
+                    .ok()
+                    .map(|infos| infos.into_iter().map(|i| i.name).collect::<Vec<_>>())
+                    .as_deref(),
+                &catalog::names(),
+            ),
         },
         LookupError::BadDefinition(e) => QueryError::NotStored(format!(
             "the stored definition of {name} cannot be used: {e}"
@@ -332,6 +348,7 @@ impl Database {
             option: option.into(),
             puzzle: p.name().into(),
             family: p.family().into(),
+            applies: catalog::one_of(&p.query_options()),
         }
     }
 

@@ -30,7 +30,7 @@ use crate::verify;
 
 #[derive(Debug, Error)]
 pub enum GenerateError {
-    #[error("unknown puzzle {name:?}; known puzzles: {known}")]
+    #[error("unknown puzzle {name:?}{known}")]
     UnknownPuzzle { name: String, known: String },
     #[error("another generate is already writing {0}; try again when it has finished")]
     Busy(String),
@@ -186,9 +186,10 @@ pub fn generate_on(
     registry.extend(stored);
     for name in &opts.only {
         if !registry.iter().any(|p| p.name() == name) {
+            let buildable: Vec<String> = registry.iter().map(|p| p.name().to_string()).collect();
             return Err(GenerateError::UnknownPuzzle {
                 name: name.clone(),
-                known: catalog::names().join(", "),
+                known: catalog::unknown_hint(name, None, &buildable),
             });
         }
     }

@@ -167,6 +167,32 @@ pub fn load_file(path: &Path) -> Result<(Spec, Puzzle), DefinitionError> {
     load(&file, &text)
 }
 
+/// The refusal of a user's definition that takes a built-in puzzle's name.
+fn builtin_name(path: &Path, text: &str, name: &str) -> DefinitionError {
+    DefinitionError {
+        file: path.display().to_string(),
+        line: line_of(text, "name"),
+        message: format!("puzzle {name:?} is a built-in puzzle; choose another name"),
+    }
+}
+
+/// What `check-definition` checks: the file as `generate --definitions` would take it,
+/// so a user's file with a built-in puzzle's name is refused here too. A built-in file
+/// itself (`data/puzzles/NAME.toml`, word for word) is accepted, as the built-in it is.
+pub fn check_file(path: &Path) -> Result<(Spec, Puzzle), DefinitionError> {
+    let (spec, puzzle) = load_file(path)?;
+    if definitions_builtin(&spec.name) {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let same = BUILTIN
+            .iter()
+            .any(|(n, builtin)| *n == spec.name && *builtin == text);
+        if !same {
+            return Err(builtin_name(path, &text, &spec.name));
+        }
+    }
+    Ok((spec, puzzle))
+}
+
 /// Every `*.toml` file in `dir`, in file-name order, read and checked; a name that is
 /// built in or appears in two files is an error.
 pub fn load_dir(dir: &Path) -> Result<Vec<Puzzle>, DefinitionError> {
@@ -189,14 +215,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Puzzle>, DefinitionError> {
         let (spec, puzzle) = load_file(&path)?;
         if crate::catalog::definitions_builtin(&spec.name) {
             let text = std::fs::read_to_string(&path).unwrap_or_default();
-            return Err(DefinitionError {
-                file: path.display().to_string(),
-                line: line_of(&text, "name"),
-                message: format!(
-                    "puzzle {:?} is a built-in puzzle; choose another name",
-                    spec.name
-                ),
-            });
+            return Err(builtin_name(&path, &text, &spec.name));
         }
         if let Some((_, other)) = seen.iter().find(|(n, _)| *n == spec.name) {
             let text = std::fs::read_to_string(&path).unwrap_or_default();
@@ -309,6 +328,84 @@ pub fn find(name: &str) -> Option<Puzzle> {
 /// name is never taken from a user's file or a stored definition.
 pub fn definitions_builtin(name: &str) -> bool {
     builtin_names().any(|n| n == name)
+}
+
+/// Whether the built-in puzzle `name` is left out of the default `generate` (built only
+/// when named, see [`nightly`]).
+pub fn on_request(name: &str) -> bool {
+    find(name).is_some_and(|p| !nightly(&p))
+}
+
+/// `a`, `a or b`, `a, b or c`: the options or names a message offers.
+pub fn one_of(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// The known name nearest to `name`, when one is near enough to be a slip of the keys
+/// (at most two edits, and fewer than half its letters).
+pub fn nearest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    let limit = 2.min(name.chars().count().div_ceil(2));
+    known
+        .iter()
+        .map(|k| (strsim::damerau_levenshtein(name, k), *k))
+        .filter(|&(d, _)| d <= limit)
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// The rest of an "unknown puzzle" message, leading to a name that works: the nearest
+/// known name ("did you mean"), then the puzzles there are. `holds` is what the file
+/// holds, for commands that read one (`query`, `verify`, the server), and `None` for
+/// `generate`, which offers everything it can build (`buildable`: the built-in puzzles
+/// and the user's). Built-in puzzles left out of the default run are marked.
+pub fn unknown_hint(name: &str, holds: Option<&[String]>, buildable: &[String]) -> String {
+    let mut candidates: Vec<&str> = buildable.iter().map(String::as_str).collect();
+    candidates.extend(holds.unwrap_or_default().iter().map(String::as_str));
+    let mut out = String::new();
+    if let Some(near) = nearest(name, &candidates) {
+        out += &format!("; did you mean {near:?}?");
+    }
+    let marked = |names: &mut dyn Iterator<Item = &String>| -> String {
+        names
+            .map(|n| {
+                if on_request(n) {
+                    format!("{n} (on request)")
+                } else {
+                    n.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match holds {
+        Some(held) => {
+            // In build order, as `generate` and `list --json` give them; a user's puzzles
+            // after the built-in ones.
+            let mut held = held.to_vec();
+            held.sort_by_key(|h| {
+                let at = buildable.iter().position(|b| b == h);
+                (at.is_none(), at, h.clone())
+            });
+            out += &format!(
+                "; this file holds {}",
+                if held.is_empty() {
+                    "no puzzle".to_string()
+                } else {
+                    held.join(", ")
+                }
+            );
+            let mut more = (buildable.iter()).filter(|b| !held.contains(b)).peekable();
+            if more.peek().is_some() {
+                out += &format!("; `generate --puzzle NAME` builds {}", marked(&mut more));
+            }
+        }
+        None => out += &format!("; known puzzles: {}", marked(&mut buildable.iter())),
+    }
+    out
 }
 
 /// Names of every built-in puzzle, for error messages and help.

@@ -57,6 +57,32 @@ impl Puzzle {
         }
     }
 
+    /// The `query` options that apply to this puzzle, for a refusal that says what to
+    /// ask instead. The answers' own checks decide; this list only names them.
+    pub fn query_options(&self) -> Vec<&'static str> {
+        match self {
+            Puzzle::Graph(g) => {
+                let mut v = vec!["--state"];
+                if g.start().is_some() {
+                    v.push("--start");
+                }
+                v.extend(["--longest", "--histogram"]);
+                v
+            }
+            Puzzle::Peg(b) => {
+                let mut v = vec!["--state", "--start", "--longest", "--histogram"];
+                if b.matrix {
+                    v.push("--matrix");
+                }
+                v.push("--layers");
+                v
+            }
+            Puzzle::Magic(_) => vec!["--all", "--sum N", "--histogram"],
+            Puzzle::Tour(_) => vec!["--all"],
+            Puzzle::Patterns(_) => vec!["--state"],
+        }
+    }
+
     /// The definition as JSON: what is stored in the file and hashed to detect changes.
     /// Its `spec` is the definition file's contents, its `layout` the drawing
     /// (`{"cells": [[x, y], ...], "edges": [[a, b], ...]}` in the puzzle's cell order).

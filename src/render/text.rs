@@ -197,34 +197,82 @@ pub fn search(a: &SearchAnswer) -> Vec<String> {
     out
 }
 
-/// The table `list` prints: a header and a line per stored puzzle.
+/// The table `list` prints: a header, a line per stored puzzle, each column as wide as
+/// its widest entry, and a legend saying what the two counts count.
 pub fn puzzles(infos: &[PuzzleInfo]) -> Vec<String> {
-    let line = |cols: [&str; 7]| {
-        format!(
-            "{:<18} {:<9} {:<9} {:>12} {:>12} {:>5}  {}",
-            cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6]
-        )
-    };
-    let mut out = vec![line([
+    let header = [
         "puzzle",
         "family",
         "storage",
-        "states",
+        "stored",
         "solvable",
         "max",
         "generated at",
-    ])];
-    for i in infos {
-        let max = i.max_distance.map_or("-".to_string(), |d| d.to_string());
-        out.push(line([
-            &i.name,
-            &i.family,
-            i.storage.as_str(),
-            &i.states.to_string(),
-            &i.solvable.to_string(),
-            &max,
-            &i.generated_at,
-        ]));
+    ];
+    let rows: Vec<[String; 7]> = infos
+        .iter()
+        .map(|i| {
+            [
+                i.name.clone(),
+                i.family.clone(),
+                i.storage.as_str().to_string(),
+                group_thousands(i.states),
+                group_thousands(i.solvable),
+                i.max_distance.map_or("-".to_string(), |d| d.to_string()),
+                i.generated_at.clone(),
+            ]
+        })
+        .collect();
+    let width = |c: usize| {
+        rows.iter()
+            .map(|r| r[c].chars().count())
+            .chain([header[c].len()])
+            .max()
+            .unwrap_or(0)
+    };
+    let w: Vec<usize> = (0..7).map(width).collect();
+    let line = |cols: [&str; 7]| {
+        format!(
+            "{:<w0$}  {:<w1$}  {:<w2$}  {:>w3$}  {:>w4$}  {:>w5$}  {}",
+            cols[0],
+            cols[1],
+            cols[2],
+            cols[3],
+            cols[4],
+            cols[5],
+            cols[6],
+            w0 = w[0],
+            w1 = w[1],
+            w2 = w[2],
+            w3 = w[3],
+            w4 = w[4],
+            w5 = w[5],
+        )
+    };
+    let mut out = vec![line(header)];
+    for r in &rows {
+        out.push(line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5], &r[6]]));
+    }
+    out.push(String::new());
+    out.push(
+        "stored: entries of the puzzle's table (rank space of a move puzzle, pattern-table \
+         entries for patterns, positions reachable on a peg board, arrangements examined by \
+         an enumeration); solvable: positions that reach the goal (solutions of an \
+         enumeration); max: the largest distance"
+            .to_string(),
+    );
+    out
+}
+
+/// `1234567` as `1,234,567`.
+fn group_thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
     }
     out
 }

@@ -43,7 +43,9 @@ pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
 
 #[derive(Debug, Error)]
 pub enum StoreError {
-    #[error("no database at {0}: run `puzzlebase generate` first")]
+    #[error(
+        "no database at {0}: name the file with --db PATH (or PUZZLEBASE_DB=PATH), or build it there with `puzzlebase generate --db PATH` (a quick start: `--puzzle eight`)"
+    )]
     Missing(String),
     #[error("{0} is not a puzzlebase database")]
     NotOurs(String),
@@ -183,7 +185,10 @@ pub fn check_identity(conn: &Connection, path: &Path) -> Result<()> {
 /// carry its puzzles over: readers that answer from a file use [`open_checked`].
 pub fn open_read(path: &Path) -> Result<Connection> {
     if !path.is_file() {
-        return Err(StoreError::Missing(path.display().to_string()));
+        // The absolute path: a relative default read from another directory is the
+        // usual cause.
+        let shown = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        return Err(StoreError::Missing(shown.display().to_string()));
     }
     pagesum::install().map_err(StoreError::Checksums)?;
     let conn = Connection::open_with_flags(

@@ -41,7 +41,7 @@ use peg::peg_board;
 
 #[derive(Debug, Error)]
 pub enum VerifyError {
-    #[error("unknown puzzle {name:?}; known puzzles: {known}")]
+    #[error("unknown puzzle {name:?}{known}")]
     UnknownPuzzle { name: String, known: String },
     #[error("puzzle {0} is not in the database: run `puzzlebase generate --puzzle {0}`")]
     NotGenerated(String),
@@ -110,9 +110,12 @@ pub fn verify_conn(
     let names = catalog::names();
     for name in only {
         if known(conn, name).is_none() {
+            let held = store::puzzles(conn)
+                .ok()
+                .map(|infos| infos.into_iter().map(|i| i.name).collect::<Vec<_>>());
             return Err(VerifyError::UnknownPuzzle {
                 name: name.clone(),
-                known: names.join(", "),
+                known: catalog::unknown_hint(name, held.as_deref(), &names),
             });
         }
     }

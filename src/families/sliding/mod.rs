@@ -336,9 +336,19 @@ pub fn parse_values(text: &str, n: usize) -> Result<Vec<u8>, StateError> {
         }
     }
     if values.len() != n {
+        // Digits run together are one cell each: a puzzle with numbers above 9 needs
+        // separators.
+        let hint = if n > 10 && !trimmed.contains([',', ' ', '\t']) {
+            format!(
+                "; cells above 9 need commas: write the {n} numbers as 0,1,2,...,{}",
+                n - 1
+            )
+        } else {
+            String::new()
+        };
         return Err(StateError::malformed(
             text,
-            format!("expected {n} cells, found {}", values.len()),
+            format!("expected {n} cells, found {}{hint}", values.len()),
         ));
     }
     let mut seen = 0u32;

@@ -522,11 +522,15 @@ pub enum Stopped {
 pub struct Stop {
     deadline: Option<Instant>,
     cancelled: AtomicBool,
+    /// When the request that set the deadline began, so that a refusal can say how long
+    /// the whole answer took (loading tables included), not only the search.
+    started: Option<Instant>,
 }
 
 static NEVER: Stop = Stop {
     deadline: None,
     cancelled: AtomicBool::new(false),
+    started: None,
 };
 
 impl Stop {
@@ -535,7 +539,13 @@ impl Stop {
         Stop {
             deadline,
             cancelled: AtomicBool::new(false),
+            started: Some(Instant::now()),
         }
+    }
+
+    /// Seconds since [`Stop::new`], or since `fallback` for a stop made otherwise.
+    pub fn seconds_since_start(&self, fallback: Instant) -> f64 {
+        self.started.unwrap_or(fallback).elapsed().as_secs_f64()
     }
 
     /// Makes the search give up at its next look.
