@@ -76,6 +76,10 @@ struct GenerateArgs {
     /// Print only errors
     #[arg(long, short)]
     quiet: bool,
+    /// One JSON object per puzzle built or kept (and per puzzle verified), one per line,
+    /// instead of the text lines; no progress bars
+    #[arg(long)]
+    json: bool,
     /// Also build every definition file (*.toml) in DIR; see `check-definition`
     #[arg(long, env = "PUZZLEBASE_DEFINITIONS", value_name = "DIR")]
     definitions: Option<PathBuf>,
@@ -120,7 +124,9 @@ enum Command {
     /// Serve the database read-only over HTTP: a page that draws the boards and a JSON
     /// API with the same answers as `query --json`, until interrupted (Ctrl-C).
     ///
-    /// API: GET /api/puzzles, /api/puzzles/NAME, /api/puzzles/NAME/positions/STATE.
+    /// API: GET /api/puzzles, /api/puzzles/NAME, /api/puzzles/NAME/positions/STATE,
+    /// described at /api/openapi.json. Answers carry an ETag (304 on If-None-Match) and
+    /// may be cached for five minutes.
     Serve {
         #[command(flatten)]
         db: DbArg,
@@ -134,6 +140,10 @@ enum Command {
         /// once with 503 and Retry-After
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         max_searches: Option<u32>,
+        /// Which web pages may read the API from a browser: `*` (any), `off`, or
+        /// origins such as https://example.org, comma-separated
+        #[arg(long, default_value = "*", value_name = "ORIGINS")]
+        cors: puzzlebase::server::Cors,
     },
     /// Check a puzzle definition file and print what `generate` would build from it
     /// (family, state count, storage, an estimate of time and memory), without building.
@@ -172,6 +182,43 @@ enum Command {
         /// One JSON object per line
         #[arg(long)]
         json: bool,
+    },
+    /// Write every stored position of a puzzle with its distance (and number of
+    /// shortest solutions where stored) as CSV on standard output, in rank order.
+    ///
+    /// Columns: rank,state,distance,solutions (an empty distance: the position cannot
+    /// reach the goal); enumeration puzzles: rank,state,value,canonical. Packed tables
+    /// are written rank by rank (eleven: 239,500,800 lines); boards stored as layers
+    /// give the positions that can finish, one per symmetry class. fifteen has no table
+    /// of positions (it is answered by search).
+    Export {
+        #[command(flatten)]
+        db: DbArg,
+        /// Puzzle name (see `puzzlebase list`)
+        #[arg(long, value_name = "NAME")]
+        puzzle: String,
+        /// Output format
+        #[arg(long, default_value = "csv", value_parser = ["csv"])]
+        format: String,
+    },
+    /// Print a shell completion script on standard output.
+    ///
+    /// bash: `puzzlebase completions bash > ~/.local/share/bash-completion/completions/puzzlebase`;
+    /// zsh: `puzzlebase completions zsh > ~/.zfunc/_puzzlebase` (with ~/.zfunc in fpath);
+    /// fish: `puzzlebase completions fish > ~/.config/fish/completions/puzzlebase.fish`.
+    Completions {
+        /// The shell
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) on standard output, or write one page per command
+    /// into a directory.
+    ///
+    /// `puzzlebase man | man -l -` reads it; `puzzlebase man --dir ~/.local/share/man/man1`
+    /// installs puzzlebase.1 and puzzlebase-COMMAND.1 for `man puzzlebase`.
+    Man {
+        /// Write puzzlebase.1 and one page per command here instead
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
 }
 
@@ -313,13 +360,16 @@ fn one_line(message: &str) -> String {
 /// Parses the command line. Help and version print as clap renders them; every other
 /// clap error becomes one line and a hint, exit 2, like the tool's own usage errors.
 /// Every subcommand, as the messages name them.
-const SUBCOMMANDS: [&str; 6] = [
+const SUBCOMMANDS: [&str; 9] = [
     "generate",
     "query",
     "list",
     "serve",
     "verify",
     "check-definition",
+    "export",
+    "completions",
+    "man",
 ];
 
 fn parse() -> Result<Cli, ExitCode> {
@@ -374,14 +424,24 @@ fn main() -> ExitCode {
         Command::Verify { db, puzzles, json } => run_verify(db.db, puzzles, json),
         Command::Query(q) => run_query(q),
         Command::List { db, json } => run_list(db.db, json),
+        Command::Export { db, puzzle, .. } => run_export(db.db, &puzzle),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "puzzlebase", &mut std::io::stdout());
+            Ok(())
+        }
+        Command::Man { dir } => run_man(dir),
         Command::Serve {
             db,
             addr,
             search_timeout,
             max_searches,
+            cors,
         } => {
             let mut opts = ServeOptions {
                 search_timeout: Duration::from_secs_f64(search_timeout),
+                cors,
                 ..ServeOptions::default()
             };
             if let Some(n) = max_searches {
@@ -399,9 +459,11 @@ fn main() -> ExitCode {
     }
 }
 
-/// Draws a bar per phase on stderr when it is a terminal; prints the summary lines.
+/// Draws a bar per phase on stderr when it is a terminal; prints the summary lines
+/// (one JSON object each with `json`).
 struct Terminal {
     quiet: bool,
+    json: bool,
 }
 
 struct Bar {
@@ -423,7 +485,7 @@ impl Progress for Bar {
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
         bar.set_style(
             ProgressStyle::with_template(
-                "{prefix:>16} {msg:<18} [{bar:30}] {percent:>3}% {elapsed}",
+                "{prefix:>16} {msg:<18} [{bar:30}] {percent:>3}% {elapsed} (about {eta} left)",
             )
             .unwrap()
             .progress_chars("=> "),
@@ -451,7 +513,7 @@ impl Drop for Bar {
 
 impl Observer for Terminal {
     fn progress(&self, puzzle: &str) -> Box<dyn Progress + '_> {
-        if self.quiet {
+        if self.quiet || self.json {
             return Box::new(Silent);
         }
         Box::new(Bar {
@@ -462,14 +524,25 @@ impl Observer for Terminal {
     }
 
     fn done(&self, s: &Summary) {
-        if !self.quiet {
-            // A closed pipe (`| head`) must not abort the run that is building the file.
+        // A closed pipe (`| head`) must not abort the run that is building the file.
+        if self.json {
+            let line = serde_json::json!({
+                "puzzle": s.name, "states": s.states, "solvable": s.solvable,
+                "max_distance": s.max_distance, "seconds": s.seconds, "reused": s.reused,
+                "peak_memory_bytes": s.peak_memory,
+            });
+            let _ = writeln!(std::io::stdout(), "{line}");
+        } else if !self.quiet {
             let _ = writeln!(std::io::stdout(), "{}", text::summary(s));
         }
     }
 
     fn verified(&self, r: &Report) {
-        if !self.quiet {
+        if self.json {
+            let mut v = json::verified(r);
+            v["verified"] = true.into();
+            let _ = writeln!(std::io::stdout(), "{v}");
+        } else if !self.quiet {
             let _ = writeln!(std::io::stdout(), "verified {}", text::verified(r));
         }
     }
@@ -510,7 +583,10 @@ fn run_generate(g: GenerateArgs) -> Result<(), Failure> {
         registry,
         extra,
         g.verify,
-        &Terminal { quiet: g.quiet },
+        &Terminal {
+            quiet: g.quiet,
+            json: g.json,
+        },
     )?;
     Ok(())
 }
@@ -574,7 +650,10 @@ fn in_processes(
     let backend = build::distributed::Processes::new(comm, checkpoints, g.exchange_log.as_deref())
         .map_err(|e| failure(format!("--exchange-log: {e}")))?;
     let result = generate_inputs(&g).and_then(|(opts, registry, extra)| {
-        let observer = Terminal { quiet: g.quiet };
+        let observer = Terminal {
+            quiet: g.quiet,
+            json: g.json,
+        };
         build::generate_on(&backend, &opts, registry, extra, g.verify, &observer)
             .map_err(Failure::from)
     });
@@ -598,7 +677,7 @@ fn launched_processes() -> Option<usize> {
 }
 
 fn run_check(file: &std::path::Path, json_out: bool) -> Result<(), Failure> {
-    let (_, puzzle) = catalog::load_file(file)?;
+    let (_, puzzle) = catalog::check_file(file)?;
     let plan = catalog::plan::plan(&puzzle);
     let file = file.display().to_string();
     if json_out {
@@ -690,6 +769,68 @@ fn run_serve(db: PathBuf, addr: std::net::SocketAddr, opts: ServeOptions) -> Res
             usage: false,
             message: format!("{e:#}"),
         })
+}
+
+/// `export`: CSV on standard output, a line at a time (a closed pipe ends it quietly).
+fn run_export(db: PathBuf, puzzle: &str) -> Result<(), Failure> {
+    let db = Database::open(&db)?;
+    let stdout = std::io::stdout().lock();
+    let mut w = csv::Writer::from_writer(std::io::BufWriter::new(stdout));
+    let mut header = false;
+    let mut closed = false;
+    let result = db.export(puzzle, &mut |row| {
+        let mut write = || -> std::io::Result<()> {
+            if !header {
+                w.write_record(row.header())?;
+                header = true;
+            }
+            w.write_record(row.fields())?;
+            Ok(())
+        };
+        write().inspect_err(|e| closed = e.kind() == std::io::ErrorKind::BrokenPipe)
+    });
+    let flushed = w.flush();
+    match result {
+        // A reader that stopped early (`| head`) is not a failure.
+        Err(_) if closed => Ok(()),
+        Err(e) => Err(e.into()),
+        Ok(()) => match flushed {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            r => Ok(r?),
+        },
+    }
+}
+
+/// `man`: the page of `puzzlebase` on standard output, or every page into `dir`.
+fn run_man(dir: Option<PathBuf>) -> Result<(), Failure> {
+    use clap::CommandFactory;
+    let cmd = Cli::command();
+    let Some(dir) = dir else {
+        let mut out = Vec::new();
+        clap_mangen::Man::new(cmd).render(&mut out)?;
+        return out_bytes(&out);
+    };
+    std::fs::create_dir_all(&dir)?;
+    let write = |name: String, cmd: clap::Command| -> Result<(), Failure> {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(cmd).render(&mut page)?;
+        let path = dir.join(format!("{name}.1"));
+        std::fs::write(&path, page).map_err(|e| failure(format!("{}: {e}", path.display())))
+    };
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        // clap names commands by `&'static str`; the process writes a handful and exits.
+        let name: &'static str = format!("puzzlebase-{}", sub.get_name()).leak();
+        write(name.to_string(), sub.clone().name(name))?;
+    }
+    write("puzzlebase".into(), cmd)
+}
+
+fn out_bytes(bytes: &[u8]) -> Result<(), Failure> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(bytes) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r?),
+    }
 }
 
 fn run_list(db: PathBuf, json_out: bool) -> Result<(), Failure> {

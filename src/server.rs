@@ -18,12 +18,14 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path as UrlPath, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 use tokio::net::TcpListener;
+use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::answers::json;
 use crate::answers::{Database, QueryError, Resident, Stop};
@@ -33,6 +35,14 @@ use crate::core::space::StateError;
 const INDEX_HTML: &str = include_str!("../web/index.html");
 const APP_JS: &str = include_str!("../web/app.js");
 const APP_CSS: &str = include_str!("../web/app.css");
+/// The API described for machines (OpenAPI 3.1), served at `/api/openapi.json`; a test
+/// holds every path it names to the routes below.
+const OPENAPI: &str = include_str!("../web/openapi.json");
+
+/// How long a cache may keep an API answer before asking again with `If-None-Match`:
+/// an answer never changes for a given file, but a nightly run replaces the file at the
+/// same address.
+pub const API_CACHE: &str = "public, max-age=300";
 
 /// Longest request target accepted (a position of the largest board is 64 characters;
 /// a tour is under 200). Longer ones get a JSON 414 rather than reaching a handler.
@@ -108,7 +118,47 @@ async fn reply_uri_too_long(mut stream: tokio::net::TcpStream) -> std::io::Resul
     Ok(())
 }
 
-/// How much work the server takes on.
+/// Which web pages may read the API from a browser (CORS). The API is read-only and
+/// public, so by default any page may.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cors {
+    /// No CORS headers: only the server's own page can read the answers in a browser.
+    Off,
+    /// `Access-Control-Allow-Origin: *`.
+    Any,
+    /// Only these origins (`https://example.org`).
+    Origins(Vec<String>),
+}
+
+impl std::str::FromStr for Cors {
+    type Err = String;
+    /// `*`, `off`, or a comma-separated list of origins.
+    fn from_str(s: &str) -> Result<Cors, String> {
+        match s.trim() {
+            "*" => Ok(Cors::Any),
+            "off" | "none" => Ok(Cors::Off),
+            list => {
+                let origins: Vec<String> = list
+                    .split(',')
+                    .map(|o| o.trim().trim_end_matches('/').to_string())
+                    .collect();
+                for o in &origins {
+                    let ok = (o.starts_with("http://") || o.starts_with("https://"))
+                        && HeaderValue::from_str(o).is_ok()
+                        && !o.contains(['*', ' ']);
+                    if !ok {
+                        return Err(format!(
+                            "{o:?} is not an origin: give `*`, `off`, or origins such as https://example.org, comma-separated"
+                        ));
+                    }
+                }
+                Ok(Cors::Origins(origins))
+            }
+        }
+    }
+}
+
+/// How much work the server takes on, and who may read it.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
     /// How long one search (a `fifteen` position) may run before it is refused.
@@ -116,16 +166,100 @@ pub struct ServeOptions {
     /// Searches running at once; a request for another is refused at once with 503
     /// and `Retry-After`, so that the other routes keep their threads.
     pub max_searches: usize,
+    /// Which browser pages may read the API.
+    pub cors: Cors,
 }
 
 impl Default for ServeOptions {
-    /// Ten seconds per search, and as many searches as the machine has cores.
+    /// Ten seconds per search, as many searches as the machine has cores, and the API
+    /// readable from any page.
     fn default() -> Self {
         ServeOptions {
             search_timeout: Duration::from_secs(10),
             max_searches: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            cors: Cors::Any,
         }
     }
+}
+
+/// The entity tags of what the server sends: the API's answers depend on the file
+/// (its puzzles' checksums and definitions) and on this build's answer format; the
+/// page on the assets compiled in.
+struct Tags {
+    api: HeaderValue,
+    assets: HeaderValue,
+}
+
+fn tag(parts: &[&[u8]]) -> HeaderValue {
+    let mut h = Sha256::new();
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    for p in parts {
+        h.update((p.len() as u64).to_le_bytes());
+        h.update(p);
+    }
+    let hex: String = h.finalize()[..10]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    HeaderValue::from_str(&format!("\"pb-{hex}\"")).expect("hex is a valid header")
+}
+
+/// Whether an `If-None-Match` header names `tag` (or is `*`); weak tags compare too.
+fn names_tag(if_none_match: &HeaderValue, tag: &HeaderValue) -> bool {
+    let Ok(list) = if_none_match.to_str() else {
+        return false;
+    };
+    let want = tag.to_str().unwrap_or_default();
+    list.split(',')
+        .map(|t| t.trim())
+        .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == want)
+}
+
+/// Conditional GETs: a request naming the current tag gets 304 and no body, without a
+/// lookup; every 200 answer carries the tag and how long it may be cached.
+async fn conditional(State(tags): State<Arc<Tags>>, req: Request, next: Next) -> Response {
+    if !matches!(*req.method(), Method::GET | Method::HEAD) {
+        return next.run(req).await;
+    }
+    let (tag, cache) = if req.uri().path().starts_with("/api/") {
+        (&tags.api, API_CACHE)
+    } else {
+        (&tags.assets, "no-cache")
+    };
+    let headers = [
+        (header::ETAG, tag.clone()),
+        (header::CACHE_CONTROL, HeaderValue::from_static(cache)),
+    ];
+    if (req.headers().get(header::IF_NONE_MATCH)).is_some_and(|v| names_tag(v, tag)) {
+        return (StatusCode::NOT_MODIFIED, headers).into_response();
+    }
+    let mut resp = next.run(req).await;
+    if resp.status() == StatusCode::OK {
+        resp.headers_mut().extend(headers);
+    }
+    resp
+}
+
+/// The CORS layer of `cors`: GET and HEAD from the allowed origins, with
+/// `If-None-Match` allowed and the `ETag` readable, preflights cached for a day.
+fn cors_layer(cors: &Cors) -> Option<CorsLayer> {
+    let origin = match cors {
+        Cors::Off => return None,
+        Cors::Any => AllowOrigin::any(),
+        Cors::Origins(list) => AllowOrigin::list(
+            list.iter()
+                .filter_map(|o| HeaderValue::from_str(o).ok())
+                .collect::<Vec<_>>(),
+        ),
+    };
+    Some(
+        CorsLayer::new()
+            .allow_origin(origin)
+            .allow_methods([Method::GET, Method::HEAD])
+            .allow_headers([header::IF_NONE_MATCH])
+            .expose_headers([header::ETAG])
+            .max_age(Duration::from_secs(86400)),
+    )
 }
 
 /// Connections kept open between lookups, most recently used last.
@@ -376,6 +510,14 @@ pub fn router_with(db: &Path, opts: ServeOptions) -> Result<Router, QueryError> 
     let resident = Resident::new();
     let mut first = Database::open_for_serving(db)?;
     first.share_resident(resident.clone());
+    let infos = first.puzzles()?;
+    let described: Vec<String> = (infos.iter())
+        .map(|i| format!("{}\n{}\n{}", i.name, i.checksum, i.definition_hash))
+        .collect();
+    let tags = Arc::new(Tags {
+        api: tag(&[described.join("\n").as_bytes(), OPENAPI.as_bytes()]),
+        assets: tag(&[INDEX_HTML.as_bytes(), APP_JS.as_bytes(), APP_CSS.as_bytes()]),
+    });
     let pool = Arc::new(Pool {
         path: db.to_path_buf(),
         idle: Mutex::new(vec![first]),
@@ -384,7 +526,7 @@ pub fn router_with(db: &Path, opts: ServeOptions) -> Result<Router, QueryError> 
         max_searches,
         search_timeout: opts.search_timeout,
     });
-    Ok(Router::new()
+    let app = Router::new()
         .route(
             "/",
             get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }),
@@ -397,13 +539,24 @@ pub fn router_with(db: &Path, opts: ServeOptions) -> Result<Router, QueryError> 
             "/app.css",
             get(|| async { asset("text/css; charset=utf-8", APP_CSS) }),
         )
+        .route(
+            "/api/openapi.json",
+            get(|| async { asset("application/json", OPENAPI) }),
+        )
         .route("/api/puzzles", get(puzzles))
         .route("/api/puzzles/{name}", get(puzzle))
         .route("/api/puzzles/{name}/positions/{state}", get(position))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(tags, conditional))
         .layer(middleware::from_fn(limit_uri))
-        .with_state(pool))
+        .with_state(pool);
+    // Outermost, so that a preflight is answered before routing (the API has no
+    // OPTIONS routes) and every answer, refusals included, carries the headers.
+    Ok(match cors_layer(&opts.cors) {
+        Some(layer) => app.layer(layer),
+        None => app,
+    })
 }
 
 /// Serves `app` on `listener` until `shutdown` completes, then lets requests in flight

@@ -103,6 +103,7 @@ fn a_search_past_its_deadline_is_refused() {
     let opts = ServeOptions {
         search_timeout: Duration::from_millis(500),
         max_searches: 2,
+        ..ServeOptions::default()
     };
     let addr = start_server_with(every_kind(), Duration::from_secs(10), opts);
     let started = Instant::now();
@@ -150,6 +151,7 @@ fn searches_are_limited_and_stop_when_their_client_goes_away() {
     let opts = ServeOptions {
         search_timeout: Duration::from_secs(60),
         max_searches: 1,
+        ..ServeOptions::default()
     };
     let addr = start_server_with(every_kind(), Duration::from_secs(10), opts);
     // A search that would run for a minute, from a client that leaves after a moment.
