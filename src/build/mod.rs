@@ -475,9 +475,17 @@ fn build(
     if !previous.is_empty() {
         store::connection::detach_previous(&conn).map_err(sql(tmp))?;
     }
+    // Statistics, the compaction and the checks of the copied puzzles take seconds to
+    // minutes on a large file: a bar of their own says what the run is doing.
+    let progress = observer.progress("the file");
+    progress.phase("compacting", 1);
     integrity::write_contents(&conn).map_err(sql(tmp))?;
     integrity::finish(&conn).map_err(sql(tmp))?;
+    progress.advance(1);
+    progress.phase("checking", 1);
     verify(&conn, tmp, &summaries)?;
+    progress.advance(1);
+    drop(progress);
     if full_check {
         verify::verify_conn(&conn, tmp, &[], &mut |r| observer.verified(r))
             .map_err(|e| GenerateError::Verify(e.to_string()))?;

@@ -300,7 +300,7 @@ mod tests {
         for (table, columns) in [
             (Table::Positions, 6),
             (Table::Histogram, 3),
-            (Table::PegLayers, 5),
+            (Table::PegLayers, 6),
             (Table::PegMatrix, 3),
             (Table::Solutions, 4),
             (Table::PackedTables, 5),
