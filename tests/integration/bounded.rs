@@ -129,6 +129,18 @@ fn a_search_past_its_deadline_is_refused() {
         1,
     );
     assert!(err.contains("gave up"), "{err}");
+    // The message counts the whole answer, loading the tables included, and names the
+    // option that gives a search more time.
+    assert!(err.contains("loading its tables included"), "{err}");
+    assert!(err.contains("--timeout"), "{err}");
+    let after: f64 = (err.split("gave up after ").nth(1))
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("seconds in {err}"));
+    assert!(
+        after >= 0.5,
+        "the whole half second, not only the search: {err}"
+    );
     let o = run(&[
         "query",
         "--db",
