@@ -481,7 +481,7 @@ pub fn forward(
                         let mut shares = 0u64;
                         layout.jumps(p, |q, moved, to| {
                             next.set(layout.rank(layout.canonical(q)));
-                            shares += layout.pair_share(p, q, moved, to, &reached);
+                            shares += layout.pair_share(p, q, moved, to, reached);
                         });
                         twelfths += size * shares;
                     }
