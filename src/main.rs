@@ -549,6 +549,15 @@ impl Observer for Terminal {
 }
 
 fn run_generate(g: GenerateArgs) -> Result<(), Failure> {
+    // Ctrl-C, SIGTERM or SIGHUP: no destructor runs, so the temporary file is removed
+    // here; the previous file was never touched.
+    let _ = ctrlc::set_handler(|| {
+        let removed = build::remove_temporaries();
+        eprintln!(
+            "puzzlebase: interrupted; {removed} temporary file(s) removed, the previous file is as it was"
+        );
+        std::process::exit(130);
+    });
     let launched = launched_processes();
     #[cfg(feature = "mpi")]
     if launched.is_some() {

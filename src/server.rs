@@ -485,8 +485,29 @@ async fn method_not_allowed(req: Request) -> ApiError {
     )
 }
 
-/// Rejects over-long request targets before routing.
+/// The first `%` of `path` not followed by two hex digits, with what follows it.
+fn bad_escape(path: &str) -> Option<&str> {
+    let b = path.as_bytes();
+    (0..b.len())
+        .find(|&i| {
+            b[i] == b'%'
+                && !(i + 2 < b.len()
+                    && b[i + 1].is_ascii_hexdigit()
+                    && b[i + 2].is_ascii_hexdigit())
+        })
+        .map(|i| &path[i..(i + 3).min(path.len())])
+}
+
+/// Rejects over-long request targets and malformed percent-escapes before routing (an
+/// escape such as `%zz` would otherwise reach a handler as three literal characters).
 async fn limit_uri(req: Request, next: Next) -> Response {
+    if let Some(bad) = bad_escape(req.uri().path()) {
+        return ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("the address has a malformed percent-escape {bad:?}"),
+        )
+        .into_response();
+    }
     let len = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
     if len > MAX_URI {
         return ApiError::new(

@@ -115,12 +115,41 @@ struct TempFile {
     path: PathBuf,
     keep: bool,
 }
+
+/// The temporary files of this process's runs that are not finished: what
+/// [`remove_temporaries`] removes when the process is told to stop, since no destructor
+/// runs then.
+static LIVE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+impl TempFile {
+    fn new(path: PathBuf) -> TempFile {
+        if let Ok(mut live) = LIVE.lock() {
+            live.push(path.clone());
+        }
+        TempFile { path, keep: false }
+    }
+}
+
 impl Drop for TempFile {
     fn drop(&mut self) {
+        if let Ok(mut live) = LIVE.lock() {
+            live.retain(|p| *p != self.path);
+        }
         if !self.keep {
             let _ = fs::remove_file(&self.path);
         }
     }
+}
+
+/// Removes the temporary files of the runs under way in this process, for a process
+/// told to stop (SIGINT, SIGTERM) that exits without unwinding: the previous file is
+/// untouched either way, and nothing half-written is left beside it. Returns how many
+/// were removed.
+pub fn remove_temporaries() -> usize {
+    let Ok(live) = LIVE.lock() else {
+        return 0;
+    };
+    live.iter().filter(|p| fs::remove_file(p).is_ok()).count()
 }
 
 fn file_name(db: &Path) -> Result<String> {
@@ -242,10 +271,7 @@ pub fn generate_on(
         }
         return Ok(summaries);
     }
-    let tmp = TempFile {
-        path: dir.join(format!("{base}.tmp-{}", std::process::id())),
-        keep: false,
-    };
+    let tmp = TempFile::new(dir.join(format!("{base}.tmp-{}", std::process::id())));
     let summaries = build(
         backend, &tmp.path, db, &registry, &previous, &carried, opts, full_check, observer,
     )?;
@@ -523,10 +549,8 @@ fn persist(mut tmp: TempFile, db: &Path, base: &str) -> Result<()> {
     File::open(&tmp.path)
         .and_then(|f| f.sync_all())
         .map_err(io(&tmp.path))?;
-    let sidecar = TempFile {
-        path: integrity::write_sidecar_temporary(&tmp.path, db, base).map_err(io(db))?,
-        keep: false,
-    };
+    let sidecar =
+        TempFile::new(integrity::write_sidecar_temporary(&tmp.path, db, base).map_err(io(db))?);
     fs::rename(&tmp.path, db).map_err(io(db))?;
     tmp.keep = true;
     let target = integrity::sidecar(db);

@@ -156,15 +156,44 @@ pub fn load(file: &str, text: &str) -> Result<(Spec, Puzzle), DefinitionError> {
     Ok((spec, puzzle))
 }
 
+/// The largest definition file read: the built-in ones are under 4 KB, a board or a
+/// graph written out by hand well under this.
+pub const MAX_DEFINITION_BYTES: u64 = 1 << 20;
+
+/// The text of the definition file at `path`: a regular file (after links) of at most
+/// [`MAX_DEFINITION_BYTES`]. A FIFO, a device such as `/dev/zero` or a directory is
+/// refused before it is opened, so nothing blocks or reads without end.
+pub fn read_definition(path: &Path) -> Result<String, DefinitionError> {
+    use std::io::Read;
+    let err = |message: String| DefinitionError {
+        file: path.display().to_string(),
+        line: None,
+        message,
+    };
+    let meta = std::fs::metadata(path).map_err(|e| err(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(err(
+            "not a regular file (a directory, a FIFO or a device): a definition is a TOML file"
+                .into(),
+        ));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_DEFINITION_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| err(e.to_string()))?;
+    if bytes.len() as u64 > MAX_DEFINITION_BYTES {
+        return Err(err(format!(
+            "larger than {} KiB: a definition file is a few kilobytes of TOML",
+            MAX_DEFINITION_BYTES >> 10
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| err("not UTF-8 text".into()))
+}
+
 /// Reads and checks the file at `path`.
 pub fn load_file(path: &Path) -> Result<(Spec, Puzzle), DefinitionError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| DefinitionError {
-        file: file.clone(),
-        line: None,
-        message: e.to_string(),
-    })?;
-    load(&file, &text)
+    let text = read_definition(path)?;
+    load(&path.display().to_string(), &text)
 }
 
 /// The refusal of a user's definition that takes a built-in puzzle's name.
@@ -182,7 +211,7 @@ fn builtin_name(path: &Path, text: &str, name: &str) -> DefinitionError {
 pub fn check_file(path: &Path) -> Result<(Spec, Puzzle), DefinitionError> {
     let (spec, puzzle) = load_file(path)?;
     if definitions_builtin(&spec.name) {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let text = read_definition(path).unwrap_or_default();
         let same = BUILTIN
             .iter()
             .any(|(n, builtin)| *n == spec.name && *builtin == text);
@@ -207,18 +236,20 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Puzzle>, DefinitionError> {
         .map(|e| e.map(|e| e.path()))
         .collect::<Result<_, _>>()
         .map_err(io)?;
-    paths.retain(|p| p.extension().is_some_and(|e| e == "toml") && p.is_file());
+    // Every `*.toml` entry is read: one that is not a regular file is refused by
+    // `load_file` rather than passed over in silence.
+    paths.retain(|p| p.extension().is_some_and(|e| e == "toml"));
     paths.sort();
     let mut out: Vec<Puzzle> = Vec::new();
     let mut seen: Vec<(String, PathBuf)> = Vec::new();
     for path in paths {
         let (spec, puzzle) = load_file(&path)?;
         if crate::catalog::definitions_builtin(&spec.name) {
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let text = read_definition(&path).unwrap_or_default();
             return Err(builtin_name(&path, &text, &spec.name));
         }
         if let Some((_, other)) = seen.iter().find(|(n, _)| *n == spec.name) {
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let text = read_definition(&path).unwrap_or_default();
             return Err(DefinitionError {
                 file: path.display().to_string(),
                 line: line_of(&text, "name"),

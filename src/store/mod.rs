@@ -47,6 +47,10 @@ pub enum StoreError {
         "no database at {0}: name the file with --db PATH (or PUZZLEBASE_DB=PATH), or build it there with `puzzlebase generate --db PATH` (a quick start: `--puzzle eight`)"
     )]
     Missing(String),
+    #[error(
+        "{0} is a directory: --db names the database file itself (for example {0}/puzzles.sqlite)"
+    )]
+    Directory(String),
     #[error("{0} is not a puzzlebase database")]
     NotOurs(String),
     #[error(
@@ -184,6 +188,9 @@ pub fn check_identity(conn: &Connection, path: &Path) -> Result<()> {
 /// without them (from an older build) is read as it is, which only `generate` does, to
 /// carry its puzzles over: readers that answer from a file use [`open_checked`].
 pub fn open_read(path: &Path) -> Result<Connection> {
+    if path.is_dir() {
+        return Err(StoreError::Directory(path.display().to_string()));
+    }
     if !path.is_file() {
         // The absolute path: a relative default read from another directory is the
         // usual cause.

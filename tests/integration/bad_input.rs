@@ -162,3 +162,82 @@ fn a_damaged_file_is_reported_not_looped_on() {
         assert!(err.contains("inconsistent"), "{args:?}: {err}");
     }
 }
+
+/// A definition that is not a regular file, or a huge one, is refused within a second
+/// with one line: `check-definition` of `/dev/zero` or a FIFO, and a FIFO or a link to
+/// `/dev/zero` among the definitions `generate` reads.
+#[cfg(unix)]
+#[test]
+fn definitions_are_regular_files_of_bounded_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("waiting.toml");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let big = dir.path().join("big.toml");
+    fs::write(&big, vec![b'#'; 2 << 20]).unwrap();
+    for path in [std::path::Path::new("/dev/zero"), &fifo, &big] {
+        let started = std::time::Instant::now();
+        let err = assert_clean_failure(&run(&["check-definition", path.to_str().unwrap()]), 1);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(1),
+            "{err}"
+        );
+        assert!(
+            err.contains("not a regular file") || err.contains("larger than"),
+            "{err}"
+        );
+    }
+    // Among the definitions of a run: refused, not passed over.
+    for name in ["fifo", "zero"] {
+        let defs = tempfile::tempdir().unwrap();
+        let entry = defs.path().join(format!("{name}.toml"));
+        if name == "fifo" {
+            std::process::Command::new("mkfifo")
+                .arg(&entry)
+                .status()
+                .unwrap();
+        } else {
+            std::os::unix::fs::symlink("/dev/zero", &entry).unwrap();
+        }
+        let db = defs.path().join("p.sqlite");
+        let started = std::time::Instant::now();
+        let err = assert_clean_failure(
+            &run(&[
+                "generate",
+                "--db",
+                db.to_str().unwrap(),
+                "--puzzle",
+                "six",
+                "--definitions",
+                defs.path().to_str().unwrap(),
+            ]),
+            1,
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(1),
+            "{err}"
+        );
+        assert!(err.contains("not a regular file"), "{name}: {err}");
+        assert!(!db.exists(), "{name}: nothing built");
+    }
+}
+
+/// `--db` naming a directory says so, for every command, `generate` included.
+#[test]
+fn a_directory_as_the_database_is_named_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    for args in [
+        vec!["generate", "--db", d, "--puzzle", "six"],
+        vec!["query", "--db", d, "--puzzle", "six", "--longest"],
+        vec!["list", "--db", d],
+        vec!["verify", "--db", d],
+    ] {
+        let err = assert_clean_failure(&run(&args), 1);
+        assert!(err.contains("is a directory"), "{args:?}: {err}");
+        assert!(err.contains("puzzles.sqlite"), "{args:?}: {err}");
+    }
+}

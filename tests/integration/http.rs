@@ -271,3 +271,24 @@ fn the_openapi_description_names_exactly_the_routes_there_are() {
     // A route that is not described does not exist.
     assert_eq!(request(server(), "GET", "/api/positions", &[]).status, 404);
 }
+
+#[test]
+fn a_malformed_percent_escape_is_a_bad_request() {
+    for path in [
+        "/api/puzzles/%zz",
+        "/api/puzzles/eight/positions/8672%5",
+        "/api/%",
+    ] {
+        let r = request(server(), "GET", path, &[]);
+        assert_eq!(r.status, 400, "{path}");
+        let v = r.json();
+        assert!(
+            v["error"].as_str().unwrap().contains("percent-escape"),
+            "{v}"
+        );
+        assert_eq!(v["status"], 400);
+    }
+    // Well-formed escapes still reach their routes.
+    let r = request(server(), "GET", "/api/puzzles/%65ight", &[]);
+    assert_eq!(r.status, 200);
+}

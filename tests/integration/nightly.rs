@@ -224,3 +224,44 @@ fn a_stored_puzzle_that_cannot_be_rebuilt_stops_the_run() {
         );
     }
 }
+
+/// SIGINT (Ctrl-C) and SIGTERM stop a run at once and leave no temporary file beside
+/// the database: the handler removes it, since no destructor runs; the previous file
+/// is untouched.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_interrupted_run_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.sqlite");
+    generate_into(&db, &["six"], false);
+    let before = fs::read(&db).unwrap();
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_puzzlebase"))
+            .args(["generate", "-q", "--db", db.to_str().unwrap()])
+            .args(["--puzzle", "english33", "--force"])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait until the run is writing its temporary file.
+        let started = std::time::Instant::now();
+        while !fs::read_dir(dir.path())
+            .unwrap()
+            .any(|e| e.unwrap().file_name().to_string_lossy().contains(".tmp-"))
+        {
+            assert!(started.elapsed().as_secs() < 30, "the run starts");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "signal {signal}: {err}");
+        assert!(err.contains("interrupted"), "{err}");
+        assert_no_temporaries(dir.path());
+        assert_eq!(
+            fs::read(&db).unwrap(),
+            before,
+            "the previous file is untouched"
+        );
+    }
+}
