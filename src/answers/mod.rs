@@ -200,7 +200,13 @@ pub fn known(conn: &Connection, name: &str) -> Result<Puzzle> {
     let stored = if catalog::definitions_builtin(name) {
         None
     } else {
-        store::puzzle(conn, name).ok().flatten()
+        // A row that cannot be read is damage, never an unknown (usage) name.
+        store::puzzle(conn, name).map_err(|e| {
+            QueryError::Store(StoreError::from_sqlite(
+                Path::new(conn.path().unwrap_or("")),
+                e,
+            ))
+        })?
     };
     catalog::lookup(name, stored.as_ref().map(|i| i.definition.as_str())).map_err(|e| match e {
         LookupError::Unknown => QueryError::UnknownPuzzle {

@@ -109,6 +109,9 @@ pub fn verify_conn(
     let sql = |source| VerifyError::Store(StoreError::from_sqlite(path, source));
     let names = catalog::names();
     for name in only {
+        // A `puzzles` row that cannot be read is damage, reported as such, not a name the
+        // user mistyped.
+        store::puzzle(conn, name).map_err(sql)?;
         if known(conn, name).is_none() {
             let held = store::puzzles(conn)
                 .ok()

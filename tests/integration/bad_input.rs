@@ -241,3 +241,40 @@ fn a_directory_as_the_database_is_named_as_one() {
         assert!(err.contains("puzzles.sqlite"), "{args:?}: {err}");
     }
 }
+
+/// A damaged page under a user's puzzle's row is damage (exit 1), not an unknown puzzle
+/// (a usage error, exit 2), as it already was for the built-in puzzles.
+#[test]
+fn a_damaged_puzzles_page_is_damage_for_a_users_puzzle_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("mine.sqlite");
+    crate::util::generate_example(&db, "guarini");
+    let (page_size, root): (i64, i64) = {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let size = conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .unwrap();
+        let root = conn
+            .query_row(
+                "SELECT rootpage FROM sqlite_master WHERE name = 'puzzles'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        (size, root)
+    };
+    let mut bytes = fs::read(&db).unwrap();
+    // The middle of the page that holds the one row of `puzzles`.
+    let at = ((root - 1) * page_size + page_size / 2) as usize;
+    bytes[at] ^= 0x10;
+    fs::write(&db, &bytes).unwrap();
+    let d = db.to_str().unwrap();
+    for args in [
+        vec!["query", "--db", d, "--puzzle", "guarini", "--start"],
+        vec!["verify", "--db", d, "--puzzle", "guarini"],
+    ] {
+        let err = assert_clean_failure(&run(&args), 1);
+        assert!(err.contains("damaged"), "{args:?}: {err}");
+        assert!(!err.contains("unknown puzzle"), "{args:?}: {err}");
+    }
+}
