@@ -127,6 +127,13 @@ pub fn header_versions(conn: &Connection) -> rusqlite::Result<(i64, i64)> {
     ))
 }
 
+/// The bytes SQLite's pages take: `PRAGMA page_count` times `PRAGMA page_size`.
+pub fn pages_bytes(conn: &Connection) -> rusqlite::Result<u64> {
+    let count: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+    let size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+    Ok(count as u64 * size as u64)
+}
+
 /// Each `(table, puzzle)` with rows of a puzzle that `puzzles` does not list.
 pub fn orphans(conn: &Connection) -> rusqlite::Result<Vec<(&'static str, String)>> {
     let mut out = Vec::new();

@@ -25,6 +25,29 @@ pub(super) fn structure(conn: &Connection, sql: Sql<'_>) -> Result<(), VerifyErr
     Ok(())
 }
 
+/// The file is exactly its pages: bytes appended after the last page, or a file cut
+/// short of it, are not what `generate` wrote (SQLite itself reads past neither).
+pub(super) fn size(
+    conn: &Connection,
+    path: &std::path::Path,
+    sql: Sql<'_>,
+) -> Result<(), VerifyError> {
+    let pages = audit::pages_bytes(conn).map_err(sql)?;
+    let len = std::fs::metadata(path)
+        .map_err(|e| bad(format!("{}: {e}", path.display())))?
+        .len();
+    match len.cmp(&pages) {
+        std::cmp::Ordering::Greater => Err(bad(format!(
+            "{} bytes follow the last of its pages ({len} bytes for {pages} bytes of pages)",
+            len - pages
+        ))),
+        std::cmp::Ordering::Less => Err(bad(format!(
+            "it is cut short: {len} bytes for {pages} bytes of pages"
+        ))),
+        std::cmp::Ordering::Equal => Ok(()),
+    }
+}
+
 /// The schema, `meta`, the contents record and orphan rows.
 pub(super) fn whole(conn: &Connection, sql: Sql<'_>) -> Result<(), VerifyError> {
     let want = integrity::expected_schema_objects().map_err(sql)?;

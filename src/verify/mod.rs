@@ -123,6 +123,7 @@ pub fn verify_conn(
         }
     }
     file::structure(conn, &sql)?;
+    file::size(conn, path, &sql)?;
     // Only the names are read from `puzzles` before each puzzle is checked, so that a
     // damaged column is reported as such rather than as a read error.
     let mut stored = audit::puzzle_names(conn).map_err(sql)?;

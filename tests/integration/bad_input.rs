@@ -278,3 +278,25 @@ fn a_damaged_puzzles_page_is_damage_for_a_users_puzzle_too() {
         assert!(!err.contains("unknown puzzle"), "{args:?}: {err}");
     }
 }
+
+/// `verify` refuses bytes after the last page and a file cut short by a few bytes: the
+/// file is exactly the pages `generate` wrote.
+#[test]
+fn verify_refuses_trailing_bytes_and_a_file_cut_short() {
+    let full = fs::read(shared_db()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.sqlite");
+    let cut = |n: usize| full[..full.len() - n].to_vec();
+    let mut trailing = full.clone();
+    trailing.extend_from_slice(b"appended by another program");
+    for (what, bytes, why) in [
+        ("trailing", trailing, "follow the last of its pages"),
+        ("cut by 1", cut(1), "cut short"),
+        ("cut by 9", cut(9), "cut short"),
+    ] {
+        fs::write(&db, &bytes).unwrap();
+        let o = run(&["verify", "--db", db.to_str().unwrap(), "--puzzle", "six"]);
+        let err = assert_clean_failure(&o, 1);
+        assert!(err.contains(why), "{what}: {err}");
+    }
+}
