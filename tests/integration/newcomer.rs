@@ -8,6 +8,13 @@ use std::process::Command;
 use crate::flips::every_kind;
 use crate::util::{assert_clean_failure, generate_example, histogram_total, run, shared_db};
 
+/// The one line of a refused `query --db DB ARGS...`, which must exit with `code`.
+fn refused(db: &str, args: &[&str], code: i32) -> String {
+    let mut all = vec!["query", "--db", db];
+    all.extend_from_slice(args);
+    assert_clean_failure(&run(&all), code)
+}
+
 fn stdout(o: &std::process::Output) -> String {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8(o.stdout.clone()).unwrap()
@@ -42,10 +49,7 @@ fn a_missing_file_names_its_absolute_path_and_the_way_to_another() {
 #[test]
 fn an_unknown_puzzle_gets_the_nearest_name_and_what_the_file_holds() {
     let db = shared_db().to_str().unwrap();
-    let err = assert_clean_failure(
-        &run(&["query", "--db", db, "--puzzle", "eigth", "--start"]),
-        2,
-    );
+    let err = refused(db, &["--puzzle", "eigth", "--start"], 2);
     assert!(err.contains("did you mean \"eight\""), "{err}");
     assert!(err.contains("this file holds six, seven, eight"), "{err}");
     // Built-in puzzles the file lacks are offered, those of the default run unmarked.
@@ -68,10 +72,7 @@ fn an_unknown_puzzle_gets_the_nearest_name_and_what_the_file_holds() {
     );
     assert!(err.contains("did you mean \"hoppers\""), "{err}");
     // Nothing near: no guess, but the list.
-    let err = assert_clean_failure(
-        &run(&["query", "--db", db, "--puzzle", "zzzzzz", "--start"]),
-        2,
-    );
+    let err = refused(db, &["--puzzle", "zzzzzz", "--start"], 2);
     assert!(!err.contains("did you mean"), "{err}");
     assert!(err.contains("this file holds"), "{err}");
 
@@ -79,10 +80,7 @@ fn an_unknown_puzzle_gets_the_nearest_name_and_what_the_file_holds() {
     let mine = dir.path().join("mine.sqlite");
     generate_example(&mine, "guarini");
     let mine = mine.to_str().unwrap();
-    let err = assert_clean_failure(
-        &run(&["query", "--db", mine, "--puzzle", "guarrini", "--start"]),
-        2,
-    );
+    let err = refused(mine, &["--puzzle", "guarrini", "--start"], 2);
     assert!(err.contains("did you mean \"guarini\""), "{err}");
     assert!(err.contains("this file holds guarini"), "{err}");
 }
@@ -90,30 +88,14 @@ fn an_unknown_puzzle_gets_the_nearest_name_and_what_the_file_holds() {
 #[test]
 fn an_option_that_does_not_apply_names_those_that_do() {
     let db = shared_db().to_str().unwrap();
-    let err = assert_clean_failure(
-        &run(&["query", "--db", db, "--puzzle", "eight", "--start"]),
-        2,
-    );
+    let err = refused(db, &["--puzzle", "eight", "--start"], 2);
     assert!(
         err.contains("for eight use --state, --longest or --histogram"),
         "{err}"
     );
-    let err = assert_clean_failure(
-        &run(&[
-            "query",
-            "--db",
-            db,
-            "--puzzle",
-            "magic-triangle",
-            "--longest",
-        ]),
-        2,
-    );
+    let err = refused(db, &["--puzzle", "magic-triangle", "--longest"], 2);
     assert!(err.contains("--all, --sum N or --histogram"), "{err}");
-    let err = assert_clean_failure(
-        &run(&["query", "--db", db, "--puzzle", "hoppers", "--all"]),
-        2,
-    );
+    let err = refused(db, &["--puzzle", "hoppers", "--all"], 2);
     assert!(
         err.contains("--state, --start, --longest, --histogram, --matrix or --layers"),
         "{err}"
@@ -123,27 +105,11 @@ fn an_option_that_does_not_apply_names_those_that_do() {
 #[test]
 fn cells_above_nine_run_together_get_the_comma_hint() {
     let db = shared_db().to_str().unwrap();
-    let err = assert_clean_failure(
-        &run(&[
-            "query",
-            "--db",
-            db,
-            "--puzzle",
-            "eleven",
-            "--state",
-            "032187654111090",
-        ]),
-        2,
-    );
+    let err = refused(db, &["--puzzle", "eleven", "--state", "032187654111090"], 2);
     assert!(err.contains("expected 12 cells, found 15"), "{err}");
     assert!(err.contains("cells above 9 need commas"), "{err}");
     // Not offered where every cell is one digit.
-    let err = assert_clean_failure(
-        &run(&[
-            "query", "--db", db, "--puzzle", "eight", "--state", "12345678",
-        ]),
-        2,
-    );
+    let err = refused(db, &["--puzzle", "eight", "--state", "12345678"], 2);
     assert!(!err.contains("commas"), "{err}");
 }
 
