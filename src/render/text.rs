@@ -291,8 +291,9 @@ pub fn summary(s: &Summary) -> String {
         });
         format!("  {:>7.2} M states/s  peak {peak:>9}", rate / 1e6)
     };
+    // Wide enough for fifteen's 14-digit count of positions, so the columns stay put.
     format!(
-        "{:<18} states {:>12}  solvable {:>12}  max distance {:>3}  {:>8.3} s{how}",
+        "{:<18} states {:>12}  solvable {:>14}  max distance {:>3}  {:>8.3} s{how}",
         s.name, s.states, s.solvable, max, s.seconds
     )
 }
