@@ -537,6 +537,10 @@ impl Observer for Terminal {
         }
     }
 
+    fn warn(&self, message: &str) {
+        eprintln!("puzzlebase: {}", one_line(message));
+    }
+
     fn verified(&self, r: &Report) {
         if self.json {
             let mut v = json::verified(r);

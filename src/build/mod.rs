@@ -108,6 +108,8 @@ pub trait Observer: Sync {
     /// A puzzle of the new file passed [`crate::verify`] (only with
     /// [`generate_and_verify`]).
     fn verified(&self, _report: &verify::Report) {}
+    /// Something the run did that the user should know of, though it goes on (one line).
+    fn warn(&self, _message: &str) {}
 }
 
 /// Removes the temporary file unless the run completed.
@@ -254,7 +256,14 @@ pub fn generate_on(
     }
     remove_stale_temporaries(&dir, &base)?;
 
-    let (previous, carried) = previous_puzzles(db, &registry)?;
+    let (previous, carried, changed) = previous_puzzles(db, &registry)?;
+    if changed {
+        observer.warn(&format!(
+            "{} has pages that fail their checksums (another program wrote to it, or it is damaged): nothing is copied from it, and every puzzle it names is rebuilt: {}",
+            db.display(),
+            if carried.is_empty() { "none this build knows".to_string() } else { carried.join(", ") }
+        ));
+    }
     if !opts.force && carried.is_empty() && is_current(&registry, &previous, &opts.only) {
         // Nothing to compute and nothing to drop: the file stays exactly as it is, and
         // only a sidecar left stale by a run killed between its two renames is rewritten.
@@ -318,27 +327,30 @@ fn asked(p: &Puzzle, only: &[String]) -> bool {
 /// over without it would drop it silently. (A file that cannot be read at all is the
 /// business of the steps that read the previous file.)
 fn stored_user_puzzles(db: &Path, registry: &[Puzzle]) -> Result<Vec<Puzzle>> {
-    let Ok(conn) = store::open_read(db) else {
-        return Ok(Vec::new());
+    let read = store::open_read(db)
+        .and_then(|conn| store::puzzles(&conn).map_err(|e| StoreError::from_sqlite(db, e)));
+    let stored: Vec<(String, String)> = match read {
+        Ok(infos) => infos.into_iter().map(|i| (i.name, i.definition)).collect(),
+        // A file another program changed still names its puzzles: the user's are rebuilt
+        // from their definitions, checked by the family as any definition is.
+        Err(StoreError::Damaged { .. }) => {
+            integrity::puzzles_past_checksums(db).unwrap_or_default()
+        }
+        Err(_) => return Ok(Vec::new()),
     };
-    let Ok(infos) = store::puzzles(&conn) else {
-        return Ok(Vec::new());
-    };
-    infos
+    stored
         .iter()
-        .filter(|i| {
-            !catalog::definitions_builtin(&i.name) && !registry.iter().any(|p| p.name() == i.name)
+        .filter(|(name, _)| {
+            !catalog::definitions_builtin(name) && !registry.iter().any(|p| p.name() == name)
         })
-        .map(|i| {
-            catalog::lookup(&i.name, Some(&i.definition)).map_err(|e| {
-                GenerateError::StoredDefinition {
-                    path: db.display().to_string(),
-                    name: i.name.clone(),
-                    why: match e {
-                        catalog::LookupError::Unknown => "no such family".to_string(),
-                        catalog::LookupError::BadDefinition(why) => why,
-                    },
-                }
+        .map(|(name, definition)| {
+            catalog::lookup(name, Some(definition)).map_err(|e| GenerateError::StoredDefinition {
+                path: db.display().to_string(),
+                name: name.clone(),
+                why: match e {
+                    catalog::LookupError::Unknown => "no such family".to_string(),
+                    catalog::LookupError::BadDefinition(why) => why,
+                },
             })
         })
         .collect()
@@ -375,16 +387,32 @@ fn remove_stale_temporaries(dir: &Path, base: &str) -> Result<()> {
 /// it holds that must be rebuilt even if not asked for (stale definitions, or a schema
 /// too old to copy from): a run never drops a puzzle the file had. A file that is not
 /// ours, or is newer, is never replaced.
+/// The third value says the file's pages failed their checksums, so that nothing is
+/// copied and everything it names is rebuilt.
+#[allow(clippy::type_complexity)]
 fn previous_puzzles(
     db: &Path,
     registry: &[Puzzle],
-) -> Result<(HashMap<String, PuzzleInfo>, Vec<String>)> {
+) -> Result<(HashMap<String, PuzzleInfo>, Vec<String>, bool)> {
     if !db.exists() {
-        return Ok((HashMap::new(), Vec::new()));
+        return Ok((HashMap::new(), Vec::new(), false));
     }
     let find = |name: &str| registry.iter().find(|p| p.name() == name);
-    let (infos, older) = match store::open_read(db) {
-        Ok(conn) => (store::puzzles(&conn).map_err(sql(db))?, None),
+    let read = store::open_read(db)
+        .and_then(|conn| store::puzzles(&conn).map_err(|e| StoreError::from_sqlite(db, e)));
+    let (infos, older) = match read {
+        Ok(infos) => (infos, None),
+        // Pages that fail their checksums (another program wrote to the file, or it is
+        // damaged): nothing is copied from them, and every puzzle the file names is
+        // rebuilt.
+        Err(StoreError::Damaged { .. }) => {
+            let names = integrity::puzzles_past_checksums(db).map_err(sql(db))?;
+            let carried = (names.into_iter())
+                .map(|(n, _)| n)
+                .filter(|n| find(n).is_some())
+                .collect();
+            return Ok((HashMap::new(), carried, true));
+        }
         Err(StoreError::Older { found, .. }) if found >= integrity::COPYABLE_SINCE => {
             let conn = rusqlite::Connection::open_with_flags(
                 db,
@@ -400,7 +428,7 @@ fn previous_puzzles(
                 .into_iter()
                 .filter(|n| find(n).is_some())
                 .collect();
-            return Ok((HashMap::new(), carried));
+            return Ok((HashMap::new(), carried, false));
         }
         Err(e @ (StoreError::NotOurs(_) | StoreError::Newer { .. })) => {
             return Err(GenerateError::Refused(db.display().to_string(), e));
@@ -419,7 +447,7 @@ fn previous_puzzles(
         }
         copyable.insert(info.name.clone(), info);
     }
-    Ok((copyable, carried))
+    Ok((copyable, carried, false))
 }
 
 #[allow(clippy::too_many_arguments)]

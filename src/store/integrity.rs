@@ -221,6 +221,21 @@ pub struct OlderFile {
     pub names: Vec<String>,
 }
 
+/// The names and stored definitions of the puzzles of a file whose pages fail their
+/// checksums (changed by a program that does not keep them, such as `sqlite3 FILE
+/// ANALYZE`, or damaged), read past the checksums through SQLite's own `unix` VFS: what
+/// `generate` needs to rebuild every puzzle such a file held. Nothing else is taken
+/// from it.
+pub fn puzzles_past_checksums(db: &Path) -> rusqlite::Result<Vec<(String, String)>> {
+    let conn = Connection::open_with_flags_and_vfs(db, OpenFlags::SQLITE_OPEN_READ_ONLY, c"unix")?;
+    let id: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    if id != APPLICATION_ID {
+        return Err(rusqlite::Error::InvalidQuery);
+    }
+    let mut st = conn.prepare("SELECT name, definition FROM puzzles ORDER BY name")?;
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+}
+
 /// Reads the puzzle names of a file whose schema is older than ours (every version
 /// since the first has `puzzles.name`).
 pub fn older_puzzles(db: &Path) -> rusqlite::Result<OlderFile> {

@@ -420,3 +420,66 @@ fn the_readme_python_example_runs_against_a_generated_file() {
         "{out}"
     );
 }
+
+/// Another program (a SQLite that keeps no page checksums, as `sqlite3 FILE ANALYZE`)
+/// writes to the file: the readers refuse it, and `generate` rebuilds every puzzle the
+/// file named (a user's too) instead of failing or copying from those pages, and says so.
+#[test]
+fn generate_rebuilds_a_file_another_program_wrote_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.sqlite");
+    generate_into(&db, &["six", "seven"], false);
+    crate::util::generate_example(&db, "guarini");
+    {
+        let conn = rusqlite::Connection::open_with_flags_and_vfs(
+            &db,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE,
+            c"unix",
+        )
+        .unwrap();
+        conn.execute_batch("ANALYZE").unwrap();
+        let ok: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(ok, "ok", "SQLite itself finds nothing wrong");
+    }
+    let d = db.to_str().unwrap();
+    let err = assert_clean_failure(
+        &run(&["query", "--db", d, "--puzzle", "six", "--longest"]),
+        1,
+    );
+    assert!(err.contains("checksum"), "{err}");
+    for force in [false, true] {
+        let mut args = vec!["generate", "--db", d, "--puzzle", "six"];
+        if force {
+            args.push("--force");
+        }
+        let o = run(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{err}");
+        if !force {
+            assert!(err.contains("fail their checksums"), "{err}");
+            let named = err.rsplit("rebuilt: ").next().unwrap().trim();
+            assert_eq!(named, "guarini, seven, six", "{err}");
+            let out = String::from_utf8_lossy(&o.stdout);
+            for name in ["six", "seven", "guarini"] {
+                let line = out.lines().find(|l| l.starts_with(name)).unwrap();
+                assert!(!line.contains("reused"), "{name} rebuilt: {line}");
+            }
+        }
+        let a = crate::util::query_json_in(&db, &["--puzzle", "seven", "--longest"]);
+        assert_eq!(a["distance"], 36);
+        let a = crate::util::query_json_in(&db, &["--puzzle", "guarini", "--start"]);
+        assert_eq!(a["distance"], 16);
+        let o = run(&["verify", "--db", d]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        // The next run breaks it again for the forced case.
+        let conn = rusqlite::Connection::open_with_flags_and_vfs(
+            &db,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE,
+            c"unix",
+        )
+        .unwrap();
+        conn.execute_batch("ANALYZE").unwrap();
+    }
+}
