@@ -722,11 +722,7 @@ fn run_verify(db: PathBuf, only: Vec<String>, json_out: bool) -> Result<(), Fail
 }
 
 fn out(line: &str) -> Result<(), Failure> {
-    let mut stdout = std::io::stdout().lock();
-    match writeln!(stdout, "{line}") {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => Ok(r?),
-    }
+    out_bytes(format!("{line}\n").as_bytes())
 }
 
 fn run_query(q: QueryArgs) -> Result<(), Failure> {
@@ -824,20 +820,22 @@ fn run_man(dir: Option<PathBuf>) -> Result<(), Failure> {
         return out_bytes(&out);
     };
     std::fs::create_dir_all(&dir)?;
-    let write = |name: String, cmd: clap::Command| -> Result<(), Failure> {
+    // Each page is named by its command: `puzzlebase.1`, `puzzlebase-query.1`, ...
+    let write = |cmd: clap::Command| -> Result<(), Failure> {
+        let path = dir.join(format!("{}.1", cmd.get_name()));
         let mut page = Vec::new();
         clap_mangen::Man::new(cmd).render(&mut page)?;
-        let path = dir.join(format!("{name}.1"));
         std::fs::write(&path, page).map_err(|e| failure(format!("{}: {e}", path.display())))
     };
     for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
         // clap names commands by `&'static str`; the process writes a handful and exits.
         let name: &'static str = format!("puzzlebase-{}", sub.get_name()).leak();
-        write(name.to_string(), sub.clone().name(name))?;
+        write(sub.clone().name(name))?;
     }
-    write("puzzlebase".into(), cmd)
+    write(cmd)
 }
 
+/// Writes to standard output; a reader that went away (`| head`) is not a failure.
 fn out_bytes(bytes: &[u8]) -> Result<(), Failure> {
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(bytes) {

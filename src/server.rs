@@ -460,12 +460,10 @@ fn busy(limit: usize) -> Response {
         .into_response()
 }
 
+/// A file compiled in; its `ETag` and `Cache-Control` are [`conditional`]'s to add.
 fn asset(content_type: &'static str, body: &'static str) -> Response {
     (
-        [
-            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-        ],
+        [(header::CONTENT_TYPE, HeaderValue::from_static(content_type))],
         body,
     )
         .into_response()

@@ -50,6 +50,22 @@ impl<'a> LayerReader<'a> {
     pub(super) fn layout(&self) -> &PegLayout {
         &self.layout
     }
+
+    /// Chunk `chunk` read from the file and checked to decode (an empty blob is a chunk
+    /// without positions); one that is missing or does not decode is an inconsistency.
+    pub(super) fn read_chunk(&self, chunk: u64) -> Result<Vec<u8>> {
+        let blob = store::packed_chunk(&self.db.conn, self.name, "distance", chunk)
+            .map_err(self.db.sql())?
+            .ok_or_else(|| {
+                (self.db).inconsistent(format!("{}: chunk {chunk} is missing", self.name))
+            })?;
+        if !blob.is_empty() {
+            table::check(&blob).map_err(|e| {
+                (self.db).inconsistent(format!("{}: chunk {chunk}: {}", self.name, e.0))
+            })?;
+        }
+        Ok(blob)
+    }
 }
 
 impl Distances for LayerReader<'_> {
@@ -62,21 +78,7 @@ impl Distances for LayerReader<'_> {
         let mut cache = self.chunks.borrow_mut();
         let blob = match cache.entry(chunk) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                let blob = store::packed_chunk(&self.db.conn, self.name, "distance", chunk)
-                    .map_err(self.db.sql())?
-                    .ok_or_else(|| {
-                        self.db
-                            .inconsistent(format!("{}: chunk {chunk} is missing", self.name))
-                    })?;
-                if !blob.is_empty() {
-                    table::check(&blob).map_err(|e| {
-                        self.db
-                            .inconsistent(format!("{}: chunk {chunk}: {}", self.name, e.0))
-                    })?;
-                }
-                e.insert(blob)
-            }
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(self.read_chunk(chunk)?),
         };
         if blob.is_empty() {
             return Ok(None);

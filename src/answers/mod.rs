@@ -214,10 +214,7 @@ pub fn known(conn: &Connection, name: &str) -> Result<Puzzle> {
             // A file too damaged to list its puzzles still gets the built-in names.
             known: catalog::unknown_hint(
                 name,
-                store::puzzles(conn)
-                    .ok()
-                    .map(|infos| infos.into_iter().map(|i| i.name).collect::<Vec<_>>())
-                    .as_deref(),
+                store::audit::puzzle_names(conn).ok().as_deref(),
                 &catalog::names(),
             ),
         },

@@ -322,14 +322,20 @@ fn asked(p: &Puzzle, only: &[String]) -> bool {
     }
 }
 
+/// The `puzzles` rows of the previous file, through the page checks: a page that fails
+/// its checksum is [`StoreError::Damaged`] whether it is met opening the file or reading
+/// the rows.
+fn previous_infos(db: &Path) -> std::result::Result<Vec<PuzzleInfo>, StoreError> {
+    store::open_read(db)
+        .and_then(|conn| store::puzzles(&conn).map_err(|e| StoreError::from_sqlite(db, e)))
+}
+
 /// Users' puzzles in the file at `db` that `registry` does not define, rebuilt from
 /// their stored definitions. One that cannot be rebuilt stops the run: carrying the file
 /// over without it would drop it silently. (A file that cannot be read at all is the
 /// business of the steps that read the previous file.)
 fn stored_user_puzzles(db: &Path, registry: &[Puzzle]) -> Result<Vec<Puzzle>> {
-    let read = store::open_read(db)
-        .and_then(|conn| store::puzzles(&conn).map_err(|e| StoreError::from_sqlite(db, e)));
-    let stored: Vec<(String, String)> = match read {
+    let stored: Vec<(String, String)> = match previous_infos(db) {
         Ok(infos) => infos.into_iter().map(|i| (i.name, i.definition)).collect(),
         // A file another program changed still names its puzzles: the user's are rebuilt
         // from their definitions, checked by the family as any definition is.
@@ -398,9 +404,7 @@ fn previous_puzzles(
         return Ok((HashMap::new(), Vec::new(), false));
     }
     let find = |name: &str| registry.iter().find(|p| p.name() == name);
-    let read = store::open_read(db)
-        .and_then(|conn| store::puzzles(&conn).map_err(|e| StoreError::from_sqlite(db, e)));
-    let (infos, older) = match read {
+    let (infos, older) = match previous_infos(db) {
         Ok(infos) => (infos, None),
         // Pages that fail their checksums (another program wrote to the file, or it is
         // damaged): nothing is copied from them, and every puzzle the file names is

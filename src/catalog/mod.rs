@@ -192,8 +192,14 @@ pub fn read_definition(path: &Path) -> Result<String, DefinitionError> {
 
 /// Reads and checks the file at `path`.
 pub fn load_file(path: &Path) -> Result<(Spec, Puzzle), DefinitionError> {
+    load_text(path).map(|(spec, puzzle, _)| (spec, puzzle))
+}
+
+/// [`load_file`], keeping the text read for the messages that point into it.
+fn load_text(path: &Path) -> Result<(Spec, Puzzle, String), DefinitionError> {
     let text = read_definition(path)?;
-    load(&path.display().to_string(), &text)
+    let (spec, puzzle) = load(&path.display().to_string(), &text)?;
+    Ok((spec, puzzle, text))
 }
 
 /// The refusal of a user's definition that takes a built-in puzzle's name.
@@ -209,9 +215,8 @@ fn builtin_name(path: &Path, text: &str, name: &str) -> DefinitionError {
 /// so a user's file with a built-in puzzle's name is refused here too. A built-in file
 /// itself (`data/puzzles/NAME.toml`, word for word) is accepted, as the built-in it is.
 pub fn check_file(path: &Path) -> Result<(Spec, Puzzle), DefinitionError> {
-    let (spec, puzzle) = load_file(path)?;
+    let (spec, puzzle, text) = load_text(path)?;
     if definitions_builtin(&spec.name) {
-        let text = read_definition(path).unwrap_or_default();
         let same = BUILTIN
             .iter()
             .any(|(n, builtin)| *n == spec.name && *builtin == text);
@@ -243,13 +248,11 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Puzzle>, DefinitionError> {
     let mut out: Vec<Puzzle> = Vec::new();
     let mut seen: Vec<(String, PathBuf)> = Vec::new();
     for path in paths {
-        let (spec, puzzle) = load_file(&path)?;
+        let (spec, puzzle, text) = load_text(&path)?;
         if crate::catalog::definitions_builtin(&spec.name) {
-            let text = read_definition(&path).unwrap_or_default();
             return Err(builtin_name(&path, &text, &spec.name));
         }
         if let Some((_, other)) = seen.iter().find(|(n, _)| *n == spec.name) {
-            let text = read_definition(&path).unwrap_or_default();
             return Err(DefinitionError {
                 file: path.display().to_string(),
                 line: line_of(&text, "name"),

@@ -111,11 +111,8 @@ pub fn verify_conn(
     for name in only {
         // A `puzzles` row that cannot be read is damage, reported as such, not a name the
         // user mistyped.
-        store::puzzle(conn, name).map_err(sql)?;
-        if known(conn, name).is_none() {
-            let held = store::puzzles(conn)
-                .ok()
-                .map(|infos| infos.into_iter().map(|i| i.name).collect::<Vec<_>>());
+        if known(conn, name).map_err(sql)?.is_none() {
+            let held = audit::puzzle_names(conn).ok();
             return Err(VerifyError::UnknownPuzzle {
                 name: name.clone(),
                 known: catalog::unknown_hint(name, held.as_deref(), &names),
@@ -166,7 +163,7 @@ pub fn verify_conn(
 
 fn verify_puzzle(conn: &Connection, path: &Path, name: &str) -> Check<Report> {
     // A built-in puzzle's rules come from the binary; a user's from its stored definition.
-    let Some(p) = known(conn, name) else {
+    let Ok(Some(p)) = known(conn, name) else {
         return bad("not a puzzle this build knows or can rebuild from its stored definition");
     };
     let info = match store::puzzle(conn, name) {
@@ -248,8 +245,9 @@ fn checksum(conn: &Connection, path: &Path, info: &PuzzleInfo) -> Check<()> {
 }
 
 /// The puzzle `name` as the file holds it: built in, or rebuilt from the definition
-/// stored with it ([`catalog::lookup`], the rule `query` follows too).
-fn known(conn: &Connection, name: &str) -> Option<Puzzle> {
-    let stored = store::puzzle(conn, name).ok().flatten();
-    catalog::lookup(name, stored.as_ref().map(|i| i.definition.as_str())).ok()
+/// stored with it ([`catalog::lookup`], the rule `query` follows too); `None` when it is
+/// neither. A row that cannot be read is an error, not an unknown name.
+fn known(conn: &Connection, name: &str) -> rusqlite::Result<Option<Puzzle>> {
+    let stored = store::puzzle(conn, name)?;
+    Ok(catalog::lookup(name, stored.as_ref().map(|i| i.definition.as_str())).ok())
 }

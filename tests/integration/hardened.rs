@@ -430,19 +430,7 @@ fn generate_rebuilds_a_file_another_program_wrote_to() {
     let db = dir.path().join("p.sqlite");
     generate_into(&db, &["six", "seven"], false);
     crate::util::generate_example(&db, "guarini");
-    {
-        let conn = rusqlite::Connection::open_with_flags_and_vfs(
-            &db,
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE,
-            c"unix",
-        )
-        .unwrap();
-        conn.execute_batch("ANALYZE").unwrap();
-        let ok: String = conn
-            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(ok, "ok", "SQLite itself finds nothing wrong");
-    }
+    another_program_analyzes(&db);
     let d = db.to_str().unwrap();
     let err = assert_clean_failure(
         &run(&["query", "--db", d, "--puzzle", "six", "--longest"]),
@@ -474,12 +462,22 @@ fn generate_rebuilds_a_file_another_program_wrote_to() {
         let o = run(&["verify", "--db", d]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         // The next run breaks it again for the forced case.
-        let conn = rusqlite::Connection::open_with_flags_and_vfs(
-            &db,
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE,
-            c"unix",
-        )
-        .unwrap();
-        conn.execute_batch("ANALYZE").unwrap();
+        another_program_analyzes(&db);
     }
+}
+
+/// `sqlite3 FILE ANALYZE` as a program that keeps no page checksums runs it: SQLite's
+/// own `unix` VFS. SQLite itself finds nothing wrong with the file afterwards.
+fn another_program_analyzes(db: &Path) {
+    let conn = rusqlite::Connection::open_with_flags_and_vfs(
+        db,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE,
+        c"unix",
+    )
+    .unwrap();
+    conn.execute_batch("ANALYZE").unwrap();
+    let ok: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ok, "ok", "SQLite itself finds nothing wrong");
 }
