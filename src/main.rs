@@ -846,7 +846,7 @@ fn out_bytes(bytes: &[u8]) -> Result<(), Failure> {
 
 fn run_list(db: PathBuf, json_out: bool) -> Result<(), Failure> {
     let db = Database::open(&db)?;
-    let infos = db.puzzles()?;
+    let infos = db.listing()?;
     if json_out {
         return infos
             .iter()

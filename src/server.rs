@@ -387,7 +387,7 @@ fn bad_path(r: PathRejection) -> ApiError {
 
 async fn puzzles(State(pool): State<Shared>) -> Result<Response, ApiError> {
     let list = lookup(pool, |db| {
-        Ok(Value::Array(db.puzzles()?.iter().map(json::info).collect()))
+        Ok(Value::Array(db.listing()?.iter().map(json::info).collect()))
     })
     .await?;
     Ok(json_body(&list))

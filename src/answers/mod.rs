@@ -280,8 +280,46 @@ impl Database {
         out
     }
 
+    /// The `puzzles` rows as stored, unchecked (what an answer about one puzzle then
+    /// checks for itself); [`Database::listing`] is the list a user is shown.
     pub fn puzzles(&self) -> Result<Vec<PuzzleInfo>> {
         store::puzzles(&self.conn).map_err(self.sql())
+    }
+
+    /// Every puzzle of the file, each through the checks an answer about it makes: a
+    /// puzzle built from its current definition, whose checksum is the one the file
+    /// records for it, and whose figures agree with its histogram, its layers or its
+    /// stored solutions. A row edited on its own is refused, not listed.
+    pub fn listing(&self) -> Result<Vec<PuzzleInfo>> {
+        let infos = self.puzzles()?;
+        let meta = store::audit::meta(&self.conn).map_err(self.sql())?;
+        let recorded = store::integrity::contents(&meta)
+            .ok_or_else(|| self.inconsistent("the file has no record of its puzzles"))?;
+        for stored in &infos {
+            let name = stored.name.as_str();
+            let (p, info) = self.puzzle(name)?;
+            if !recorded
+                .iter()
+                .any(|(n, c)| n == name && *c == info.checksum)
+            {
+                return Err(self.inconsistent(format!(
+                    "{name}: its checksum is not the one the file records for it"
+                )));
+            }
+            match &*p {
+                Puzzle::Patterns(_) => {}
+                Puzzle::Peg(_) => {
+                    self.layers(name)?;
+                }
+                Puzzle::Magic(_) | Puzzle::Tour(_) => {
+                    self.all(name)?;
+                }
+                _ => {
+                    self.histogram(name)?;
+                }
+            }
+        }
+        Ok(infos)
     }
 
     /// The puzzle's definition and its stored metadata, checked to belong together.

@@ -339,9 +339,7 @@ fn stored_user_puzzles(db: &Path, registry: &[Puzzle]) -> Result<Vec<Puzzle>> {
         Ok(infos) => infos.into_iter().map(|i| (i.name, i.definition)).collect(),
         // A file another program changed still names its puzzles: the user's are rebuilt
         // from their definitions, checked by the family as any definition is.
-        Err(StoreError::Damaged { .. }) => {
-            integrity::puzzles_past_checksums(db).unwrap_or_default()
-        }
+        Err(e) if e.is_damage() => integrity::puzzles_past_checksums(db).unwrap_or_default(),
         Err(_) => return Ok(Vec::new()),
     };
     stored
@@ -405,11 +403,18 @@ fn previous_puzzles(
     }
     let find = |name: &str| registry.iter().find(|p| p.name() == name);
     let (infos, older) = match previous_infos(db) {
+        // A file of an older page rule (read and checked by that rule) is rewritten in
+        // this one, as a file of an older schema is.
+        Ok(infos)
+            if store::pagesum::file_rule(db).map_err(io(db))? != store::pagesum::Rule::Bound =>
+        {
+            (infos, Some(store::SCHEMA_VERSION))
+        }
         Ok(infos) => (infos, None),
         // Pages that fail their checksums (another program wrote to the file, or it is
         // damaged): nothing is copied from them, and every puzzle the file names is
         // rebuilt.
-        Err(StoreError::Damaged { .. }) => {
+        Err(e) if e.is_damage() => {
             let names = integrity::puzzles_past_checksums(db).map_err(sql(db))?;
             let carried = (names.into_iter())
                 .map(|(n, _)| n)

@@ -83,11 +83,54 @@ pub fn expected_schema_objects() -> rusqlite::Result<Vec<(String, String)>> {
 }
 
 /// Planner statistics (`sqlite_stat1`) for tools that query the file with their own
-/// SQL, then a compact file without the free pages left by the bulk writes. The copy
-/// VACUUM makes goes to a temporary file, not memory: the file may be as large as the
-/// tables (10.9 GB with `fourteen`), and memory is what the largest builds run short of.
+/// SQL, the file's [`seal`] over them and the rest of what `generate` wrote, then a
+/// compact file without the free pages left by the bulk writes. The copy VACUUM makes
+/// goes to a temporary file, not memory: the file may be as large as the tables (10.9
+/// GB with `fourteen`), and memory is what the largest builds run short of.
 pub fn finish(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute_batch("ANALYZE; PRAGMA temp_store = FILE; VACUUM;")
+    conn.execute_batch("ANALYZE;")?;
+    let seal = seal(conn)?;
+    conn.execute(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('seal', ?1)",
+        [seal],
+    )?;
+    conn.execute_batch("PRAGMA temp_store = FILE; VACUUM;")
+}
+
+/// The file's seal (`meta` key `seal`): SHA-256, in hex, over what `generate` wrote
+/// besides the puzzles' own rows (which their checksums cover): every other `meta` row,
+/// every `puzzles` row (every column) and the planner statistics (`sqlite_stat1`), each
+/// value as SQL's `quote()` writes it, in key order. `verify` recomputes it, so a
+/// value edited on its own (a `created_at`, a `generated_at`, a statistic) is seen;
+/// only a signature tells who made a file whose seal was recomputed too.
+pub fn seal(conn: &Connection) -> rusqlite::Result<String> {
+    let mut h = Sha256::new();
+    for (table, filter, order) in [
+        ("meta", "WHERE key <> 'seal'", "key"),
+        ("puzzles", "", "name"),
+        ("sqlite_stat1", "", "tbl, idx"),
+    ] {
+        let mut columns = Vec::new();
+        let mut st = conn.prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))?;
+        for c in st.query_map([], |r| r.get::<_, String>(0))? {
+            columns.push(format!("quote(\"{}\")", c?));
+        }
+        if columns.is_empty() {
+            continue;
+        }
+        h.update(table.as_bytes());
+        h.update(b"\n");
+        let sql = format!(
+            "SELECT {} FROM {table} {filter} ORDER BY {order}",
+            columns.join(" || ',' || ")
+        );
+        let mut st = conn.prepare(&sql)?;
+        for row in st.query_map([], |r| r.get::<_, String>(0))? {
+            h.update(row?.as_bytes());
+            h.update(b"\n");
+        }
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Where `--db` really is: symbolic links are followed to their final target (which need
@@ -234,6 +277,14 @@ pub fn puzzles_past_checksums(db: &Path) -> rusqlite::Result<Vec<(String, String
     }
     let mut st = conn.prepare("SELECT name, definition FROM puzzles ORDER BY name")?;
     st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+}
+
+/// Whether SQLite's own structure check (`PRAGMA quick_check`, through its `unix` VFS,
+/// past our page checksums) finds the file at `db` sound.
+pub fn sound_to_sqlite(db: &Path) -> bool {
+    Connection::open_with_flags_and_vfs(db, OpenFlags::SQLITE_OPEN_READ_ONLY, c"unix")
+        .and_then(|c| c.query_row("PRAGMA quick_check(1)", [], |r| r.get::<_, String>(0)))
+        .is_ok_and(|r| r == "ok")
 }
 
 /// Reads the puzzle names of a file whose schema is older than ours (every version

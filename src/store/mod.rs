@@ -76,7 +76,11 @@ pub enum StoreError {
     )]
     Damaged { path: String, page: Option<u64> },
     #[error(
-        "{0} has no page checksums (it was written by an older puzzlebase): run `puzzlebase generate` to rebuild it"
+        "{path} was changed by another program: SQLite's own check finds it sound, but {pages} no longer carry puzzlebase's page checksums (a program that writes to the file, such as `sqlite3 FILE ANALYZE` or VACUUM, does not keep them), so nothing is answered from it; rebuild it with `puzzlebase generate`, or fetch it again"
+    )]
+    Changed { path: String, pages: String },
+    #[error(
+        "{0} was written by an older puzzlebase (its pages carry no checksums, or checksums of an older rule): run `puzzlebase generate` to rebuild it"
     )]
     NoChecksums(String),
     #[error("cannot check page checksums: {0}")]
@@ -90,15 +94,72 @@ impl StoreError {
     /// [`StoreError::Damaged`], naming the page; anything else is SQLite's own error.
     pub fn from_sqlite(path: &Path, source: rusqlite::Error) -> StoreError {
         if pagesum::is_damage(&source) {
-            return StoreError::Damaged {
-                path: path.display().to_string(),
-                page: pagesum::damaged_page(),
-            };
+            return diagnose(path, pagesum::damaged_page());
         }
         StoreError::Sqlite {
             path: path.display().to_string(),
             source,
         }
+    }
+}
+
+impl StoreError {
+    /// Whether the file's pages failed their checksums ([`StoreError::Damaged`] or
+    /// [`StoreError::Changed`]): nothing may be taken from it.
+    pub fn is_damage(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Damaged { .. } | StoreError::Changed { .. }
+        )
+    }
+}
+
+/// What a page that failed its checksum means for the file at `path`: another program
+/// wrote to it ([`StoreError::Changed`], naming every page that fails) when page 1 fails
+/// (SQLite rewrites it on every change) and SQLite's own structure check passes;
+/// damage ([`StoreError::Damaged`]) otherwise. The answer is kept for the file's size
+/// and modification time, so a server asked again and again looks once.
+fn diagnose(path: &Path, page: Option<u64>) -> StoreError {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    type Key = (std::path::PathBuf, u64, Option<std::time::SystemTime>);
+    static SEEN: Mutex<Option<HashMap<Key, Option<String>>>> = Mutex::new(None);
+    let damaged = StoreError::Damaged {
+        path: path.display().to_string(),
+        page,
+    };
+    let Ok(meta) = std::fs::metadata(path) else {
+        return damaged;
+    };
+    let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    let changed = seen
+        .get_or_insert_with(HashMap::new)
+        .entry(key)
+        .or_insert_with(|| {
+            let failing = pagesum::failing_pages(path).ok()?;
+            if failing.first() != Some(&1) || !integrity::sound_to_sqlite(path) {
+                return None;
+            }
+            Some(page_list(&failing))
+        })
+        .clone();
+    match changed {
+        Some(pages) => StoreError::Changed {
+            path: path.display().to_string(),
+            pages,
+        },
+        None => damaged,
+    }
+}
+
+/// "page 1", "pages 1, 4 and 9", or the first ten and how many in all.
+fn page_list(pages: &[u64]) -> String {
+    let shown: Vec<String> = pages.iter().take(10).map(u64::to_string).collect();
+    match pages.len() {
+        1 => format!("page {}", shown[0]),
+        n if n <= 10 => format!("pages {} and {}", shown[..n - 1].join(", "), shown[n - 1]),
+        n => format!("pages {}, … ({n} pages in all)", shown.join(", ")),
     }
 }
 

@@ -98,6 +98,7 @@ pub(super) fn whole(conn: &Connection, sql: Sql<'_>) -> Result<(), VerifyError> 
         "puzzles",
         "git_commit",
         "contents",
+        "seal",
     ];
     if let Some((k, _)) = meta.iter().find(|(k, _)| !known.contains(&k.as_str())) {
         return Err(bad(format!("meta has an unknown key {k:?}")));
@@ -136,6 +137,19 @@ pub(super) fn whole(conn: &Connection, sql: Sql<'_>) -> Result<(), VerifyError> 
         return Err(bad(format!(
             "{table} holds rows of puzzle {puzzle:?}, which the file does not list"
         )));
+    }
+    match value("seal") {
+        None => {
+            return Err(bad(
+                "meta has no seal over what generate wrote: regenerate the file",
+            ));
+        }
+        Some(v) if v != integrity::seal(conn).map_err(sql)? => {
+            return Err(bad(
+                "meta, the puzzles rows or the planner statistics (sqlite_stat1) are not as generate wrote them: the file's seal does not match",
+            ));
+        }
+        Some(_) => {}
     }
     Ok(())
 }

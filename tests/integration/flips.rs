@@ -60,7 +60,7 @@ pub fn every_kind() -> &'static Path {
 const FIFTEEN: &str = "8,5,7,3,1,15,2,4,6,9,14,11,13,0,10,12";
 
 /// Every question asked of the file, as JSON; `Err` is a refusal.
-fn answers(db: &Path) -> Vec<Result<Value, String>> {
+pub fn answers(db: &Path) -> Vec<Result<Value, String>> {
     let db = match Database::open(db) {
         Ok(db) => db,
         Err(e) => return vec![Err(e.to_string())],
@@ -106,11 +106,11 @@ fn answers(db: &Path) -> Vec<Result<Value, String>> {
 /// What the flips did: answers unchanged, answers refused, and answers that changed
 /// (which must stay 0).
 #[derive(Debug, Default)]
-struct Tally {
-    flips: usize,
-    same: usize,
-    refused: usize,
-    silent: Vec<String>,
+pub struct Tally {
+    pub flips: usize,
+    pub same: usize,
+    pub refused: usize,
+    pub silent: Vec<String>,
 }
 
 /// Flips `n` random bits (seeded) of a copy of the every-kind file, one at a time, each
@@ -152,9 +152,9 @@ fn flip(n: usize, seed: u64) -> Tally {
 }
 
 /// Prints the tally and fails on any silently different answer.
-fn no_silent_answer(t: &Tally) {
+pub fn no_silent_answer(t: &Tally, what: &str) {
     eprintln!(
-        "{} flips: {} answers unchanged, {} refused, {} silently different",
+        "{} {what}: {} answers unchanged, {} refused, {} silently different",
         t.flips,
         t.same,
         t.refused,
@@ -166,7 +166,7 @@ fn no_silent_answer(t: &Tally) {
 #[test]
 fn random_flips_give_the_undamaged_answer_or_a_refusal() {
     let t = flip(300, 0x5EED_F11B);
-    no_silent_answer(&t);
+    no_silent_answer(&t, "flips");
     assert!(t.refused > 0, "some flips land on pages the questions read");
 }
 
@@ -174,7 +174,7 @@ fn random_flips_give_the_undamaged_answer_or_a_refusal() {
 #[test]
 #[ignore]
 fn many_random_flips_give_the_undamaged_answer_or_a_refusal() {
-    no_silent_answer(&flip(3000, 0xF11B_5EED));
+    no_silent_answer(&flip(3000, 0xF11B_5EED), "flips");
 }
 
 /// A flipped bit in the index that orders `seven`'s rows by distance: `query --longest`

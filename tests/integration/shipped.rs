@@ -1,0 +1,428 @@
+//! A file shipped among other tools and people: pages moved, copied over one another or
+//! taken from another file (refused, or answered as before, by the library `query` uses
+//! and by a running server, the file changed in place under it), another SQLite
+//! program's writes (named as such, and rebuilt by `generate`), a flipped header byte,
+//! and values `generate` wrote edited on their own (refused by `verify` and `list`).
+
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use puzzlebase::answers::{Database, json};
+
+use crate::flips::{Tally, no_silent_answer};
+use crate::serve::{raw_at, start_server};
+use crate::util::{LIGHT, assert_clean_failure, damaged_copy, generate_into, run, shared_db};
+
+/// xorshift64*: reproducible from the seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Another valid file whose pages hold other rows at the same numbers: the light
+/// puzzles but `six`, whose rows come first in the shared file.
+fn foreign() -> &'static Path {
+    static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, path) = DB.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("foreign.sqlite");
+        let light: Vec<&str> = LIGHT.iter().copied().filter(|n| *n != "six").collect();
+        generate_into(&path, &light, false);
+        (dir, path)
+    });
+    path
+}
+
+fn page_size(bytes: &[u8]) -> usize {
+    match u16::from_be_bytes([bytes[16], bytes[17]]) {
+        1 => 65536,
+        n => n as usize,
+    }
+}
+
+/// The pages of each table and index of the file at `db` (numbered from 1), from
+/// SQLite's `dbstat`: a page moved within its own b-tree keeps the file's structure
+/// sound, the change only a checksum bound to the page's place can see.
+fn trees(db: &Path) -> Vec<Vec<usize>> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut st = conn
+        .prepare("SELECT name, pageno FROM dbstat ORDER BY name, pageno")
+        .unwrap();
+    let rows: Vec<(String, i64)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut out: Vec<(String, Vec<usize>)> = Vec::new();
+    for (name, page) in rows {
+        match out.last_mut() {
+            Some((n, pages)) if *n == name => pages.push(page as usize),
+            _ => out.push((name, vec![page as usize])),
+        }
+    }
+    out.into_iter()
+        .map(|(_, p)| p)
+        .filter(|p| p.len() > 1)
+        .collect()
+}
+
+/// One page-level change to a file, as `(offset, new bytes)`, and what it was: two
+/// pages of one b-tree swapped, one copied over another of its b-tree, or a page of
+/// the other file put in the place it has there.
+fn page_change(
+    rng: &mut Rng,
+    trial: usize,
+    file: &[u8],
+    trees: &[Vec<usize>],
+    other: &[u8],
+) -> (Vec<(usize, Vec<u8>)>, String) {
+    let page = page_size(file);
+    let at = |n: usize| (n - 1) * page..n * page;
+    let tree = &trees[rng.below(trees.len())];
+    let a = tree[rng.below(tree.len())];
+    let mut b = tree[rng.below(tree.len())];
+    if b == a {
+        b = tree[(tree.iter().position(|&p| p == a).unwrap() + 1) % tree.len()];
+    }
+    match trial % 3 {
+        0 => (
+            vec![
+                ((a - 1) * page, file[at(b)].to_vec()),
+                ((b - 1) * page, file[at(a)].to_vec()),
+            ],
+            format!("pages {a} and {b} swapped"),
+        ),
+        1 => (
+            vec![((b - 1) * page, file[at(a)].to_vec())],
+            format!("page {a} copied over page {b}"),
+        ),
+        _ => {
+            let from = if b <= other.len() / page {
+                b
+            } else {
+                1 + rng.below(other.len() / page)
+            };
+            (
+                vec![((b - 1) * page, other[at(from)].to_vec())],
+                format!("page {from} of another file over page {b}"),
+            )
+        }
+    }
+}
+
+/// Every question asked of the shared file, as JSON; `Err` is a refusal.
+fn shared_answers(db: &Path) -> Vec<Result<Value, String>> {
+    let db = match Database::open(db) {
+        Ok(db) => db,
+        Err(e) => return vec![Err(e.to_string())],
+    };
+    let ask = |f: &dyn Fn() -> Result<Value, puzzlebase::answers::QueryError>| {
+        f().map_err(|e| e.to_string())
+    };
+    vec![
+        ask(&|| Ok(Value::Array(db.listing()?.iter().map(json::info).collect()))),
+        ask(&|| Ok(json::state(&db.state("six", "1234560")?))),
+        ask(&|| Ok(json::longest(&db.longest("six")?))),
+        ask(&|| Ok(json::state(&db.state("seven", "07214365")?))),
+        ask(&|| Ok(json::state(&db.state("seven", "12345607")?))),
+        ask(&|| Ok(json::longest(&db.longest("seven")?))),
+        ask(&|| Ok(json::histogram("seven", &db.histogram("seven")?))),
+        ask(&|| Ok(json::state(&db.state("eight", "867254301")?))),
+        ask(&|| Ok(json::longest(&db.longest("eight")?))),
+        ask(&|| Ok(json::state(&db.state("nine", "0532194876")?))),
+        ask(&|| Ok(json::histogram("nine", &db.histogram("nine")?))),
+        ask(&|| Ok(json::longest(&db.longest("knight-swap")?))),
+        ask(&|| Ok(json::longest(&db.longest("oshidori")?))),
+        ask(&|| Ok(json::state(&db.start("hoppers")?))),
+        ask(&|| Ok(json::layers("hoppers", &db.layers("hoppers")?))),
+        ask(&|| Ok(json::state(&db.start("triangle21")?))),
+        ask(&|| Ok(json::layers("triangle21", &db.layers("triangle21")?))),
+        ask(&|| {
+            Ok(json::matrix(
+                "chinese-checkers",
+                &db.matrix("chinese-checkers")?,
+            ))
+        }),
+        ask(&|| Ok(json::list(&db.sum("magic-triangle", 20)?))),
+        ask(&|| Ok(json::list(&db.all("knight-tour")?))),
+        ask(&|| Ok(json::list(&db.all("knight-tour-6x6")?))),
+    ]
+}
+
+/// Page moves, copies and foreign pages over a copy of the shared file, one at a time;
+/// after each, every question is asked of a fresh connection.
+fn moved(n: usize, seed: u64) -> Tally {
+    let good = shared_answers(shared_db());
+    assert!(good.iter().all(Result::is_ok), "{good:?}");
+    let original = std::fs::read(shared_db()).unwrap();
+    let other = std::fs::read(foreign()).unwrap();
+    let trees = trees(shared_db());
+    assert_eq!(page_size(&original), page_size(&other));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("moved.sqlite");
+    let mut rng = Rng(seed | 1);
+    let mut t = Tally::default();
+    for trial in 0..n {
+        let (writes, what) = page_change(&mut rng, trial, &original, &trees, &other);
+        let mut bytes = original.clone();
+        for (off, b) in &writes {
+            bytes[*off..off + b.len()].copy_from_slice(b);
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        t.flips += 1;
+        for (i, (now, was)) in shared_answers(&path).into_iter().zip(&good).enumerate() {
+            match now {
+                Err(_) => t.refused += 1,
+                Ok(v) if Some(&v) == was.as_ref().ok() => t.same += 1,
+                Ok(v) => t.silent.push(format!("{what}, question {i}: {v}")),
+            }
+        }
+    }
+    t
+}
+
+#[test]
+fn moved_copied_and_foreign_pages_give_the_undamaged_answer_or_a_refusal() {
+    let t = moved(300, 0x9A6E_5EED);
+    no_silent_answer(&t, "page moves");
+    assert!(
+        t.refused > 0,
+        "some changes land on pages the questions read"
+    );
+}
+
+/// The long run: `cargo test --release --test integration many_moved -- --ignored`.
+#[test]
+#[ignore]
+fn many_moved_copied_and_foreign_pages_give_the_undamaged_answer_or_a_refusal() {
+    no_silent_answer(&moved(3000, 0x5EED_9A6E), "page moves");
+}
+
+/// What the server answers to every question: status and body, with what a search cost
+/// (not part of the answer) left out.
+fn served(addr: std::net::SocketAddr) -> Vec<(u16, Value)> {
+    const QUESTIONS: &[&str] = &[
+        "/api/puzzles",
+        "/api/puzzles/seven",
+        "/api/puzzles/seven/positions/07214365",
+        "/api/puzzles/eight",
+        "/api/puzzles/eight/positions/867254301",
+        "/api/puzzles/nine/positions/0532194876",
+        "/api/puzzles/hoppers",
+        "/api/puzzles/triangle21",
+        "/api/puzzles/chinese-checkers",
+        "/api/puzzles/magic-triangle",
+        "/api/puzzles/knight-tour-6x6",
+        "/api/puzzles/knight-swap",
+    ];
+    QUESTIONS
+        .iter()
+        .map(|q| {
+            let (status, _, body) = raw_at(addr, q.as_bytes(), "GET");
+            let mut v: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            for k in ["nodes", "generated", "seconds", "load_seconds"] {
+                if let Some(o) = v.as_object_mut() {
+                    o.remove(k);
+                }
+            }
+            (status, v)
+        })
+        .collect()
+}
+
+/// The file changed in place under a running server (bits flipped, pages moved,
+/// copied or taken from another file, each put back before the next): every answer is
+/// the one the unchanged file gives, or a refusal; never another answer with 200.
+#[test]
+fn a_file_changed_under_a_running_server_is_never_answered_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("served.sqlite");
+    std::fs::copy(shared_db(), &path).unwrap();
+    let original = std::fs::read(&path).unwrap();
+    let other = std::fs::read(foreign()).unwrap();
+    let trees = trees(&path);
+    let addr = start_server(&path);
+    let good = served(addr);
+    assert!(good.iter().all(|(s, _)| *s == 200), "{good:?}");
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    let mut rng = Rng(0x5E4F_ED17);
+    let (mut same, mut refused, mut silent) = (0, 0, Vec::new());
+    for trial in 0..300 {
+        let (writes, what) = if trial % 4 == 3 {
+            let at = rng.below(original.len());
+            let bit = 1u8 << rng.below(8);
+            (
+                vec![(at, vec![original[at] ^ bit])],
+                format!("byte {at} bit {bit:#04x}"),
+            )
+        } else {
+            page_change(&mut rng, trial, &original, &trees, &other)
+        };
+        for (off, b) in &writes {
+            file.write_all_at(b, *off as u64).unwrap();
+        }
+        for (i, (now, was)) in served(addr).into_iter().zip(&good).enumerate() {
+            if now.0 != 200 {
+                refused += 1;
+            } else if now == *was {
+                same += 1;
+            } else {
+                silent.push(format!("{what}, question {i}: {}", now.1));
+            }
+        }
+        for (off, b) in &writes {
+            file.write_all_at(&original[*off..off + b.len()], *off as u64)
+                .unwrap();
+        }
+    }
+    eprintln!(
+        "300 changes under a running server: {same} answers unchanged, {refused} refused, {} silently different",
+        silent.len()
+    );
+    assert!(silent.is_empty(), "{silent:#?}");
+    assert!(refused > 0, "some changes land on pages the questions read");
+    // Put back, the file is answered from again.
+    assert_eq!(served(addr), good);
+}
+
+/// Another SQLite program writes to the file (`ANALYZE` through SQLite's own VFS):
+/// every reader says so, naming the pages, rather than calling the file damaged.
+#[test]
+fn a_file_another_program_wrote_to_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.sqlite");
+    std::fs::copy(shared_db(), &db).unwrap();
+    let conn = rusqlite::Connection::open_with_flags_and_vfs(
+        &db,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE,
+        c"unix",
+    )
+    .unwrap();
+    conn.execute_batch("CREATE VIEW mine AS SELECT name FROM puzzles")
+        .unwrap();
+    drop(conn);
+    let d = db.to_str().unwrap();
+    for args in [
+        &["query", "--db", d, "--puzzle", "seven", "--longest"][..],
+        &["list", "--db", d],
+        &["verify", "--db", d],
+    ] {
+        let err = assert_clean_failure(&run(args), 1);
+        assert!(
+            err.contains("was changed by another program"),
+            "{args:?}: {err}"
+        );
+        let pages = err.split("but ").nth(1).unwrap_or("");
+        assert!(
+            pages.starts_with("page 1 ")
+                || pages.starts_with("pages 1,")
+                || pages.starts_with("pages 1 and"),
+            "page 1, which SQLite rewrites on every change, is named first: {err}"
+        );
+        assert!(!err.contains("damaged"), "{args:?}: {err}");
+    }
+    let o = run(&["generate", "--db", d, "--puzzle", "six", "--force"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&["verify", "--db", d]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// A bit flipped in the header byte that says how many bytes each page keeps for its
+/// checksum is damage to page 1, not a file of an older build: the readers refuse
+/// (exit 1), and `generate` rebuilds the file.
+#[test]
+fn a_flip_in_header_byte_20_is_damage_and_generate_rebuilds() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.sqlite");
+    generate_into(&db, &["six"], false);
+    let good = std::fs::read(&db).unwrap();
+    let d = db.to_str().unwrap();
+    for bit in 0..8 {
+        let mut b = good.clone();
+        b[20] ^= 1 << bit;
+        std::fs::write(&db, &b).unwrap();
+        let err = assert_clean_failure(
+            &run(&["query", "--db", d, "--puzzle", "six", "--longest"]),
+            1,
+        );
+        assert!(!err.contains("older puzzlebase"), "bit {bit}: {err}");
+        let o = run(&["generate", "--db", d, "--puzzle", "six"]);
+        assert!(
+            o.status.success(),
+            "bit {bit}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let o = run(&["verify", "--db", d]);
+        assert!(
+            o.status.success(),
+            "bit {bit}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+/// Values `generate` wrote besides the puzzles' rows, edited on their own (page
+/// checksums kept): `verify` refuses each, naming the seal.
+#[test]
+fn meta_puzzles_and_statistics_edited_are_refused_by_verify() {
+    let edits = [
+        "UPDATE meta SET value = '9.9.9' WHERE key = 'generator_version'",
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('git_commit', '0123456789abcdef0123456789abcdef01234567')",
+        "UPDATE meta SET value = '2020-01-01T00:00:00Z' WHERE key = 'created_at'",
+        "UPDATE puzzles SET generated_at = '2020-01-01T00:00:00Z' WHERE name = 'seven'",
+        "UPDATE puzzles SET seconds = seconds + 1 WHERE name = 'six'",
+        "UPDATE sqlite_stat1 SET stat = '1 1' WHERE rowid = (SELECT min(rowid) FROM sqlite_stat1)",
+        "DELETE FROM sqlite_stat1 WHERE rowid = (SELECT max(rowid) FROM sqlite_stat1)",
+    ];
+    for edit in edits {
+        let (_dir, db) = damaged_copy(shared_db(), |c| {
+            assert_eq!(c.execute(edit, []).unwrap(), 1, "{edit}");
+        });
+        // verify prints each puzzle it passed, then the fact about the file.
+        let o = run(&["verify", "--db", db.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{edit}: {err}");
+        assert!(
+            err.contains("seal") && err.lines().count() == 1,
+            "{edit}: {err}"
+        );
+    }
+}
+
+/// `list` reads the puzzles through the checks `query` makes: an edited figure or
+/// checksum is refused, not shown.
+#[test]
+fn list_refuses_edited_figures() {
+    for edit in [
+        "UPDATE puzzles SET solvable = solvable - 1 WHERE name = 'seven'",
+        "UPDATE puzzles SET max_distance = max_distance + 1 WHERE name = 'eight'",
+        "UPDATE puzzles SET checksum = 'ab' || substr(checksum, 3) WHERE name = 'six'",
+        "UPDATE puzzles SET solvable = solvable + 1 WHERE name = 'knight-tour'",
+    ] {
+        let (_dir, db) = damaged_copy(shared_db(), |c| {
+            assert_eq!(c.execute(edit, []).unwrap(), 1, "{edit}");
+        });
+        for json in [false, true] {
+            let mut args = vec!["list", "--db", db.to_str().unwrap()];
+            if json {
+                args.push("--json");
+            }
+            let err = assert_clean_failure(&run(&args), 1);
+            assert!(err.contains("inconsistent file"), "{edit}: {err}");
+        }
+    }
+    let o = run(&["list", "--db", shared_db().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
