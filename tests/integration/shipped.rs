@@ -426,3 +426,51 @@ fn list_refuses_edited_figures() {
     let o = run(&["list", "--db", shared_db().to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// A file of the previous page rule (8 reserved bytes, sums bound to nothing: what the
+/// previous release wrote): the readers ask for a rebuild, and `generate` rewrites it
+/// in this rule, copying its puzzles (their pages checked by the old rule) rather than
+/// computing them again.
+#[test]
+fn a_file_of_the_previous_page_rule_is_rewritten_by_generate() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.sqlite");
+    generate_into(&db, &["six", "seven"], false);
+    let mut b = std::fs::read(&db).unwrap();
+    let page = page_size(&b);
+    b[20] = 8;
+    for p in b.chunks_mut(page) {
+        // The old rule: SQLite's write-ahead-log sums over all but the last 8 bytes.
+        let n = page - 8;
+        let (mut s1, mut s2) = (0u32, 0u32);
+        for pair in p[..n].chunks_exact(8) {
+            s1 = s1
+                .wrapping_add(u32::from_le_bytes(pair[..4].try_into().unwrap()))
+                .wrapping_add(s2);
+            s2 = s2
+                .wrapping_add(u32::from_le_bytes(pair[4..].try_into().unwrap()))
+                .wrapping_add(s1);
+        }
+        p[n..n + 4].copy_from_slice(&s1.to_le_bytes());
+        p[n + 4..].copy_from_slice(&s2.to_le_bytes());
+    }
+    std::fs::write(&db, &b).unwrap();
+    let d = db.to_str().unwrap();
+    let err = assert_clean_failure(
+        &run(&["query", "--db", d, "--puzzle", "six", "--longest"]),
+        1,
+    );
+    assert!(err.contains("older puzzlebase"), "{err}");
+    let o = run(&["generate", "--db", d, "--puzzle", "six"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for name in ["six", "seven"] {
+        let line = out.lines().find(|l| l.starts_with(name)).unwrap();
+        assert!(line.contains("reused"), "{name} copied: {out}");
+    }
+    assert_eq!(std::fs::read(&db).unwrap()[20], 16);
+    let o = run(&["verify", "--db", d]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let a = crate::util::query_json_in(&db, &["--puzzle", "seven", "--longest"]);
+    assert_eq!(a["distance"], 36);
+}
