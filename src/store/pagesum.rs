@@ -608,7 +608,7 @@ pub fn reserve(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     reserve_bytes(conn, RESERVED as c_int).map(|_| ())
 }
 
-/// The reserved bytes per page of the main database on `conn` (8 for a file with page
+/// The reserved bytes per page of the main database on `conn` (16 for a file with page
 /// checksums).
 pub fn reserved(conn: &rusqlite::Connection) -> rusqlite::Result<i32> {
     reserve_bytes(conn, -1)
