@@ -25,6 +25,7 @@ mod properties;
 mod resident;
 mod rules;
 mod serve;
+mod signature;
 mod sliding;
 mod util;
 
