@@ -789,9 +789,13 @@ fn run_verify(
 ) -> Result<(), Failure> {
     // The signature first: it covers every byte, and needs no reading of the file as a
     // database. A file that is not there, or not a file, is left to the checks below to
-    // name as they do without --key.
+    // name as they do without --key. Through a symbolic link, the signature is looked
+    // for beside the target, where `generate --sign` writes it.
     if let Some(key) = key.filter(|_| db.is_file()) {
-        let sig = signature_file.unwrap_or_else(|| signature::signature_path(&db));
+        let sig = signature_file.unwrap_or_else(|| {
+            let target = puzzlebase::store::integrity::resolve(&db).unwrap_or(db.clone());
+            signature::signature_path(&target)
+        });
         let shown = sig.display().to_string();
         match signature::verify_file(&db, &sig, &key) {
             Ok(v) => out(&if json_out {

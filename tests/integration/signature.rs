@@ -355,6 +355,22 @@ fn assert_untouched(dir: &Path) {
     assert!(names.is_empty(), "{names:?}");
 }
 
+#[cfg(unix)]
+#[test]
+fn through_a_link_the_signature_is_beside_the_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (public, secret) = keygen(d, "k", None);
+    fs::create_dir(d.join("real")).unwrap();
+    let link = d.join("current.sqlite");
+    std::os::unix::fs::symlink("real/p.sqlite", &link).unwrap();
+    ok(&generate_signed(&link, &secret, None));
+    assert!(d.join("real/p.sqlite.minisig").is_file());
+    assert!(!d.join("current.sqlite.minisig").exists());
+    let out = ok(&verify_key(&link, &public));
+    assert!(out.contains("file:p.sqlite"), "{out}");
+}
+
 #[test]
 fn a_key_that_cannot_sign_is_refused_before_anything_is_built() {
     let dir = tempfile::tempdir().unwrap();
