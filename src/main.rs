@@ -16,6 +16,7 @@ use puzzlebase::catalog::{self, DefinitionError};
 use puzzlebase::core::progress::{Progress, Silent};
 use puzzlebase::render::text;
 use puzzlebase::server::ServeOptions;
+use puzzlebase::store::signature::{self, SignatureError, SigningKey};
 use puzzlebase::verify::{self, Report, VerifyError};
 
 /// Precomputes complete solution databases for classic puzzles into one SQLite file,
@@ -107,6 +108,13 @@ struct GenerateArgs {
     /// processes, seconds) to FILE as CSV; for runs with checkpoints or under mpirun
     #[arg(long, value_name = "FILE")]
     exchange_log: Option<PathBuf>,
+    /// Sign the new file with this minisign secret key: PATH.minisig is written beside
+    /// it, which `minisign -Vm PATH -p KEY.pub` and `verify --key KEY.pub` check. The key
+    /// is read before anything is built; an encrypted key's password comes from
+    /// PUZZLEBASE_KEY_PASSWORD. When nothing needs building, the file is signed again
+    /// only if its signature is missing or is not this key's
+    #[arg(long, value_name = "SECRET_KEY")]
+    sign: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -174,6 +182,28 @@ enum Command {
         /// One JSON object per puzzle, one per line
         #[arg(long)]
         json: bool,
+        /// First check the file's signature (PATH.minisig) against this minisign public
+        /// key: any changed, added or removed byte is refused
+        #[arg(long, value_name = "PUBLIC_KEY")]
+        key: Option<PathBuf>,
+        /// The signature to check with --key, instead of PATH.minisig
+        #[arg(long, value_name = "FILE", requires = "key")]
+        signature: Option<PathBuf>,
+    },
+    /// Make a key pair for signing files (`generate --sign`), in minisign's format.
+    ///
+    /// Writes the public key (publish it: `verify --key` and `minisign -V -p` read it)
+    /// and the secret key (readable by its owner only; keep it private). The secret key
+    /// is not encrypted unless PUZZLEBASE_KEY_PASSWORD is set, whose value then becomes
+    /// its password (`generate --sign` reads it from there too; nothing is prompted).
+    /// Existing files are never overwritten. `minisign -G` makes keys that work as well.
+    Keygen {
+        /// Where to write the public key (e.g. puzzlebase.pub)
+        #[arg(long, value_name = "FILE")]
+        public: PathBuf,
+        /// Where to write the secret key (e.g. puzzlebase.key)
+        #[arg(long, value_name = "FILE")]
+        secret: PathBuf,
     },
     /// List the puzzles in the database with their figures.
     List {
@@ -325,6 +355,15 @@ impl From<VerifyError> for Failure {
     }
 }
 
+impl From<SignatureError> for Failure {
+    fn from(e: SignatureError) -> Self {
+        Failure {
+            usage: false,
+            message: e.to_string(),
+        }
+    }
+}
+
 impl From<std::io::Error> for Failure {
     fn from(e: std::io::Error) -> Self {
         Failure {
@@ -360,12 +399,13 @@ fn one_line(message: &str) -> String {
 /// Parses the command line. Help and version print as clap renders them; every other
 /// clap error becomes one line and a hint, exit 2, like the tool's own usage errors.
 /// Every subcommand, as the messages name them.
-const SUBCOMMANDS: [&str; 9] = [
+const SUBCOMMANDS: [&str; 10] = [
     "generate",
     "query",
     "list",
     "serve",
     "verify",
+    "keygen",
     "check-definition",
     "export",
     "completions",
@@ -421,7 +461,14 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Generate(g) => run_generate(g),
         Command::CheckDefinition { file, json } => run_check(&file, json),
-        Command::Verify { db, puzzles, json } => run_verify(db.db, puzzles, json),
+        Command::Verify {
+            db,
+            puzzles,
+            json,
+            key,
+            signature,
+        } => run_verify(db.db, puzzles, json, key, signature),
+        Command::Keygen { public, secret } => run_keygen(&public, &secret),
         Command::Query(q) => run_query(q),
         Command::List { db, json } => run_list(db.db, json),
         Command::Export { db, puzzle, .. } => run_export(db.db, &puzzle),
@@ -541,6 +588,20 @@ impl Observer for Terminal {
         eprintln!("puzzlebase: {}", one_line(message));
     }
 
+    fn signed(&self, path: &std::path::Path, key_id: &str) {
+        if self.json {
+            let line =
+                serde_json::json!({ "signed": path.display().to_string(), "key_id": key_id });
+            let _ = writeln!(std::io::stdout(), "{line}");
+        } else if !self.quiet {
+            let _ = writeln!(
+                std::io::stdout(),
+                "signed {} with key {key_id}",
+                path.display()
+            );
+        }
+    }
+
     fn verified(&self, r: &Report) {
         if self.json {
             let mut v = json::verified(r);
@@ -590,8 +651,9 @@ fn run_generate(g: GenerateArgs) -> Result<(), Failure> {
             message: "--exchange-log needs --checkpoints, --resume or mpirun (one machine's search exchanges nothing)".into(),
         });
     }
-    let (opts, registry, extra) = generate_inputs(&g)?;
-    build::generate_from(
+    let (opts, registry, extra, key) = generate_inputs(&g)?;
+    build::generate_signed(
+        &build::backend::Local,
         &opts,
         registry,
         extra,
@@ -600,12 +662,15 @@ fn run_generate(g: GenerateArgs) -> Result<(), Failure> {
             quiet: g.quiet,
             json: g.json,
         },
+        key.as_ref(),
     )?;
     Ok(())
 }
 
-/// The options, the built-in puzzles (with `--partition`) and the users' puzzles: every
-/// user file is checked before the database is touched.
+/// The options, the built-in puzzles (with `--partition`), the users' puzzles and the
+/// signing key (`--sign`): the key is loaded and every user file is checked before the
+/// database is touched.
+#[allow(clippy::type_complexity)]
 fn generate_inputs(
     g: &GenerateArgs,
 ) -> Result<
@@ -613,9 +678,17 @@ fn generate_inputs(
         Options,
         Vec<puzzlebase::families::Puzzle>,
         Vec<puzzlebase::families::Puzzle>,
+        Option<SigningKey>,
     ),
     Failure,
 > {
+    let key = match &g.sign {
+        Some(path) => Some(signature::load_secret_key(
+            path,
+            signature::password_from_env()?,
+        )?),
+        None => None,
+    };
     let extra = match &g.definitions {
         Some(dir) => catalog::load_dir(dir)?,
         None => Vec::new(),
@@ -633,7 +706,7 @@ fn generate_inputs(
             message,
         })?
     };
-    Ok((opts, registry, extra))
+    Ok((opts, registry, extra, key))
 }
 
 fn checkpoints_of(g: &GenerateArgs) -> build::distributed::Checkpoints {
@@ -662,13 +735,21 @@ fn in_processes(
     }
     let backend = build::distributed::Processes::new(comm, checkpoints, g.exchange_log.as_deref())
         .map_err(|e| failure(format!("--exchange-log: {e}")))?;
-    let result = generate_inputs(&g).and_then(|(opts, registry, extra)| {
+    let result = generate_inputs(&g).and_then(|(opts, registry, extra, key)| {
         let observer = Terminal {
             quiet: g.quiet,
             json: g.json,
         };
-        build::generate_on(&backend, &opts, registry, extra, g.verify, &observer)
-            .map_err(Failure::from)
+        build::generate_signed(
+            &backend,
+            &opts,
+            registry,
+            extra,
+            g.verify,
+            &observer,
+            key.as_ref(),
+        )
+        .map_err(Failure::from)
     });
     backend.finish(result.is_ok());
     result.map(|_| ())
@@ -699,7 +780,38 @@ fn run_check(file: &std::path::Path, json_out: bool) -> Result<(), Failure> {
     text::plan(&file, &plan).iter().try_for_each(|l| out(l))
 }
 
-fn run_verify(db: PathBuf, only: Vec<String>, json_out: bool) -> Result<(), Failure> {
+fn run_verify(
+    db: PathBuf,
+    only: Vec<String>,
+    json_out: bool,
+    key: Option<PathBuf>,
+    signature_file: Option<PathBuf>,
+) -> Result<(), Failure> {
+    // The signature first: it covers every byte, and needs no reading of the file as a
+    // database. A file that is not there, or not a file, is left to the checks below to
+    // name as they do without --key. Through a symbolic link, the signature is looked
+    // for beside the target, where `generate --sign` writes it.
+    if let Some(key) = key.filter(|_| db.is_file()) {
+        let sig = signature_file.unwrap_or_else(|| {
+            let target = puzzlebase::store::integrity::resolve(&db).unwrap_or(db.clone());
+            signature::signature_path(&target)
+        });
+        let shown = sig.display().to_string();
+        match signature::verify_file(&db, &sig, &key) {
+            Ok(v) => out(&if json_out {
+                json::signature(&shown, &v.key_id, &v.trusted_comment).to_string()
+            } else {
+                text::signature(&v.key_id, &v.trusted_comment)
+            })?,
+            Err(e) => {
+                let message = format!("verify: signature: {e}");
+                if json_out {
+                    out(&json::signature_failure(&shown, &message).to_string())?;
+                }
+                return Err(failure(message));
+            }
+        }
+    }
     let mut printed: Result<(), Failure> = Ok(());
     let result = verify::verify_file(&db, &only, &mut |r| {
         if printed.is_ok() {
@@ -719,6 +831,29 @@ fn run_verify(db: PathBuf, only: Vec<String>, json_out: bool) -> Result<(), Fail
         }
         r => r.map(|_| ()).map_err(Failure::from),
     }
+}
+
+/// `keygen`: a new key pair, encrypted when PUZZLEBASE_KEY_PASSWORD is set.
+fn run_keygen(public: &std::path::Path, secret: &std::path::Path) -> Result<(), Failure> {
+    let password = signature::password_from_env()?;
+    let encrypted = password.is_some();
+    let id = signature::generate_keypair(public, secret, password)?;
+    out(&format!(
+        "key {id}: public key {}, secret key {} ({})",
+        public.display(),
+        secret.display(),
+        if encrypted {
+            "encrypted with PUZZLEBASE_KEY_PASSWORD"
+        } else {
+            "not encrypted: keep it private"
+        }
+    ))?;
+    out(&format!(
+        "sign with `puzzlebase generate --sign {}`; check with `puzzlebase verify --key {}` or `minisign -Vm FILE -p {}`",
+        secret.display(),
+        public.display(),
+        public.display()
+    ))
 }
 
 fn out(line: &str) -> Result<(), Failure> {

@@ -326,6 +326,18 @@ pub fn verified(r: &Report) -> Value {
     })
 }
 
+/// `verify --key --json`'s object for a good signature (printed before the puzzles').
+pub fn signature(path: &str, key_id: &str, trusted_comment: &str) -> Value {
+    json!({
+        "signature": path, "ok": true, "key_id": key_id, "trusted_comment": trusted_comment,
+    })
+}
+
+/// `verify --key --json`'s object for a signature that does not hold.
+pub fn signature_failure(path: &str, error: &str) -> Value {
+    json!({ "signature": path, "ok": false, "error": error })
+}
+
 /// `verify --json`'s object for the failure that stopped it.
 pub fn verify_failure(puzzle: Option<&str>, error: &str) -> Value {
     json!({ "puzzle": puzzle, "ok": false, "error": error })

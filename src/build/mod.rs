@@ -25,6 +25,7 @@ use crate::core::memory;
 use crate::core::progress::Progress;
 use crate::families::Puzzle;
 use crate::store::integrity;
+use crate::store::signature::{self, SignatureError, SigningKey};
 use crate::store::{self, PuzzleInfo, StoreError};
 use crate::verify;
 
@@ -43,6 +44,8 @@ pub enum GenerateError {
     Refused(String, #[source] StoreError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    Signature(#[from] SignatureError),
     #[error("solving {puzzle}: {message}")]
     Solve { puzzle: String, message: String },
     #[error("verification of the new file failed: {0}")]
@@ -110,6 +113,9 @@ pub trait Observer: Sync {
     fn verified(&self, _report: &verify::Report) {}
     /// Something the run did that the user should know of, though it goes on (one line).
     fn warn(&self, _message: &str) {}
+    /// `signature` (`<db>.minisig`) was written: the file is signed by the key `key_id`
+    /// (only with [`generate_signed`]).
+    fn signed(&self, _signature: &Path, _key_id: &str) {}
 }
 
 /// Removes the temporary file unless the run completed.
@@ -202,10 +208,28 @@ pub fn generate_from(
 pub fn generate_on(
     backend: &dyn Backend,
     opts: &Options,
+    registry: Vec<Puzzle>,
+    extra: Vec<Puzzle>,
+    full_check: bool,
+    observer: &dyn Observer,
+) -> Result<Vec<Summary>> {
+    generate_signed(backend, opts, registry, extra, full_check, observer, None)
+}
+
+/// Like [`generate_on`], and with `sign` also signs the file: `<db>.minisig`
+/// ([`signature`]) is written as a temporary beside the finished file and renamed into
+/// place right after it and its sidecar. When nothing needs building, the existing file
+/// is signed if `<db>.minisig` is missing or is not its signature by that key (after
+/// `full_check`, when asked for). Without `sign`, a `<db>.minisig` left beside a file
+/// this run replaces is removed (it signed the previous file), with a warning.
+pub fn generate_signed(
+    backend: &dyn Backend,
+    opts: &Options,
     mut registry: Vec<Puzzle>,
     extra: Vec<Puzzle>,
     full_check: bool,
     observer: &dyn Observer,
+    sign: Option<&SigningKey>,
 ) -> Result<Vec<Summary>> {
     for p in extra {
         if catalog::definitions_builtin(p.name()) || registry.iter().any(|q| q.name() == p.name()) {
@@ -278,13 +302,32 @@ pub fn generate_on(
             verify::verify_file(db, &[], &mut |r| observer.verified(r))
                 .map_err(|e| GenerateError::Verify(e.to_string()))?;
         }
+        if let Some(key) = sign {
+            let created_at = store::open_read(db)
+                .and_then(|conn| created_at(&conn).map_err(|e| StoreError::from_sqlite(db, e)))?;
+            let comment = signature::trusted_comment(&base, &created_at);
+            if signature::repair(db, key, &comment)? {
+                observer.signed(&signature::signature_path(db), &key.key_id());
+            }
+        }
         return Ok(summaries);
     }
     let tmp = TempFile::new(dir.join(format!("{base}.tmp-{}", std::process::id())));
-    let summaries = build(
+    let (summaries, created_at) = build(
         backend, &tmp.path, db, &registry, &previous, &carried, opts, full_check, observer,
     )?;
-    persist(tmp, db, &base)?;
+    let comment = signature::trusted_comment(&base, &created_at);
+    match (
+        persist(tmp, db, &base, sign.map(|key| (key, comment.as_str())))?,
+        sign,
+    ) {
+        (Signed::Yes(path), Some(key)) => observer.signed(&path, &key.key_id()),
+        (Signed::StaleRemoved(path), _) => observer.warn(&format!(
+            "removed {}: it signed the previous file; sign the new one with `generate --sign KEY`",
+            path.display()
+        )),
+        _ => {}
+    }
     drop(lock);
     Ok(summaries)
 }
@@ -470,7 +513,7 @@ fn build(
     opts: &Options,
     full_check: bool,
     observer: &dyn Observer,
-) -> Result<Vec<Summary>> {
+) -> Result<(Vec<Summary>, String)> {
     let mut conn = store::create(tmp)?;
     // Nothing needs rolling back in a file that is discarded on failure.
     store::connection::without_journal(&conn).map_err(sql(tmp))?;
@@ -554,8 +597,18 @@ fn build(
             .map_err(|e| GenerateError::Verify(e.to_string()))?;
     }
     store::connection::with_journal(&conn).map_err(sql(tmp))?;
+    let created = created_at(&conn).map_err(sql(tmp))?;
     conn.close().map_err(|(_, e)| sql(tmp)(e))?;
-    Ok(summaries)
+    Ok((summaries, created))
+}
+
+/// `meta.created_at` of a file: when it was made, for the signature's trusted comment.
+fn created_at(conn: &Connection) -> rusqlite::Result<String> {
+    let meta = store::audit::meta(conn)?;
+    Ok((meta.into_iter())
+        .find(|(k, _)| k == "created_at")
+        .map(|(_, v)| v)
+        .unwrap_or_default())
 }
 
 /// SQLite's own structure check must pass, and every puzzle carried over from the
@@ -579,28 +632,64 @@ fn verify(conn: &Connection, path: &Path, summaries: &[Summary]) -> Result<()> {
     Ok(())
 }
 
+/// What [`persist`] did about the signature.
+enum Signed {
+    /// `<db>.minisig` was written.
+    Yes(PathBuf),
+    /// Unsigned run: the previous file's `<db>.minisig` was removed.
+    StaleRemoved(PathBuf),
+    No,
+}
+
 /// Flushes the finished file to disk and renames it over the target, then its
-/// `<db>.sha256` over the old sidecar. A crash between the two renames leaves a stale
-/// sidecar, which the next run rewrites (see [`integrity::repair_sidecar`]).
-fn persist(mut tmp: TempFile, db: &Path, base: &str) -> Result<()> {
+/// `<db>.sha256` over the old sidecar, then (with `sign`: the key and the trusted
+/// comment) its `<db>.minisig`. Every temporary is complete before the first rename. A
+/// crash between the renames leaves a stale sidecar or signature, which the next run
+/// rewrites (see [`integrity::repair_sidecar`], [`signature::repair`]). Without `sign`, a
+/// `<db>.minisig` of the previous file is removed.
+fn persist(
+    mut tmp: TempFile,
+    db: &Path,
+    base: &str,
+    sign: Option<(&SigningKey, &str)>,
+) -> Result<Signed> {
     File::open(&tmp.path)
         .and_then(|f| f.sync_all())
         .map_err(io(&tmp.path))?;
     let sidecar =
         TempFile::new(integrity::write_sidecar_temporary(&tmp.path, db, base).map_err(io(db))?);
+    let signed = match sign {
+        Some((key, comment)) => Some(TempFile::new(signature::write_temporary(
+            &tmp.path, db, key, comment,
+        )?)),
+        None => None,
+    };
     fs::rename(&tmp.path, db).map_err(io(db))?;
     tmp.keep = true;
     let target = integrity::sidecar(db);
     fs::rename(&sidecar.path, &target).map_err(io(&target))?;
     let mut sidecar = sidecar;
     sidecar.keep = true;
+    let target = signature::signature_path(db);
+    let outcome = match signed {
+        Some(mut signed) => {
+            fs::rename(&signed.path, &target).map_err(io(&target))?;
+            signed.keep = true;
+            Signed::Yes(target)
+        }
+        None => match fs::remove_file(&target) {
+            Ok(()) => Signed::StaleRemoved(target),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Signed::No,
+            Err(e) => return Err(io(&target)(e)),
+        },
+    };
     if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
         // Makes the rename itself durable; not every platform can open a directory.
         if let Ok(d) = File::open(dir) {
             let _ = d.sync_all();
         }
     }
-    Ok(())
+    Ok(outcome)
 }
 
 /// Escapes the characters that end or alter the path part of an SQLite URI filename.

@@ -311,6 +311,15 @@ pub fn verified(r: &Report) -> String {
     )
 }
 
+/// `verify --key`'s line for a good signature, aligned with the puzzles' lines.
+/// (minisign's own comments hold tabs: shown as spaces).
+pub fn signature(key_id: &str, trusted_comment: &str) -> String {
+    let comment: String = (trusted_comment.chars())
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    format!("{:<18} ok  key {key_id}  {comment}", "signature")
+}
+
 /// What `check-definition` says of a definition file that builds.
 pub fn plan(file: &str, plan: &Plan) -> Vec<String> {
     let states = match plan.states {

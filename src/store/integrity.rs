@@ -212,8 +212,9 @@ pub fn repair_sidecar(db: &Path, base: &str) -> std::io::Result<bool> {
 
 /// Whether `name` in the database's directory is a temporary that a run of this program
 /// made and did not finish: `<db>.tmp-<pid>` with a numeric pid and a file that is ours
-/// (our SQLite header, or still empty), or `<db>.sha256.tmp-<pid>` holding a sidecar
-/// line. Anything else, such as a user's `<db>.tmp-backup`, is left alone.
+/// (our SQLite header, or still empty), `<db>.sha256.tmp-<pid>` holding a sidecar
+/// line, or `<db>.minisig.tmp-<pid>` holding a signature (or still empty). Anything else,
+/// such as a user's `<db>.tmp-backup`, is left alone.
 pub fn is_our_temporary(dir: &Path, base: &str, name: &str) -> bool {
     let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     let path = dir.join(name);
@@ -222,6 +223,9 @@ pub fn is_our_temporary(dir: &Path, base: &str, name: &str) -> bool {
     }
     if let Some(pid) = name.strip_prefix(&format!("{base}.sha256.tmp-")) {
         return numeric(pid) && is_sidecar_text(&path, base);
+    }
+    if let Some(pid) = name.strip_prefix(&format!("{base}.minisig.tmp-")) {
+        return numeric(pid) && crate::store::signature::is_signature_text(&path);
     }
     false
 }
@@ -321,6 +325,9 @@ mod tests {
         let line = sidecar_line(&"ab".repeat(32), "p.sqlite");
         fs::write(d.join("p.sqlite.sha256.tmp-16"), &line).unwrap();
         fs::write(d.join("p.sqlite.sha256.tmp-old"), &line).unwrap();
+        fs::write(d.join("p.sqlite.minisig.tmp-17"), b"untrusted comment: x\n").unwrap();
+        fs::write(d.join("p.sqlite.minisig.tmp-18"), b"").unwrap();
+        fs::write(d.join("p.sqlite.minisig.tmp-19"), b"my notes").unwrap();
         let ours = |n: &str| is_our_temporary(d, "p.sqlite", n);
         assert!(ours("p.sqlite.tmp-12"));
         assert!(!ours("p.sqlite.tmp-13"), "another program's SQLite file");
@@ -332,6 +339,12 @@ mod tests {
         assert!(!ours("p.sqlite.tmp-15"));
         assert!(ours("p.sqlite.sha256.tmp-16"));
         assert!(!ours("p.sqlite.sha256.tmp-old"));
+        assert!(ours("p.sqlite.minisig.tmp-17"));
+        assert!(
+            ours("p.sqlite.minisig.tmp-18"),
+            "killed before its first write"
+        );
+        assert!(!ours("p.sqlite.minisig.tmp-19"), "not a signature");
         assert!(!ours("q.sqlite.tmp-12"));
     }
 

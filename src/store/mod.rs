@@ -7,6 +7,7 @@ pub mod connection;
 pub mod integrity;
 pub mod pagesum;
 mod read;
+pub mod signature;
 
 pub use read::*;
 

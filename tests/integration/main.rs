@@ -26,6 +26,7 @@ mod resident;
 mod rules;
 mod serve;
 mod shipped;
+mod signature;
 mod sliding;
 mod util;
 
