@@ -77,7 +77,7 @@ pub enum StoreError {
     )]
     Damaged { path: String, page: Option<u64> },
     #[error(
-        "{path} was changed by another program: SQLite's own check finds it sound, but {pages} no longer carry puzzlebase's page checksums (a program that writes to the file, such as `sqlite3 FILE ANALYZE` or VACUUM, does not keep them), so nothing is answered from it; rebuild it with `puzzlebase generate`, or fetch it again"
+        "{path} was changed by another program: SQLite's own check finds it sound, but puzzlebase's page checksums no longer hold on {pages} (a program that writes to the file, such as `sqlite3 FILE ANALYZE` or VACUUM, does not keep them), so nothing is answered from it; rebuild it with `puzzlebase generate`, or fetch it again"
     )]
     Changed { path: String, pages: String },
     #[error(

@@ -324,7 +324,7 @@ fn a_file_another_program_wrote_to_is_named_as_such() {
             err.contains("was changed by another program"),
             "{args:?}: {err}"
         );
-        let pages = err.split("but ").nth(1).unwrap_or("");
+        let pages = err.split("no longer hold on ").nth(1).unwrap_or("");
         assert!(
             pages.starts_with("page 1 ")
                 || pages.starts_with("pages 1,")
