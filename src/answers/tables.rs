@@ -11,7 +11,7 @@ use super::{Database, Histogram, ListAnswer, LongestAnswer, QueryError, Result};
 use crate::core::progress::Silent;
 use crate::families::Puzzle;
 use crate::solvers::peg;
-use crate::store::{self, PositionRow, Storage};
+use crate::store::{self, PositionRow, PuzzleInfo, Storage};
 use crate::verify::consistency;
 
 impl Database {
@@ -21,6 +21,17 @@ impl Database {
     /// reachable, no more classes than positions, no more positions than classes times
     /// symmetries, at least one last peg and at most one per peg for each position.
     pub fn layers(&self, name: &str) -> Result<Vec<store::PegLayerRow>> {
+        self.checked_layers(name, true)
+    }
+
+    /// [`Database::layers`]; with `classes` false, without comparing each layer's
+    /// classes with the positions stored (a read of every stored position of a board
+    /// stored as rows): the figures alone, as [`Database::listing`] needs them.
+    pub(super) fn checked_layers(
+        &self,
+        name: &str,
+        classes: bool,
+    ) -> Result<Vec<store::PegLayerRow>> {
         let (p, info) = self.puzzle(name)?;
         let p = &*p;
         let rows = store::peg_layers(&self.conn, name).map_err(self.sql())?;
@@ -61,7 +72,7 @@ impl Database {
         // Each layer's classes are the stored rows of that many pegs: those able to
         // finish always, every reachable one where the board stores them all. A layer
         // whose figures were swapped with another's, totals intact, fails here.
-        if self.layers_checked.borrow().contains(name) {
+        if !classes || self.layers_checked.borrow().contains(name) {
             return Ok(rows);
         }
         let stored = if info.storage == Storage::PegLayers {
@@ -276,14 +287,9 @@ impl Database {
         Ok(self.solutions(name, Some(sum))?.answer)
     }
 
-    /// The canonical solutions (with `value` only those of that value). Every canonical
-    /// row is checked against the puzzle's rule before any is served, so that a row
-    /// whose stored value is wrong cannot silently drop out of a `--sum` answer.
-    fn solutions(&self, name: &str, value: Option<i64>) -> Result<CheckedSolutions> {
-        let (p, info) = self.puzzle(name)?;
-        let p = &*p;
-        // Every solution found is stored: rows gone (or moved to another puzzle) would
-        // shorten the list without breaking any row's own rule.
+    /// Every solution found is stored: rows gone (or moved to another puzzle) would
+    /// shorten the list without breaking any row's own rule.
+    pub(super) fn solutions_all_stored(&self, name: &str, info: &PuzzleInfo) -> Result<()> {
         let stored = store::solution_count(&self.conn, name).map_err(self.sql())?;
         if stored != info.solvable {
             return Err(self.inconsistent(format!(
@@ -291,6 +297,16 @@ impl Database {
                 info.solvable
             )));
         }
+        Ok(())
+    }
+
+    /// The canonical solutions (with `value` only those of that value). Every canonical
+    /// row is checked against the puzzle's rule before any is served, so that a row
+    /// whose stored value is wrong cannot silently drop out of a `--sum` answer.
+    fn solutions(&self, name: &str, value: Option<i64>) -> Result<CheckedSolutions> {
+        let (p, info) = self.puzzle(name)?;
+        let p = &*p;
+        self.solutions_all_stored(name, &info)?;
         let mut rows = store::solutions(&self.conn, name, true, None).map_err(self.sql())?;
         for r in &rows {
             let ok = match &p {

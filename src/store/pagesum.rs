@@ -1,8 +1,10 @@
 //! Page checksums: every page of a file this build writes carries, in its last 16
 //! (reserved) bytes, a value that names its file and a checksum bound to its page
-//! number. Both are checked whenever the page is read or mapped, every time, so a page
-//! flipped, moved to another place, copied over another one or taken from another file
-//! is never handed to SQLite: the read fails with `SQLITE_IOERR_DATA`, and
+//! number. Both are checked whenever the page is read, and whenever it is mapped for the
+//! first time since the file last changed on disk (its times, size or inode: looked at
+//! each time a connection begins to read), so a page flipped, moved to another place,
+//! copied over another one or taken from another file is never handed to SQLite, even
+//! under a long-running reader: the read fails with `SQLITE_IOERR_DATA`, and
 //! [`damaged_page`] tells which page it was.
 //!
 //! The rule (docs/file-format.md, "Page checksums"):
@@ -28,7 +30,7 @@
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void};
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::ptr;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -68,13 +70,14 @@ impl Rule {
 
 /// The two sums over `data` (its length a multiple of 8) starting from `s1 = seed`,
 /// `s2 = 0`, as the 8 bytes stored after it.
+#[inline]
 fn sums(seed: u32, data: &[u8]) -> [u8; 8] {
     let (mut s1, mut s2) = (seed, 0u32);
     for pair in data.chunks_exact(8) {
-        let a = u32::from_le_bytes(pair[..4].try_into().unwrap());
-        let b = u32::from_le_bytes(pair[4..].try_into().unwrap());
-        s1 = s1.wrapping_add(a).wrapping_add(s2);
-        s2 = s2.wrapping_add(b).wrapping_add(s1);
+        // One load per pair: the low word is x[2i], the high x[2i+1].
+        let w = u64::from_le_bytes(pair.try_into().unwrap());
+        s1 = s1.wrapping_add(w as u32).wrapping_add(s2);
+        s2 = s2.wrapping_add((w >> 32) as u32).wrapping_add(s1);
     }
     let mut out = [0u8; 8];
     out[..4].copy_from_slice(&s1.to_le_bytes());
@@ -99,7 +102,9 @@ pub fn file_value(page: &[u8]) -> [u8; 8] {
 /// whose value is `value`, under this build's rule.
 pub fn page_ok(page: &[u8], number: u32, value: [u8; 8]) -> bool {
     let n = page.len() - 8;
-    file_value(page) == value && checksum(number, &page[..n]) == page[n..]
+    // The sums first: they read the page from its start, in the order the memory
+    // system fetches it best.
+    checksum(number, &page[..n]) == page[n..] && file_value(page) == value
 }
 
 /// Whether `page` holds its checksum under the previous rule.
@@ -244,6 +249,60 @@ struct SumFile {
     rule: Rule,
     /// The file's value (this build's rule), once page 1 was read or written.
     value: Option<[u8; 8]>,
+    /// The file's path, to see whether it changed ([`Stamp`]).
+    path: Option<PathBuf>,
+    /// The file as it was when this handle last began to read.
+    stamp: Option<Stamp>,
+    /// Pages (by number - 1) whose mapping was checked since `stamp`: a mapped page is
+    /// handed out again on every access, so it is checked again only when the file
+    /// changed (another program may write to it in place under a long-running reader)
+    /// or this handle wrote it.
+    mapped_ok: Vec<u64>,
+}
+
+/// What tells a file changed on disk: its modification and change times, size and
+/// inode. A write through any program, in place or through a mapping, moves the times.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    modified: (i64, i64),
+    changed: (i64, i64),
+    len: u64,
+    inode: (u64, u64),
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some(Stamp {
+            modified: (m.mtime(), m.mtime_nsec()),
+            changed: (m.ctime(), m.ctime_nsec()),
+            len: m.len(),
+            inode: (m.dev(), m.ino()),
+        })
+    }
+}
+
+impl SumFile {
+    fn mapped_ok(&self, page: usize) -> bool {
+        self.mapped_ok
+            .get(page / 64)
+            .is_some_and(|w| w >> (page % 64) & 1 == 1)
+    }
+    fn set_mapped_ok(&mut self, page: usize, ok: bool) {
+        if self.mapped_ok.len() <= page / 64 {
+            if !ok {
+                return;
+            }
+            self.mapped_ok.resize(page / 64 + 1, 0);
+        }
+        let bit = 1u64 << (page % 64);
+        if ok {
+            self.mapped_ok[page / 64] |= bit;
+        } else {
+            self.mapped_ok[page / 64] &= !bit;
+        }
+    }
 }
 
 fn real(f: *mut ffi::sqlite3_file) -> *mut ffi::sqlite3_file {
@@ -343,6 +402,13 @@ unsafe extern "C" fn x_open(
                 main_db: flags & ffi::SQLITE_OPEN_MAIN_DB != 0,
                 rule: Rule::None,
                 value: None,
+                path: (!name.is_null()).then(|| {
+                    use std::os::unix::ffi::OsStrExt;
+                    let bytes = std::ffi::CStr::from_ptr(name).to_bytes();
+                    PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+                }),
+                stamp: None,
+                mapped_ok: Vec::new(),
             },
         );
         let open = (*orig).xOpen.expect("the default VFS opens files");
@@ -355,7 +421,12 @@ unsafe extern "C" fn x_open(
 }
 
 unsafe extern "C" fn x_close(f: *mut ffi::sqlite3_file) -> c_int {
-    unsafe { methods(f).xClose.unwrap()(real(f)) }
+    let rc = unsafe { methods(f).xClose.unwrap()(real(f)) };
+    // SAFETY: closed once; SQLite frees the allocation, we free what our struct owns.
+    let s = sum(f);
+    drop(s.path.take());
+    drop(std::mem::take(&mut s.mapped_ok));
+    rc
 }
 
 unsafe extern "C" fn x_read(
@@ -392,6 +463,9 @@ unsafe extern "C" fn x_write(
         s.rule = Rule::of(data[20]);
     }
     let write = methods(f).xWrite.unwrap();
+    if s.main_db && is_page(amt, off) {
+        s.set_mapped_ok((off / amt as i64) as usize, false);
+    }
     if !s.main_db || !is_page(amt, off) || s.rule == Rule::None {
         return unsafe { write(real(f), buf, amt, off) };
     }
@@ -432,6 +506,7 @@ unsafe extern "C" fn x_write(
 }
 
 unsafe extern "C" fn x_truncate(f: *mut ffi::sqlite3_file, size: i64) -> c_int {
+    sum(f).mapped_ok.clear();
     unsafe { methods(f).xTruncate.unwrap()(real(f), size) }
 }
 unsafe extern "C" fn x_sync(f: *mut ffi::sqlite3_file, flags: c_int) -> c_int {
@@ -441,7 +516,18 @@ unsafe extern "C" fn x_file_size(f: *mut ffi::sqlite3_file, size: *mut i64) -> c
     unsafe { methods(f).xFileSize.unwrap()(real(f), size) }
 }
 unsafe extern "C" fn x_lock(f: *mut ffi::sqlite3_file, level: c_int) -> c_int {
-    unsafe { methods(f).xLock.unwrap()(real(f), level) }
+    let rc = unsafe { methods(f).xLock.unwrap()(real(f), level) };
+    let s = sum(f);
+    // Every read begins with the shared lock: if the file changed since this handle
+    // last looked, every mapped page is checked again as it is next used.
+    if rc == ffi::SQLITE_OK && s.main_db && level == ffi::SQLITE_LOCK_SHARED {
+        let now = s.path.as_deref().and_then(Stamp::of);
+        if now.is_none() || now != s.stamp {
+            s.mapped_ok.clear();
+        }
+        s.stamp = now;
+    }
+    rc
 }
 unsafe extern "C" fn x_unlock(f: *mut ffi::sqlite3_file, level: c_int) -> c_int {
     unsafe { methods(f).xUnlock.unwrap()(real(f), level) }
@@ -507,12 +593,12 @@ unsafe extern "C" fn x_fetch(
         return ffi::SQLITE_OK;
     };
     let rc = unsafe { fetch(real(f), off, amt, pp) };
-    // A mapped page is checked as a read one is, before SQLite sees it, on every fetch:
-    // the mapping shows the file as it is now, and another program may change it in
-    // place under a long-running reader.
+    // A mapped page is checked as a read one is, before SQLite sees it, the first time
+    // this handle uses it after the file changed (see `x_lock`).
     if rc == ffi::SQLITE_OK && sum(f).main_db && is_page(amt, off) {
         let page = unsafe { *pp };
-        if !page.is_null() {
+        let number = (off / amt as i64) as usize;
+        if !page.is_null() && !sum(f).mapped_ok(number) {
             // SAFETY: the mapping holds `amt` bytes at `page` until it is unfetched.
             let data = unsafe { std::slice::from_raw_parts(page as *const u8, amt as usize) };
             if !check(f, data, off) {
@@ -522,6 +608,7 @@ unsafe extern "C" fn x_fetch(
                 unsafe { *pp = ptr::null_mut() };
                 return ffi::SQLITE_IOERR_DATA;
             }
+            sum(f).set_mapped_ok(number, true);
         }
     }
     rc
