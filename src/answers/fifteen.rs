@@ -8,7 +8,6 @@ use std::time::Instant;
 use super::{Database, QueryError, Result, known};
 use crate::catalog::identity;
 use crate::core::packed::{ByteLayout, ChunkRun};
-use crate::families;
 use crate::families::Puzzle;
 use crate::families::fifteen::{self, Fifteen, Partition};
 use crate::solvers::pattern::{Entry, Table};
@@ -70,7 +69,7 @@ impl Database {
             .map_err(self.sql())?
             .ok_or_else(|| QueryError::NotGenerated(name.into()))?;
         let stale = || QueryError::Stale(name.to_string());
-        let stored = families::fifteen::spec::from_definition(&info.definition)
+        let stored = identity::stored_fifteen(&info.definition)
             .map(Puzzle::Patterns)
             .filter(|p| identity::built_from(p, &info))
             .ok_or_else(stale)?;

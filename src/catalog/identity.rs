@@ -5,7 +5,8 @@ use sha2::{Digest, Sha256};
 
 use crate::core::records::PuzzleInfo;
 use crate::families::Puzzle;
-use crate::families::fifteen;
+use crate::families::fifteen::Fifteen;
+use crate::families::registry;
 
 /// Changes whenever the solvers' output for an unchanged definition may change; part of
 /// every definition hash, so a new generator recomputes everything once.
@@ -29,11 +30,25 @@ pub fn definition_hash(p: &Puzzle) -> String {
 /// definition); every other puzzle is the puzzle itself.
 pub fn as_stored(p: Puzzle, info: &PuzzleInfo) -> Puzzle {
     match p {
-        Puzzle::Patterns(_) => fifteen::spec::from_definition(&info.definition)
+        Puzzle::Patterns(_) => stored_fifteen(&info.definition)
             .map(Puzzle::Patterns)
             .unwrap_or(p),
         p => p,
     }
+}
+
+/// The `fifteen` a stored definition describes (its spec, and which partitions it
+/// built), if this build makes exactly that definition from it.
+pub fn stored_fifteen(text: &str) -> Option<Fifteen> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    let names: Vec<String> = (v["build"].as_array()?.iter())
+        .map(|n| n.as_str().map(str::to_string))
+        .collect::<Option<_>>()?;
+    let Puzzle::Patterns(f) = registry::from_definition(&v).ok()? else {
+        return None;
+    };
+    let f = f.building(&names).ok()?;
+    (f.definition() == v).then_some(f)
 }
 
 /// Whether `info`'s tables were built by this generator from exactly `p`'s definition:
@@ -47,8 +62,9 @@ pub fn built_from(p: &Puzzle, info: &PuzzleInfo) -> bool {
 /// partitions this build knows). Readers (`query`, `serve`, `verify`) apply this rule.
 pub fn is_current(p: &Puzzle, info: &PuzzleInfo) -> bool {
     match p {
-        Puzzle::Patterns(_) => fifteen::spec::from_definition(&info.definition)
-            .is_some_and(|f| built_from(&Puzzle::Patterns(f), info)),
+        Puzzle::Patterns(_) => {
+            stored_fifteen(&info.definition).is_some_and(|f| built_from(&Puzzle::Patterns(f), info))
+        }
         _ => built_from(p, info),
     }
 }

@@ -58,7 +58,7 @@ impl StateError {
 pub trait GraphPuzzle: StateSpace + Send {
     /// Identifier used on the command line and in the database (`eight`).
     fn name(&self) -> &str;
-    /// Family name stored in the database (`sliding`, `knights`, ...).
+    /// Family name stored in the database (`sliding`, `tokens`, ...).
     fn family(&self) -> &str;
     /// The full definition as JSON (cells, adjacency, goal, notation), stored verbatim
     /// and hashed to decide whether a stored table is still current.

@@ -353,18 +353,18 @@ mod tests {
         assert_eq!(f.built()[0].name, "7-8");
         assert!(f.definition()["layout"]["cells"].as_array().unwrap().len() == 16);
         let text = f.definition().to_string();
-        let back = super::spec::from_definition(&text).unwrap();
+        let back = crate::catalog::identity::stored_fifteen(&text).unwrap();
         assert_eq!(back.definition(), f.definition());
         let both = f.building(&["7-8".into(), "6-6-3".into()]).unwrap();
         assert_eq!(
-            super::spec::from_definition(&both.definition().to_string())
+            crate::catalog::identity::stored_fifteen(&both.definition().to_string())
                 .unwrap()
                 .build,
             ["7-8", "6-6-3"]
         );
         assert!(f.building(&["5-5-5".into()]).is_err());
         assert!(f.building(&[]).is_err());
-        assert!(super::spec::from_definition("{}").is_none());
+        assert!(crate::catalog::identity::stored_fifteen("{}").is_none());
     }
 
     #[test]

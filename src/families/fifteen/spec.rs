@@ -3,7 +3,6 @@
 
 use super::{Fifteen, Partition, TABLE_KINDS};
 use crate::core::definition::intern;
-use crate::families::Puzzle;
 use crate::families::spec::{MoveRule, Problem, Spec, cell_graph, problem, required, source};
 use crate::solvers::pattern;
 
@@ -126,18 +125,4 @@ pub fn patterns(spec: &Spec) -> Result<Fifteen, Problem> {
         vec![default.clone()],
         source(spec, coords, &adjacency),
     ))
-}
-
-/// The puzzle a stored definition describes (its spec, and which partitions it
-/// built), if this build makes exactly that definition from it.
-pub fn from_definition(text: &str) -> Option<Fifteen> {
-    let v: serde_json::Value = serde_json::from_str(text).ok()?;
-    let names: Vec<String> = (v["build"].as_array()?.iter())
-        .map(|n| n.as_str().map(str::to_string))
-        .collect::<Option<_>>()?;
-    let Puzzle::Patterns(f) = crate::families::registry::from_definition(&v).ok()? else {
-        return None;
-    };
-    let f = f.building(&names).ok()?;
-    (f.definition() == v).then_some(f)
 }
