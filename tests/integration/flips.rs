@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use puzzlebase::answers::{Database, json};
+use puzzlebase::answers::{Database, QueryError, json};
 use serde_json::Value;
 
 use crate::util::{Quiet, TEST_PARTITION, assert_clean_failure, generate_into, run};
@@ -59,48 +59,60 @@ pub fn every_kind() -> &'static Path {
 /// the search reads every table.
 const FIFTEEN: &str = "8,5,7,3,1,15,2,4,6,9,14,11,13,0,10,12";
 
-/// Every question asked of the file, as JSON; `Err` is a refusal.
-pub fn answers(db: &Path) -> Vec<Result<Value, String>> {
+/// One question asked of a file: its answer, as JSON.
+pub type Question = fn(&Database) -> Result<Value, QueryError>;
+
+/// Each question asked of a fresh connection to the file at `db`, in order; `Err` is a
+/// refusal (a file that does not open is one refusal).
+pub fn ask_all(db: &Path, questions: &[Question]) -> Vec<Result<Value, String>> {
     let db = match Database::open(db) {
         Ok(db) => db,
         Err(e) => return vec![Err(e.to_string())],
     };
-    let ask = |f: &dyn Fn() -> Result<Value, puzzlebase::answers::QueryError>| {
-        f().map_err(|e| e.to_string())
-    };
-    vec![
-        ask(&|| Ok(Value::Array(db.puzzles()?.iter().map(json::info).collect()))),
-        ask(&|| Ok(json::state(&db.state("seven", "07214365")?))),
-        ask(&|| Ok(json::longest(&db.longest("seven")?))),
-        ask(&|| Ok(json::histogram("seven", &db.histogram("seven")?))),
-        ask(&|| Ok(json::state(&db.state("eight", "867254301")?))),
-        ask(&|| Ok(json::longest(&db.longest("eight")?))),
-        ask(&|| Ok(json::state(&db.state("eight", "123456708")?))),
-        ask(&|| {
-            let mut a = json::search(&db.search("fifteen", FIFTEEN)?);
-            // What the search cost is not part of the answer.
-            for k in ["nodes", "generated", "seconds", "load_seconds"] {
-                a[k] = Value::Null;
-            }
-            Ok(a)
-        }),
-        ask(&|| Ok(json::state(&db.start("hoppers")?))),
-        ask(&|| Ok(json::layers("hoppers", &db.layers("hoppers")?))),
-        ask(&|| Ok(json::state(&db.start(HOPPERS_LAYERS)?))),
-        ask(&|| Ok(json::state(&db.state(HOPPERS_LAYERS, "0100110000011")?))),
-        ask(&|| Ok(json::longest(&db.longest(HOPPERS_LAYERS)?))),
-        ask(&|| Ok(json::layers(HOPPERS_LAYERS, &db.layers(HOPPERS_LAYERS)?))),
-        ask(&|| {
-            Ok(json::matrix(
-                "chinese-checkers",
-                &db.matrix("chinese-checkers")?,
-            ))
-        }),
-        ask(&|| Ok(json::state(&db.start("chinese-checkers")?))),
-        ask(&|| Ok(json::list(&db.all("magic-triangle")?))),
-        ask(&|| Ok(json::list(&db.sum("magic-triangle", 20)?))),
-        ask(&|| Ok(json::list(&db.all("knight-tour")?))),
-    ]
+    questions
+        .iter()
+        .map(|q| q(&db).map_err(|e| e.to_string()))
+        .collect()
+}
+
+/// Every question asked of the file, as JSON; `Err` is a refusal.
+pub fn answers(db: &Path) -> Vec<Result<Value, String>> {
+    ask_all(
+        db,
+        &[
+            |db| Ok(Value::Array(db.puzzles()?.iter().map(json::info).collect())),
+            |db| Ok(json::state(&db.state("seven", "07214365")?)),
+            |db| Ok(json::longest(&db.longest("seven")?)),
+            |db| Ok(json::histogram("seven", &db.histogram("seven")?)),
+            |db| Ok(json::state(&db.state("eight", "867254301")?)),
+            |db| Ok(json::longest(&db.longest("eight")?)),
+            |db| Ok(json::state(&db.state("eight", "123456708")?)),
+            |db| {
+                let mut a = json::search(&db.search("fifteen", FIFTEEN)?);
+                // What the search cost is not part of the answer.
+                for k in ["nodes", "generated", "seconds", "load_seconds"] {
+                    a[k] = Value::Null;
+                }
+                Ok(a)
+            },
+            |db| Ok(json::state(&db.start("hoppers")?)),
+            |db| Ok(json::layers("hoppers", &db.layers("hoppers")?)),
+            |db| Ok(json::state(&db.start(HOPPERS_LAYERS)?)),
+            |db| Ok(json::state(&db.state(HOPPERS_LAYERS, "0100110000011")?)),
+            |db| Ok(json::longest(&db.longest(HOPPERS_LAYERS)?)),
+            |db| Ok(json::layers(HOPPERS_LAYERS, &db.layers(HOPPERS_LAYERS)?)),
+            |db| {
+                Ok(json::matrix(
+                    "chinese-checkers",
+                    &db.matrix("chinese-checkers")?,
+                ))
+            },
+            |db| Ok(json::state(&db.start("chinese-checkers")?)),
+            |db| Ok(json::list(&db.all("magic-triangle")?)),
+            |db| Ok(json::list(&db.sum("magic-triangle", 20)?)),
+            |db| Ok(json::list(&db.all("knight-tour")?)),
+        ],
+    )
 }
 
 /// What the flips did: answers unchanged, answers refused, and answers that changed

@@ -10,9 +10,9 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use puzzlebase::answers::{Database, json};
+use puzzlebase::answers::json;
 
-use crate::flips::{Tally, no_silent_answer};
+use crate::flips::{Tally, ask_all, no_silent_answer};
 use crate::serve::{raw_at, start_server};
 use crate::util::{LIGHT, assert_clean_failure, damaged_copy, generate_into, run, shared_db};
 
@@ -124,41 +124,37 @@ fn page_change(
 
 /// Every question asked of the shared file, as JSON; `Err` is a refusal.
 fn shared_answers(db: &Path) -> Vec<Result<Value, String>> {
-    let db = match Database::open(db) {
-        Ok(db) => db,
-        Err(e) => return vec![Err(e.to_string())],
-    };
-    let ask = |f: &dyn Fn() -> Result<Value, puzzlebase::answers::QueryError>| {
-        f().map_err(|e| e.to_string())
-    };
-    vec![
-        ask(&|| Ok(Value::Array(db.listing()?.iter().map(json::info).collect()))),
-        ask(&|| Ok(json::state(&db.state("six", "1234560")?))),
-        ask(&|| Ok(json::longest(&db.longest("six")?))),
-        ask(&|| Ok(json::state(&db.state("seven", "07214365")?))),
-        ask(&|| Ok(json::state(&db.state("seven", "12345607")?))),
-        ask(&|| Ok(json::longest(&db.longest("seven")?))),
-        ask(&|| Ok(json::histogram("seven", &db.histogram("seven")?))),
-        ask(&|| Ok(json::state(&db.state("eight", "867254301")?))),
-        ask(&|| Ok(json::longest(&db.longest("eight")?))),
-        ask(&|| Ok(json::state(&db.state("nine", "0532194876")?))),
-        ask(&|| Ok(json::histogram("nine", &db.histogram("nine")?))),
-        ask(&|| Ok(json::longest(&db.longest("knight-swap")?))),
-        ask(&|| Ok(json::longest(&db.longest("oshidori")?))),
-        ask(&|| Ok(json::state(&db.start("hoppers")?))),
-        ask(&|| Ok(json::layers("hoppers", &db.layers("hoppers")?))),
-        ask(&|| Ok(json::state(&db.start("triangle21")?))),
-        ask(&|| Ok(json::layers("triangle21", &db.layers("triangle21")?))),
-        ask(&|| {
-            Ok(json::matrix(
-                "chinese-checkers",
-                &db.matrix("chinese-checkers")?,
-            ))
-        }),
-        ask(&|| Ok(json::list(&db.sum("magic-triangle", 20)?))),
-        ask(&|| Ok(json::list(&db.all("knight-tour")?))),
-        ask(&|| Ok(json::list(&db.all("knight-tour-6x6")?))),
-    ]
+    ask_all(
+        db,
+        &[
+            |db| Ok(Value::Array(db.listing()?.iter().map(json::info).collect())),
+            |db| Ok(json::state(&db.state("six", "1234560")?)),
+            |db| Ok(json::longest(&db.longest("six")?)),
+            |db| Ok(json::state(&db.state("seven", "07214365")?)),
+            |db| Ok(json::state(&db.state("seven", "12345607")?)),
+            |db| Ok(json::longest(&db.longest("seven")?)),
+            |db| Ok(json::histogram("seven", &db.histogram("seven")?)),
+            |db| Ok(json::state(&db.state("eight", "867254301")?)),
+            |db| Ok(json::longest(&db.longest("eight")?)),
+            |db| Ok(json::state(&db.state("nine", "0532194876")?)),
+            |db| Ok(json::histogram("nine", &db.histogram("nine")?)),
+            |db| Ok(json::longest(&db.longest("knight-swap")?)),
+            |db| Ok(json::longest(&db.longest("oshidori")?)),
+            |db| Ok(json::state(&db.start("hoppers")?)),
+            |db| Ok(json::layers("hoppers", &db.layers("hoppers")?)),
+            |db| Ok(json::state(&db.start("triangle21")?)),
+            |db| Ok(json::layers("triangle21", &db.layers("triangle21")?)),
+            |db| {
+                Ok(json::matrix(
+                    "chinese-checkers",
+                    &db.matrix("chinese-checkers")?,
+                ))
+            },
+            |db| Ok(json::list(&db.sum("magic-triangle", 20)?)),
+            |db| Ok(json::list(&db.all("knight-tour")?)),
+            |db| Ok(json::list(&db.all("knight-tour-6x6")?)),
+        ],
+    )
 }
 
 /// Page moves, copies and foreign pages over a copy of the shared file, one at a time;

@@ -90,13 +90,24 @@ fn minisign_present() -> bool {
     there
 }
 
-/// `minisign -Vm FILE -p PUBLIC` (the signature at FILE.minisig): whether it accepts.
-fn minisign_accepts(file: &Path, public: &Path) -> bool {
+/// `minisign ARGS`, with nothing on its standard input (it never waits for a password).
+fn minisign(args: &[&str]) -> Output {
     Command::new("minisign")
-        .args(["-Vm", s(file), "-p", s(public)])
+        .args(args)
         .stdin(Stdio::null())
         .output()
         .unwrap()
+}
+
+/// `minisign ARGS`, which must succeed.
+fn minisign_ok(args: &[&str]) {
+    let o = minisign(args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// `minisign -Vm FILE -p PUBLIC` (the signature at FILE.minisig): whether it accepts.
+fn minisign_accepts(file: &Path, public: &Path) -> bool {
+    minisign(&["-Vm", s(file), "-p", s(public)])
         .status
         .success()
 }
@@ -510,32 +521,14 @@ fn minisign_keys_and_signatures_work_with_puzzlebase() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let (public, secret) = (d.join("m.pub"), d.join("m.key"));
-    let made = Command::new("minisign")
-        .args(["-G", "-W", "-p", s(&public), "-s", s(&secret)])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    minisign_ok(&["-G", "-W", "-p", s(&public), "-s", s(&secret)]);
     let db = d.join("p.sqlite");
     ok(&generate_signed(&db, &secret, None));
     assert!(minisign_accepts(&db, &public));
     ok(&verify_key(&db, &public));
     // A signature minisign makes is one `verify --key` reads.
     let theirs = d.join("theirs.minisig");
-    let signed = Command::new("minisign")
-        .args(["-S", "-m", s(&db), "-s", s(&secret), "-x", s(&theirs)])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        signed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&signed.stderr)
-    );
+    minisign_ok(&["-S", "-m", s(&db), "-s", s(&secret), "-x", s(&theirs)]);
     let out = ok(&run(&[
         "verify",
         "--db",
