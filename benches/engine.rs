@@ -7,12 +7,12 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 use puzzlebase::answers::Database;
-use puzzlebase::build::{self, Observer, Options, Summary};
 use puzzlebase::core::packed::RunLayout;
 use puzzlebase::core::progress::{Progress, Silent};
 use puzzlebase::core::rank::{perm_rank, perm_unrank};
 use puzzlebase::core::space::{GraphPuzzle, StateSpace};
 use puzzlebase::families::sliding::Sliding;
+use puzzlebase::generate::{self, Observer, Options, Summary};
 
 /// Ranks spread over the whole space (a fixed multiplicative sequence).
 fn spread(size: u64, n: usize) -> Vec<u64> {
@@ -91,7 +91,7 @@ fn lookups(c: &mut Criterion) {
         only: vec!["six".into(), "eight".into(), "nine".into()],
         force: false,
     };
-    build::generate(&opts, &Quiet).unwrap();
+    generate::generate(&opts, &Quiet).unwrap();
     let file = Database::open(&db).unwrap();
     for (puzzle, state) in [
         ("six", "1526340"),

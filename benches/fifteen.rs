@@ -16,9 +16,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use puzzlebase::answers::{Database, solve_loaded};
-use puzzlebase::build::{self, Observer, Options, Summary};
 use puzzlebase::core::progress::{Progress, Silent};
 use puzzlebase::families::fifteen;
+use puzzlebase::generate::{self, Observer, Options, Summary};
 use puzzlebase::solvers::search;
 use puzzlebase::solvers::search::Options as SearchOptions;
 
@@ -81,7 +81,7 @@ fn main() {
                 };
                 let t = Instant::now();
                 let summary =
-                    build::generate_from(&opts, registry, Vec::new(), false, &Quiet).unwrap();
+                    generate::generate_from(&opts, registry, Vec::new(), false, &Quiet).unwrap();
                 let build = t.elapsed().as_secs_f64();
                 let peak = summary[0].peak_memory.unwrap_or(0) as f64 / (1u64 << 30) as f64;
                 let size = std::fs::metadata(&db).unwrap().len() as f64 / 1e6;

@@ -12,12 +12,12 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use puzzlebase::build::{self, Observer, Options, Summary};
 use puzzlebase::catalog::builtin_boards;
 use puzzlebase::core::progress::{Progress, Silent};
 use puzzlebase::core::rank::{FACT, perm_rank, perm_unrank};
 use puzzlebase::core::space::{GraphPuzzle, StateSpace};
 use puzzlebase::families::sliding::Sliding;
+use puzzlebase::generate::{self, Observer, Options, Summary};
 use puzzlebase::solvers::bfs;
 use puzzlebase::solvers::peg::{self, Board};
 
@@ -92,7 +92,7 @@ fn default_figures(dir: &tempfile::TempDir) {
                 only: sliding.clone(),
                 force: true,
             };
-            build::generate(&opts, &Quiet).unwrap();
+            generate::generate(&opts, &Quiet).unwrap();
             t.elapsed().as_secs_f64()
         })
         .collect();
@@ -125,7 +125,7 @@ fn default_figures(dir: &tempfile::TempDir) {
                 only: vec!["eight".into()],
                 force: true,
             };
-            build::generate(&opts, &Quiet).unwrap();
+            generate::generate(&opts, &Quiet).unwrap();
             let wall = t.elapsed().as_secs_f64();
             (wall, computed(&db)["eight"])
         })
@@ -188,7 +188,7 @@ fn default_figures(dir: &tempfile::TempDir) {
     // The nightly job over every puzzle (english33 included), then again with nothing changed.
     let db2 = dir.path().join("nightly.sqlite");
     let t = Instant::now();
-    let summaries = build::generate(
+    let summaries = generate::generate(
         &Options {
             db: db2.clone(),
             only: Vec::new(),
@@ -200,7 +200,7 @@ fn default_figures(dir: &tempfile::TempDir) {
     let full = t.elapsed().as_secs_f64();
     compute_vs_write(&db2, &summaries, full);
     let t = Instant::now();
-    build::generate(
+    generate::generate(
         &Options {
             db: db2.clone(),
             only: Vec::new(),
@@ -211,7 +211,7 @@ fn default_figures(dir: &tempfile::TempDir) {
     .unwrap();
     let rerun = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    build::generate(
+    generate::generate(
         &Options {
             db: db2.clone(),
             only: vec!["six".into()],
@@ -331,7 +331,7 @@ fn engine(dir: &std::path::Path, name: &str, rows: usize, cols: usize) {
     let _ = std::fs::remove_file(&db);
     let t = Instant::now();
     let cpu = cpu_seconds();
-    build::generate(
+    generate::generate(
         &Options {
             db: db.clone(),
             only: vec![name.to_string()],
@@ -441,7 +441,7 @@ fn cpu_seconds() -> f64 {
 fn packed(dir: &std::path::Path, name: &str) {
     let db = dir.join(format!("{name}.sqlite"));
     let build = |only: &[&str]| {
-        build::generate(
+        generate::generate(
             &Options {
                 db: db.clone(),
                 only: only.iter().map(|s| s.to_string()).collect(),

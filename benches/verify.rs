@@ -4,8 +4,8 @@
 
 use std::time::Instant;
 
-use puzzlebase::build::{self, Observer, Options, Summary};
 use puzzlebase::core::progress::{Progress, Silent};
+use puzzlebase::generate::{self, Observer, Options, Summary};
 use puzzlebase::verify;
 
 struct Quiet;
@@ -25,7 +25,7 @@ fn main() {
         force: true,
     };
     let t = Instant::now();
-    let built = build::generate(&opts, &Quiet).unwrap();
+    let built = generate::generate(&opts, &Quiet).unwrap();
     let generated = t.elapsed().as_secs_f64();
 
     let t = Instant::now();

@@ -1,6 +1,6 @@
 //! The rate of the distributed search's all-to-all exchange on this machine or
 //! cluster, apart from the search: every process sends `MB` megabytes to every other,
-//! a few times, through the same message layer as `generate` (`build::mpi`).
+//! a few times, through the same message layer as `generate` (`generate::mpi`).
 //!
 //! ```sh
 //! cargo build --release --features mpi --example exchange_rate
@@ -12,7 +12,7 @@
 
 use std::time::Instant;
 
-use puzzlebase::build::mpi::Mpi;
+use puzzlebase::generate::mpi::Mpi;
 use puzzlebase::solvers::distributed::{Comm, Reduce};
 
 fn main() {

@@ -16,10 +16,10 @@
 //! [`core::progress::Progress`], and `src/main.rs` is a thin layer on top.
 
 pub mod answers;
-pub mod build;
 pub mod catalog;
 pub mod core;
 pub mod families;
+pub mod generate;
 pub mod render;
 pub mod server;
 pub mod solvers;

@@ -11,9 +11,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use puzzlebase::answers::json;
 use puzzlebase::answers::{Database, QueryError, Stop};
-use puzzlebase::build::{self, GenerateError, Observer, Options, Summary};
 use puzzlebase::catalog::{self, DefinitionError};
 use puzzlebase::core::progress::{Progress, Silent};
+use puzzlebase::generate::{self, GenerateError, Observer, Options, Summary};
 use puzzlebase::render::text;
 use puzzlebase::server::ServeOptions;
 use puzzlebase::store::signature::{self, SignatureError, SigningKey};
@@ -617,7 +617,7 @@ fn run_generate(g: GenerateArgs) -> Result<(), Failure> {
     // Ctrl-C, SIGTERM or SIGHUP: no destructor runs, so the temporary file is removed
     // here; the previous file was never touched.
     let _ = ctrlc::set_handler(|| {
-        let removed = build::remove_temporaries();
+        let removed = generate::remove_temporaries();
         eprintln!(
             "puzzlebase: interrupted; {removed} temporary file(s) removed, the previous file is as it was"
         );
@@ -626,7 +626,7 @@ fn run_generate(g: GenerateArgs) -> Result<(), Failure> {
     let launched = launched_processes();
     #[cfg(feature = "mpi")]
     if launched.is_some() {
-        let Some(mpi) = puzzlebase::build::mpi::Mpi::init() else {
+        let Some(mpi) = puzzlebase::generate::mpi::Mpi::init() else {
             return Err(failure("MPI could not be initialised"));
         };
         let checkpoints = Some(checkpoints_of(&g));
@@ -652,8 +652,8 @@ fn run_generate(g: GenerateArgs) -> Result<(), Failure> {
         });
     }
     let (opts, registry, extra, key) = generate_inputs(&g)?;
-    build::generate_signed(
-        &build::backend::Local,
+    generate::generate_signed(
+        &generate::backend::Local,
         &opts,
         registry,
         extra,
@@ -709,13 +709,13 @@ fn generate_inputs(
     Ok((opts, registry, extra, key))
 }
 
-fn checkpoints_of(g: &GenerateArgs) -> build::distributed::Checkpoints {
+fn checkpoints_of(g: &GenerateArgs) -> generate::distributed::Checkpoints {
     let dir = g.checkpoints.clone().unwrap_or_else(|| {
         let mut name = g.db.db.clone().into_os_string();
         name.push(".checkpoints");
         PathBuf::from(name)
     });
-    build::distributed::Checkpoints {
+    generate::distributed::Checkpoints {
         dir,
         resume: g.resume,
     }
@@ -726,21 +726,22 @@ fn checkpoints_of(g: &GenerateArgs) -> build::distributed::Checkpoints {
 fn in_processes(
     g: GenerateArgs,
     comm: &dyn puzzlebase::solvers::distributed::Comm,
-    checkpoints: Option<build::distributed::Checkpoints>,
+    checkpoints: Option<generate::distributed::Checkpoints>,
 ) -> Result<(), Failure> {
     if comm.rank() != 0 {
-        return build::distributed::work(comm, checkpoints)
+        return generate::distributed::work(comm, checkpoints)
             .map(|_| ())
             .map_err(failure);
     }
-    let backend = build::distributed::Processes::new(comm, checkpoints, g.exchange_log.as_deref())
-        .map_err(|e| failure(format!("--exchange-log: {e}")))?;
+    let backend =
+        generate::distributed::Processes::new(comm, checkpoints, g.exchange_log.as_deref())
+            .map_err(|e| failure(format!("--exchange-log: {e}")))?;
     let result = generate_inputs(&g).and_then(|(opts, registry, extra, key)| {
         let observer = Terminal {
             quiet: g.quiet,
             json: g.json,
         };
-        build::generate_signed(
+        generate::generate_signed(
             &backend,
             &opts,
             registry,

@@ -5,10 +5,10 @@
 use crate::answers::{
     Database, Histogram, ListAnswer, LongestAnswer, SearchAnswer, Solutions, StateAnswer,
 };
-use crate::build::Summary;
 use crate::catalog::plan::Plan;
 use crate::core::records::{PegLayerRow, PuzzleInfo};
 use crate::families::layout;
+use crate::generate::Summary;
 use crate::render::draw;
 use crate::solvers::peg::Board;
 use crate::verify::Report;

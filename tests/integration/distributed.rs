@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use puzzlebase::build::distributed::{Checkpoints, Processes, work};
-use puzzlebase::build::{self, Options};
 use puzzlebase::catalog;
+use puzzlebase::generate::distributed::{Checkpoints, Processes, work};
+use puzzlebase::generate::{self, Options};
 use puzzlebase::solvers::distributed::{Comm, Threads};
 
 use crate::util::{Quiet, TEST_PARTITION, generate_into};
@@ -40,7 +40,7 @@ fn generate_in(procs: usize, db: &Path, checkpoints: Option<Checkpoints>) -> Res
         }
         let backend = Processes::new(comm, checkpoints.clone(), None).unwrap();
         let registry = catalog::registry_building(&[TEST_PARTITION.to_string()]).unwrap();
-        let r = build::generate_on(&backend, &opts, registry, Vec::new(), false, &Quiet);
+        let r = generate::generate_on(&backend, &opts, registry, Vec::new(), false, &Quiet);
         backend.finish(r.is_ok());
         r.map(|_| ()).map_err(|e| e.to_string())
     });
@@ -156,8 +156,8 @@ fn two_bit_tables_across_processes_write_the_plain_checksums() {
     };
     let registry = || catalog::registry_building(&[TEST_PARTITION.to_string()]).unwrap();
     let plain = tmp.path().join("plain.sqlite");
-    let local = puzzlebase::build::backend::Local;
-    build::generate_on(&local, &opts(&plain), registry(), extra(), false, &Quiet).unwrap();
+    let local = puzzlebase::generate::backend::Local;
+    generate::generate_on(&local, &opts(&plain), registry(), extra(), false, &Quiet).unwrap();
     let want = checksums(&plain);
     assert_eq!(want.len(), 2);
     for procs in [1, 2, 3] {
@@ -168,7 +168,7 @@ fn two_bit_tables_across_processes_write_the_plain_checksums() {
                 return work(comm, None).map(|_| ());
             }
             let backend = Processes::new(comm, None, Some(&log)).unwrap();
-            let r = build::generate_on(&backend, &opts(&db), registry(), extra(), false, &Quiet);
+            let r = generate::generate_on(&backend, &opts(&db), registry(), extra(), false, &Quiet);
             backend.finish(r.is_ok());
             r.map(|_| ()).map_err(|e| e.to_string())
         });

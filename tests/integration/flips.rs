@@ -42,13 +42,13 @@ pub fn every_kind() -> &'static Path {
             "name = \"hoppers-layers\"\nstorage = \"layers\"",
         );
         let (_, layers) = puzzlebase::catalog::load("hoppers-layers.toml", &text).unwrap();
-        let opts = puzzlebase::build::Options {
+        let opts = puzzlebase::generate::Options {
             db: path.clone(),
             only: vec![HOPPERS_LAYERS.to_string()],
             force: false,
         };
         let registry = puzzlebase::catalog::registry_building(&[TEST_PARTITION.to_string()]);
-        puzzlebase::build::generate_from(&opts, registry.unwrap(), vec![layers], false, &Quiet)
+        puzzlebase::generate::generate_from(&opts, registry.unwrap(), vec![layers], false, &Quiet)
             .unwrap();
         (dir, path)
     });

@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["families"],
     &["catalog"],
     &["store"],
-    &["build", "verify", "answers"],
+    &["generate", "verify", "answers"],
     &["render", "server"],
 ];
 

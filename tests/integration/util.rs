@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use puzzlebase::build::{self, Observer, Options, Summary};
 use puzzlebase::catalog;
 use puzzlebase::core::progress::{Progress, Silent};
 use puzzlebase::families::Puzzle;
+use puzzlebase::generate::{self, Observer, Options, Summary};
 use puzzlebase::solvers::peg::Board;
 
 /// Puzzles cheap enough to build for every test run.
@@ -91,7 +91,7 @@ pub fn generate_into(db: &Path, only: &[&str], force: bool) -> Vec<Summary> {
         force,
     };
     let registry = catalog::registry_building(&[TEST_PARTITION.to_string()]).unwrap();
-    build::generate_from(&opts, registry, Vec::new(), false, &Quiet).expect("generate")
+    generate::generate_from(&opts, registry, Vec::new(), false, &Quiet).expect("generate")
 }
 
 /// A database holding the light puzzles, built once and shared by every test.

@@ -1,6 +1,6 @@
 //! The message layer the distributed search needs, and nothing more: an all-to-all
 //! exchange of byte buffers, a reduction of a few integers, a gather to process 0 and a
-//! broadcast from it. MPI provides these (`build::mpi`, feature `mpi`); [`Solo`] is one
+//! broadcast from it. MPI provides these (`generate::mpi`, feature `mpi`); [`Solo`] is one
 //! process, and [`Threads`] runs several "processes" as threads of this one, so that the
 //! search's partitioning is tested without MPI.
 

@@ -16,7 +16,7 @@
 //! for a byte per rank.
 //!
 //! The search reaches other processes only through [`Comm`]: MPI in the `mpi` build
-//! (`build::mpi`), [`Solo`] for one process, [`Threads`] in the tests.
+//! (`generate::mpi`), [`Solo`] for one process, [`Threads`] in the tests.
 
 pub mod checkpoint;
 pub mod comm;

@@ -8,13 +8,13 @@ use std::time::Instant;
 use rayon::prelude::*;
 use thiserror::Error;
 
-use crate::build::backend::Backend;
 use crate::core::format;
 use crate::core::packed::RunLayout;
 use crate::core::progress::Progress;
 use crate::core::rank::FACT;
 use crate::core::space::GraphPuzzle;
 use crate::families::Puzzle;
+use crate::generate::backend::Backend;
 use crate::solvers::bfs::{COUNT_OVERFLOW, NO_NEXT, UNREACHED};
 use crate::solvers::enumerate;
 use crate::solvers::pattern::Pattern;

@@ -20,7 +20,6 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::build::backend::{Backend, Local, PackedGraph, TwoBitGraph};
 use crate::catalog;
 use crate::core::packed::{CODE_RANKS_PER_CHUNK, CodeLayout, CountLayout, RunLayout};
 use crate::core::progress::{Progress, Silent};
@@ -29,6 +28,7 @@ use crate::core::space::GraphPuzzle;
 use crate::families::Puzzle;
 use crate::families::magic::Magic;
 use crate::families::tour::TourBoard;
+use crate::generate::backend::{Backend, Local, PackedGraph, TwoBitGraph};
 use crate::solvers::bfs::{Outputs, Table};
 use crate::solvers::distributed::{self, Checkpoint, Comm, Partition, Reduce, Share};
 use crate::solvers::enumerate::Solution;

@@ -313,7 +313,7 @@ pub fn generate_signed(
         return Ok(summaries);
     }
     let tmp = TempFile::new(dir.join(format!("{base}.tmp-{}", std::process::id())));
-    let (summaries, created_at) = build(
+    let (summaries, created_at) = write_new_file(
         backend, &tmp.path, db, &registry, &previous, &carried, opts, full_check, observer,
     )?;
     let comment = signature::trusted_comment(&base, &created_at);
@@ -503,7 +503,7 @@ fn previous_puzzles(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn build(
+fn write_new_file(
     backend: &dyn Backend,
     tmp: &Path,
     db: &Path,
