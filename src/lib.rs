@@ -9,7 +9,7 @@
 //!   and the registry of families;
 //! - [`catalog`]: built-in and users' definitions, lookup, a puzzle's identity, the plan;
 //! - [`store`]: every SQL statement, behind the types the rest of the code calls;
-//! - [`build`] (the nightly job and its backends), [`verify`] and [`answers`];
+//! - [`generate`] (the nightly job and its backends), [`verify`] and [`answers`];
 //! - [`render`] (text for terminals) and [`server`] (HTTP).
 //!
 //! It knows nothing of command lines or terminals: progress goes through

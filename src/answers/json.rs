@@ -145,7 +145,7 @@ pub fn position_until(db: &Database, name: &str, text: &str, stop: &Stop) -> Res
     let mut obj = match db.state(name, text) {
         Ok(a) => state(&a),
         Err(QueryError::NotStored(why)) => {
-            json!({ "puzzle": name, "state": canonical_text(&p, text), "distance": null,
+            json!({ "puzzle": name, "state": canonical_text(p, text), "distance": null,
                     "solutions": null, "path": [], "unsolvable": why })
         }
         Err(e) => return Err(e),
@@ -228,7 +228,7 @@ pub fn puzzle(db: &Database, name: &str) -> Result<Value> {
     let definition: Value = serde_json::from_str(&i.definition).unwrap_or(Value::Null);
     let mut obj = info(&i);
     obj["definition"] = definition;
-    obj["layout"] = json!(layout::layout(&p));
+    obj["layout"] = json!(layout::layout(p));
     match &p {
         Puzzle::Graph(g) => {
             obj["start"] = json!(g.start().map(|r| g.format(r)));

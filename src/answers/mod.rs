@@ -1,6 +1,6 @@
 //! Answers from a generated file: parse the user's position, turn it into a rank, and
 //! read stored rows. Every lookup is an indexed read; the one exception is `fifteen`,
-//! whose positions are solved by search over its stored pattern databases ([`fifteen`]).
+//! whose positions are solved by search over its stored pattern databases (module `fifteen`).
 //! An answer checks what it reads against the puzzle's rules and the file's other
 //! tables as far as that reading allows (each file says what it checks), and a
 //! contradiction is refused as [`QueryError::Inconsistent`] rather than served.

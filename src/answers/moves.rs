@@ -47,7 +47,7 @@ impl Database {
         let mut out = match &p {
             Puzzle::Graph(g) => {
                 let rank = g.parse(text)?;
-                let info = self.info(&p)?;
+                let info = self.info(p)?;
                 let before = g.format(rank);
                 let mut nbs = Vec::new();
                 g.neighbors(rank, &mut nbs);
@@ -73,7 +73,7 @@ impl Database {
             }
             Puzzle::Peg(board) => {
                 let bits = board.parse(text)?;
-                self.info(&p)?;
+                self.info(p)?;
                 let mut out = Vec::new();
                 for (mv, after) in board.moves(bits) {
                     let distance = self
@@ -88,8 +88,8 @@ impl Database {
                 out
             }
             _ => {
-                self.info(&p)?;
-                return Err(self.not_applicable("--state", &p));
+                self.info(p)?;
+                return Err(self.not_applicable("--state", p));
             }
         };
         out.sort_by(|a, b| {
@@ -109,7 +109,7 @@ impl Database {
         match &p {
             Puzzle::Magic(m) => {
                 let digits = m.parse(text)?;
-                self.info(&p)?;
+                self.info(p)?;
                 use crate::families::magic;
                 let sums = m
                     .lines()
@@ -143,7 +143,7 @@ impl Database {
             Puzzle::Tour(board) => {
                 use crate::families::tour;
                 let seq = board.parse_tour(text)?;
-                self.info(&p)?;
+                self.info(p)?;
                 let state = tour::format_tour(&seq);
                 let stored = store::connection::solution_stored(&self.conn, name, &state)
                     .map_err(self.sql())?;
@@ -154,8 +154,8 @@ impl Database {
                 })
             }
             _ => {
-                self.info(&p)?;
-                Err(self.not_applicable("an arrangement", &p))
+                self.info(p)?;
+                Err(self.not_applicable("an arrangement", p))
             }
         }
     }

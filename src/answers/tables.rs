@@ -36,7 +36,7 @@ impl Database {
         let p = &*p;
         let rows = store::peg_layers(&self.conn, name).map_err(self.sql())?;
         if rows.is_empty() {
-            return Err(self.not_applicable("--layers", &p));
+            return Err(self.not_applicable("--layers", p));
         }
         let Puzzle::Peg(board) = &p else {
             return Err(self.inconsistent(format!("{name} has peg layers")));
@@ -211,7 +211,7 @@ impl Database {
             });
         }
         let (found, rows) = store::longest(&self.conn, name).map_err(self.sql())?;
-        let distance = found.ok_or_else(|| self.not_applicable("--longest", &p))?;
+        let distance = found.ok_or_else(|| self.not_applicable("--longest", p))?;
         for r in &rows {
             let parsed = match &p {
                 Puzzle::Graph(g) => g.parse(&r.state).ok(),
@@ -249,7 +249,7 @@ impl Database {
         }
         let rows = store::histogram(&self.conn, name).map_err(self.sql())?;
         if rows.is_empty() {
-            return Err(self.not_applicable("--histogram", &p));
+            return Err(self.not_applicable("--histogram", p));
         }
         let max = info.max_distance.map_or(-1, i64::from);
         let shaped = rows.len() as i64 == max + 1
@@ -272,7 +272,7 @@ impl Database {
         let (p, _) = self.puzzle(name)?;
         let p = &*p;
         if !matches!(p, Puzzle::Magic(_) | Puzzle::Tour(_)) {
-            return Err(self.not_applicable("--all", &p));
+            return Err(self.not_applicable("--all", p));
         }
         Ok(self.solutions(name, None)?.answer)
     }
@@ -282,7 +282,7 @@ impl Database {
         let (p, _) = self.puzzle(name)?;
         let p = &*p;
         if !matches!(p, Puzzle::Magic(_)) {
-            return Err(self.not_applicable("--sum", &p));
+            return Err(self.not_applicable("--sum", p));
         }
         Ok(self.solutions(name, Some(sum))?.answer)
     }

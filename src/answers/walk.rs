@@ -24,11 +24,11 @@ impl Database {
         match &p {
             Puzzle::Graph(g) => {
                 let rank = g.parse(text)?;
-                self.walk_graph(g.as_ref(), &self.info(&p)?, rank, text)
+                self.walk_graph(g.as_ref(), &self.info(p)?, rank, text)
             }
             Puzzle::Peg(board) => {
                 let bits = board.parse(text)?;
-                let info = self.info(&p)?;
+                let info = self.info(p)?;
                 self.walk_peg_in(board, &info, bits)
             }
             Puzzle::Patterns(_) => {
@@ -43,8 +43,8 @@ impl Database {
                 })
             }
             _ => {
-                self.info(&p)?;
-                Err(self.not_applicable("--state", &p))
+                self.info(p)?;
+                Err(self.not_applicable("--state", p))
             }
         }
     }
@@ -55,13 +55,11 @@ impl Database {
         let p = &*p;
         match &p {
             Puzzle::Graph(g) => {
-                let rank = g
-                    .start()
-                    .ok_or_else(|| self.not_applicable("--start", &p))?;
+                let rank = g.start().ok_or_else(|| self.not_applicable("--start", p))?;
                 self.walk_graph(g.as_ref(), &info, rank, "start")
             }
             Puzzle::Peg(board) => self.walk_peg_in(board, &info, board.start),
-            _ => Err(self.not_applicable("--start", &p)),
+            _ => Err(self.not_applicable("--start", p)),
         }
     }
 

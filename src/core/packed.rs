@@ -756,6 +756,21 @@ impl ChunkRun {
     }
 }
 
+/// `ranks` and `ranks_per_chunk` of a fixed-width table's description with this
+/// `encoding` (the layouts whose entries are a whole number of bytes per rank).
+fn fixed_width_description(v: &serde_json::Value, encoding: &str) -> Result<(u64, u64), PackError> {
+    match (
+        v["encoding"].as_str(),
+        v["ranks"].as_u64(),
+        v["ranks_per_chunk"].as_u64(),
+    ) {
+        (Some(e), Some(ranks), Some(per)) if e == encoding && per > 0 => Ok((ranks, per)),
+        _ => Err(PackError::BadLayout(format!(
+            "description {v} is malformed"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1067,20 +1082,5 @@ mod tests {
         let mut v = CountLayout::for_counts(10, 300).describe();
         v["entry_bytes"] = 1.into();
         assert!(CountLayout::from_description(&v).is_err());
-    }
-}
-
-/// `ranks` and `ranks_per_chunk` of a fixed-width table's description with this
-/// `encoding` (the layouts whose entries are a whole number of bytes per rank).
-fn fixed_width_description(v: &serde_json::Value, encoding: &str) -> Result<(u64, u64), PackError> {
-    match (
-        v["encoding"].as_str(),
-        v["ranks"].as_u64(),
-        v["ranks_per_chunk"].as_u64(),
-    ) {
-        (Some(e), Some(ranks), Some(per)) if e == encoding && per > 0 => Ok((ranks, per)),
-        _ => Err(PackError::BadLayout(format!(
-            "description {v} is malformed"
-        ))),
     }
 }

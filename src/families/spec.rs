@@ -43,7 +43,7 @@ impl MoveRule {
     }
 }
 
-/// A definition file: every key any family uses; [`build`] checks which apply. Serialised
+/// A definition file: every key any family uses; [`build`](crate::families::registry::build) checks which apply. Serialised
 /// (without absent keys) into the stored definition as `spec`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -119,7 +119,7 @@ pub struct Spec {
     pub default_partition: Option<String>,
 }
 
-/// A problem with one key of a spec; [`load`] turns it into a line of the file.
+/// A problem with one key of a spec; [`load`](crate::catalog::load) turns it into a line of the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     pub key: &'static str,
@@ -232,12 +232,15 @@ pub(crate) fn required<'a, T>(
         .ok_or_else(|| problem(key, format!("missing key `{key}` ({what})")))
 }
 
+/// Each cell's coordinates, and each cell's neighbours.
+pub(crate) type CellGraph = (Vec<[f64; 2]>, Vec<Vec<usize>>);
+
 /// The cells (coordinates) and adjacency of a sliding or tokens puzzle: a grid or
 /// explicit cells, and an explicit adjacency or a move rule; the adjacency is checked.
 pub(crate) fn cell_graph(
     spec: &Spec,
     default_rule: Option<MoveRule>,
-) -> Result<(Vec<[f64; 2]>, Vec<Vec<usize>>), Problem> {
+) -> Result<CellGraph, Problem> {
     let coords: Vec<[f64; 2]> = match (spec.rows, spec.cols, &spec.cells) {
         (Some(_), Some(_), Some(_)) => {
             return Err(problem("cells", "give either `rows` and `cols` or `cells`"));
@@ -421,10 +424,10 @@ pub(crate) fn pieces(text: &str, key: &'static str) -> Result<(usize, usize, usi
 }
 
 /// The start's and goal's pieces: the goal must be a permutation of the start.
-pub(crate) fn start_and_goal<'a>(
-    spec: &'a Spec,
+pub(crate) fn start_and_goal(
+    spec: &Spec,
     cells: usize,
-) -> Result<(&'a str, &'a str, usize, usize), Problem> {
+) -> Result<(&str, &str, usize, usize), Problem> {
     let start = required(&spec.start, "start", "the start position, B/W/- per cell")?;
     let goal = required(&spec.goal, "goal", "the goal position, B/W/- per cell")?;
     let s = pieces(start, "start")?;

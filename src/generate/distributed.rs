@@ -5,7 +5,7 @@
 //! send their part of the result, already packed, to process 0, which alone writes the
 //! file. A two-bit table (the 2x7) is too large to gather: process 0 writes its own
 //! share's chunks first and receives the others' a piece at a time as it writes
-//! ([`ShareStream`]), so no process holds more than its share. Everything else (peg
+//! (`ShareStream`), so no process holds more than its share. Everything else (peg
 //! boards, enumerations) process 0 computes on its own cores.
 //!
 //! The other processes run [`work`]: they wait for a unit, rebuild its state space from

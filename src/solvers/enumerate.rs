@@ -1,9 +1,9 @@
 //! Enumeration puzzles: puzzles whose database is the complete list of their solutions
 //! rather than a distance table over a move graph.
 //!
-//! * [`magic`]: magic figures such as the magic triangle (1..9 on a triangle with equal
+//! * `magic`: magic figures such as the magic triangle (1..9 on a triangle with equal
 //!   side sums), found by scanning all `n!` arrangements by permutation rank.
-//! * [`tour`]: closed knight's tours on boards described as data, found by a pruned
+//! * `tour`: closed knight's tours on boards described as data, found by a pruned
 //!   depth-first search.
 //!
 //! Both produce [`Solution`] rows, sorted by `rank` and deterministic, so that two runs

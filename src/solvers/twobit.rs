@@ -95,10 +95,11 @@ pub fn solve<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Resu
     if let Some(&g) = goals.iter().find(|&&g| g >= space.size()) {
         return Err(g);
     }
-    if !goals.is_empty() && goals.iter().all(|&g| space.parity(g) == Some(0)) {
-        if let Some(t) = by_parity(space, progress) {
-            return Ok(t);
-        }
+    if !goals.is_empty()
+        && goals.iter().all(|&g| space.parity(g) == Some(0))
+        && let Some(t) = by_parity(space, progress)
+    {
+        return Ok(t);
     }
     Ok(by_residue(space, progress))
 }

@@ -113,7 +113,7 @@ pub(super) fn peg_layers(
         let tables = &tables[..];
         let found = (0..t.chunks.len())
             .into_par_iter()
-            .map(|c| -> Result<(Vec<[u64; 2]>, Vec<(u8, u64)>), String> {
+            .map(|c| -> Result<ChunkFigures, String> {
                 let mut hist: Vec<[u64; 2]> = Vec::new();
                 let mut far: Vec<(u8, u64)> = Vec::new();
                 let blob = &t.chunks[c];
@@ -224,6 +224,10 @@ pub(super) fn peg_layers(
 /// One stored position `b` at distance `d`: canonical, reachable, 0 only as the finish,
 /// otherwise 1 + the minimum over its moves within the table, and every reachable
 /// position one jump before it stored as well.
+/// One chunk's figures: positions and classes per distance, and its farthest positions
+/// (distance, rank).
+type ChunkFigures = (Vec<[u64; 2]>, Vec<(u8, u64)>);
+
 fn check_one(
     layout: &Layout,
     tables: &[Layer],

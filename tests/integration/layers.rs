@@ -204,12 +204,12 @@ fn modules() -> BTreeMap<Vec<String>, PathBuf> {
                 None => rest,
             }
             .trim_start();
-            if let Some(decl) = rest.strip_prefix("mod ") {
-                if let Some((name, _)) = decl.split_once(';').filter(|(n, _)| !n.contains('{')) {
-                    let mut child = module.clone();
-                    child.push(name.trim().to_string());
-                    tests.push(child);
-                }
+            if let Some(decl) = rest.strip_prefix("mod ")
+                && let Some((name, _)) = decl.split_once(';').filter(|(n, _)| !n.contains('{'))
+            {
+                let mut child = module.clone();
+                child.push(name.trim().to_string());
+                tests.push(child);
             }
         }
     }
@@ -297,10 +297,10 @@ fn imports(files: &BTreeMap<Vec<String>, PathBuf>) -> BTreeMap<Vec<String>, BTre
             for p in rooted(&code, alias) {
                 let mut full = target.clone();
                 full.extend(p[1..].iter().cloned());
-                if let Some((t, _)) = deepest(files, full) {
-                    if t != *module {
-                        named.insert(t);
-                    }
+                if let Some((t, _)) = deepest(files, full)
+                    && t != *module
+                {
+                    named.insert(t);
                 }
             }
         }

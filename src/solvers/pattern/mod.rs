@@ -17,7 +17,7 @@
 //! so ranks run densely over `0..P(n, k)` (5,765,760 for six tiles of 16 cells,
 //! 57,657,600 for seven, 518,918,400 for eight).
 //!
-//! The tables themselves, how they are built and what a byte holds, are in [`table`].
+//! The tables themselves, how they are built and what a byte holds, are in its `table` module.
 
 mod placement;
 mod table;

@@ -107,7 +107,7 @@ pub enum Entry {
     /// The minimum over the blank's regions ([`UNREACHED`]: home cannot be reached).
     Minimum,
     /// Bits 0-5: the minimum over the blank's regions; bit 6: the blank in the
-    /// placement's largest region ([`Grid::largest_region`]) is at least two moves
+    /// placement's largest region ([`Grid::largest_region`](super::Grid::largest_region)) is at least two moves
     /// farther; bit 7: the blank in any other region is.
     LargestRegion,
 }

@@ -16,7 +16,7 @@
 //! single-vacancy start on a board can end with one peg in its own hole only if the
 //! full board is in the zero class. That holds for `english33`, but not for `french37`
 //! nor for the 41-hole diamond, so those two use a start and a different finish hole
-//! allowed by the class argument (see [`boards`]). Both are definitions only
+//! allowed by the class argument (see `boards` in the tests). Both are definitions only
 //! (`tabulate == false`): their reachable sets are far too large for this machine.
 
 pub mod board;

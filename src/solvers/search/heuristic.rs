@@ -175,6 +175,8 @@ impl Heuristic {
         }
     }
 
+    // The probe's state travels as parts: it runs once per node of the search.
+    #[allow(clippy::too_many_arguments)]
     fn pattern_probe(
         &self,
         j: usize,

@@ -268,7 +268,7 @@ pub fn optimal_moves<D: Distances + ?Sized>(
 }
 
 /// The number of distinct sequences of single jumps that finish from `p` in its distance
-/// of moves (the seeds' counting, as [`super::solve`] stores it): the sum over optimal
+/// of moves (the seeds' counting, as [`super::solve()`] stores it): the sum over optimal
 /// moves of the counts after them. `memo` holds counts by canonical position and may be
 /// shared between calls. `None` above `i64::MAX`; `Some(0)` when `p` cannot finish.
 pub fn count_solutions<D: Distances + ?Sized>(
@@ -444,7 +444,7 @@ pub struct Reach {
 /// peg count reaches ([`Reach`]), and the scratch bytes written.
 ///
 /// The pairs of the next layer are counted from the jumps that make it, each jump the
-/// share of its pair given by [`Layout::pair_share`]: a lookup in the layer being
+/// share of its pair given by `Layout::pair_share`: a lookup in the layer being
 /// expanded only for another parent of the pair that ranks before the jump's own.
 #[allow(clippy::type_complexity)]
 pub fn forward(
@@ -522,7 +522,9 @@ fn distances(
     let fpegs = layout.board.finish.count_ones() as usize;
     // Distances first, one byte per position in rank order per span; encoded once the
     // layer's smallest distance is known.
-    let found: Vec<(Vec<u8>, [(u64, u64); 64])> = (0..spans)
+    // Per span: its distances, and its (positions, classes) per distance.
+    type Span = (Vec<u8>, [(u64, u64); 64]);
+    let found: Vec<Span> = (0..spans)
         .into_par_iter()
         .map(|s| {
             let mut ds = Vec::new();

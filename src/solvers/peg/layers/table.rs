@@ -61,7 +61,7 @@ fn sub_end(blob: &[u8], b: usize, n: usize) -> usize {
 /// Checks a blob's shape: a header, whole entries, sub-bucket starts in order, and the
 /// ranks within each sub-bucket strictly increasing.
 pub fn check(blob: &[u8]) -> Result<usize, BadChunk> {
-    if blob.len() < HEADER + 2 || (blob.len() - HEADER) % 2 != 0 {
+    if blob.len() < HEADER + 2 || !(blob.len() - HEADER).is_multiple_of(2) {
         return Err(BadChunk(format!("{} bytes is not a chunk", blob.len())));
     }
     let n = (blob.len() - HEADER) / 2;
