@@ -21,6 +21,7 @@ pub mod core;
 pub mod families;
 pub mod generate;
 pub mod render;
+#[cfg(feature = "server")]
 pub mod server;
 pub mod solvers;
 pub mod store;
