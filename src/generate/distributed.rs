@@ -30,11 +30,14 @@ use crate::families::magic::Magic;
 use crate::families::tour::TourBoard;
 use crate::generate::backend::{Backend, Local, PackedGraph, TwoBitGraph};
 use crate::solvers::bfs::{Outputs, Table};
-use crate::solvers::distributed::{self, Checkpoint, Comm, Partition, Reduce, Share};
+use crate::solvers::distributed::{self, Checkpoint, Comm, Reduce, Share};
 use crate::solvers::enumerate::Solution;
 use crate::solvers::pattern::{self, Entry, Grid, Pattern, PatternSpace};
 use crate::solvers::peg::layers::LayerTable;
 use crate::solvers::peg::{Board, PegTable};
+
+mod stream;
+use stream::ShareStream;
 
 /// What process 0 asks of the others.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -396,123 +399,6 @@ fn two_bit_graph<'c>(
     Ok((out(Output::TwoBit(Some(table))), stats))
 }
 
-/// A two-bit table split across processes, brought to process 0 chunk by chunk: process
-/// 0's own share first, made from its blocks, then each other process's in pieces of
-/// `piece` chunks. Every process runs the same gathers, one per piece of processes
-/// 1, 2, ...: process 0 as it iterates (and, dropped early, to the end, so that no
-/// process is left waiting), the others in [`ShareStream::send`].
-struct ShareStream<'c> {
-    comm: &'c dyn Comm,
-    layout: CodeLayout,
-    partition: Partition,
-    /// Chunks per piece.
-    piece: u64,
-    /// This process's chunks, made as they are taken.
-    own: Box<dyn Iterator<Item = Vec<u8>> + 'c>,
-    /// The next piece to gather: a process and a piece of its share.
-    next: (usize, u64),
-    /// Chunks received and not yet taken, first first.
-    pending: std::collections::VecDeque<Vec<u8>>,
-}
-
-impl<'c> ShareStream<'c> {
-    fn new(
-        comm: &'c dyn Comm,
-        layout: CodeLayout,
-        partition: Partition,
-        blocks: Vec<Vec<u64>>,
-        piece: u64,
-    ) -> ShareStream<'c> {
-        let first = partition.share(comm.rank()).start / CODE_RANKS_PER_CHUNK;
-        ShareStream {
-            comm,
-            layout,
-            partition,
-            piece,
-            own: Box::new(layout.chunks_from_blocks(first, blocks)),
-            next: (1, 0),
-            pending: Default::default(),
-        }
-    }
-
-    /// Runs the next gather, if any is left: the chunks of the piece and their first
-    /// index (the bytes on process 0; empty elsewhere).
-    fn step(&mut self) -> Option<(u64, Vec<u8>)> {
-        let (p, k) = self.next;
-        if p >= self.comm.size() {
-            return None;
-        }
-        let chunks = self.partition.chunks(p, CODE_RANKS_PER_CHUNK);
-        let first = chunks.start + k * self.piece;
-        if first >= chunks.end {
-            self.next = (p + 1, 0);
-            return self.step();
-        }
-        self.next = (p, k + 1);
-        let piece: Vec<u8> = if self.comm.rank() == p {
-            self.own
-                .by_ref()
-                .take(self.piece as usize)
-                .flatten()
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let got = self.comm.gather(&piece);
-        Some((
-            first,
-            got.map(|mut all| all.swap_remove(p)).unwrap_or_default(),
-        ))
-    }
-
-    /// This process's side of every gather (every process but 0).
-    fn send(&mut self) {
-        while self.step().is_some() {}
-    }
-}
-
-impl Iterator for ShareStream<'_> {
-    type Item = Result<Vec<u8>, String>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if let Some(c) = self.own.next() {
-            return Some(Ok(c));
-        }
-        if let Some(c) = self.pending.pop_front() {
-            return Some(Ok(c));
-        }
-        let (first, bytes) = self.step()?;
-        let p = self.partition.owner(first * CODE_RANKS_PER_CHUNK);
-        let last = (first + self.piece).min(self.partition.chunks(p, CODE_RANKS_PER_CHUNK).end);
-        let mut at = 0usize;
-        for c in first..last {
-            let len = self.layout.chunk_bytes(c) as usize;
-            let Some(chunk) = bytes.get(at..at + len) else {
-                return Some(Err(format!(
-                    "process {p} sent a piece of {} bytes where chunks {first}..{last} need more",
-                    bytes.len()
-                )));
-            };
-            self.pending.push_back(chunk.to_vec());
-            at += len;
-        }
-        if at != bytes.len() {
-            return Some(Err(format!(
-                "process {p} sent {} bytes for chunks {first}..{last}, which take {at}",
-                bytes.len()
-            )));
-        }
-        self.pending.pop_front().map(Ok)
-    }
-}
-
-impl Drop for ShareStream<'_> {
-    fn drop(&mut self) {
-        // The other processes run every gather; so must process 0.
-        while self.step().is_some() {}
-    }
-}
-
 #[derive(Serialize, Deserialize)]
 struct TablePart {
     dist: Vec<u8>,
@@ -826,44 +712,4 @@ impl Backend for Processes<'_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::core::space::StateSpace;
-    use crate::families::sliding::Sliding;
-    use crate::solvers::distributed::Threads;
-    use crate::solvers::twobit;
-
-    /// Process 0 receives every share's chunks in order, a few at a time, whatever the
-    /// number of processes; dropped part-way, it still runs every gather, so no process
-    /// is left waiting.
-    #[test]
-    fn shares_reach_process_0_in_pieces() {
-        let g = Sliding::grid("nine", 2, 5);
-        let whole = twobit::solve(&g, &Silent).unwrap();
-        let layout = CodeLayout::new(g.size(), 4).unwrap();
-        let want: Vec<Vec<u8>> = layout.chunks_from_blocks(0, whole.blocks).collect();
-        for procs in [1, 2, 3] {
-            for take in [usize::MAX, 50] {
-                let got = Threads::run(procs, |comm| {
-                    let share = distributed::twobit::solve_share(
-                        &g,
-                        CODE_RANKS_PER_CHUNK,
-                        comm,
-                        None,
-                        &Silent,
-                    )
-                    .unwrap()
-                    .unwrap();
-                    let mut s = ShareStream::new(comm, layout, share.partition, share.blocks, 5);
-                    if comm.rank() != 0 {
-                        s.send();
-                        return Vec::new();
-                    }
-                    s.by_ref().take(take).map(Result::unwrap).collect()
-                });
-                let n = want.len().min(take);
-                assert_eq!(got[0], want[..n], "{procs} processes, {take} taken");
-            }
-        }
-    }
-}
+mod tests;
