@@ -171,7 +171,7 @@ fn paths_at(code: &str, start: usize, out: &mut Vec<Vec<String>>) {
 }
 
 /// The library's files by module path (`src/a/b.rs` and `src/a/b/mod.rs` are `a::b`),
-/// `lib.rs` and the binary's `main.rs` left out.
+/// `lib.rs` and the binary's `main.rs` and `cli/` left out.
 fn modules() -> BTreeMap<Vec<String>, PathBuf> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
@@ -186,7 +186,8 @@ fn modules() -> BTreeMap<Vec<String>, PathBuf> {
         if path.last().is_some_and(|l| l == "mod") {
             path.pop();
         }
-        if path == ["lib"] || path == ["main"] {
+        // The binary's own files (`main.rs`, `cli/`) are another crate.
+        if path == ["lib"] || path == ["main"] || path.first().is_some_and(|p| p == "cli") {
             continue;
         }
         out.insert(path, f);

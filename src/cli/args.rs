@@ -1,0 +1,292 @@
+//! The command line's arguments: every subcommand and option, with the help text clap
+//! prints.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Precomputes complete solution databases for classic puzzles into one SQLite file,
+/// and answers lookups from it without searching.
+#[derive(Parser)]
+#[command(name = "puzzlebase", version, about, long_about = None)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+pub(crate) const QUERY_EXAMPLES: &str = "\
+Puzzles and notation:
+  six seven eight nine     tiles in cell order, 0 = blank: 867254301 (or 8,6,7,2,5,4,3,0,1)
+  eleven                   the 3x4, comma-separated: 0,3,2,1,8,7,6,5,4,11,10,9
+  twelve                   the 2x6, comma-separated, like eleven
+  fifteen                  the 4x4, 16 numbers: --state only, solved by IDA* over the
+                           stored pattern databases (prints nodes expanded and seconds)
+  knight-swap oshidori     B, W and - per square: BBB------WWW, BWBWBW--
+  chinese-checkers hoppers triangle21 english33
+                           1 = peg, 0 = empty, one character per hole: 1111110111111
+  magic-triangle           --sum N, --all, --histogram
+  knight-tour knight-tour-6x6
+                           --all
+  your own puzzles         built with `generate --definitions DIR`: queried by name from
+                           the database alone (README, \"Adding a puzzle\")
+
+Examples:
+  puzzlebase query --puzzle eight --state 867254301
+  puzzlebase query --puzzle seven --longest --json
+  puzzlebase query --puzzle hoppers --start
+  puzzlebase query --puzzle triangle21 --matrix
+  puzzlebase query --puzzle magic-triangle --sum 20";
+
+#[derive(Args)]
+pub(crate) struct DbArg {
+    /// Database file
+    #[arg(
+        long,
+        env = "PUZZLEBASE_DB",
+        default_value = "data/puzzles.sqlite",
+        value_name = "PATH"
+    )]
+    pub(crate) db: PathBuf,
+}
+
+/// `generate`'s options.
+#[derive(Args)]
+pub(crate) struct GenerateArgs {
+    #[command(flatten)]
+    pub(crate) db: DbArg,
+    /// Build only this puzzle (repeatable); others are kept from the previous file
+    #[arg(long = "puzzle", value_name = "NAME")]
+    pub(crate) puzzles: Vec<String>,
+    /// Recompute even puzzles whose definition is unchanged
+    #[arg(long)]
+    pub(crate) force: bool,
+    /// Print only errors
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+    /// One JSON object per puzzle built or kept (and per puzzle verified), one per line,
+    /// instead of the text lines; no progress bars
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Also build every definition file (*.toml) in DIR; see `check-definition`
+    #[arg(long, env = "PUZZLEBASE_DEFINITIONS", value_name = "DIR")]
+    pub(crate) definitions: Option<PathBuf>,
+    /// Before replacing the file, re-derive every fact in the new one (as `verify`)
+    #[arg(long)]
+    pub(crate) verify: bool,
+    /// Puzzles answered by search (fifteen): build the pattern databases of this
+    /// partition of the tiles (repeatable; the definition file names the partitions
+    /// and the default: `check-definition data/puzzles/fifteen.toml` lists them). The
+    /// choice is part of the stored definition: a later run without it rebuilds the
+    /// default
+    #[arg(long = "partition", value_name = "NAME")]
+    pub(crate) partitions: Vec<String>,
+    /// Continue a killed run: every breadth-first search starts from the last level its
+    /// checkpoint holds (under mpirun, with the same number of processes). Implies
+    /// checkpoints (docs/distributed.md)
+    #[arg(long)]
+    pub(crate) resume: bool,
+    /// Checkpoint every level of the breadth-first searches into DIR (each process its
+    /// own share), removed once the file is written. Under mpirun (the `mpi` build) or
+    /// with --resume the default is PATH.checkpoints beside the database
+    #[arg(long, value_name = "DIR")]
+    pub(crate) checkpoints: Option<PathBuf>,
+    /// Append each level's exchange figures (bytes and neighbours sent between
+    /// processes, seconds) to FILE as CSV; for runs with checkpoints or under mpirun
+    #[arg(long, value_name = "FILE")]
+    pub(crate) exchange_log: Option<PathBuf>,
+    /// Sign the new file with this minisign secret key: PATH.minisig is written beside
+    /// it, which `minisign -Vm PATH -p KEY.pub` and `verify --key KEY.pub` check. The key
+    /// is read before anything is built; an encrypted key's password comes from
+    /// PUZZLEBASE_KEY_PASSWORD. When nothing needs building, the file is signed again
+    /// only if its signature is missing or is not this key's
+    #[arg(long, value_name = "SECRET_KEY")]
+    pub(crate) sign: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Command {
+    /// Build every puzzle (or those named) into the database file.
+    ///
+    /// The file is built beside the target and renamed into place only when complete
+    /// and verified; puzzles whose definition is unchanged are copied from the previous
+    /// file instead of recomputed. Prints one summary line per puzzle.
+    Generate(GenerateArgs),
+    /// Answer from the database without searching: a position's distance and optimal
+    /// path, the longest positions, histograms, peg matrices, enumerated solutions.
+    #[command(after_help = QUERY_EXAMPLES)]
+    Query(QueryArgs),
+    /// Serve the database read-only over HTTP: a page that draws the boards and a JSON
+    /// API with the same answers as `query --json`, until interrupted (Ctrl-C).
+    ///
+    /// API: GET /api/puzzles, /api/puzzles/NAME, /api/puzzles/NAME/positions/STATE,
+    /// described at /api/openapi.json. Answers carry an ETag (304 on If-None-Match) and
+    /// may be cached for five minutes.
+    Serve {
+        #[command(flatten)]
+        db: DbArg,
+        /// Address to listen on; loopback only unless this says otherwise
+        #[arg(long, default_value = "127.0.0.1:8080", value_name = "IP:PORT")]
+        addr: std::net::SocketAddr,
+        /// Seconds one search (a fifteen position) may run before it is refused (503)
+        #[arg(long, default_value_t = 10.0, value_name = "SECONDS", value_parser = seconds)]
+        search_timeout: f64,
+        /// Searches running at once (default: the number of cores); more are refused at
+        /// once with 503 and Retry-After
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        max_searches: Option<u32>,
+        /// Which web pages may read the API from a browser: `*` (any), `off`, or
+        /// origins such as https://example.org, comma-separated
+        #[arg(long, default_value = "*", value_name = "ORIGINS")]
+        cors: puzzlebase::server::Cors,
+    },
+    /// Check a puzzle definition file and print what `generate` would build from it
+    /// (family, state count, storage, an estimate of time and memory), without building.
+    ///
+    /// The file format is described in README.md, "Adding a puzzle"; the built-in
+    /// puzzles' files are in data/puzzles/.
+    CheckDefinition {
+        /// The definition file (TOML)
+        file: PathBuf,
+        /// One JSON object on one line
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-derive every stored fact from the puzzle rules and report the first that does
+    /// not hold.
+    ///
+    /// Trusts nothing in the file but the puzzle names: distances, next moves, solution
+    /// counts, state texts, packed blobs, histograms, peg layers and matrices,
+    /// enumerated solutions, the summary figures and checksums are all checked. Prints
+    /// one line per puzzle and exits 0 when everything holds; otherwise names the first
+    /// bad entry (puzzle, rank and state, which fact) on stderr and exits 1.
+    Verify {
+        #[command(flatten)]
+        db: DbArg,
+        /// Verify only this puzzle (repeatable)
+        #[arg(long = "puzzle", value_name = "NAME")]
+        puzzles: Vec<String>,
+        /// One JSON object per puzzle, one per line
+        #[arg(long)]
+        json: bool,
+        /// First check the file's signature (PATH.minisig) against this minisign public
+        /// key: any changed, added or removed byte is refused
+        #[arg(long, value_name = "PUBLIC_KEY")]
+        key: Option<PathBuf>,
+        /// The signature to check with --key, instead of PATH.minisig
+        #[arg(long, value_name = "FILE", requires = "key")]
+        signature: Option<PathBuf>,
+    },
+    /// Make a key pair for signing files (`generate --sign`), in minisign's format.
+    ///
+    /// Writes the public key (publish it: `verify --key` and `minisign -V -p` read it)
+    /// and the secret key (readable by its owner only; keep it private). The secret key
+    /// is not encrypted unless PUZZLEBASE_KEY_PASSWORD is set, whose value then becomes
+    /// its password (`generate --sign` reads it from there too; nothing is prompted).
+    /// Existing files are never overwritten. `minisign -G` makes keys that work as well.
+    Keygen {
+        /// Where to write the public key (e.g. puzzlebase.pub)
+        #[arg(long, value_name = "FILE")]
+        public: PathBuf,
+        /// Where to write the secret key (e.g. puzzlebase.key)
+        #[arg(long, value_name = "FILE")]
+        secret: PathBuf,
+    },
+    /// List the puzzles in the database with their figures.
+    List {
+        #[command(flatten)]
+        db: DbArg,
+        /// One JSON object per line
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write every stored position of a puzzle with its distance (and number of
+    /// shortest solutions where stored) as CSV on standard output, in rank order.
+    ///
+    /// Columns: rank,state,distance,solutions (an empty distance: the position cannot
+    /// reach the goal); enumeration puzzles: rank,state,value,canonical. Packed tables
+    /// are written rank by rank (eleven: 239,500,800 lines); boards stored as layers
+    /// give the positions that can finish, one per symmetry class. fifteen has no table
+    /// of positions (it is answered by search).
+    Export {
+        #[command(flatten)]
+        db: DbArg,
+        /// Puzzle name (see `puzzlebase list`)
+        #[arg(long, value_name = "NAME")]
+        puzzle: String,
+        /// Output format
+        #[arg(long, default_value = "csv", value_parser = ["csv"])]
+        format: String,
+    },
+    /// Print a shell completion script on standard output.
+    ///
+    /// bash: `puzzlebase completions bash > ~/.local/share/bash-completion/completions/puzzlebase`;
+    /// zsh: `puzzlebase completions zsh > ~/.zfunc/_puzzlebase` (with ~/.zfunc in fpath);
+    /// fish: `puzzlebase completions fish > ~/.config/fish/completions/puzzlebase.fish`.
+    Completions {
+        /// The shell
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) on standard output, or write one page per command
+    /// into a directory.
+    ///
+    /// `puzzlebase man | man -l -` reads it; `puzzlebase man --dir ~/.local/share/man/man1`
+    /// installs puzzlebase.1 and puzzlebase-COMMAND.1 for `man puzzlebase`.
+    Man {
+        /// Write puzzlebase.1 and one page per command here instead
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+}
+
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["state", "start", "longest", "histogram", "matrix", "layers", "all", "sum"])))]
+pub(crate) struct QueryArgs {
+    #[command(flatten)]
+    pub(crate) db: DbArg,
+    /// Puzzle name (see `puzzlebase list`)
+    #[arg(long, value_name = "NAME")]
+    pub(crate) puzzle: String,
+    /// Distance, number of shortest solutions and one optimal path from this position
+    #[arg(long, value_name = "STATE", allow_hyphen_values = true)]
+    pub(crate) state: Option<String>,
+    /// The same for the puzzle's starting position
+    #[arg(long)]
+    pub(crate) start: bool,
+    /// The maximum distance and every position at it
+    #[arg(long)]
+    pub(crate) longest: bool,
+    /// How many positions lie at each distance (magic triangle: solutions per side sum)
+    #[arg(long)]
+    pub(crate) histogram: bool,
+    /// Peg boards: minimum moves from every single-vacancy start to every single-peg finish
+    #[arg(long)]
+    pub(crate) matrix: bool,
+    /// Peg boards: positions reachable from the start and able to finish, per peg count
+    #[arg(long)]
+    pub(crate) layers: bool,
+    /// Every solution of an enumeration puzzle, one per equivalence class
+    #[arg(long)]
+    pub(crate) all: bool,
+    /// The magic triangles whose sides sum to N, one per equivalence class
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub(crate) sum: Option<i64>,
+    /// Print one JSON object on one line
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Positions as one-line strings only, without drawn boards or bars
+    #[arg(long, conflicts_with = "json")]
+    pub(crate) plain: bool,
+    /// Seconds a search (fifteen) may run before it gives up (exit 1)
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS", value_parser = seconds)]
+    pub(crate) timeout: f64,
+}
+
+/// A positive, finite number of seconds.
+pub(crate) fn seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 1e6 => Ok(s),
+        _ => Err(format!(
+            "{text:?} is not a number of seconds (more than 0, at most 1e6)"
+        )),
+    }
+}
