@@ -309,12 +309,3 @@ pub fn solution_count(conn: &Connection, puzzle: &str) -> rusqlite::Result<u64> 
     .map(|n| n as u64)
 }
 
-/// Number of canonical solutions per value (the magic triangle's side sums).
-pub fn solutions_by_value(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<(i64, u64)>> {
-    let mut st = conn.prepare(
-        "SELECT value, count(*) FROM solutions WHERE puzzle = ?1 AND canonical = 1 AND value IS NOT NULL
-         GROUP BY value ORDER BY value",
-    )?;
-    st.query_map([puzzle], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?
-        .collect()
-}

@@ -38,7 +38,7 @@ use crate::core::definition::Source;
 use crate::core::rank::{BINOM, comb_rank, comb_unrank};
 use crate::core::space::{GraphPuzzle, StateError, StateSpace};
 
-use super::stones::{self, BLACK, EMPTY, WHITE};
+use super::stones::{self, EMPTY};
 
 /// The eight knight moves as (row, column) offsets.
 pub const KNIGHT_MOVES: [(isize, isize); 8] = [
@@ -226,20 +226,6 @@ impl GraphPuzzle for KnightSwap {
     fn start(&self) -> Option<u64> {
         Some(self.start)
     }
-}
-
-/// Pieces of each colour in a position written in the notation, `None` for a character
-/// other than `B`, `W` or `-`.
-pub fn piece_counts(text: &str) -> Option<(usize, usize)> {
-    let mut counts = (0, 0);
-    for c in text.trim().chars() {
-        match stones::cell_of(c)? {
-            BLACK => counts.0 += 1,
-            WHITE => counts.1 += 1,
-            _ => {}
-        }
-    }
-    Some(counts)
 }
 
 #[cfg(test)]
