@@ -6,13 +6,13 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
-use puzzlebase::answers::Database;
-use puzzlebase::core::packed::RunLayout;
-use puzzlebase::core::progress::{Progress, Silent};
-use puzzlebase::core::rank::{perm_rank, perm_unrank};
-use puzzlebase::core::space::{GraphPuzzle, StateSpace};
-use puzzlebase::families::sliding::Sliding;
-use puzzlebase::generate::{self, Observer, Options, Summary};
+use puzzlebase::internals::answers::Database;
+use puzzlebase::internals::core::packed::RunLayout;
+use puzzlebase::internals::core::progress::{Progress, Silent};
+use puzzlebase::internals::core::rank::{perm_rank, perm_unrank};
+use puzzlebase::internals::core::space::{GraphPuzzle, StateSpace};
+use puzzlebase::internals::families::sliding::Sliding;
+use puzzlebase::internals::generate::{self, Observer, Options, Summary};
 
 /// Ranks spread over the whole space (a fixed multiplicative sequence).
 fn spread(size: u64, n: usize) -> Vec<u64> {

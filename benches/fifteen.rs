@@ -15,12 +15,12 @@
 use std::process::Command;
 use std::time::Instant;
 
-use puzzlebase::answers::{Database, solve_loaded};
-use puzzlebase::core::progress::{Progress, Silent};
-use puzzlebase::families::fifteen;
-use puzzlebase::generate::{self, Observer, Options, Summary};
-use puzzlebase::solvers::search;
-use puzzlebase::solvers::search::Options as SearchOptions;
+use puzzlebase::internals::answers::{Database, solve_loaded};
+use puzzlebase::internals::core::progress::{Progress, Silent};
+use puzzlebase::internals::families::fifteen;
+use puzzlebase::internals::generate::{self, Observer, Options, Summary};
+use puzzlebase::internals::solvers::search;
+use puzzlebase::internals::solvers::search::Options as SearchOptions;
 
 struct Quiet;
 impl Observer for Quiet {
@@ -41,8 +41,8 @@ fn korf() -> Vec<(u32, u32, Vec<u8>)> {
 
 /// The built-in `fifteen`, as its definition file describes it.
 fn puzzle() -> fifteen::Fifteen {
-    match puzzlebase::catalog::find(NAME) {
-        Some(puzzlebase::families::Puzzle::Patterns(f)) => f,
+    match puzzlebase::internals::catalog::find(NAME) {
+        Some(puzzlebase::internals::families::Puzzle::Patterns(f)) => f,
         _ => panic!("{NAME} is a built-in pattern-database puzzle"),
     }
 }
@@ -73,7 +73,8 @@ fn main() {
             None => {
                 let db = dir.path().join(format!("fifteen-{part}.sqlite"));
                 let registry =
-                    puzzlebase::catalog::registry_building(std::slice::from_ref(part)).unwrap();
+                    puzzlebase::internals::catalog::registry_building(std::slice::from_ref(part))
+                        .unwrap();
                 let opts = Options {
                     db: db.clone(),
                     only: vec![NAME.to_string()],

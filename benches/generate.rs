@@ -12,14 +12,14 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use puzzlebase::catalog::builtin_boards;
-use puzzlebase::core::progress::{Progress, Silent};
-use puzzlebase::core::rank::{FACT, perm_rank, perm_unrank};
-use puzzlebase::core::space::{GraphPuzzle, StateSpace};
-use puzzlebase::families::sliding::Sliding;
-use puzzlebase::generate::{self, Observer, Options, Summary};
-use puzzlebase::solvers::bfs;
-use puzzlebase::solvers::peg::{self, Board};
+use puzzlebase::internals::catalog::builtin_boards;
+use puzzlebase::internals::core::progress::{Progress, Silent};
+use puzzlebase::internals::core::rank::{FACT, perm_rank, perm_unrank};
+use puzzlebase::internals::core::space::{GraphPuzzle, StateSpace};
+use puzzlebase::internals::families::sliding::Sliding;
+use puzzlebase::internals::generate::{self, Observer, Options, Summary};
+use puzzlebase::internals::solvers::bfs;
+use puzzlebase::internals::solvers::peg::{self, Board};
 
 struct Quiet;
 impl Observer for Quiet {
@@ -247,8 +247,11 @@ fn compute_vs_write(db: &std::path::Path, summaries: &[Summary], full: f64) {
     let compute = computed(db);
     println!("  puzzle             compute s    write s   write/compute");
     let mut total_compute = 0.0;
-    let nightly = puzzlebase::catalog::registry();
-    for p in nightly.iter().filter(|p| puzzlebase::catalog::nightly(p)) {
+    let nightly = puzzlebase::internals::catalog::registry();
+    for p in nightly
+        .iter()
+        .filter(|p| puzzlebase::internals::catalog::nightly(p))
+    {
         let c = compute[p.name()];
         let w = (summaries.iter())
             .find(|s| s.name == p.name())
@@ -486,7 +489,7 @@ fn packed(dir: &std::path::Path, name: &str) {
             .collect();
         median(runs)
     };
-    let file = puzzlebase::answers::Database::open(&db).unwrap();
+    let file = puzzlebase::internals::answers::Database::open(&db).unwrap();
     let longest = file.longest(name).unwrap();
     let six = time_query("six", "1526340");
     let far = time_query(name, &longest.states[0]);

@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 use http_body_util::{BodyExt, Empty};
 use hyper::body::Bytes;
 use hyper_util::rt::TokioIo;
-use puzzlebase::catalog;
-use puzzlebase::families::Puzzle;
+use puzzlebase::internals::catalog;
+use puzzlebase::internals::families::Puzzle;
 
 const CONNECTIONS: usize = 64;
 
@@ -201,13 +201,14 @@ fn cpu_seconds() -> Option<f64> {
 
 /// Answers random positions of `name` through the library on this thread, as the
 /// server does for one request (one read transaction, the JSON text).
-fn library_only(db: &puzzlebase::answers::Database, name: &str, from: &str) {
+fn library_only(db: &puzzlebase::internals::answers::Database, name: &str, from: &str) {
     let states = positions(name, 20_000);
     let t = Instant::now();
     let mut ok = 0;
     let mut bytes = 0;
     for s in &states {
-        if let Ok(v) = db.snapshot(|db| puzzlebase::answers::json::position(db, name, s)) {
+        if let Ok(v) = db.snapshot(|db| puzzlebase::internals::answers::json::position(db, name, s))
+        {
             ok += 1;
             bytes += v.to_string().len();
         }
@@ -237,14 +238,14 @@ fn main() {
         .unwrap_or(10);
     // The same answers without HTTP, one thread: what the server adds on top. First
     // read from the file, then from the copy in memory the server makes.
-    if let Ok(mut direct) = puzzlebase::answers::Database::open_for_serving(&db) {
+    if let Ok(mut direct) = puzzlebase::internals::answers::Database::open_for_serving(&db) {
         for name in ["eight", "eleven"] {
             if !(filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()))) {
                 continue;
             }
             library_only(&direct, name, "from the file");
         }
-        let resident = puzzlebase::answers::Resident::new();
+        let resident = puzzlebase::internals::answers::Resident::new();
         direct.share_resident(resident.clone());
         for name in ["eight", "eleven"] {
             if !(filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()))) {
@@ -260,7 +261,7 @@ fn main() {
             library_only(&direct, name, "from memory");
         }
     }
-    let app = match puzzlebase::server::router(&db) {
+    let app = match puzzlebase::internals::server::router(&db) {
         Ok(app) => app,
         Err(e) => {
             eprintln!("serve bench: {e} (set PUZZLEBASE_DB to a file with eight and eleven)");
@@ -275,7 +276,7 @@ fn main() {
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let addr = listener.local_addr().unwrap();
-    rt.spawn(puzzlebase::server::serve(
+    rt.spawn(puzzlebase::internals::server::serve(
         listener,
         app,
         std::future::pending(),

@@ -8,11 +8,11 @@
 
 use std::time::Instant;
 
-use puzzlebase::core::memory;
-use puzzlebase::core::progress::{Progress, Silent};
-use puzzlebase::core::space::StateSpace;
-use puzzlebase::families::sliding::Sliding;
-use puzzlebase::solvers::{bfs, twobit};
+use puzzlebase::internals::core::memory;
+use puzzlebase::internals::core::progress::{Progress, Silent};
+use puzzlebase::internals::core::space::StateSpace;
+use puzzlebase::internals::families::sliding::Sliding;
+use puzzlebase::internals::solvers::{bfs, twobit};
 
 /// Prints each level as it is found, with the time since the start.
 struct Levels(Instant, std::sync::Mutex<u64>);

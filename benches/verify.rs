@@ -4,9 +4,9 @@
 
 use std::time::Instant;
 
-use puzzlebase::core::progress::{Progress, Silent};
-use puzzlebase::generate::{self, Observer, Options, Summary};
-use puzzlebase::verify;
+use puzzlebase::internals::core::progress::{Progress, Silent};
+use puzzlebase::internals::generate::{self, Observer, Options, Summary};
+use puzzlebase::internals::verify;
 
 struct Quiet;
 impl Observer for Quiet {

@@ -7,10 +7,10 @@
 use std::sync::Mutex;
 use std::time::Instant;
 
-use puzzlebase::catalog;
-use puzzlebase::core::progress::Progress;
-use puzzlebase::families::Puzzle;
-use puzzlebase::solvers::peg::layers;
+use puzzlebase::internals::catalog;
+use puzzlebase::internals::core::progress::Progress;
+use puzzlebase::internals::families::Puzzle;
+use puzzlebase::internals::solvers::peg::layers;
 
 struct Phases(Mutex<Instant>, Instant);
 

@@ -1,28 +1,39 @@
-//! puzzlebase: complete solution databases for classic puzzles.
+//! puzzlebase: complete solution databases for classic puzzles, in one SQLite file.
 //!
-//! The crate is layered, each layer using only those before it (see
-//! `docs/architecture.md`):
+//! A program that reads a file opens a [`Database`] and asks it: a position's distance,
+//! solution count, every move with its distance and an optimal path ([`StateAnswer`]),
+//! the start, the longest positions ([`LongestAnswer`]), the histogram ([`Histogram`]),
+//! a peg board's layers ([`PegLayerRow`]), an enumeration's solutions ([`ListAnswer`]),
+//! or a search for a puzzle answered by search ([`SearchAnswer`], bounded by [`Stop`]).
+//! Every answer is checked against the rules and the file before it is returned; a file
+//! that fails is a [`QueryError`] (its pages: [`StoreError`]), never a wrong answer.
+//! [`Database::listing`] lists the puzzles ([`PuzzleInfo`]).
 //!
-//! - [`core`]: state-space traits, ranks, the file format's sentinels and record shapes;
-//! - [`solvers`]: breadth-first search, pattern databases, IDA*, the peg solver;
-//! - [`families`]: one folder per puzzle family (its engine and its definition checks),
-//!   and the registry of families;
-//! - [`catalog`]: built-in and users' definitions, lookup, a puzzle's identity, the plan;
-//! - [`store`]: every SQL statement, behind the types the rest of the code calls;
-//! - [`generate`] (the nightly job and its backends), [`verify`] and [`answers`];
-//! - [`render`] (text for terminals) and [`server`] (HTTP).
+//! A program that writes a file calls [`generate`] with [`Options`], watching it through
+//! an [`Observer`] (each puzzle's [`Summary`]); [`verify_file`] re-derives every fact of
+//! a file from the rules ([`Report`], [`VerifyError`]).
 //!
-//! It knows nothing of command lines or terminals: progress goes through
-//! [`core::progress::Progress`], and `src/main.rs` is a thin layer on top.
+//! Inside, the crate is layered, each layer using only those before it (core, solvers,
+//! families, catalog, store, then generate, verify and answers, then rendering and the
+//! server; see `docs/architecture.md`). The command line (`src/main.rs`) and the HTTP
+//! server are behind the default `cli` feature.
 
-pub mod answers;
-pub mod catalog;
-pub mod core;
-pub mod families;
-pub mod generate;
-pub mod render;
-#[cfg(feature = "server")]
-pub mod server;
-pub mod solvers;
-pub mod store;
-pub mod verify;
+#![warn(missing_docs)]
+
+// The modules live in `internals` (hidden from the documentation, for this crate's
+// binary, tests and benchmarks) and are named at the root within the crate.
+pub(crate) use internals::{
+    answers, catalog, core, families, generate, render, solvers, store, verify,
+};
+
+// The public API: opening a file and answering from it, generating one, verifying one.
+pub use answers::{
+    Database, Histogram, ListAnswer, LongestAnswer, QueryError, SearchAnswer, StateAnswer, Stop,
+};
+pub use core::records::{PegLayerRow, PuzzleInfo};
+pub use generate::{GenerateError, Observer, Options, Summary, generate, generate_and_verify};
+pub use store::StoreError;
+pub use verify::{Report, VerifyError, verify_file};
+
+#[doc(hidden)]
+pub mod internals;

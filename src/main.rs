@@ -8,14 +8,14 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 
-use puzzlebase::answers::json;
-use puzzlebase::answers::{Database, QueryError, Stop};
-use puzzlebase::catalog::{self, DefinitionError};
-use puzzlebase::generate::{self, GenerateError, Options};
-use puzzlebase::render::text;
-use puzzlebase::server::ServeOptions;
-use puzzlebase::store::signature::{self, SignatureError, SigningKey};
-use puzzlebase::verify::{self, VerifyError};
+use puzzlebase::internals::answers::json;
+use puzzlebase::internals::answers::{Database, QueryError, Stop};
+use puzzlebase::internals::catalog::{self, DefinitionError};
+use puzzlebase::internals::generate::{self, GenerateError, Options};
+use puzzlebase::internals::render::text;
+use puzzlebase::internals::server::ServeOptions;
+use puzzlebase::internals::store::signature::{self, SignatureError, SigningKey};
+use puzzlebase::internals::verify::{self, VerifyError};
 
 mod cli;
 use cli::args::*;
@@ -235,7 +235,7 @@ fn run_generate(g: GenerateArgs) -> Result<(), Failure> {
     let launched = launched_processes();
     #[cfg(feature = "mpi")]
     if launched.is_some() {
-        let Some(mpi) = puzzlebase::generate::mpi::Mpi::init() else {
+        let Some(mpi) = puzzlebase::internals::generate::mpi::Mpi::init() else {
             return Err(failure("MPI could not be initialised"));
         };
         let checkpoints = Some(checkpoints_of(&g));
@@ -251,7 +251,11 @@ fn run_generate(g: GenerateArgs) -> Result<(), Failure> {
     }
     if g.resume || g.checkpoints.is_some() {
         let checkpoints = Some(checkpoints_of(&g));
-        return in_processes(g, &puzzlebase::solvers::distributed::Solo, checkpoints);
+        return in_processes(
+            g,
+            &puzzlebase::internals::solvers::distributed::Solo,
+            checkpoints,
+        );
     }
     let log = g.exchange_log.is_some();
     if log {
@@ -285,8 +289,8 @@ fn generate_inputs(
 ) -> Result<
     (
         Options,
-        Vec<puzzlebase::families::Puzzle>,
-        Vec<puzzlebase::families::Puzzle>,
+        Vec<puzzlebase::internals::families::Puzzle>,
+        Vec<puzzlebase::internals::families::Puzzle>,
         Option<SigningKey>,
     ),
     Failure,
@@ -334,7 +338,7 @@ fn checkpoints_of(g: &GenerateArgs) -> generate::distributed::Checkpoints {
 /// their shares of its breadth-first searches.
 fn in_processes(
     g: GenerateArgs,
-    comm: &dyn puzzlebase::solvers::distributed::Comm,
+    comm: &dyn puzzlebase::internals::solvers::distributed::Comm,
     checkpoints: Option<generate::distributed::Checkpoints>,
 ) -> Result<(), Failure> {
     if comm.rank() != 0 {
@@ -403,7 +407,8 @@ fn run_verify(
     // for beside the target, where `generate --sign` writes it.
     if let Some(key) = key.filter(|_| db.is_file()) {
         let sig = signature_file.unwrap_or_else(|| {
-            let target = puzzlebase::store::integrity::resolve(&db).unwrap_or(db.clone());
+            let target =
+                puzzlebase::internals::store::integrity::resolve(&db).unwrap_or(db.clone());
             signature::signature_path(&target)
         });
         let shown = sig.display().to_string();
@@ -513,7 +518,7 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
 fn run_serve(db: PathBuf, addr: std::net::SocketAddr, opts: ServeOptions) -> Result<(), Failure> {
     let runtime = tokio::runtime::Runtime::new()?;
     runtime
-        .block_on(puzzlebase::server::run(&db, addr, opts, |at| {
+        .block_on(puzzlebase::internals::server::run(&db, addr, opts, |at| {
             eprintln!(
                 "puzzlebase: serving {} on http://{at}/ (Ctrl-C stops)",
                 db.display()

@@ -137,7 +137,7 @@ pub(crate) enum Command {
         /// Which web pages may read the API from a browser: `*` (any), `off`, or
         /// origins such as https://example.org, comma-separated
         #[arg(long, default_value = "*", value_name = "ORIGINS")]
-        cors: puzzlebase::server::Cors,
+        cors: puzzlebase::internals::server::Cors,
     },
     /// Check a puzzle definition file and print what `generate` would build from it
     /// (family, state count, storage, an estimate of time and memory), without building.

@@ -5,11 +5,11 @@ use std::io::Write;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use puzzlebase::answers::json;
-use puzzlebase::core::progress::{Progress, Silent};
-use puzzlebase::generate::{Observer, Summary};
-use puzzlebase::render::text;
-use puzzlebase::verify::Report;
+use puzzlebase::internals::answers::json;
+use puzzlebase::internals::core::progress::{Progress, Silent};
+use puzzlebase::internals::generate::{Observer, Summary};
+use puzzlebase::internals::render::text;
+use puzzlebase::internals::verify::Report;
 
 use crate::one_line;
 

@@ -308,4 +308,3 @@ pub fn solution_count(conn: &Connection, puzzle: &str) -> rusqlite::Result<u64> 
     )
     .map(|n| n as u64)
 }
-

@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use puzzlebase::server::ServeOptions;
+use puzzlebase::internals::server::ServeOptions;
 
 use crate::flips::every_kind;
 use crate::serve::start_server_with;

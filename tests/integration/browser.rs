@@ -515,8 +515,8 @@ fn browser_screenshots_of_every_board() {
         for &name in crate::util::LIGHT {
             // Wait for this puzzle's own board: one cell per cell of its layout (the
             // previous puzzle's board stays up until the new one is drawn).
-            let p = puzzlebase::catalog::find(name).unwrap();
-            let cells = puzzlebase::families::layout::layout(&p)
+            let p = puzzlebase::internals::catalog::find(name).unwrap();
+            let cells = puzzlebase::internals::families::layout::layout(&p)
                 .unwrap()
                 .cells
                 .len() as u64;
@@ -725,15 +725,16 @@ fn browser_fifteen_opens_scrambles_and_plays_korf_to_the_goal() {
     let addr = start_server(&db);
     let impatient = crate::serve::start_server_with(
         &db,
-        puzzlebase::server::HEADER_TIMEOUT,
-        puzzlebase::server::ServeOptions {
+        puzzlebase::internals::server::HEADER_TIMEOUT,
+        puzzlebase::internals::server::ServeOptions {
             search_timeout: Duration::from_millis(1),
             ..Default::default()
         },
     );
-    let korf =
-        puzzlebase::families::fifteen::korf_instances(puzzlebase::families::fifteen::KORF100)
-            .unwrap();
+    let korf = puzzlebase::internals::families::fifteen::korf_instances(
+        puzzlebase::internals::families::fifteen::KORF100,
+    )
+    .unwrap();
     let state = |cells: &[u8]| {
         cells
             .iter()

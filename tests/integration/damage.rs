@@ -9,8 +9,8 @@ use rusqlite::{Connection, params};
 use crate::util::{
     LIGHT, assert_clean_failure, assert_no_temporaries, damaged_copy, generate_into, run, shared_db,
 };
-use puzzlebase::catalog;
-use puzzlebase::families::Puzzle;
+use puzzlebase::internals::catalog;
+use puzzlebase::internals::families::Puzzle;
 
 /// A copy of the shared file, damaged by `sql` (statements with their parameters).
 fn damaged(sql: &[(&str, &[i64])]) -> (tempfile::TempDir, PathBuf) {
@@ -58,7 +58,7 @@ fn one(sql: &str, params: impl rusqlite::Params) -> i64 {
         .unwrap()
 }
 
-fn graph(name: &str) -> Box<dyn puzzlebase::core::space::GraphPuzzle> {
+fn graph(name: &str) -> Box<dyn puzzlebase::internals::core::space::GraphPuzzle> {
     match catalog::find(name) {
         Some(Puzzle::Graph(g)) => g,
         _ => panic!("{name} is a move puzzle"),
@@ -466,7 +466,7 @@ fn generate_verify_checks_the_new_file_before_the_rename() {
         [],
     )
     .unwrap();
-    let sum = puzzlebase::store::checksum(&conn, &db, "nine").unwrap();
+    let sum = puzzlebase::internals::store::checksum(&conn, &db, "nine").unwrap();
     conn.execute(
         "UPDATE puzzles SET checksum = ?1 WHERE name = 'nine'",
         params![sum],

@@ -5,10 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use puzzlebase::catalog;
-use puzzlebase::generate::distributed::{Checkpoints, Processes, work};
-use puzzlebase::generate::{self, Options};
-use puzzlebase::solvers::distributed::{Comm, Threads};
+use puzzlebase::internals::catalog;
+use puzzlebase::internals::generate::distributed::{Checkpoints, Processes, work};
+use puzzlebase::internals::generate::{self, Options};
+use puzzlebase::internals::solvers::distributed::{Comm, Threads};
 
 use crate::util::{Quiet, TEST_PARTITION, generate_into};
 
@@ -156,7 +156,7 @@ fn two_bit_tables_across_processes_write_the_plain_checksums() {
     };
     let registry = || catalog::registry_building(&[TEST_PARTITION.to_string()]).unwrap();
     let plain = tmp.path().join("plain.sqlite");
-    let local = puzzlebase::generate::backend::Local;
+    let local = puzzlebase::internals::generate::backend::Local;
     generate::generate_on(&local, &opts(&plain), registry(), extra(), false, &Quiet).unwrap();
     let want = checksums(&plain);
     assert_eq!(want.len(), 2);

@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use puzzlebase::answers::{Database, LoadedTables, solve_loaded};
-use puzzlebase::core::space::{GraphPuzzle, StateSpace};
-use puzzlebase::families::fifteen::{self, Fifteen};
-use puzzlebase::solvers::pattern;
+use puzzlebase::internals::answers::{Database, LoadedTables, solve_loaded};
+use puzzlebase::internals::core::space::{GraphPuzzle, StateSpace};
+use puzzlebase::internals::families::fifteen::{self, Fifteen};
+use puzzlebase::internals::solvers::pattern;
 
 use crate::util::{assert_clean_failure, damaged_copy, generate_into, query_json_in, run};
 
@@ -17,8 +17,8 @@ const NAME: &str = "fifteen";
 
 /// The built-in `fifteen`, as its definition file describes it.
 fn puzzle() -> Fifteen {
-    match puzzlebase::catalog::find(NAME) {
-        Some(puzzlebase::families::Puzzle::Patterns(f)) => f,
+    match puzzlebase::internals::catalog::find(NAME) {
+        Some(puzzlebase::internals::families::Puzzle::Patterns(f)) => f,
         _ => panic!("{NAME} is a built-in pattern-database puzzle"),
     }
 }
@@ -479,11 +479,11 @@ fn every_legal_move_carries_its_distance() {
         .map(|(i, p, c)| (*i, *p as u64, c.clone()))
         .chain([(0, 0, goal)])
     {
-        let v = puzzlebase::answers::json::position_until(
+        let v = puzzlebase::internals::answers::json::position_until(
             &database,
             NAME,
             &cells_text(&cells),
-            &puzzlebase::answers::Stop::default(),
+            &puzzlebase::internals::answers::Stop::default(),
         )
         .unwrap();
         assert_eq!(v["distance"], published, "instance {id}");

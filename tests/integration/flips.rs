@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use puzzlebase::answers::{Database, QueryError, json};
+use puzzlebase::internals::answers::{Database, QueryError, json};
 use serde_json::Value;
 
 use crate::util::{Quiet, TEST_PARTITION, assert_clean_failure, generate_into, run};
@@ -41,15 +41,23 @@ pub fn every_kind() -> &'static Path {
             "name = \"hoppers\"",
             "name = \"hoppers-layers\"\nstorage = \"layers\"",
         );
-        let (_, layers) = puzzlebase::catalog::load("hoppers-layers.toml", &text).unwrap();
-        let opts = puzzlebase::generate::Options {
+        let (_, layers) =
+            puzzlebase::internals::catalog::load("hoppers-layers.toml", &text).unwrap();
+        let opts = puzzlebase::internals::generate::Options {
             db: path.clone(),
             only: vec![HOPPERS_LAYERS.to_string()],
             force: false,
         };
-        let registry = puzzlebase::catalog::registry_building(&[TEST_PARTITION.to_string()]);
-        puzzlebase::generate::generate_from(&opts, registry.unwrap(), vec![layers], false, &Quiet)
-            .unwrap();
+        let registry =
+            puzzlebase::internals::catalog::registry_building(&[TEST_PARTITION.to_string()]);
+        puzzlebase::internals::generate::generate_from(
+            &opts,
+            registry.unwrap(),
+            vec![layers],
+            false,
+            &Quiet,
+        )
+        .unwrap();
         (dir, path)
     });
     path

@@ -4,10 +4,10 @@
 //! by default, run with `cargo test --release --test integration fourteen -- --ignored
 //! --nocapture`.
 
-use puzzlebase::core::progress::Silent;
-use puzzlebase::core::space::{GraphPuzzle, StateSpace};
-use puzzlebase::families::sliding::Sliding;
-use puzzlebase::solvers::twobit;
+use puzzlebase::internals::core::progress::Silent;
+use puzzlebase::internals::core::space::{GraphPuzzle, StateSpace};
+use puzzlebase::internals::families::sliding::Sliding;
+use puzzlebase::internals::solvers::twobit;
 
 /// OEIS A346736: positions of the 2x7 puzzle at each distance from the goal (blank in a
 /// corner), 0 to 108. Korf computed it; the full list is Ben Whitmore's table on the
@@ -213,10 +213,10 @@ fn fourteen_file_answers_from_its_codes() {
 mod small {
     use std::path::{Path, PathBuf};
 
-    use puzzlebase::catalog;
-    use puzzlebase::core::space::GraphPuzzle;
-    use puzzlebase::families::Puzzle;
-    use puzzlebase::solvers::bfs;
+    use puzzlebase::internals::catalog;
+    use puzzlebase::internals::core::space::GraphPuzzle;
+    use puzzlebase::internals::families::Puzzle;
+    use puzzlebase::internals::solvers::bfs;
     use rusqlite::Connection;
 
     use crate::util::{assert_clean_failure, query_json_in, run};
@@ -283,7 +283,8 @@ mod small {
         let conn = Connection::open(&db).unwrap();
         for (name, like, modulus) in [("nine-codes", "nine", 4u8), ("six-codes", "six", 3)] {
             let g = graph(like);
-            let plain = bfs::solve(g.as_ref(), &puzzlebase::core::progress::Silent).unwrap();
+            let plain =
+                bfs::solve(g.as_ref(), &puzzlebase::internals::core::progress::Silent).unwrap();
             let (encoding, codes) = codes(&conn, name);
             assert_eq!(encoding, format!("mod{modulus}"));
             for r in 0..g.size() {
@@ -359,7 +360,7 @@ mod small {
         let page = get("/api/puzzles/nine-codes");
         assert_eq!(page["layout"]["cells"].as_array().unwrap().len(), 10);
         let g = graph("nine");
-        let plain = bfs::solve(g.as_ref(), &puzzlebase::core::progress::Silent).unwrap();
+        let plain = bfs::solve(g.as_ref(), &puzzlebase::internals::core::progress::Silent).unwrap();
         for s in ["0532194876", "1234567809", "5123406789"] {
             let a = get(&format!("/api/puzzles/nine-codes/positions/{s}"));
             let r = g.parse(s).unwrap();

@@ -5,10 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use puzzlebase::catalog;
-use puzzlebase::core::space::GraphPuzzle;
-use puzzlebase::families::Puzzle;
-use puzzlebase::solvers::peg::Board;
+use puzzlebase::internals::catalog;
+use puzzlebase::internals::core::space::GraphPuzzle;
+use puzzlebase::internals::families::Puzzle;
+use puzzlebase::internals::solvers::peg::Board;
 use rusqlite::{Connection, params};
 
 use crate::util::{damaged_copy, rank_of, run, shared_db};

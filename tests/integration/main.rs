@@ -39,7 +39,7 @@ mod util;
 #[unsafe(link_section = ".init_array")]
 static INSTALL_PAGE_CHECKSUMS: extern "C" fn() = {
     extern "C" fn install() {
-        puzzlebase::store::pagesum::install().expect("the checksum VFS installs");
+        puzzlebase::internals::store::pagesum::install().expect("the checksum VFS installs");
     }
     install
 };

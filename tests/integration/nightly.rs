@@ -183,7 +183,7 @@ fn stored_checksums_are_those_of_the_rows_in_the_file() {
     assert_eq!(stored.len(), crate::util::LIGHT.len());
     for (name, sum) in stored {
         assert_eq!(
-            puzzlebase::store::checksum(&conn, db, &name).unwrap(),
+            puzzlebase::internals::store::checksum(&conn, db, &name).unwrap(),
             sum,
             "{name}"
         );

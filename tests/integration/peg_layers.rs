@@ -7,9 +7,9 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
-use puzzlebase::catalog;
-use puzzlebase::families::Puzzle;
-use puzzlebase::solvers::peg::{self, Board};
+use puzzlebase::internals::catalog;
+use puzzlebase::internals::families::Puzzle;
+use puzzlebase::internals::solvers::peg::{self, Board};
 
 use crate::util::{assert_clean_failure, assert_replays, query_json_in, run};
 
@@ -176,7 +176,7 @@ fn french37_c1_first_levels_are_meyrignacs() {
     let Some(Puzzle::Peg(board)) = catalog::find("french37-c1") else {
         panic!("french37-c1 is a peg board")
     };
-    let layers = peg::reachable_layers(&board, 12, &puzzlebase::core::progress::Silent);
+    let layers = peg::reachable_layers(&board, 12, &puzzlebase::internals::core::progress::Silent);
     let pairs = peg::reachable_pairs(&board, &layers);
     let top = board.start.count_ones() as usize;
     let by_level: Vec<u64> = (0..11).map(|n| pairs[top - n]).collect();
@@ -257,10 +257,10 @@ fn french37_layers_agree_with_the_hash_set_solver() {
             })
             .collect();
         let mut seen = 0;
-        puzzlebase::solvers::peg::for_each_reachable_layer(
+        puzzlebase::internals::solvers::peg::for_each_reachable_layer(
             &board,
             15,
-            &puzzlebase::core::progress::Silent,
+            &puzzlebase::internals::core::progress::Silent,
             |pegs, layer| {
                 let positions: u64 = layer.iter().map(|&b| board.class_size(b) as u64).sum();
                 let row = stored.iter().find(|l| l.0 == pegs as u64).unwrap();

@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use puzzlebase::answers::json;
-use puzzlebase::answers::{Database, Resident};
-use puzzlebase::catalog;
-use puzzlebase::families::Puzzle;
+use puzzlebase::internals::answers::json;
+use puzzlebase::internals::answers::{Database, Resident};
+use puzzlebase::internals::catalog;
+use puzzlebase::internals::families::Puzzle;
 use rusqlite::{Connection, params};
 
 use crate::util::{damaged_copy, rank_of, shared_db};

@@ -4,11 +4,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use puzzlebase::catalog;
-use puzzlebase::core::progress::{Progress, Silent};
-use puzzlebase::families::Puzzle;
-use puzzlebase::generate::{self, Observer, Options, Summary};
-use puzzlebase::solvers::peg::Board;
+use puzzlebase::internals::catalog;
+use puzzlebase::internals::core::progress::{Progress, Silent};
+use puzzlebase::internals::families::Puzzle;
+use puzzlebase::internals::generate::{self, Observer, Options, Summary};
+use puzzlebase::internals::solvers::peg::Board;
 
 /// Puzzles cheap enough to build for every test run.
 pub const LIGHT: &[&str] = &[
