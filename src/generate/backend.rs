@@ -97,8 +97,12 @@ pub trait Backend: Sync {
     /// One pattern database (one byte per placement of its tiles).
     fn pattern_table(&self, p: &Pattern, progress: &dyn Progress)
     -> Result<pattern::Table, String>;
-    /// A peg board's positions, by peg count, that are reachable and can finish.
-    fn peg_table(&self, board: &Board, progress: &dyn Progress) -> Result<PegTable, String>;
+    /// A peg board's positions, by peg count, that are reachable and can finish. By
+    /// default (and for every unit below), on this machine's cores: the units a backend
+    /// does not split across machines need not be written again.
+    fn peg_table(&self, board: &Board, progress: &dyn Progress) -> Result<PegTable, String> {
+        peg::solve(board, progress).map_err(|e| e.to_string())
+    }
     /// A large peg board's layers (positions that can finish, with distances), with
     /// scratch files in `scratch`.
     fn peg_layers(
@@ -106,13 +110,21 @@ pub trait Backend: Sync {
         board: &Board,
         scratch: &Path,
         progress: &dyn Progress,
-    ) -> Result<LayerTable, String>;
+    ) -> Result<LayerTable, String> {
+        layers::solve(board, scratch, progress).map_err(|e| e.to_string())
+    }
     /// A peg board's start-by-finish matrix.
-    fn peg_matrix(&self, board: &Board, progress: &dyn Progress) -> Vec<Vec<Option<u8>>>;
+    fn peg_matrix(&self, board: &Board, progress: &dyn Progress) -> Vec<Vec<Option<u8>>> {
+        peg::matrix(board, progress)
+    }
     /// Every arrangement of a magic figure with equal line sums.
-    fn magic(&self, m: &Magic, progress: &dyn Progress) -> Vec<Solution>;
+    fn magic(&self, m: &Magic, progress: &dyn Progress) -> Vec<Solution> {
+        m.solve(progress)
+    }
     /// Every closed tour of a tour board, one per class.
-    fn tours(&self, board: &TourBoard, progress: &dyn Progress) -> Vec<Solution>;
+    fn tours(&self, board: &TourBoard, progress: &dyn Progress) -> Vec<Solution> {
+        closed_tours(board, progress)
+    }
 }
 
 /// This machine: the solvers, parallel over its cores with rayon.
@@ -188,30 +200,5 @@ impl Backend for Local {
         progress: &dyn Progress,
     ) -> Result<pattern::Table, String> {
         pattern::build(p, progress).map_err(|e| e.to_string())
-    }
-
-    fn peg_table(&self, board: &Board, progress: &dyn Progress) -> Result<PegTable, String> {
-        peg::solve(board, progress).map_err(|e| e.to_string())
-    }
-
-    fn peg_layers(
-        &self,
-        board: &Board,
-        scratch: &Path,
-        progress: &dyn Progress,
-    ) -> Result<LayerTable, String> {
-        layers::solve(board, scratch, progress).map_err(|e| e.to_string())
-    }
-
-    fn peg_matrix(&self, board: &Board, progress: &dyn Progress) -> Vec<Vec<Option<u8>>> {
-        peg::matrix(board, progress)
-    }
-
-    fn magic(&self, m: &Magic, progress: &dyn Progress) -> Vec<Solution> {
-        m.solve(progress)
-    }
-
-    fn tours(&self, board: &TourBoard, progress: &dyn Progress) -> Vec<Solution> {
-        closed_tours(board, progress)
     }
 }

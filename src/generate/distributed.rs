@@ -26,15 +26,10 @@ use crate::core::progress::{Progress, Silent};
 use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;
 use crate::families::Puzzle;
-use crate::families::magic::Magic;
-use crate::families::tour::TourBoard;
 use crate::generate::backend::{Backend, Local, PackedGraph, TwoBitGraph};
 use crate::solvers::bfs::{Outputs, Table};
 use crate::solvers::distributed::{self, Checkpoint, Comm, Reduce, Share};
-use crate::solvers::enumerate::Solution;
 use crate::solvers::pattern::{self, Entry, Grid, Pattern, PatternSpace};
-use crate::solvers::peg::layers::LayerTable;
-use crate::solvers::peg::{Board, PegTable};
 
 mod stream;
 use stream::ShareStream;
@@ -683,31 +678,6 @@ impl Backend for Processes<'_> {
             Output::Pattern(t) => Ok(t),
             _ => unreachable!("a pattern job gives a table"),
         }
-    }
-
-    fn peg_table(&self, board: &Board, progress: &dyn Progress) -> Result<PegTable, String> {
-        Local.peg_table(board, progress)
-    }
-
-    fn peg_layers(
-        &self,
-        board: &Board,
-        scratch: &Path,
-        progress: &dyn Progress,
-    ) -> Result<LayerTable, String> {
-        Local.peg_layers(board, scratch, progress)
-    }
-
-    fn peg_matrix(&self, board: &Board, progress: &dyn Progress) -> Vec<Vec<Option<u8>>> {
-        Local.peg_matrix(board, progress)
-    }
-
-    fn magic(&self, m: &Magic, progress: &dyn Progress) -> Vec<Solution> {
-        Local.magic(m, progress)
-    }
-
-    fn tours(&self, board: &TourBoard, progress: &dyn Progress) -> Vec<Solution> {
-        Local.tours(board, progress)
     }
 }
 
