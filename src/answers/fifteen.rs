@@ -10,7 +10,7 @@ use crate::catalog::identity;
 use crate::core::packed::{ByteLayout, ChunkRun};
 use crate::families::Puzzle;
 use crate::families::fifteen::{self, Fifteen, Partition};
-use crate::solvers::pattern::{Entry, Table};
+use crate::solvers::pattern::{Entry, PatternTable};
 use crate::solvers::search::{self, Heuristic, Stop};
 use crate::store;
 
@@ -119,7 +119,7 @@ impl Database {
             let bytes = self
                 .read_byte_table(name, kind, layout_text, &l)?
                 .ok_or_else(|| inconsistent(name, &what))?;
-            tables.push(Table { entry, bytes });
+            tables.push(PatternTable { entry, bytes });
         }
         let heuristic = fifteen::heuristic(&puzzle, &chosen, tables, reflect)
             .map_err(|e| inconsistent(name, &e.to_string()))?;

@@ -15,7 +15,7 @@ use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;
 use crate::families::magic::Magic;
 use crate::families::tour::{TourBoard, closed_tours};
-use crate::solvers::bfs::{self, Outputs, Table};
+use crate::solvers::bfs::{self, DistanceTable, Outputs};
 use crate::solvers::enumerate::Solution;
 use crate::solvers::pattern::{self, Pattern};
 use crate::solvers::peg::layers::{self, LayerTable};
@@ -56,7 +56,7 @@ pub struct TwoBitGraph<'a> {
 
 impl TwoBitGraph<'_> {
     /// The whole table of one process's search.
-    pub fn from_table(table: twobit::Table) -> Result<TwoBitGraph<'static>, String> {
+    pub fn from_table(table: twobit::TwoBitTable) -> Result<TwoBitGraph<'static>, String> {
         let layout = CodeLayout::new(table.ranks, table.modulus).map_err(|e| e.to_string())?;
         let chunks = layout.chunks_from_blocks(0, table.blocks).map(Ok);
         Ok(TwoBitGraph {
@@ -77,7 +77,11 @@ pub trait Backend: Sync {
     /// The backend's name, for reports (`local`).
     fn name(&self) -> &'static str;
     /// A move graph stored a row per position: distances, next ranks and counts.
-    fn graph_table(&self, g: &dyn GraphPuzzle, progress: &dyn Progress) -> Result<Table, String>;
+    fn graph_table(
+        &self,
+        g: &dyn GraphPuzzle,
+        progress: &dyn Progress,
+    ) -> Result<DistanceTable, String>;
     /// A move graph stored packed in `layout`, with solution counts when `counts`.
     fn packed_graph(
         &self,
@@ -95,8 +99,11 @@ pub trait Backend: Sync {
         progress: &dyn Progress,
     ) -> Result<TwoBitGraph<'s>, String>;
     /// One pattern database (one byte per placement of its tiles).
-    fn pattern_table(&self, p: &Pattern, progress: &dyn Progress)
-    -> Result<pattern::Table, String>;
+    fn pattern_table(
+        &self,
+        p: &Pattern,
+        progress: &dyn Progress,
+    ) -> Result<pattern::PatternTable, String>;
     /// A peg board's positions, by peg count, that are reachable and can finish. By
     /// default (and for every unit below), on this machine's cores: the units a backend
     /// does not split across machines need not be written again.
@@ -135,7 +142,11 @@ impl Backend for Local {
         "local"
     }
 
-    fn graph_table(&self, g: &dyn GraphPuzzle, progress: &dyn Progress) -> Result<Table, String> {
+    fn graph_table(
+        &self,
+        g: &dyn GraphPuzzle,
+        progress: &dyn Progress,
+    ) -> Result<DistanceTable, String> {
         bfs::solve(g, progress).map_err(|e| e.to_string())
     }
 
@@ -198,7 +209,7 @@ impl Backend for Local {
         &self,
         p: &Pattern,
         progress: &dyn Progress,
-    ) -> Result<pattern::Table, String> {
+    ) -> Result<pattern::PatternTable, String> {
         pattern::build(p, progress).map_err(|e| e.to_string())
     }
 }

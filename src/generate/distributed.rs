@@ -27,7 +27,7 @@ use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;
 use crate::families::Puzzle;
 use crate::generate::backend::{Backend, Local, PackedGraph, TwoBitGraph};
-use crate::solvers::bfs::{Outputs, Table};
+use crate::solvers::bfs::{DistanceTable, Outputs};
 use crate::solvers::distributed::{self, Checkpoint, Comm, Reduce, Share};
 use crate::solvers::pattern::{self, Entry, Grid, Pattern, PatternSpace};
 
@@ -208,9 +208,9 @@ impl Stats {
 
 /// The result of a unit, on process 0.
 enum Output<'c> {
-    Table(Table),
+    Table(DistanceTable),
     Packed(PackedGraph),
-    Pattern(pattern::Table),
+    Pattern(pattern::PatternTable),
     /// `None` when the graph needs the one-process search (see [`two_bit_graph`]).
     TwoBit(Option<TwoBitGraph<'c>>),
 }
@@ -425,7 +425,7 @@ fn graph_table(
         return Ok((None, stats));
     };
     drop(part);
-    let mut t = Table {
+    let mut t = DistanceTable {
         dist: Vec::new(),
         next: Vec::new(),
         count: Vec::new(),
@@ -582,7 +582,7 @@ fn pattern_table(
     let Some(parts) = gather(comm, &bytes) else {
         return Ok((None, stats));
     };
-    let table = pattern::Table {
+    let table = pattern::PatternTable {
         entry,
         bytes: parts.concat(),
     };
@@ -620,7 +620,11 @@ impl Backend for Processes<'_> {
         "processes"
     }
 
-    fn graph_table(&self, g: &dyn GraphPuzzle, progress: &dyn Progress) -> Result<Table, String> {
+    fn graph_table(
+        &self,
+        g: &dyn GraphPuzzle,
+        progress: &dyn Progress,
+    ) -> Result<DistanceTable, String> {
         match self.unit(Self::graph_job(g, false, true), progress)? {
             Output::Table(t) => Ok(t),
             _ => unreachable!("a graph job gives a table"),
@@ -668,7 +672,7 @@ impl Backend for Processes<'_> {
         &self,
         p: &Pattern,
         progress: &dyn Progress,
-    ) -> Result<pattern::Table, String> {
+    ) -> Result<pattern::PatternTable, String> {
         let job = Job::Pattern {
             rows: p.grid().rows as u8,
             cols: p.grid().cols as u8,

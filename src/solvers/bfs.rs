@@ -64,7 +64,7 @@ impl Outputs {
 }
 
 /// Distances, optimal next positions and shortest-path counts for every rank.
-pub struct Table {
+pub struct DistanceTable {
     /// Moves to the nearest goal, [`UNREACHED`] where the goal cannot be reached.
     pub dist: Vec<u8>,
     /// Smallest rank of a neighbour one move closer, [`NO_NEXT`] for goals and unreached.
@@ -91,7 +91,7 @@ pub struct Expansion {
     pub seconds: f64,
 }
 
-impl Table {
+impl DistanceTable {
     pub fn reached(&self) -> u64 {
         self.levels.iter().sum()
     }
@@ -104,7 +104,7 @@ impl Table {
 pub fn solve<S: StateSpace + ?Sized>(
     space: &S,
     progress: &dyn Progress,
-) -> Result<Table, SolveError> {
+) -> Result<DistanceTable, SolveError> {
     solve_with(space, Outputs::ALL, progress)
 }
 
@@ -114,7 +114,7 @@ pub fn solve_with<S: StateSpace + ?Sized>(
     space: &S,
     outputs: Outputs,
     progress: &dyn Progress,
-) -> Result<Table, SolveError> {
+) -> Result<DistanceTable, SolveError> {
     let n = space.size();
     if n >= NO_NEXT as u64 {
         return Err(SolveError::TooLarge(n));
@@ -195,7 +195,7 @@ pub fn solve_with<S: StateSpace + ?Sized>(
         .par_iter()
         .filter(|c| c.load(Relaxed) == COUNT_OVERFLOW)
         .count() as u64;
-    Ok(Table {
+    Ok(DistanceTable {
         dist: into_plain_u8(t.dist),
         next: into_plain_u32(t.next),
         count: into_plain_u64(t.count),

@@ -55,12 +55,12 @@ pub const BLOCK_WORDS: usize = if cfg!(test) { 1 << 8 } else { 1 << 20 };
 /// The most ranks a level may have for its ranks to be kept as the farthest.
 pub const FARTHEST_KEPT: u64 = 1 << 16;
 
-/// Every rank's distance modulo [`Table::modulus`] (with modulus 3, [`UNREACHED`] where
+/// Every rank's distance modulo [`TwoBitTable::modulus`] (with modulus 3, [`UNREACHED`] where
 /// the goal cannot be reached; with modulus 4 every rank is reached): rank `r` in bits
 /// `2 (r mod 32)` and up of word `r / 32`, that is in little-endian bytes, bits
 /// `2 (r mod 4)` of byte `r / 4`; words in blocks of [`BLOCK_WORDS`]. With the number of
 /// ranks at each distance and the ranks at the largest.
-pub struct Table {
+pub struct TwoBitTable {
     pub ranks: u64,
     /// 3 or 4: what the codes are distances modulo (see the module docs).
     pub modulus: u8,
@@ -71,8 +71,8 @@ pub struct Table {
     pub farthest: Vec<u64>,
 }
 
-impl Table {
-    /// `rank`'s distance modulo [`Table::modulus`], or [`UNREACHED`] (modulus 3 only).
+impl TwoBitTable {
+    /// `rank`'s distance modulo [`TwoBitTable::modulus`], or [`UNREACHED`] (modulus 3 only).
     pub fn get(&self, rank: u64) -> u8 {
         let w = (rank / PER_WORD) as usize;
         cell(self.blocks[w / BLOCK_WORDS][w % BLOCK_WORDS], rank)
@@ -90,7 +90,10 @@ fn cell(word: u64, rank: u64) -> u8 {
 
 /// Solves `space` backwards from its goals, two bits per rank. Fails only when a goal
 /// is outside the space.
-pub fn solve<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Result<Table, u64> {
+pub fn solve<S: StateSpace + ?Sized>(
+    space: &S,
+    progress: &dyn Progress,
+) -> Result<TwoBitTable, u64> {
     let goals = space.goals();
     if let Some(&g) = goals.iter().find(|&&g| g >= space.size()) {
         return Err(g);
@@ -105,7 +108,7 @@ pub fn solve<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Resu
 }
 
 /// The mod-4 search (see the module docs); `None` if some rank stays unreached.
-fn by_parity<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Option<Table> {
+fn by_parity<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Option<TwoBitTable> {
     let t = Search::new(0..space.size());
     let mut goals = 0;
     for g in space.goals() {
@@ -121,7 +124,7 @@ fn by_parity<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Opti
 }
 
 /// The mod-3 search (see the module docs).
-fn by_residue<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Table {
+fn by_residue<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> TwoBitTable {
     let t = Search::new(0..space.size());
     let mut goals = 0;
     for g in space.goals() {
@@ -311,8 +314,8 @@ impl Search {
             .collect()
     }
 
-    fn into_table(self, modulus: u8, levels: Vec<u64>, farthest: Vec<u64>) -> Table {
-        Table {
+    fn into_table(self, modulus: u8, levels: Vec<u64>, farthest: Vec<u64>) -> TwoBitTable {
+        TwoBitTable {
             ranks: self.n,
             modulus,
             blocks: self.into_blocks(),

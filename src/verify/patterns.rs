@@ -66,7 +66,7 @@ pub(super) fn pattern_tables(conn: &Connection, name: &str, f: &Fifteen) -> Chec
             let Some(entry) = got["entry"].as_str().and_then(pattern::Entry::from_name) else {
                 return bad(what("layout") + " names no known `entry`");
             };
-            let table = pattern::Table { entry, bytes };
+            let table = pattern::PatternTable { entry, bytes };
             // What the table alone shows first, for every table: a damaged entry is
             // usually named before any breadth-first search is run.
             pattern::check_local(p, &table)

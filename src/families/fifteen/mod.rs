@@ -265,7 +265,7 @@ fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 pub fn record<'a>(
     f: &Fifteen,
     base: PuzzleRecord<'a>,
-    table: &dyn Fn(&Pattern) -> Result<pattern::Table, String>,
+    table: &dyn Fn(&Pattern) -> Result<pattern::PatternTable, String>,
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, String> {
     let mut packed = Vec::new();
@@ -315,7 +315,7 @@ pub fn record<'a>(
 pub fn heuristic(
     f: &Fifteen,
     partition: &Partition,
-    tables: Vec<pattern::Table>,
+    tables: Vec<pattern::PatternTable>,
     reflect: bool,
 ) -> Result<Heuristic, HeuristicError> {
     Heuristic::new(f.patterns(partition), tables, reflect)

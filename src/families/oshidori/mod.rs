@@ -194,7 +194,7 @@ impl GraphPuzzle for Oshidori {
 mod tests {
     use super::*;
     use crate::core::progress::Silent;
-    use crate::solvers::bfs::{self, NO_NEXT, Table, UNREACHED};
+    use crate::solvers::bfs::{self, DistanceTable, NO_NEXT, UNREACHED};
     use std::collections::HashSet;
 
     // The seed's puzzle, as its definition file states it.
@@ -226,7 +226,7 @@ mod tests {
     }
 
     /// Follows `next` from `from` to a goal, checking each step; returns the moves made.
-    fn walk(p: &Oshidori, t: &Table, from: u64) -> Vec<String> {
+    fn walk(p: &Oshidori, t: &DistanceTable, from: u64) -> Vec<String> {
         let mut r = from;
         let mut line = vec![p.format(r)];
         while t.next[r as usize] != NO_NEXT {
@@ -242,7 +242,7 @@ mod tests {
         line
     }
 
-    fn check_distances(p: &Oshidori, t: &Table) {
+    fn check_distances(p: &Oshidori, t: &DistanceTable) {
         for (r, list) in all_neighbors(p).iter().enumerate() {
             let best = list.iter().map(|&n| t.dist[n as usize]).min();
             match t.dist[r] {

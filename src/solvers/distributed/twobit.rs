@@ -45,7 +45,7 @@ pub struct TwoBitShare {
     pub partition: Partition,
     /// Ranks of this share.
     pub range: Range<u64>,
-    /// Every rank's distance mod 4, as [`crate::solvers::twobit::Table`] keeps them:
+    /// Every rank's distance mod 4, as [`crate::solvers::twobit::TwoBitTable`] keeps them:
     /// words of 32 ranks from the share's first, in blocks.
     pub blocks: Vec<Vec<u64>>,
     /// Ranks per level, over all processes.

@@ -24,7 +24,7 @@ mod table;
 
 pub use placement::{Grid, MAX_CELLS, Pattern, PatternError};
 pub use table::{
-    Entry, PatternSpace, Table, build, check, check_local, encode_placements, needs_minimum,
+    Entry, PatternSpace, PatternTable, build, check, check_local, encode_placements, needs_minimum,
 };
 
 #[cfg(test)]
@@ -167,7 +167,7 @@ mod tests {
             table.bytes[r] ^= 3 << 6;
             assert!(check(&p, &table).is_err());
             table.bytes[r] ^= 3 << 6;
-            let plain = Table {
+            let plain = PatternTable {
                 entry: Entry::Minimum,
                 bytes: table.bytes.iter().map(|&b| b & 63).collect(),
             };

@@ -154,14 +154,14 @@ impl Entry {
 
 /// A pattern's table: one byte per placement rank.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Table {
+pub struct PatternTable {
     pub entry: Entry,
     pub bytes: Vec<u8>,
 }
 
 /// Builds the table of `pattern` by the shared BFS over (placement, region) states: as
 /// [`Entry::LargestRegion`] where every distance fits, else as [`Entry::Minimum`].
-pub fn build(pattern: &Pattern, progress: &dyn Progress) -> Result<Table, PatternError> {
+pub fn build(pattern: &Pattern, progress: &dyn Progress) -> Result<PatternTable, PatternError> {
     let by_region = solve_regions(pattern, progress)?;
     Ok(encode(pattern, &by_region))
 }
@@ -177,7 +177,7 @@ pub(super) fn solve_regions(
 }
 
 /// The table of `pattern` from the distances of its (placement, region) states.
-pub(super) fn encode(pattern: &Pattern, by_region: &[u8]) -> Table {
+pub(super) fn encode(pattern: &Pattern, by_region: &[u8]) -> PatternTable {
     // Decided first, so that only one table of a byte per placement is ever allocated
     // beside the distances (the 8-tile pattern's are 4 GB).
     let entry = if needs_minimum(pattern, by_region) {
@@ -185,7 +185,7 @@ pub(super) fn encode(pattern: &Pattern, by_region: &[u8]) -> Table {
     } else {
         Entry::LargestRegion
     };
-    Table {
+    PatternTable {
         entry,
         bytes: encode_placements(pattern, entry, 0, by_region),
     }
@@ -256,7 +256,7 @@ pub fn encode_placements(pattern: &Pattern, entry: Entry, first: u64, by_region:
 ///   pattern-tile move away (free moves of the blank being the region itself).
 ///
 /// Costs one breadth-first search of the pattern (seconds for six tiles).
-pub fn check(pattern: &Pattern, table: &Table) -> Result<(), PatternError> {
+pub fn check(pattern: &Pattern, table: &PatternTable) -> Result<(), PatternError> {
     check_local(pattern, table)?;
     let space = PatternSpace::new(pattern);
     let by_region = solve_regions(pattern, &crate::core::progress::Silent)?;
@@ -347,7 +347,7 @@ pub fn check(pattern: &Pattern, table: &Table) -> Result<(), PatternError> {
 
 /// The checks of [`check`] that need the table alone: its length, 0 exactly at home, and
 /// no minimum below one more than its smallest neighbouring placement's.
-pub fn check_local(pattern: &Pattern, table: &Table) -> Result<(), PatternError> {
+pub fn check_local(pattern: &Pattern, table: &PatternTable) -> Result<(), PatternError> {
     let entry = table.entry;
     let table = &table.bytes;
     if table.len() as u64 != pattern.placements() {

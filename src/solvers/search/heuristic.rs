@@ -2,13 +2,13 @@
 //! board's tiles (and, with `reflect`, of the board reflected about its main diagonal),
 //! with the incremental rank update and the lookups the search makes at every node.
 
-use crate::solvers::pattern::{MAX_CELLS, Pattern, Table};
+use crate::solvers::pattern::{MAX_CELLS, Pattern, PatternTable};
 
 /// A partition's patterns with their tables, ready to bound a search on a square board.
 pub struct Heuristic {
     pub(super) side: usize,
     pub(super) patterns: Vec<Pattern>,
-    pub(super) tables: Vec<Table>,
+    pub(super) tables: Vec<PatternTable>,
     /// `largest[m]`: the largest region of the cells outside `m` (a pattern's cells),
     /// as [`crate::solvers::pattern::Grid::largest_region`] gives it.
     pub(super) largest: Vec<u16>,
@@ -53,7 +53,7 @@ impl Heuristic {
     /// last) and their tables (one byte per placement rank, see [`crate::solvers::pattern`]).
     pub fn new(
         patterns: Vec<Pattern>,
-        tables: Vec<Table>,
+        tables: Vec<PatternTable>,
         reflect: bool,
     ) -> Result<Heuristic, HeuristicError> {
         let grid = patterns
@@ -225,7 +225,7 @@ impl Heuristic {
     }
 
     /// The patterns and their tables, in partition order.
-    pub fn tables(&self) -> impl Iterator<Item = (&Pattern, &Table)> {
+    pub fn tables(&self) -> impl Iterator<Item = (&Pattern, &PatternTable)> {
         self.patterns.iter().zip(&self.tables)
     }
 

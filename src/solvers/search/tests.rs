@@ -5,7 +5,7 @@ use crate::core::progress::Silent;
 use crate::core::space::StateSpace;
 use crate::families::sliding::Sliding;
 use crate::solvers::bfs::{self, Outputs};
-use crate::solvers::pattern::{Entry, Grid, Pattern, Table, build};
+use crate::solvers::pattern::{Entry, Grid, Pattern, PatternTable, build};
 
 fn eight_heuristic(reflect: bool) -> Heuristic {
     let g = Grid::new(3, 3);
@@ -167,7 +167,7 @@ fn partitions_must_cover_every_tile_once() {
     let p = |t: &[u8]| Pattern::new(g.clone(), t).unwrap();
     let a = p(&[1, 2, 3, 4]);
     let b = p(&[4, 5, 6, 7, 8]);
-    let zeros = |p: &Pattern| Table {
+    let zeros = |p: &Pattern| PatternTable {
         entry: Entry::Minimum,
         bytes: vec![0; p.placements() as usize],
     };
@@ -188,7 +188,7 @@ fn zero_heuristic(tiles: &[&[u8]], reflect: bool) -> Heuristic {
         .collect();
     let tables = patterns
         .iter()
-        .map(|p| Table {
+        .map(|p| PatternTable {
             entry: Entry::LargestRegion,
             bytes: vec![0u8; p.placements() as usize],
         })
