@@ -10,10 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rusqlite::ffi;
 
-use super::{
-    DAMAGED, LEGACY_RESERVED, Rule, checksum, file_value, header_changed, legacy_page_ok, page_ok,
-    sums,
-};
+use super::{DAMAGED, LEGACY_RESERVED, Rule, checksum, file_value, sound, sums};
 
 /// A new file's value: random (SipHash keyed from the operating system's randomness,
 /// over the time, the process and a counter), so that two files never share one.
@@ -137,31 +134,21 @@ fn check(f: *mut ffi::sqlite3_file, data: &[u8], off: i64) -> bool {
     if number == 1 && data.len() > 20 {
         s.rule = Rule::of(data[20]);
     }
-    let ok = match s.rule {
-        Rule::None => number != 1 || !header_changed(data),
-        Rule::Legacy => legacy_page_ok(data),
-        Rule::Bound => {
-            let value = if number == 1 {
-                // Page 1 sets the value the others are held to; a page 1 with another
-                // value than the one this handle has seen is another file's.
-                let v = file_value(data);
-                if s.value.is_some_and(|seen| seen != v) {
-                    None
-                } else {
-                    Some(v)
-                }
-            } else {
-                s.value.or_else(|| value_on_disk(f, amt))
-            };
-            match value {
-                Some(v) if page_ok(data, number as u32, v) => {
-                    s.value = Some(v);
-                    true
-                }
-                _ => false,
-            }
+    // The file's value, for this build's rule: page 1 sets the value the others are
+    // held to, and a page 1 with another value than the one this handle has seen is
+    // another file's.
+    let value = match s.rule {
+        Rule::Bound if number == 1 => {
+            let v = file_value(data);
+            s.value.is_none_or(|seen| seen == v).then_some(v)
         }
+        Rule::Bound => s.value.or_else(|| value_on_disk(f, amt)),
+        _ => Some([0; 8]),
     };
+    let ok = value.is_some_and(|v| sound(s.rule, data, number, v));
+    if ok && s.rule == Rule::Bound {
+        s.value = value;
+    }
     if !ok {
         DAMAGED.with(|d| d.set(Some(number)));
     }
