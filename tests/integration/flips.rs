@@ -133,6 +133,25 @@ pub struct Tally {
     pub silent: Vec<String>,
 }
 
+impl Tally {
+    /// Counts the answers `now` after one change (`what`) against the undamaged `good`.
+    pub fn record(
+        &mut self,
+        what: &str,
+        now: Vec<Result<Value, String>>,
+        good: &[Result<Value, String>],
+    ) {
+        self.flips += 1;
+        for (i, (now, was)) in now.into_iter().zip(good).enumerate() {
+            match now {
+                Err(_) => self.refused += 1,
+                Ok(v) if Some(&v) == was.as_ref().ok() => self.same += 1,
+                Ok(v) => self.silent.push(format!("{what}, question {i}: {v}")),
+            }
+        }
+    }
+}
+
 /// Flips `n` random bits (seeded) of a copy of the every-kind file, one at a time, each
 /// restored before the next.
 fn flip(n: usize, seed: u64) -> Tally {
@@ -156,16 +175,7 @@ fn flip(n: usize, seed: u64) -> Tally {
         let bit = 1u8 << (next() % 8);
         bytes[at] ^= bit;
         std::fs::write(&path, &bytes).unwrap();
-        t.flips += 1;
-        for (i, (now, was)) in answers(&path).into_iter().zip(&good).enumerate() {
-            match now {
-                Err(_) => t.refused += 1,
-                Ok(v) if Some(&v) == was.as_ref().ok() => t.same += 1,
-                Ok(v) => t
-                    .silent
-                    .push(format!("byte {at} bit {bit:#04x}, question {i}: {v}")),
-            }
-        }
+        t.record(&format!("byte {at} bit {bit:#04x}"), answers(&path), &good);
         bytes[at] = original[at];
     }
     t

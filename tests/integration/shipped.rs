@@ -177,14 +177,7 @@ fn moved(n: usize, seed: u64) -> Tally {
             bytes[*off..off + b.len()].copy_from_slice(b);
         }
         std::fs::write(&path, &bytes).unwrap();
-        t.flips += 1;
-        for (i, (now, was)) in shared_answers(&path).into_iter().zip(&good).enumerate() {
-            match now {
-                Err(_) => t.refused += 1,
-                Ok(v) if Some(&v) == was.as_ref().ok() => t.same += 1,
-                Ok(v) => t.silent.push(format!("{what}, question {i}: {v}")),
-            }
-        }
+        t.record(&what, shared_answers(&path), &good);
     }
     t
 }
