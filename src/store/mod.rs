@@ -118,31 +118,31 @@ impl StoreError {
 /// What a page that failed its checksum means for the file at `path`: another program
 /// wrote to it ([`StoreError::Changed`], naming every page that fails) when page 1 fails
 /// (SQLite rewrites it on every change) and SQLite's own structure check passes;
-/// damage ([`StoreError::Damaged`]) otherwise. The answer is kept for the file's size
-/// and modification time, so a server asked again and again looks once.
+/// damage ([`StoreError::Damaged`]) otherwise. The answer is kept for the file as it
+/// is ([`pagesum::Stamp`]), so a server asked again and again looks once.
 fn diagnose(path: &Path, page: Option<u64>) -> StoreError {
     use std::collections::HashMap;
     use std::sync::Mutex;
-    type Key = (std::path::PathBuf, u64, Option<std::time::SystemTime>);
+    type Key = (std::path::PathBuf, pagesum::Stamp);
     static SEEN: Mutex<Option<HashMap<Key, Option<String>>>> = Mutex::new(None);
     let damaged = StoreError::Damaged {
         path: path.display().to_string(),
         page,
     };
-    let Ok(meta) = std::fs::metadata(path) else {
+    let Some(stamp) = pagesum::Stamp::of(path) else {
         return damaged;
     };
-    let key = (path.to_path_buf(), meta.len(), meta.modified().ok());
+    let key = (path.to_path_buf(), stamp);
     let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
     let changed = seen
         .get_or_insert_with(HashMap::new)
         .entry(key)
         .or_insert_with(|| {
-            let failing = pagesum::failing_pages(path).ok()?;
-            if failing.first() != Some(&1) || !integrity::sound_to_sqlite(path) {
+            // Page 1 first: damage elsewhere needs no scan of the whole file.
+            if !pagesum::page_one_fails(path).ok()? || !integrity::sound_to_sqlite(path) {
                 return None;
             }
-            Some(page_list(&failing))
+            Some(page_list(&pagesum::failing_pages(path).ok()?))
         })
         .clone();
     match changed {

@@ -175,9 +175,8 @@ pub fn failing_pages_of(bytes: &[u8], page: usize) -> Vec<u64> {
     scan.failing
 }
 
-/// [`failing_pages_of`] over the file at `path`, read a few MiB at a time (the file may
-/// be larger than memory).
-pub fn failing_pages(path: &Path) -> std::io::Result<Vec<u64>> {
+/// The file at `path`, positioned at its start, and its page size from its header.
+fn open_pages(path: &Path) -> std::io::Result<(std::fs::File, usize)> {
     let mut f = std::fs::File::open(path)?;
     let mut header = [0u8; 100];
     f.read_exact(&mut header)?;
@@ -189,6 +188,24 @@ pub fn failing_pages(path: &Path) -> std::io::Result<Vec<u64>> {
         return Err(std::io::Error::other("not a SQLite header"));
     }
     f.seek(std::io::SeekFrom::Start(0))?;
+    Ok((f, page))
+}
+
+/// Whether page 1 of the file at `path` fails the rule its header declares (or is cut
+/// short): what every write by another SQLite program does, since it rewrites page 1.
+pub fn page_one_fails(path: &Path) -> std::io::Result<bool> {
+    let (f, page) = open_pages(path)?;
+    let mut first = Vec::with_capacity(page);
+    f.take(page as u64).read_to_end(&mut first)?;
+    let mut scan = Scan::default();
+    scan.page(&first, page);
+    Ok(!scan.failing.is_empty())
+}
+
+/// [`failing_pages_of`] over the file at `path`, read a few MiB at a time (the file may
+/// be larger than memory).
+pub fn failing_pages(path: &Path) -> std::io::Result<Vec<u64>> {
+    let (mut f, page) = open_pages(path)?;
     let mut buf = vec![0u8; 4 << 20];
     let mut scan = Scan::default();
     loop {
@@ -203,6 +220,30 @@ pub fn failing_pages(path: &Path) -> std::io::Result<Vec<u64>> {
         if got < buf.len() {
             return Ok(scan.failing);
         }
+    }
+}
+
+/// What tells a file changed on disk: its modification and change times, size and
+/// inode. A write through any program, in place or through a mapping, moves the times.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Stamp {
+    modified: (i64, i64),
+    changed: (i64, i64),
+    len: u64,
+    inode: (u64, u64),
+}
+
+impl Stamp {
+    /// The file at `path` as it is now; `None` if it cannot be looked at.
+    pub(crate) fn of(path: &Path) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some(Stamp {
+            modified: (m.mtime(), m.mtime_nsec()),
+            changed: (m.ctime(), m.ctime_nsec()),
+            len: m.len(),
+            inode: (m.dev(), m.ino()),
+        })
     }
 }
 

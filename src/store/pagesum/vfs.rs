@@ -3,14 +3,14 @@
 //! written. Registered as the process's default by [`install`].
 
 use std::ffi::{c_char, c_int, c_void};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::ptr;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rusqlite::ffi;
 
-use super::{DAMAGED, LEGACY_RESERVED, Rule, checksum, file_value, sound, sums};
+use super::{DAMAGED, LEGACY_RESERVED, Rule, Stamp, checksum, file_value, sound, sums};
 
 /// A new file's value: random (SipHash keyed from the operating system's randomness,
 /// over the time, the process and a counter), so that two files never share one.
@@ -47,29 +47,6 @@ struct SumFile {
     /// changed (another program may write to it in place under a long-running reader)
     /// or this handle wrote it.
     mapped_ok: Vec<u64>,
-}
-
-/// What tells a file changed on disk: its modification and change times, size and
-/// inode. A write through any program, in place or through a mapping, moves the times.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    modified: (i64, i64),
-    changed: (i64, i64),
-    len: u64,
-    inode: (u64, u64),
-}
-
-impl Stamp {
-    fn of(path: &Path) -> Option<Stamp> {
-        use std::os::unix::fs::MetadataExt;
-        let m = std::fs::metadata(path).ok()?;
-        Some(Stamp {
-            modified: (m.mtime(), m.mtime_nsec()),
-            changed: (m.ctime(), m.ctime_nsec()),
-            len: m.len(),
-            inode: (m.dev(), m.ino()),
-        })
-    }
 }
 
 impl SumFile {
