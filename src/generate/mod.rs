@@ -312,7 +312,7 @@ pub fn generate_signed(
         }
         return Ok(summaries);
     }
-    let tmp = TempFile::new(dir.join(format!("{base}.tmp-{}", std::process::id())));
+    let tmp = TempFile::new(store::paths::temporary(db));
     let (summaries, created_at) = write_new_file(
         backend, &tmp.path, db, &registry, &previous, &carried, opts, full_check, observer,
     )?;

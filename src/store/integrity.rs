@@ -13,6 +13,7 @@ use rusqlite::{Connection, OpenFlags, params};
 use sha2::{Digest, Sha256};
 
 use crate::catalog::identity::GENERATOR_VERSION;
+use crate::store::paths::{beside, temporary};
 use crate::store::{APPLICATION_ID, SCHEMA_VERSION};
 
 /// The commit the binary was built from, when the build could ask git.
@@ -156,9 +157,7 @@ pub fn resolve(db: &Path) -> std::io::Result<PathBuf> {
 
 /// `<db>.sha256`, beside the file.
 pub fn sidecar(db: &Path) -> PathBuf {
-    let mut name = db.file_name().unwrap_or_default().to_os_string();
-    name.push(".sha256");
-    db.with_file_name(name)
+    beside(db, ".sha256")
 }
 
 /// Lower-case hex SHA-256 of a file's bytes.
@@ -185,9 +184,7 @@ fn sidecar_line(hex: &str, base: &str) -> String {
 /// into `<sidecar>.tmp-<pid>`, flushed; returns that temporary's path.
 pub fn write_sidecar_temporary(file: &Path, db: &Path, base: &str) -> std::io::Result<PathBuf> {
     let hex = sha256_file(file)?;
-    let mut name = sidecar(db).file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp-{}", std::process::id()));
-    let tmp = db.with_file_name(name);
+    let tmp = temporary(&sidecar(db));
     let mut f = File::create(&tmp)?;
     f.write_all(sidecar_line(&hex, base).as_bytes())?;
     f.sync_all()?;

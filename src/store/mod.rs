@@ -6,6 +6,7 @@ pub mod audit;
 pub mod connection;
 pub mod integrity;
 pub mod pagesum;
+pub mod paths;
 mod read;
 pub mod signature;
 

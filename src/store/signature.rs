@@ -23,6 +23,8 @@ use ct_codecs::{Base64, Decoder};
 use minisign::{KeyPair, PublicKey, PublicKeyBox, SecretKey, SecretKeyBox, SignatureBox};
 use thiserror::Error;
 
+use crate::store::paths;
+
 /// The environment variable that holds the password of an encrypted secret key (for
 /// `generate --sign`), or asks `keygen` for an encrypted one.
 pub const PASSWORD_VAR: &str = "PUZZLEBASE_KEY_PASSWORD";
@@ -309,9 +311,7 @@ pub fn sign_file(file: &Path, key: &SigningKey, trusted_comment: &str) -> Result
 
 /// `<db>.minisig`, beside the file (minisign's default name for its signature).
 pub fn signature_path(db: &Path) -> PathBuf {
-    let mut name = db.file_name().unwrap_or_default().to_os_string();
-    name.push(".minisig");
-    db.with_file_name(name)
+    paths::beside(db, ".minisig")
 }
 
 /// Signs `file` (the finished temporary) and writes the signature into
@@ -324,12 +324,7 @@ pub fn write_temporary(
     trusted_comment: &str,
 ) -> Result<PathBuf> {
     let text = sign_file(file, key, trusted_comment)?;
-    let mut name = signature_path(db)
-        .file_name()
-        .unwrap_or_default()
-        .to_os_string();
-    name.push(format!(".tmp-{}", std::process::id()));
-    let tmp = db.with_file_name(name);
+    let tmp = paths::temporary(&signature_path(db));
     let written = File::create(&tmp).and_then(|mut f| {
         f.write_all(text.as_bytes())?;
         f.sync_all()
