@@ -18,6 +18,9 @@
 //! server; see `docs/architecture.md`). The command line (`src/main.rs`) and the HTTP
 //! server are behind the default `cli` feature.
 
+// Every item of the public API carries its own `#[warn(missing_docs)]`: the lint does
+// not look inside the hidden `internals` tree where the items are defined unless told
+// to on the item itself.
 #![warn(missing_docs)]
 
 // The modules live in `internals` (hidden from the documentation, for this crate's
@@ -28,9 +31,10 @@ pub(crate) use internals::{
 
 // The public API: opening a file and answering from it, generating one, verifying one.
 pub use answers::{
-    Database, Histogram, ListAnswer, LongestAnswer, QueryError, SearchAnswer, StateAnswer, Stop,
+    ArrangementAnswer, Database, ExportRow, Histogram, ListAnswer, LongestAnswer, Move, MoveOption,
+    QueryError, SearchAnswer, Solutions, StateAnswer, Stop, Stopped,
 };
-pub use core::records::{PegLayerRow, PuzzleInfo};
+pub use core::records::{HistogramRow, PegLayerRow, PuzzleInfo};
 pub use generate::{GenerateError, Observer, Options, Summary, generate, generate_and_verify};
 pub use store::StoreError;
 pub use verify::{Report, VerifyError, verify_file};

@@ -7,29 +7,37 @@
 use super::layers::LayerReader;
 use super::packed::PackedReader;
 use super::{Database, QueryError, Result, Solutions};
-use crate::families::Puzzle;
 use crate::solvers::peg::layers::Layout;
 use crate::solvers::peg::layers::table;
 use crate::store::{self, Storage};
 
 /// One exported line.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[warn(missing_docs)]
 pub enum ExportRow {
     /// A position of a move or peg puzzle: its rank (a peg board's canonical bitboard,
     /// or its rank within its peg count for boards stored as layers), its text, its
     /// distance (`None`: it cannot reach the goal), and its number of shortest solutions
     /// where stored.
     Position {
+        /// The rank.
         rank: u64,
+        /// The position in the puzzle's notation.
         state: String,
+        /// Its distance to the goal.
         distance: Option<u8>,
+        /// Its number of shortest solutions, where stored.
         solutions: Option<u64>,
     },
     /// A solution of an enumeration puzzle.
     Solution {
+        /// Its rank among the arrangements.
         rank: u64,
+        /// The arrangement in the puzzle's notation.
         state: String,
+        /// Its value (the magic triangle's side sum).
         value: Option<i64>,
+        /// Whether it is its symmetry class's representative.
         canonical: bool,
     },
 }
@@ -73,6 +81,7 @@ impl ExportRow {
     }
 }
 
+#[warn(missing_docs)]
 impl Database {
     /// Calls `each` with every stored position (or solution) of `name`, in rank order;
     /// stops at the first error `each` returns. A packed table gives every rank of its
@@ -84,25 +93,27 @@ impl Database {
     ) -> Result<()> {
         let (p, info) = self.puzzle(name)?;
         let write = |e: std::io::Error| QueryError::NotStored(format!("writing the export: {e}"));
-        match (&*p, info.storage) {
-            (Puzzle::Patterns(_), _) => Err(QueryError::NoFullTable {
+        if p.as_patterns().is_some() {
+            return Err(QueryError::NoFullTable {
                 option: "export".into(),
                 puzzle: name.into(),
-            }),
-            (Puzzle::Magic(_) | Puzzle::Tour(_), _) => {
-                for s in store::solutions(&self.conn, name, false, None).map_err(self.sql())? {
-                    each(ExportRow::Solution {
-                        rank: s.rank,
-                        state: s.state,
-                        value: s.value,
-                        canonical: s.canonical,
-                    })
-                    .map_err(write)?;
-                }
-                Ok(())
+            });
+        }
+        if p.is_enumeration() {
+            for s in store::solutions(&self.conn, name, false, None).map_err(self.sql())? {
+                each(ExportRow::Solution {
+                    rank: s.rank,
+                    state: s.state,
+                    value: s.value,
+                    canonical: s.canonical,
+                })
+                .map_err(write)?;
             }
-            (Puzzle::Graph(g), Storage::Packed) => {
-                let reader = PackedReader::open(self, g.as_ref())?;
+            return Ok(());
+        }
+        match (p.as_graph(), p.as_peg(), info.storage) {
+            (Some(g), _, Storage::Packed) => {
+                let reader = PackedReader::open(self, g)?;
                 for rank in 0..g.size() {
                     let distance = reader.distance(rank)?;
                     let solutions = match reader.solutions(rank)? {
@@ -119,7 +130,7 @@ impl Database {
                 }
                 Ok(())
             }
-            (Puzzle::Peg(board), Storage::PegLayers) => {
+            (_, Some(board), Storage::PegLayers) => {
                 let reader = LayerReader::open(self, board)?;
                 let layout = Layout::new(board);
                 for l in &reader.layout().layers {
@@ -146,7 +157,7 @@ impl Database {
                 }
                 Ok(())
             }
-            (Puzzle::Graph(_) | Puzzle::Peg(_), _) => {
+            _ => {
                 let mut failed = None;
                 store::for_each_position(&self.conn, name, |r| {
                     if failed.is_none() {

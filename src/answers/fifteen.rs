@@ -16,9 +16,13 @@ use crate::store;
 
 /// An optimal solution found by search over the stored pattern databases.
 #[derive(Debug, Clone, PartialEq)]
+#[warn(missing_docs)]
 pub struct SearchAnswer {
+    /// The puzzle.
     pub puzzle: String,
+    /// The position, in the puzzle's notation.
     pub state: String,
+    /// Its distance to the goal, proved optimal by the search.
     pub distance: u32,
     /// Every position from `state` to the goal, both included.
     pub path: Vec<String>,
@@ -26,11 +30,13 @@ pub struct SearchAnswer {
     pub partition: String,
     /// Whether the reflected lookup was used (always, from `query`).
     pub reflected: bool,
-    /// Nodes expanded and generated over every IDA* iteration.
+    /// Nodes expanded over every IDA* iteration.
     pub expanded: u64,
+    /// Nodes generated over every IDA* iteration.
     pub generated: u64,
-    /// Seconds of search, and of reading the tables from the file.
+    /// Seconds of search.
     pub seconds: f64,
+    /// Seconds of reading the tables from the file.
     pub load_seconds: f64,
 }
 
@@ -44,15 +50,15 @@ pub struct LoadedTables {
 
 /// Whether `name` is answered by search over pattern databases rather than read.
 pub fn answers_by_search(name: &str) -> bool {
-    matches!(crate::catalog::find(name), Some(Puzzle::Patterns(_)))
+    crate::catalog::find(name).is_some_and(|p| p.as_patterns().is_some())
 }
 
+#[warn(missing_docs)]
 impl Database {
     /// Whether `name` (built in, or a user's puzzle rebuilt from its stored definition)
     /// is answered by search over pattern databases rather than read.
     pub fn answers_by_search(&self, name: &str) -> bool {
-        self.known(name)
-            .is_ok_and(|p| matches!(*p, Puzzle::Patterns(_)))
+        self.known(name).is_ok_and(|p| p.as_patterns().is_some())
     }
 
     /// Loads the tables of one stored partition of `name` (`None`: the strongest stored
@@ -69,13 +75,11 @@ impl Database {
             .map_err(self.sql())?
             .ok_or_else(|| QueryError::NotGenerated(name.into()))?;
         let stale = || QueryError::Stale(name.to_string());
-        let stored = identity::stored_fifteen(&info.definition)
+        let puzzle = identity::stored_fifteen(&info.definition)
             .map(Puzzle::Patterns)
             .filter(|p| identity::built_from(p, &info))
+            .and_then(Puzzle::into_patterns)
             .ok_or_else(stale)?;
-        let Puzzle::Patterns(puzzle) = stored else {
-            return Err(stale());
-        };
         let built: Vec<Partition> = puzzle.built().into_iter().cloned().collect();
         let chosen = match partition {
             Some(p) => built.iter().find(|b| b.name == p).cloned().ok_or_else(|| {
@@ -156,7 +160,9 @@ impl Database {
         let mut parts = bytes.chunks_mut(part_bytes).enumerate();
         let first = parts.next();
         let path = &self.path;
-        let sql = |source| QueryError::Store(store::StoreError::from_sqlite(path, source));
+        let sql = |source: store::SqlError| {
+            QueryError::Store(store::StoreError::from_sqlite(path, source))
+        };
         let results: Vec<Result<bool>> = std::thread::scope(|scope| {
             let others: Vec<_> = parts
                 .map(|(i, part)| {
@@ -212,7 +218,7 @@ impl Database {
 
     /// [`Database::search`] that gives up when `stop` says so (a deadline, a client gone).
     pub fn search_until(&self, name: &str, text: &str, stop: &Stop) -> Result<SearchAnswer> {
-        let Puzzle::Patterns(def) = known(&self.conn, name)? else {
+        let Some(def) = known(&self.conn, name)?.into_patterns() else {
             return Err(QueryError::NotStored(format!(
                 "{name} is answered from its tables, not by search"
             )));
@@ -303,13 +309,13 @@ pub fn solve_loaded_until(
 /// memory-mapped (SQLite then reads its pages from the file's cache without copying each
 /// first); whether every chunk came, in order and of its size.
 fn read_part(
-    conn: &rusqlite::Connection,
+    conn: &store::Reader,
     name: &str,
     kind: &str,
     l: &ByteLayout,
     first: u64,
     part: &mut [u8],
-) -> rusqlite::Result<bool> {
+) -> store::Sql<bool> {
     store::connection::memory_map(conn, 1 << 32)?;
     let per = l.ranks_per_chunk();
     let count = (part.len() as u64).div_ceil(per);

@@ -135,10 +135,10 @@ pub fn position(db: &Database, name: &str, text: &str) -> Result<Value> {
 pub fn position_until(db: &Database, name: &str, text: &str, stop: &Stop) -> Result<Value> {
     let (p, _) = db.puzzle(name)?;
     let p = &*p;
-    if matches!(p, Puzzle::Magic(_) | Puzzle::Tour(_)) {
+    if p.is_enumeration() {
         return Ok(arrangement(name, &db.arrangement(name, text)?));
     }
-    if let Puzzle::Patterns(f) = &p {
+    if let Some(f) = p.as_patterns() {
         return searched_position(db, f, name, text, stop);
     }
     let moves = db.moves(name, text)?;
@@ -209,11 +209,10 @@ fn searched_position(
 /// The position in the puzzle's own notation (the user may have typed spaces or
 /// lower case).
 fn canonical_text(p: &Puzzle, text: &str) -> String {
-    match p {
-        Puzzle::Graph(g) => g.parse(text).map(|r| g.format(r)).unwrap_or_default(),
-        Puzzle::Peg(b) => b.parse(text).map(|bits| b.format(bits)).unwrap_or_default(),
-        _ => text.to_string(),
+    if p.as_graph().is_none() && p.as_peg().is_none() {
+        return text.to_string();
     }
+    p.normalized(text).unwrap_or_default()
 }
 
 /// Most tours listed for a tour board (the 6x6 board has 9,862 classes).
@@ -229,65 +228,56 @@ pub fn puzzle(db: &Database, name: &str) -> Result<Value> {
     let mut obj = info(&i);
     obj["definition"] = definition;
     obj["layout"] = json!(layout::layout(p));
-    match &p {
-        Puzzle::Graph(g) => {
-            obj["start"] = json!(g.start().map(|r| g.format(r)));
-            obj["goals"] = json!(g.goals().iter().map(|&r| g.format(r)).collect::<Vec<_>>());
-        }
-        Puzzle::Peg(b) => {
-            obj["start"] = json!(b.format(b.start));
-            obj["goals"] = json!([b.format(b.finish)]);
-        }
-        _ => {}
+    if let Some((start, goals)) = p.start_and_goals() {
+        obj["start"] = json!(start);
+        obj["goals"] = json!(goals);
     }
-    match &p {
-        Puzzle::Graph(_) | Puzzle::Peg(_) => {
-            obj["histogram"] = histogram_values(&db.histogram(name)?);
-            let l = db.longest(name)?;
-            obj["longest"] = json!({ "distance": l.distance, "states": l.states });
-        }
-        Puzzle::Magic(m) => {
-            obj["histogram"] = histogram_values(&db.histogram(name)?);
-            let all = db.all(name)?;
-            let mut by_sum = serde_json::Map::new();
-            for s in &all.states {
-                let digits = m.parse(s)?;
-                let v = m.side_sum(&digits).unwrap_or_default();
-                if let Value::Array(a) = by_sum.entry(v.to_string()).or_insert_with(|| json!([])) {
-                    a.push(json!(s));
-                }
+    if p.as_graph().is_some() || p.as_peg().is_some() {
+        obj["histogram"] = histogram_values(&db.histogram(name)?);
+        let l = db.longest(name)?;
+        obj["longest"] = json!({ "distance": l.distance, "states": l.states });
+    }
+    if let Some(m) = p.as_magic() {
+        obj["histogram"] = histogram_values(&db.histogram(name)?);
+        let all = db.all(name)?;
+        let mut by_sum = serde_json::Map::new();
+        for s in &all.states {
+            let digits = m.parse(s)?;
+            let v = m.side_sum(&digits).unwrap_or_default();
+            if let Value::Array(a) = by_sum.entry(v.to_string()).or_insert_with(|| json!([])) {
+                a.push(json!(s));
             }
-            obj["solutions"] = Value::Object(by_sum);
         }
-        Puzzle::Patterns(f) => {
-            // No table of every position: each position is answered by an exact search.
-            obj["answered_by"] = json!("search");
-            // Korf's instances are positions of any 4x4 (the goal is the same).
-            if let Ok(korf) =
-                crate::families::fifteen::korf_instances(crate::families::fifteen::KORF100)
-                && f.cells() == 16
-            {
-                obj["examples"] = korf
-                    .iter()
-                    .map(|k| {
-                        json!({
-                            "name": format!("Korf #{}", k.number),
-                            "state": f.format(&k.cells),
-                            "distance": k.length,
-                        })
+        obj["solutions"] = Value::Object(by_sum);
+    }
+    if let Some(f) = p.as_patterns() {
+        // No table of every position: each position is answered by an exact search.
+        obj["answered_by"] = json!("search");
+        // Korf's instances are positions of any 4x4 (the goal is the same).
+        if let Ok(korf) =
+            crate::families::fifteen::korf_instances(crate::families::fifteen::KORF100)
+            && f.cells() == 16
+        {
+            obj["examples"] = korf
+                .iter()
+                .map(|k| {
+                    json!({
+                        "name": format!("Korf #{}", k.number),
+                        "state": f.format(&k.cells),
+                        "distance": k.length,
                     })
-                    .collect();
-            }
-        }
-        Puzzle::Tour(_) => {
-            let all = db.all(name)?;
-            obj["tours"] = json!({
-                "count": all.states.len(),
-                "listed": all.states.iter().take(TOURS_LISTED).collect::<Vec<_>>(),
-            });
+                })
+                .collect();
         }
     }
-    if let Puzzle::Peg(b) = &p {
+    if p.as_tour().is_some() {
+        let all = db.all(name)?;
+        obj["tours"] = json!({
+            "count": all.states.len(),
+            "listed": all.states.iter().take(TOURS_LISTED).collect::<Vec<_>>(),
+        });
+    }
+    if let Some(b) = p.as_peg() {
         if b.matrix {
             obj["matrix"] = json!(db.matrix(name)?);
         }

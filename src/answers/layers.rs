@@ -32,7 +32,9 @@ impl<'a> LayerReader<'a> {
     pub(super) fn open(db: &'a Database, board: &'a Board) -> Result<LayerReader<'a>> {
         let name = board.name;
         let bad = |what: &str| db.inconsistent(format!("{name}: the layers' layout {what}"));
-        let (text, chunks) = store::packed_table(&db.conn, name, "distance")
+        let (text, chunks) = db
+            .chunks()
+            .table(name, "distance")
             .map_err(db.sql())?
             .ok_or_else(|| bad("is missing"))?;
         let layout: PegLayout = serde_json::from_str(&text).map_err(|_| bad("does not parse"))?;
@@ -54,7 +56,7 @@ impl<'a> LayerReader<'a> {
     /// Chunk `chunk` read from the file and checked to decode (an empty blob is a chunk
     /// without positions); one that is missing or does not decode is an inconsistency.
     pub(super) fn read_chunk(&self, chunk: u64) -> Result<Vec<u8>> {
-        let blob = store::packed_chunk(&self.db.conn, self.name, "distance", chunk)
+        let blob = (self.db.chunks().chunk(self.name, "distance", chunk))
             .map_err(self.db.sql())?
             .ok_or_else(|| {
                 (self.db).inconsistent(format!("{}: chunk {chunk} is missing", self.name))
@@ -88,6 +90,7 @@ impl Distances for LayerReader<'_> {
     }
 }
 
+#[warn(missing_docs)]
 impl Database {
     /// `--state` and `--start` on a board stored as layers: the distance, the count of
     /// shortest solutions (derived) and the path of first optimal moves.

@@ -35,46 +35,76 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rusqlite::Connection;
 use thiserror::Error;
 
 use crate::catalog::{self, LookupError, identity};
 use crate::core::packed::{CountLayout, DistanceLayout};
 use crate::core::space::{GraphPuzzle, StateError};
 use crate::families::Puzzle;
-use crate::store::{self, HistogramRow, PositionRow, PuzzleInfo, StoreError};
+use crate::store::{
+    self, ChunkReader, HistogramRow, PositionRow, PuzzleInfo, Reader, SqlError, StoreError,
+};
 
+/// Why a question about a file got no answer. Each is one line for a user; none is a
+/// wrong answer withheld silently.
 #[derive(Debug, Error)]
+#[warn(missing_docs)]
 pub enum QueryError {
+    /// No puzzle of that name, built in or stored in the file.
     #[error("unknown puzzle {name:?}{known}")]
-    UnknownPuzzle { name: String, known: String },
+    UnknownPuzzle {
+        /// The name asked for.
+        name: String,
+        /// The nearest known names, as a hint (empty or `"; did you mean …"`).
+        known: String,
+    },
+    /// The puzzle is known but the file holds no tables of it.
     #[error("puzzle {0} is not in the database: run `puzzlebase generate --puzzle {0}`")]
     NotGenerated(String),
+    /// The stored tables were built from another definition than this build's.
     #[error(
         "the stored table of {0} was built from a different definition: run `puzzlebase generate`"
     )]
     Stale(String),
+    /// The position's text is not a position of the puzzle (length, pieces, parity).
     #[error(transparent)]
     State(#[from] StateError),
+    /// A legal question with no stored answer (a position that cannot reach the goal).
     #[error("{0}")]
     NotStored(String),
+    /// The question does not apply to this kind of puzzle.
     #[error("{option} does not apply to {puzzle} ({family} puzzle); for {puzzle} use {applies}")]
     NotApplicable {
+        /// The option or question asked (`--longest`).
         option: String,
+        /// The puzzle.
         puzzle: String,
+        /// Its family.
         family: String,
         /// The options that do apply, e.g. `--state, --longest or --histogram`.
         applies: String,
     },
+    /// The question needs a table of every position, and the puzzle is answered by search.
     #[error(
         "{option} needs a table of every position, and {puzzle} has none: its positions are answered by search over pattern databases (use --state)"
     )]
-    NoFullTable { option: String, puzzle: String },
+    NoFullTable {
+        /// The option asked.
+        option: String,
+        /// The puzzle.
+        puzzle: String,
+    },
+    /// The file could not be opened or read, or its pages fail their checksums.
     #[error(transparent)]
     Store(#[from] StoreError),
     /// What the file says contradicts the puzzle's rules or the file itself.
     #[error("inconsistent file {path}: {what}: run `puzzlebase verify`")]
-    Inconsistent { path: String, what: String },
+    Inconsistent {
+        /// The file.
+        path: String,
+        /// What contradicts what.
+        what: String,
+    },
     /// A search gave up (its deadline passed, or its client went away). `after` counts
     /// from the start of the answer, loading the tables included.
     #[error(
@@ -82,8 +112,11 @@ pub enum QueryError {
         if matches!(why, Stopped::Deadline) { "; allow more time with --timeout SECONDS (serve: --search-timeout)" } else { "" }
     )]
     Stopped {
+        /// The puzzle.
         puzzle: String,
+        /// Why it stopped.
         why: Stopped,
+        /// Seconds since the answer began.
         after: f64,
     },
 }
@@ -106,7 +139,9 @@ pub type Result<T, E = QueryError> = std::result::Result<T, E>;
 
 /// How many distinct shortest solutions a position has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[warn(missing_docs)]
 pub enum Solutions {
+    /// Exactly this many.
     Exactly(u64),
     /// More than 2^63 - 1.
     Overflow,
@@ -122,10 +157,15 @@ impl Solutions {
 
 /// A distance lookup with one optimal path.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[warn(missing_docs)]
 pub struct StateAnswer {
+    /// The puzzle.
     pub puzzle: String,
+    /// The position, in the puzzle's own notation.
     pub state: String,
+    /// Its distance to the goal (moves, or jumps for peg boards).
     pub distance: u8,
+    /// How many distinct shortest solutions it has.
     pub solutions: Solutions,
     /// Every position from `state` to the goal, both included.
     pub path: Vec<String>,
@@ -135,78 +175,102 @@ pub struct StateAnswer {
 
 /// The positions at the maximum distance.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[warn(missing_docs)]
 pub struct LongestAnswer {
+    /// The puzzle.
     pub puzzle: String,
+    /// The maximum distance.
     pub distance: u8,
+    /// Every position at that distance (one per symmetry class for peg boards).
     pub states: Vec<String>,
 }
 
 /// A list of positions or solutions.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[warn(missing_docs)]
 pub struct ListAnswer {
+    /// The puzzle.
     pub puzzle: String,
+    /// The positions or solutions, in the puzzle's own notation.
     pub states: Vec<String>,
 }
 
 /// Counts per distance (move puzzles) or per value (the magic triangle's side sums).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[warn(missing_docs)]
 pub enum Histogram {
+    /// One row per distance from 0 to the maximum.
     ByDistance(Vec<HistogramRow>),
+    /// `(value, solutions)` pairs, by value.
     ByValue(Vec<(i64, u64)>),
 }
 
 /// One legal move from a position: the move in the puzzle's own terms, where it leads,
 /// and that position's distance (`None`: the goal cannot be reached from it).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[warn(missing_docs)]
 pub struct MoveOption {
+    /// The move.
     pub mv: Move,
+    /// The position it leads to.
     pub state: String,
+    /// That position's distance; `None` when the goal cannot be reached from it.
     pub distance: Option<u8>,
 }
 
 /// A move as its family writes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[warn(missing_docs)]
 pub enum Move {
     /// Move puzzles: the cells the moving pieces leave and the cells they land on, in
     /// cell order (a sliding tile: one each; an oshidori pair: two each).
-    Cells { from: Vec<usize>, to: Vec<usize> },
+    Cells {
+        /// Cells left.
+        from: Vec<usize>,
+        /// Cells landed on.
+        to: Vec<usize>,
+    },
     /// Peg boards: a chain of jumps by one peg, `[from, to1, to2, ...]`.
     Jumps(Vec<u8>),
 }
 
 /// What an enumeration puzzle says about one arrangement.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[warn(missing_docs)]
 pub enum ArrangementAnswer {
     /// The magic triangle: the three side sums and, when they agree, whether the file
     /// holds the arrangement and its class representative.
     Magic {
+        /// The arrangement, in the puzzle's notation.
         state: String,
+        /// The three side sums.
         sums: Vec<i64>,
+        /// Whether it is a solution the file holds.
         solution: bool,
+        /// The stored representative of its symmetry class, when it is a solution.
         canonical: Option<String>,
     },
     /// A closed knight's tour (parsing checks it), rotated to start at square 0, and
     /// whether the file holds it.
     Tour {
+        /// The tour, rotated to start at square 0.
         state: String,
+        /// Whether it runs in the stored (canonical) direction.
         canonical: bool,
+        /// Whether the file holds it.
         stored: bool,
     },
 }
 
 /// The puzzle `name` as this file holds it: built in, or a user's puzzle rebuilt from
 /// the definition stored with it (the one rule: [`catalog::lookup`]).
-pub fn known(conn: &Connection, name: &str) -> Result<Puzzle> {
+pub fn known(conn: &Reader, name: &str) -> Result<Puzzle> {
     let stored = if catalog::definitions_builtin(name) {
         None
     } else {
         // A row that cannot be read is damage, never an unknown (usage) name.
-        store::puzzle(conn, name).map_err(|e| {
-            QueryError::Store(StoreError::from_sqlite(
-                Path::new(conn.path().unwrap_or("")),
-                e,
-            ))
-        })?
+        store::puzzle(conn, name)
+            .map_err(|e| QueryError::Store(StoreError::from_sqlite(conn.path(), e)))?
     };
     catalog::lookup(name, stored.as_ref().map(|i| i.definition.as_str())).map_err(|e| match e {
         LookupError::Unknown => QueryError::UnknownPuzzle {
@@ -225,8 +289,9 @@ pub fn known(conn: &Connection, name: &str) -> Result<Puzzle> {
 }
 
 /// An open database.
+#[warn(missing_docs)]
 pub struct Database {
-    conn: Connection,
+    conn: Reader,
     path: PathBuf,
     /// Metadata already checked against this build's definitions, by puzzle. The
     /// connection is read-only and `generate` replaces files rather than rewriting them,
@@ -245,7 +310,10 @@ pub struct Database {
     layers_checked: RefCell<std::collections::HashSet<String>>,
 }
 
+#[warn(missing_docs)]
 impl Database {
+    /// Opens the file at `path` for reading: it must be a puzzlebase file of this
+    /// build's schema with page checksums; every page read from it is checked.
     pub fn open(path: &Path) -> Result<Database> {
         Ok(Database {
             conn: store::open_checked(path)?,
@@ -308,15 +376,14 @@ impl Database {
             }
             // The figures a list shows, each against what it adds up from (cheap reads;
             // the rows themselves are checked when they are asked for).
-            match &*p {
-                Puzzle::Patterns(_) => {}
-                Puzzle::Peg(_) => {
-                    self.checked_layers(name, false)?;
-                }
-                Puzzle::Magic(_) | Puzzle::Tour(_) => self.solutions_all_stored(name, &info)?,
-                _ => {
-                    self.histogram(name)?;
-                }
+            if p.as_patterns().is_some() {
+                // Tables only: a search checks them as it reads them.
+            } else if p.as_peg().is_some() {
+                self.checked_layers(name, false)?;
+            } else if p.is_enumeration() {
+                self.solutions_all_stored(name, &info)?;
+            } else {
+                self.histogram(name)?;
             }
         }
         Ok(infos)
@@ -362,17 +429,21 @@ impl Database {
         store::position(&self.conn, puzzle, rank).map_err(self.sql())
     }
 
+    /// Where the packed tables' chunks are read from.
+    fn chunks(&self) -> &dyn ChunkReader {
+        &self.conn
+    }
+
     /// The error of a failed read of this file.
-    fn sql(&self) -> impl Fn(rusqlite::Error) -> QueryError + '_ {
-        |source| match source {
+    fn sql(&self) -> impl Fn(SqlError) -> QueryError + '_ {
+        |source| {
             // A stored value of the wrong type or out of its column's range is damage,
             // not a failure to read.
-            rusqlite::Error::FromSqlConversionFailure(..)
-            | rusqlite::Error::IntegralValueOutOfRange(..)
-            | rusqlite::Error::InvalidColumnType(..) => {
+            if source.is_bad_value() {
                 self.inconsistent(format!("a stored value is out of range ({source})"))
+            } else {
+                QueryError::Store(StoreError::from_sqlite(&self.path, source))
             }
-            source => QueryError::Store(StoreError::from_sqlite(&self.path, source)),
         }
     }
 
@@ -416,7 +487,7 @@ fn packed_layouts(
     let name = g.name();
     let bad = |what: &str| db.inconsistent(format!("{name}: {what}"));
     let layout = |kind: &str| -> Result<Option<serde_json::Value>> {
-        let Some((text, _)) = store::packed_table(&db.conn, name, kind).map_err(db.sql())? else {
+        let Some((text, _)) = db.chunks().table(name, kind).map_err(db.sql())? else {
             return Ok(None);
         };
         serde_json::from_str(&text)

@@ -5,7 +5,6 @@
 
 use super::packed::PackedReader;
 use super::{ArrangementAnswer, Database, Move, MoveOption, Result};
-use crate::families::Puzzle;
 use crate::store::{self, Storage};
 
 /// The cells of a move puzzle's notation: comma-separated above ten cells, else one
@@ -37,6 +36,7 @@ pub fn cells_move(before: &str, after: &str) -> Move {
     Move::Cells { from, to }
 }
 
+#[warn(missing_docs)]
 impl Database {
     /// Every legal move from the position written `text`, with the position it leads to
     /// and that position's distance, best first (then by resulting position). The
@@ -44,53 +44,49 @@ impl Database {
     pub fn moves(&self, name: &str, text: &str) -> Result<Vec<MoveOption>> {
         let p = self.known(name)?;
         let p = &*p;
-        let mut out = match &p {
-            Puzzle::Graph(g) => {
-                let rank = g.parse(text)?;
-                let info = self.info(p)?;
-                let before = g.format(rank);
-                let mut nbs = Vec::new();
-                g.neighbors(rank, &mut nbs);
-                let packed = match info.storage {
-                    Storage::Packed => Some(PackedReader::open(self, g.as_ref())?),
-                    _ => None,
+        let mut out = if let Some(g) = p.as_graph() {
+            let rank = g.parse(text)?;
+            let info = self.info(p)?;
+            let before = g.format(rank);
+            let mut nbs = Vec::new();
+            g.neighbors(rank, &mut nbs);
+            let packed = match info.storage {
+                Storage::Packed => Some(PackedReader::open(self, g)?),
+                _ => None,
+            };
+            let rows = self.rows(g.name());
+            let mut out = Vec::with_capacity(nbs.len());
+            for nb in nbs {
+                let distance = match &packed {
+                    Some(t) => t.distance(nb)?,
+                    None => rows.facts(nb)?.and_then(|r| r.distance),
                 };
-                let rows = self.rows(g.name());
-                let mut out = Vec::with_capacity(nbs.len());
-                for nb in nbs {
-                    let distance = match &packed {
-                        Some(t) => t.distance(nb)?,
-                        None => rows.facts(nb)?.and_then(|r| r.distance),
-                    };
-                    let state = g.format(nb);
-                    out.push(MoveOption {
-                        mv: cells_move(&before, &state),
-                        state,
-                        distance,
-                    });
-                }
-                out
+                let state = g.format(nb);
+                out.push(MoveOption {
+                    mv: cells_move(&before, &state),
+                    state,
+                    distance,
+                });
             }
-            Puzzle::Peg(board) => {
-                let bits = board.parse(text)?;
-                self.info(p)?;
-                let mut out = Vec::new();
-                for (mv, after) in board.moves(bits) {
-                    let distance = self
-                        .row(board.name, board.canonical(after).0)?
-                        .and_then(|r| r.distance);
-                    out.push(MoveOption {
-                        mv: Move::Jumps(mv),
-                        state: board.format(after),
-                        distance,
-                    });
-                }
-                out
+            out
+        } else if let Some(board) = p.as_peg() {
+            let bits = board.parse(text)?;
+            self.info(p)?;
+            let mut out = Vec::new();
+            for (mv, after) in board.moves(bits) {
+                let distance = self
+                    .row(board.name, board.canonical(after).0)?
+                    .and_then(|r| r.distance);
+                out.push(MoveOption {
+                    mv: Move::Jumps(mv),
+                    state: board.format(after),
+                    distance,
+                });
             }
-            _ => {
-                self.info(p)?;
-                return Err(self.not_applicable("--state", p));
-            }
+            out
+        } else {
+            self.info(p)?;
+            return Err(self.not_applicable("--state", p));
         };
         out.sort_by(|a, b| {
             (a.distance.is_none(), a.distance, &a.state).cmp(&(
@@ -106,57 +102,53 @@ impl Database {
     pub fn arrangement(&self, name: &str, text: &str) -> Result<ArrangementAnswer> {
         let p = self.known(name)?;
         let p = &*p;
-        match &p {
-            Puzzle::Magic(m) => {
-                let digits = m.parse(text)?;
-                self.info(p)?;
-                use crate::families::magic;
-                let sums = m
-                    .lines()
-                    .iter()
-                    .map(|line| line.iter().map(|&i| digits[i] as i64).sum())
-                    .collect();
-                let state = magic::format_magic(&digits);
-                let value = m.side_sum(&digits);
-                let canonical = match value {
-                    None => None,
-                    Some(v) => {
-                        let class: Vec<String> = m
-                            .symmetries()
-                            .iter()
-                            .map(|s| magic::format_magic(&magic::apply(s, &digits)))
-                            .collect();
-                        store::solutions(&self.conn, name, true, Some(v))
-                            .map_err(self.sql())?
-                            .into_iter()
-                            .map(|r| r.state)
-                            .find(|s| class.contains(s))
-                    }
-                };
-                Ok(ArrangementAnswer::Magic {
-                    state,
-                    sums,
-                    solution: value.is_some() && canonical.is_some(),
-                    canonical,
-                })
-            }
-            Puzzle::Tour(board) => {
-                use crate::families::tour;
-                let seq = board.parse_tour(text)?;
-                self.info(p)?;
-                let state = tour::format_tour(&seq);
-                let stored = store::connection::solution_stored(&self.conn, name, &state)
-                    .map_err(self.sql())?;
-                Ok(ArrangementAnswer::Tour {
-                    canonical: tour::is_canonical_direction(&seq),
-                    state,
-                    stored,
-                })
-            }
-            _ => {
-                self.info(p)?;
-                Err(self.not_applicable("an arrangement", p))
-            }
+        if let Some(m) = p.as_magic() {
+            let digits = m.parse(text)?;
+            self.info(p)?;
+            use crate::families::magic;
+            let sums = m
+                .lines()
+                .iter()
+                .map(|line| line.iter().map(|&i| digits[i] as i64).sum())
+                .collect();
+            let state = magic::format_magic(&digits);
+            let value = m.side_sum(&digits);
+            let canonical = match value {
+                None => None,
+                Some(v) => {
+                    let class: Vec<String> = m
+                        .symmetries()
+                        .iter()
+                        .map(|s| magic::format_magic(&magic::apply(s, &digits)))
+                        .collect();
+                    store::solutions(&self.conn, name, true, Some(v))
+                        .map_err(self.sql())?
+                        .into_iter()
+                        .map(|r| r.state)
+                        .find(|s| class.contains(s))
+                }
+            };
+            Ok(ArrangementAnswer::Magic {
+                state,
+                sums,
+                solution: value.is_some() && canonical.is_some(),
+                canonical,
+            })
+        } else if let Some(board) = p.as_tour() {
+            use crate::families::tour;
+            let seq = board.parse_tour(text)?;
+            self.info(p)?;
+            let state = tour::format_tour(&seq);
+            let stored =
+                store::connection::solution_stored(&self.conn, name, &state).map_err(self.sql())?;
+            Ok(ArrangementAnswer::Tour {
+                canonical: tour::is_canonical_direction(&seq),
+                state,
+                stored,
+            })
+        } else {
+            self.info(p)?;
+            Err(self.not_applicable("an arrangement", p))
         }
     }
 }

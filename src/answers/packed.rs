@@ -13,7 +13,6 @@ use super::resident::PackedTables;
 use super::{Database, QueryError, Result, Solutions, packed_layouts};
 use crate::core::packed::{CodeLayout, CountLayout, DistanceLayout};
 use crate::core::space::GraphPuzzle;
-use crate::store;
 
 /// The packed tables of one puzzle, read chunk by chunk as lookups need them: from the
 /// file (a path visits a few dozen chunks, so each is read once and kept for the rest
@@ -89,7 +88,7 @@ impl<'a> PackedReader<'a> {
         let blob = match chunks.entry((kind, chunk)) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => e.insert(
-                store::packed_chunk(&self.db.conn, self.name, kind, chunk)
+                (self.db.chunks().chunk(self.name, kind, chunk))
                     .map_err(self.db.sql())?
                     .ok_or_else(|| self.bad_chunk(kind, chunk))?,
             ),

@@ -21,7 +21,6 @@ use std::sync::{Arc, Mutex, RwLock};
 use super::{Database, Result, known};
 use crate::core::packed::{ChunkRun, CountLayout, DistanceLayout};
 use crate::core::space::GraphPuzzle;
-use crate::families::Puzzle;
 use crate::store::{self, PositionRow, PuzzleInfo, Storage};
 
 /// Largest rank space whose rows are copied (24 bytes a rank plus the state texts:
@@ -190,6 +189,7 @@ impl PackedTables {
     }
 }
 
+#[warn(missing_docs)]
 impl Database {
     /// Makes this connection read the tables that `shared` holds in memory (the server
     /// gives every pooled connection the same set).
@@ -211,21 +211,20 @@ impl Database {
         if shared.settled(name) {
             return Ok(shared.holds(name));
         }
-        let tables = match &p {
+        let tables = if let Some(g) = p.as_graph() {
             // Whatever fails here fails the same way when the file is read per lookup,
             // which is where those answers then come from.
-            Puzzle::Graph(g) => self
-                .snapshot(|db| {
-                    let info = db.info(&p)?;
-                    db.read_tables(g.as_ref(), &info)
-                })
-                .ok()
-                .flatten(),
+            self.snapshot(|db| {
+                let info = db.info(&p)?;
+                db.read_tables(g, &info)
+            })
+            .ok()
+            .flatten()
+        } else if p.as_patterns().is_some() {
             // The tables every search reads, checked as a search checks them.
-            Puzzle::Patterns(_) => {
-                (self.pattern_tables(name, None, true).ok()).map(|t| Tables::Patterns(Arc::new(t)))
-            }
-            _ => None,
+            (self.pattern_tables(name, None, true).ok()).map(|t| Tables::Patterns(Arc::new(t)))
+        } else {
+            None
         };
         let held = tables.is_some();
         if let Ok(mut t) = shared.tables.write() {
@@ -411,6 +410,7 @@ impl Rows<'_> {
     }
 }
 
+#[warn(missing_docs)]
 impl Database {
     /// Where `name`'s rows are read from.
     pub(super) fn rows<'a>(&'a self, name: &'a str) -> Rows<'a> {

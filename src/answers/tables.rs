@@ -9,11 +9,11 @@
 use super::packed::PackedReader;
 use super::{Database, Histogram, ListAnswer, LongestAnswer, QueryError, Result};
 use crate::core::progress::Silent;
-use crate::families::Puzzle;
 use crate::solvers::peg;
 use crate::store::{self, PositionRow, PuzzleInfo, Storage};
 use crate::verify::consistency;
 
+#[warn(missing_docs)]
 impl Database {
     /// Positions reachable from the start and able to finish, and (position, last-moved
     /// peg) pairs reachable, per number of pegs. The layers must add up to the puzzle's
@@ -38,7 +38,7 @@ impl Database {
         if rows.is_empty() {
             return Err(self.not_applicable("--layers", p));
         }
-        let Puzzle::Peg(board) = &p else {
+        let Some(board) = p.as_peg() else {
             return Err(self.inconsistent(format!("{name} has peg layers")));
         };
         let syms = board.symmetries().len() as u128;
@@ -109,7 +109,7 @@ impl Database {
     pub fn matrix(&self, name: &str) -> Result<Vec<Vec<Option<u8>>>> {
         let (p, _) = self.puzzle(name)?;
         let p = &*p;
-        if !matches!(p, Puzzle::Peg(b) if b.matrix) {
+        if !p.as_peg().is_some_and(|b| b.matrix) {
             return Err(self.not_applicable("--matrix", p));
         }
         if let Some(m) = self.matrices.borrow().get(name) {
@@ -119,7 +119,7 @@ impl Database {
         if m.is_empty() {
             return Err(self.inconsistent(format!("{name}: the matrix is missing")));
         }
-        if let Puzzle::Peg(board) = &p
+        if let Some(board) = p.as_peg()
             && (m.len() != board.holes
                 || m.iter()
                     .flatten()
@@ -131,7 +131,7 @@ impl Database {
         // No entry depends on another, so nothing short of solving checks one: the
         // boards with a matrix have at most 21 holes, and re-deriving it costs what
         // building it did (0.5 s on triangle21), once per connection.
-        if let Puzzle::Peg(board) = &p
+        if let Some(board) = p.as_peg()
             && peg::matrix(board, &Silent) != m
         {
             return Err(
@@ -146,13 +146,13 @@ impl Database {
 
     /// Refuses options that need a full table for a puzzle answered by search.
     fn full_table(&self, option: &str, name: &str) -> Result<()> {
-        match *self.known(name)? {
-            Puzzle::Patterns(_) => Err(QueryError::NoFullTable {
+        if self.known(name)?.as_patterns().is_some() {
+            return Err(QueryError::NoFullTable {
                 option: option.into(),
                 puzzle: name.into(),
-            }),
-            _ => Ok(()),
+            });
         }
+        Ok(())
     }
 
     /// The positions at the maximum distance. Each served state must parse back to its
@@ -168,16 +168,16 @@ impl Database {
             .into_iter()
             .find(|h| Some(h.distance) == max.map(u32::from));
         if info.storage == Storage::PegLayers {
-            let Puzzle::Peg(board) = &p else {
+            let Some(board) = p.as_peg() else {
                 return Err(self.inconsistent(format!("{name} is stored as peg layers")));
             };
             return self.longest_layers(board, max);
         }
         if info.storage == Storage::Packed {
-            let Puzzle::Graph(g) = &p else {
+            let Some(g) = p.as_graph() else {
                 return Err(self.inconsistent(format!("{name} is stored packed")));
             };
-            let tables = PackedReader::open(self, g.as_ref())?;
+            let tables = PackedReader::open(self, g)?;
             let rows = store::farthest(&self.conn, name).map_err(self.sql())?;
             for r in &rows {
                 let row = PositionRow {
@@ -213,12 +213,7 @@ impl Database {
         let (found, rows) = store::longest(&self.conn, name).map_err(self.sql())?;
         let distance = found.ok_or_else(|| self.not_applicable("--longest", p))?;
         for r in &rows {
-            let parsed = match &p {
-                Puzzle::Graph(g) => g.parse(&r.state).ok(),
-                Puzzle::Peg(b) => b.parse(&r.state).ok().map(|bits| b.canonical(bits).0),
-                _ => None,
-            };
-            self.check_state_text(name, r, parsed)?;
+            self.check_state_text(name, r, p.stored_key(&r.state))?;
         }
         if Some(distance) != max || at_max.is_none_or(|h| h.classes != rows.len() as u64) {
             return Err(self.inconsistent(format!(
@@ -240,7 +235,7 @@ impl Database {
         self.full_table("--histogram", name)?;
         let (p, info) = self.puzzle(name)?;
         let p = &*p;
-        if let Puzzle::Magic(_) = p {
+        if p.as_magic().is_some() {
             let mut by_value = std::collections::BTreeMap::new();
             for v in self.solutions(name, None)?.values {
                 *by_value.entry(v).or_insert(0u64) += 1;
@@ -271,7 +266,7 @@ impl Database {
     pub fn all(&self, name: &str) -> Result<ListAnswer> {
         let (p, _) = self.puzzle(name)?;
         let p = &*p;
-        if !matches!(p, Puzzle::Magic(_) | Puzzle::Tour(_)) {
+        if !p.is_enumeration() {
             return Err(self.not_applicable("--all", p));
         }
         Ok(self.solutions(name, None)?.answer)
@@ -281,7 +276,7 @@ impl Database {
     pub fn sum(&self, name: &str, sum: i64) -> Result<ListAnswer> {
         let (p, _) = self.puzzle(name)?;
         let p = &*p;
-        if !matches!(p, Puzzle::Magic(_)) {
+        if p.as_magic().is_none() {
             return Err(self.not_applicable("--sum", p));
         }
         Ok(self.solutions(name, Some(sum))?.answer)
@@ -309,10 +304,12 @@ impl Database {
         self.solutions_all_stored(name, &info)?;
         let mut rows = store::solutions(&self.conn, name, true, None).map_err(self.sql())?;
         for r in &rows {
-            let ok = match &p {
-                Puzzle::Magic(m) => consistency::magic_row(m, r),
-                Puzzle::Tour(board) => consistency::tour_row(board, r),
-                _ => Err("not an enumeration puzzle".to_string()),
+            let ok = if let Some(m) = p.as_magic() {
+                consistency::magic_row(m, r)
+            } else if let Some(board) = p.as_tour() {
+                consistency::tour_row(board, r)
+            } else {
+                Err("not an enumeration puzzle".to_string())
             };
             ok.map_err(|why| self.inconsistent(format!("{name}: {why}")))?;
         }

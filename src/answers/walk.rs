@@ -10,10 +10,10 @@ use super::packed::PackedReader;
 use super::{Database, QueryError, Result, Solutions, StateAnswer};
 use crate::core::format;
 use crate::core::space::GraphPuzzle;
-use crate::families::Puzzle;
 use crate::solvers::peg::Board;
 use crate::store::{self, PositionRow, PuzzleInfo, Storage};
 
+#[warn(missing_docs)]
 impl Database {
     /// Distance, solution count and an optimal path for the position written `text`.
     /// The text is checked before the file, so a malformed position is reported as such
@@ -21,31 +21,26 @@ impl Database {
     pub fn state(&self, name: &str, text: &str) -> Result<StateAnswer> {
         let p = self.known(name)?;
         let p = &*p;
-        match &p {
-            Puzzle::Graph(g) => {
-                let rank = g.parse(text)?;
-                self.walk_graph(g.as_ref(), &self.info(p)?, rank, text)
-            }
-            Puzzle::Peg(board) => {
-                let bits = board.parse(text)?;
-                let info = self.info(p)?;
-                self.walk_peg_in(board, &info, bits)
-            }
-            Puzzle::Patterns(_) => {
-                let a = self.search(name, text)?;
-                Ok(StateAnswer {
-                    puzzle: a.puzzle,
-                    state: a.state,
-                    distance: a.distance as u8,
-                    solutions: Solutions::NotStored,
-                    path: a.path,
-                    moves: None,
-                })
-            }
-            _ => {
-                self.info(p)?;
-                Err(self.not_applicable("--state", p))
-            }
+        if let Some(g) = p.as_graph() {
+            let rank = g.parse(text)?;
+            self.walk_graph(g, &self.info(p)?, rank, text)
+        } else if let Some(board) = p.as_peg() {
+            let bits = board.parse(text)?;
+            let info = self.info(p)?;
+            self.walk_peg_in(board, &info, bits)
+        } else if p.as_patterns().is_some() {
+            let a = self.search(name, text)?;
+            Ok(StateAnswer {
+                puzzle: a.puzzle,
+                state: a.state,
+                distance: a.distance as u8,
+                solutions: Solutions::NotStored,
+                path: a.path,
+                moves: None,
+            })
+        } else {
+            self.info(p)?;
+            Err(self.not_applicable("--state", p))
         }
     }
 
@@ -53,13 +48,13 @@ impl Database {
     pub fn start(&self, name: &str) -> Result<StateAnswer> {
         let (p, info) = self.puzzle(name)?;
         let p = &*p;
-        match &p {
-            Puzzle::Graph(g) => {
-                let rank = g.start().ok_or_else(|| self.not_applicable("--start", p))?;
-                self.walk_graph(g.as_ref(), &info, rank, "start")
-            }
-            Puzzle::Peg(board) => self.walk_peg_in(board, &info, board.start),
-            _ => Err(self.not_applicable("--start", p)),
+        if let Some(g) = p.as_graph() {
+            let rank = g.start().ok_or_else(|| self.not_applicable("--start", p))?;
+            self.walk_graph(g, &info, rank, "start")
+        } else if let Some(board) = p.as_peg() {
+            self.walk_peg_in(board, &info, board.start)
+        } else {
+            Err(self.not_applicable("--start", p))
         }
     }
 

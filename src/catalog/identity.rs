@@ -29,12 +29,10 @@ pub fn definition_hash(p: &Puzzle) -> String {
 /// what the stored definition says was built (when this build makes exactly that
 /// definition); every other puzzle is the puzzle itself.
 pub fn as_stored(p: Puzzle, info: &PuzzleInfo) -> Puzzle {
-    match p {
-        Puzzle::Patterns(_) => stored_fifteen(&info.definition)
-            .map(Puzzle::Patterns)
-            .unwrap_or(p),
-        p => p,
+    if p.as_patterns().is_none() {
+        return p;
     }
+    stored_fifteen(&info.definition).map_or(p, Puzzle::Patterns)
 }
 
 /// The `fifteen` a stored definition describes (its spec, and which partitions it
@@ -44,9 +42,7 @@ pub fn stored_fifteen(text: &str) -> Option<Fifteen> {
     let names: Vec<String> = (v["build"].as_array()?.iter())
         .map(|n| n.as_str().map(str::to_string))
         .collect::<Option<_>>()?;
-    let Puzzle::Patterns(f) = registry::from_definition(&v).ok()? else {
-        return None;
-    };
+    let f = registry::from_definition(&v).ok()?.into_patterns()?;
     let f = f.building(&names).ok()?;
     (f.definition() == v).then_some(f)
 }
@@ -61,11 +57,10 @@ pub fn built_from(p: &Puzzle, info: &PuzzleInfo) -> bool {
 /// generator from `p`'s definition, as stored ([`as_stored`]: for `fifteen`, any of the
 /// partitions this build knows). Readers (`query`, `serve`, `verify`) apply this rule.
 pub fn is_current(p: &Puzzle, info: &PuzzleInfo) -> bool {
-    match p {
-        Puzzle::Patterns(_) => {
-            stored_fifteen(&info.definition).is_some_and(|f| built_from(&Puzzle::Patterns(f), info))
-        }
-        _ => built_from(p, info),
+    if p.as_patterns().is_some() {
+        stored_fifteen(&info.definition).is_some_and(|f| built_from(&Puzzle::Patterns(f), info))
+    } else {
+        built_from(p, info)
     }
 }
 
@@ -103,9 +98,8 @@ mod tests {
 
     #[test]
     fn fifteen_is_current_for_any_partition_this_build_knows_but_rebuilt_only_for_its_own() {
-        let Some(Puzzle::Patterns(f)) = crate::catalog::find("fifteen") else {
-            panic!("fifteen is built in");
-        };
+        let f = (crate::catalog::find("fifteen").and_then(Puzzle::into_patterns))
+            .expect("fifteen is built in");
         let other: Vec<String> = (f.partitions().iter())
             .map(|p| p.name.clone())
             .filter(|n| !f.built().iter().any(|b| &b.name == n))

@@ -14,7 +14,6 @@ pub mod plan;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::core::records::Storage;
 use crate::families::Puzzle;
 use crate::families::registry::{self, family, family_names};
 use crate::families::tour::TourBoard;
@@ -299,29 +298,20 @@ pub fn builtin_puzzle(spec: &Spec) -> Puzzle {
 pub fn builtin_boards() -> Vec<Board> {
     builtin_specs()
         .iter()
-        .filter_map(|s| match build(s) {
-            Ok(Puzzle::Peg(b)) => Some(b),
-            _ => None,
-        })
+        .filter_map(|s| build(s).ok()?.as_peg().cloned())
         .collect()
 }
 
 /// One built-in peg board by name.
 pub fn builtin_board(name: &str) -> Option<Board> {
-    match build(&builtin_spec(name)?) {
-        Ok(Puzzle::Peg(b)) => Some(b),
-        _ => None,
-    }
+    build(&builtin_spec(name)?).ok()?.as_peg().cloned()
 }
 
 /// The built-in tour boards, in build order.
 pub fn builtin_tours() -> Vec<TourBoard> {
     builtin_specs()
         .iter()
-        .filter_map(|s| match build(s) {
-            Ok(Puzzle::Tour(b)) => Some(b),
-            _ => None,
-        })
+        .filter_map(|s| build(s).ok()?.as_tour().cloned())
         .collect()
 }
 
@@ -336,11 +326,7 @@ fn built(spec: &Spec) -> bool {
 /// take most of an hour and gigabytes each: they are built when named (`generate
 /// --puzzle french37`, `--puzzle fourteen`), and carried over by every later run.
 pub fn nightly(p: &Puzzle) -> bool {
-    match p {
-        Puzzle::Peg(b) => b.storage() != Storage::PegLayers,
-        Puzzle::Graph(g) => !crate::core::format::two_bit_distances(g.size(), false),
-        _ => true,
-    }
+    plan::nightly(p)
 }
 
 /// Every built-in puzzle, in the order `generate` builds them.
@@ -456,7 +442,7 @@ pub fn names() -> Vec<String> {
 pub fn registry_building(names: &[String]) -> Result<Vec<Puzzle>, String> {
     let mut all = registry();
     for p in &mut all {
-        if let Puzzle::Patterns(old) = p {
+        if let Some(old) = p.as_patterns_mut() {
             *old = old.building(names)?;
         }
     }
@@ -657,9 +643,7 @@ mod tests {
 
     /// Every rank of a graph puzzle formats to a distinct position that parses back.
     fn dense(p: &Puzzle) -> u64 {
-        let Puzzle::Graph(g) = p else {
-            panic!("not a move graph")
-        };
+        let g = p.as_graph().expect("a move graph");
         let mut seen = std::collections::HashSet::new();
         for r in 0..g.size() {
             let s = g.format(r);
@@ -707,7 +691,7 @@ mod tests {
         let ok =
             "default_partition = \"4-4\"\n[partitions]\n\"4-4\" = [[1, 2, 4, 5], [3, 6, 7, 8]]\n";
         let (_, p) = load("p.toml", &format!("{head}{ok}")).unwrap();
-        assert!(matches!(p, Puzzle::Patterns(_)));
+        assert!(p.as_patterns().is_some());
         assert!(p.definition()["layout"]["cells"].as_array().unwrap().len() == 9);
         for (body, line, says) in [
             (

@@ -26,6 +26,15 @@ pub fn storage(p: &Puzzle) -> (Storage, bool) {
     }
 }
 
+/// Whether the default `generate` (no `--puzzle`) builds `p` ([`crate::catalog::nightly`]).
+pub(super) fn nightly(p: &Puzzle) -> bool {
+    match p {
+        Puzzle::Peg(b) => b.storage() != Storage::PegLayers,
+        Puzzle::Graph(g) => !crate::core::format::two_bit_distances(g.size(), false),
+        _ => true,
+    }
+}
+
 /// What `generate` would build for a puzzle, without building it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {

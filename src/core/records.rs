@@ -15,19 +15,29 @@ pub struct PositionRow {
 
 /// A row of `histogram`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[warn(missing_docs)]
 pub struct HistogramRow {
+    /// The distance.
     pub distance: u32,
+    /// Positions at that distance.
     pub positions: u64,
+    /// Of those, symmetry classes (equal to `positions` where no symmetry is used).
     pub classes: u64,
 }
 
 /// A row of `peg_layers`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[warn(missing_docs)]
 pub struct PegLayerRow {
+    /// Pegs on the board.
     pub pegs: u8,
+    /// Positions with that many pegs reachable from the start.
     pub reachable: u64,
+    /// Of those, positions from which the finish can still be reached.
     pub can_finish: u64,
+    /// `reachable`, counted by symmetry class.
     pub reachable_classes: u64,
+    /// `can_finish`, counted by symmetry class.
     pub can_finish_classes: u64,
     /// (position, last-moved peg) pairs reachable from the start (Meyrignac's count).
     pub reachable_pairs: u64,
@@ -170,17 +180,30 @@ impl PuzzleRecord<'_> {
 
 /// Metadata of a stored puzzle (a row of `puzzles`).
 #[derive(Debug, Clone, PartialEq)]
+#[warn(missing_docs)]
 pub struct PuzzleInfo {
+    /// The puzzle's name.
     pub name: String,
+    /// Its family (`sliding`, `peg`, …).
     pub family: String,
+    /// Its definition as JSON text, as built.
     pub definition: String,
+    /// How its answers are stored.
     pub storage: Storage,
+    /// Whether shortest-solution counts are stored.
     pub counts: bool,
+    /// Positions (or arrangements) examined.
     pub states: u64,
+    /// Of those, the ones that reach the goal (or the solutions found).
     pub solvable: u64,
+    /// The largest distance to the goal.
     pub max_distance: Option<u8>,
+    /// When it was built (UTC, ISO 8601).
     pub generated_at: String,
+    /// SHA-256 of the generator version and the definition.
     pub definition_hash: String,
+    /// SHA-256 of its rows.
     pub checksum: String,
+    /// Seconds its build took.
     pub seconds: f64,
 }

@@ -37,6 +37,103 @@ pub enum Puzzle {
 }
 
 impl Puzzle {
+    /// The move graph, when the puzzle is one (the families answered from a table of
+    /// every position: sliding, tokens, oshidori).
+    pub fn as_graph(&self) -> Option<&dyn GraphPuzzle> {
+        match self {
+            Puzzle::Graph(g) => Some(g.as_ref()),
+            _ => None,
+        }
+    }
+
+    /// The peg board, when the puzzle is peg solitaire.
+    pub fn as_peg(&self) -> Option<&Board> {
+        match self {
+            Puzzle::Peg(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The magic figure, when the puzzle is one.
+    pub fn as_magic(&self) -> Option<&Magic> {
+        match self {
+            Puzzle::Magic(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The tour board, when the puzzle is a knight's tour.
+    pub fn as_tour(&self) -> Option<&TourBoard> {
+        match self {
+            Puzzle::Tour(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The sliding puzzle answered by search over pattern tables, when it is one.
+    pub fn as_patterns(&self) -> Option<&fifteen::Fifteen> {
+        match self {
+            Puzzle::Patterns(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// [`Puzzle::as_patterns`], to change which tables it builds.
+    pub fn as_patterns_mut(&mut self) -> Option<&mut fifteen::Fifteen> {
+        match self {
+            Puzzle::Patterns(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// [`Puzzle::as_patterns`], by value.
+    pub fn into_patterns(self) -> Option<fifteen::Fifteen> {
+        match self {
+            Puzzle::Patterns(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Whether the puzzle is an enumeration (every arrangement with a property, stored
+    /// as solutions) rather than positions with distances.
+    pub fn is_enumeration(&self) -> bool {
+        matches!(self, Puzzle::Magic(_) | Puzzle::Tour(_))
+    }
+
+    /// The position written `text` in the puzzle's own notation (the user may have
+    /// typed spaces or lower case); `None` when it is not a position of a move or peg
+    /// puzzle.
+    pub fn normalized(&self, text: &str) -> Option<String> {
+        match self {
+            Puzzle::Graph(g) => g.parse(text).ok().map(|r| g.format(r)),
+            Puzzle::Peg(b) => b.parse(text).ok().map(|bits| b.format(bits)),
+            _ => None,
+        }
+    }
+
+    /// The key a stored row of the position written `text` has: the rank of a move
+    /// puzzle's position, the canonical bitboard of a peg board's symmetry class; `None`
+    /// when the text is not such a position.
+    pub fn stored_key(&self, text: &str) -> Option<u64> {
+        match self {
+            Puzzle::Graph(g) => g.parse(text).ok(),
+            Puzzle::Peg(b) => b.parse(text).ok().map(|bits| b.canonical(bits).0),
+            _ => None,
+        }
+    }
+
+    /// The start and the goals in the puzzle's notation, for a move or peg puzzle.
+    pub fn start_and_goals(&self) -> Option<(Option<String>, Vec<String>)> {
+        match self {
+            Puzzle::Graph(g) => Some((
+                g.start().map(|r| g.format(r)),
+                g.goals().iter().map(|&r| g.format(r)).collect(),
+            )),
+            Puzzle::Peg(b) => Some((Some(b.format(b.start)), vec![b.format(b.finish)])),
+            _ => None,
+        }
+    }
+
     pub fn name(&self) -> &str {
         match self {
             Puzzle::Graph(g) => g.name(),

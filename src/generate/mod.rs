@@ -16,7 +16,6 @@ use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rusqlite::Connection;
 use thiserror::Error;
 
 use crate::catalog::identity::definition_hash;
@@ -29,37 +28,64 @@ use crate::store::signature::{self, SignatureError, SigningKey};
 use crate::store::{self, PuzzleInfo, StoreError};
 use crate::verify;
 
+/// Why a run of `generate` stopped. The file at the target path is then as it was.
 #[derive(Debug, Error)]
+#[warn(missing_docs)]
 pub enum GenerateError {
+    /// A `--puzzle` name that no definition gives.
     #[error("unknown puzzle {name:?}{known}")]
-    UnknownPuzzle { name: String, known: String },
+    UnknownPuzzle {
+        /// The name asked for.
+        name: String,
+        /// The nearest known names, as a hint.
+        known: String,
+    },
+    /// Another run holds the file's lock.
     #[error("another generate is already writing {0}; try again when it has finished")]
     Busy(String),
+    /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: String,
+        /// What failed.
         source: std::io::Error,
     },
+    /// The file at the path is not one this run may replace (not a puzzlebase file).
     #[error("refusing to replace {0}")]
     Refused(String, #[source] StoreError),
+    /// Reading the previous file or writing the new one failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The signing key could not be used, or signing failed.
     #[error(transparent)]
     Signature(#[from] SignatureError),
+    /// Solving a puzzle failed (out of memory, a failed process of a distributed run).
     #[error("solving {puzzle}: {message}")]
-    Solve { puzzle: String, message: String },
+    Solve {
+        /// The puzzle.
+        puzzle: String,
+        /// What failed.
+        message: String,
+    },
+    /// The new file failed its checks; it was not put in place.
     #[error("verification of the new file failed: {0}")]
     Verify(String),
+    /// Two definitions give the same puzzle name.
     #[error(
         "puzzle {0:?} is defined twice (a built-in puzzle or another definition has that name)"
     )]
     Clash(String),
+    /// A user's puzzle in the previous file cannot be rebuilt, so it cannot be carried.
     #[error(
         "{path}: puzzle {name:?} cannot be rebuilt from its stored definition ({why}); the file is left as it was: give its definition with --definitions, or remove the file"
     )]
     StoredDefinition {
+        /// The previous file.
         path: String,
+        /// The puzzle.
         name: String,
+        /// Why its definition cannot be used.
         why: String,
     },
 }
@@ -73,11 +99,12 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> GenerateError + '_ {
     }
 }
 
-fn sql(path: &Path) -> impl Fn(rusqlite::Error) -> GenerateError + '_ {
+fn sql(path: &Path) -> impl Fn(store::SqlError) -> GenerateError + '_ {
     move |source| GenerateError::Store(StoreError::from_sqlite(path, source))
 }
 
 /// What to build.
+#[warn(missing_docs)]
 pub struct Options {
     /// The database file to (re)place.
     pub db: PathBuf,
@@ -89,11 +116,17 @@ pub struct Options {
 
 /// One line of the report: what happened to a puzzle.
 #[derive(Debug, Clone)]
+#[warn(missing_docs)]
 pub struct Summary {
+    /// The puzzle.
     pub name: String,
+    /// Positions (or arrangements) examined.
     pub states: u64,
+    /// Of those, the ones that reach the goal (or the solutions found).
     pub solvable: u64,
+    /// The largest distance to the goal.
     pub max_distance: Option<u8>,
+    /// Seconds spent on it (computing and writing, or copying).
     pub seconds: f64,
     /// Carried over from the previous file because its definition is unchanged.
     pub reused: bool,
@@ -103,6 +136,7 @@ pub struct Summary {
 }
 
 /// Receives progress and results as the run goes.
+#[warn(missing_docs)]
 pub trait Observer: Sync {
     /// Progress sink for the computation of one puzzle.
     fn progress(&self, puzzle: &str) -> Box<dyn Progress + '_>;
@@ -168,6 +202,7 @@ fn file_name(db: &Path) -> Result<String> {
 }
 
 /// Runs the job. On any error the previous file is left as it was.
+#[warn(missing_docs)]
 pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>> {
     generate_with(opts, Vec::new(), false, observer)
 }
@@ -175,6 +210,7 @@ pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>>
 /// Runs the job, and before the new file replaces the old one re-derives every fact in
 /// it with [`verify::verify_conn`]; a failure leaves the previous file as it was. When
 /// nothing needs building, the existing file is verified instead.
+#[warn(missing_docs)]
 pub fn generate_and_verify(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>> {
     generate_with(opts, Vec::new(), true, observer)
 }
@@ -466,11 +502,7 @@ fn previous_puzzles(
             return Ok((HashMap::new(), carried, true));
         }
         Err(StoreError::Older { found, .. }) if found >= integrity::COPYABLE_SINCE => {
-            let conn = rusqlite::Connection::open_with_flags(
-                db,
-                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-            )
-            .map_err(sql(db))?;
+            let conn = store::open_unchecked(db)?;
             (store::puzzles(&conn).map_err(sql(db))?, Some(found))
         }
         Err(StoreError::Older { .. }) => {
@@ -529,7 +561,7 @@ fn write_new_file(
         store::connection::attach_previous(&conn, &uri).map_err(sql(tmp))?;
     }
 
-    let tx = conn.transaction().map_err(sql(tmp))?;
+    conn.begin().map_err(sql(tmp))?;
     let mut summaries = Vec::new();
     for p in registry {
         let name = p.name();
@@ -540,7 +572,7 @@ fn write_new_file(
         let started = Instant::now();
         let summary = match current {
             Some(info) if !selected || !opts.force => {
-                store::copy_puzzle(&tx, tmp, name)?;
+                store::copy_puzzle(&conn, tmp, name)?;
                 reused(info, started.elapsed().as_secs_f64())
             }
             _ if !keep => continue,
@@ -565,7 +597,7 @@ fn write_new_file(
                     reused: false,
                     peak_memory: None,
                 };
-                store::write_puzzle(&tx, tmp, rec, &|| progress.advance(1))?;
+                store::write_puzzle(&conn, tmp, rec, &|| progress.advance(1))?;
                 Summary {
                     seconds: started.elapsed().as_secs_f64(),
                     peak_memory: memory::peak().filter(|_| measured),
@@ -576,8 +608,8 @@ fn write_new_file(
         observer.done(&summary);
         summaries.push(summary);
     }
-    store::finish_bulk_load(&tx, tmp)?;
-    tx.commit().map_err(sql(tmp))?;
+    store::finish_bulk_load(&conn, tmp)?;
+    conn.commit().map_err(sql(tmp))?;
     if !previous.is_empty() {
         store::connection::detach_previous(&conn).map_err(sql(tmp))?;
     }
@@ -598,12 +630,12 @@ fn write_new_file(
     }
     store::connection::with_journal(&conn).map_err(sql(tmp))?;
     let created = created_at(&conn).map_err(sql(tmp))?;
-    conn.close().map_err(|(_, e)| sql(tmp)(e))?;
+    conn.close().map_err(sql(tmp))?;
     Ok((summaries, created))
 }
 
 /// `meta.created_at` of a file: when it was made, for the signature's trusted comment.
-fn created_at(conn: &Connection) -> rusqlite::Result<String> {
+fn created_at(conn: &store::Reader) -> store::Sql<String> {
     let meta = store::audit::meta(conn)?;
     Ok((meta.into_iter())
         .find(|(k, _)| k == "created_at")
@@ -615,7 +647,7 @@ fn created_at(conn: &Connection) -> rusqlite::Result<String> {
 /// previous file must still match its checksum. A freshly computed puzzle's checksum was
 /// just taken from these same rows by `store::write_puzzle`; reading them again would
 /// only compare the file with itself.
-fn verify(conn: &Connection, path: &Path, summaries: &[Summary]) -> Result<()> {
+fn verify(conn: &store::Reader, path: &Path, summaries: &[Summary]) -> Result<()> {
     let check = store::connection::quick_check(conn).map_err(sql(path))?;
     if check != "ok" {
         return Err(GenerateError::Verify(check));

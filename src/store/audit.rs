@@ -6,8 +6,7 @@
 //! Rows come in the order of their table's primary key, so that the first bad row is the
 //! same on every run.
 
-use rusqlite::Connection;
-use rusqlite::types::ValueRef;
+use super::owner::{Reader, Sql, SqlError, Value};
 
 /// A table holding per-puzzle rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,25 +101,29 @@ const PACKED_TABLES: &str = concat!(
 
 /// The first line of `PRAGMA quick_check`: `ok` when SQLite finds the file's structure
 /// sound, else its first complaint.
-pub fn quick_check(conn: &Connection) -> rusqlite::Result<String> {
+pub fn quick_check(conn: &Reader) -> Sql<String> {
     conn.query_row("PRAGMA quick_check", [], |r| r.get(0))
 }
 
 /// Every line of `PRAGMA integrity_check` (SQLite's full structure check, which also
 /// compares every index with its table): `["ok"]` when it finds nothing wrong.
-pub fn integrity_check(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+pub fn integrity_check(conn: &Reader) -> Sql<Vec<String>> {
     let mut st = conn.prepare("PRAGMA integrity_check")?;
-    st.query_map([], |r| r.get(0))?.collect()
+    st.query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(SqlError::from)
 }
 
 /// The `meta` table's rows, by key.
-pub fn meta(conn: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
+pub fn meta(conn: &Reader) -> Sql<Vec<(String, String)>> {
     let mut st = conn.prepare("SELECT key, value FROM meta ORDER BY key")?;
-    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(SqlError::from)
 }
 
 /// `PRAGMA user_version` and `PRAGMA application_id`.
-pub fn header_versions(conn: &Connection) -> rusqlite::Result<(i64, i64)> {
+pub fn header_versions(conn: &Reader) -> Sql<(i64, i64)> {
     Ok((
         conn.query_row("PRAGMA user_version", [], |r| r.get(0))?,
         conn.query_row("PRAGMA application_id", [], |r| r.get(0))?,
@@ -128,14 +131,14 @@ pub fn header_versions(conn: &Connection) -> rusqlite::Result<(i64, i64)> {
 }
 
 /// The bytes SQLite's pages take: `PRAGMA page_count` times `PRAGMA page_size`.
-pub fn pages_bytes(conn: &Connection) -> rusqlite::Result<u64> {
+pub fn pages_bytes(conn: &Reader) -> Sql<u64> {
     let count: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
     let size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
     Ok(count as u64 * size as u64)
 }
 
 /// Each `(table, puzzle)` with rows of a puzzle that `puzzles` does not list.
-pub fn orphans(conn: &Connection) -> rusqlite::Result<Vec<(&'static str, String)>> {
+pub fn orphans(conn: &Reader) -> Sql<Vec<(&'static str, String)>> {
     let mut out = Vec::new();
     for t in Table::ALL {
         let sql = format!(
@@ -152,28 +155,34 @@ pub fn orphans(conn: &Connection) -> rusqlite::Result<Vec<(&'static str, String)
 
 /// The file's own tables and indexes, `(type, name)`, sorted (SQLite's internal
 /// `sqlite_*` objects aside).
-pub fn schema_objects(conn: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
+pub fn schema_objects(conn: &Reader) -> Sql<Vec<(String, String)>> {
     let mut st = conn.prepare(
         "SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
     )?;
-    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(SqlError::from)
 }
 
 /// `(name, checksum)` of every `puzzles` row, sorted by name.
-pub fn puzzle_checksums(conn: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
+pub fn puzzle_checksums(conn: &Reader) -> Sql<Vec<(String, String)>> {
     let mut st = conn.prepare("SELECT name, checksum FROM puzzles ORDER BY name")?;
-    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(SqlError::from)
 }
 
 /// The names in `puzzles`, sorted, read alone: a damaged column elsewhere in a row does
 /// not stop them being listed.
-pub fn puzzle_names(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+pub fn puzzle_names(conn: &Reader) -> Sql<Vec<String>> {
     let mut st = conn.prepare("SELECT name FROM puzzles ORDER BY name")?;
-    st.query_map([], |r| r.get(0))?.collect()
+    st.query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(SqlError::from)
 }
 
 /// How many rows of `puzzle` `table` holds.
-pub fn rows_of(conn: &Connection, table: Table, puzzle: &str) -> rusqlite::Result<i64> {
+pub fn rows_of(conn: &Reader, table: Table, puzzle: &str) -> Sql<i64> {
     conn.query_row(
         &format!("SELECT count(*) FROM {} WHERE puzzle = ?1", table.name()),
         [puzzle],
@@ -183,19 +192,19 @@ pub fn rows_of(conn: &Connection, table: Table, puzzle: &str) -> rusqlite::Resul
 
 /// Calls `each` with every row of `puzzle` in `table`, in key order, its values (the
 /// columns named in [`Table`]'s docs) as stored. Stops at the first error `each` returns.
-pub fn for_each_row<E: From<rusqlite::Error>>(
-    conn: &Connection,
+pub fn for_each_row<E: From<SqlError>>(
+    conn: &Reader,
     table: Table,
     puzzle: &str,
-    mut each: impl FnMut(&[ValueRef<'_>]) -> Result<(), E>,
+    mut each: impl FnMut(&[Value<'_>]) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut st = conn.prepare(table.select())?;
     let cols = st.column_count();
-    let mut rows = st.query([puzzle])?;
-    while let Some(row) = rows.next()? {
-        let mut values = [ValueRef::Null; MAX_COLUMNS];
+    let mut rows = st.query([puzzle]).map_err(SqlError::from)?;
+    while let Some(row) = rows.next().map_err(SqlError::from)? {
+        let mut values = [Value::Null; MAX_COLUMNS];
         for (i, v) in values[..cols].iter_mut().enumerate() {
-            *v = row.get_ref(i)?;
+            *v = row.get_ref(i).map_err(SqlError::from)?.into();
         }
         each(&values[..cols])?;
     }
@@ -204,18 +213,19 @@ pub fn for_each_row<E: From<rusqlite::Error>>(
 
 /// Calls `each` with the chunk number and the data of every chunk of one packed table of
 /// `puzzle`, in chunk order, as stored. Stops at the first error `each` returns.
-pub fn for_each_chunk<E: From<rusqlite::Error>>(
-    conn: &Connection,
+pub fn for_each_chunk<E: From<SqlError>>(
+    conn: &Reader,
     puzzle: &str,
     kind: &str,
-    mut each: impl FnMut(ValueRef<'_>, ValueRef<'_>) -> Result<(), E>,
+    mut each: impl FnMut(Value<'_>, Value<'_>) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut st = conn.prepare(
         "SELECT chunk, data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 ORDER BY chunk",
     )?;
-    let mut rows = st.query([puzzle, kind])?;
-    while let Some(row) = rows.next()? {
-        each(row.get_ref(0)?, row.get_ref(1)?)?;
+    let mut rows = st.query([puzzle, kind]).map_err(SqlError::from)?;
+    while let Some(row) = rows.next().map_err(SqlError::from)? {
+        let chunk = row.get_ref(0).map_err(SqlError::from)?.into();
+        each(chunk, row.get_ref(1).map_err(SqlError::from)?.into())?;
     }
     Ok(())
 }
@@ -235,9 +245,9 @@ pub struct PackedTableRow {
 /// the inner one is the first row that could not be read as a [`PackedTableRow`] (a
 /// malformed row, a fact about the file rather than a failed read).
 pub fn packed_table_rows(
-    conn: &Connection,
+    conn: &Reader,
     puzzle: &str,
-) -> rusqlite::Result<rusqlite::Result<Vec<PackedTableRow>>> {
+) -> Sql<rusqlite::Result<Vec<PackedTableRow>>> {
     let mut st = conn.prepare(PACKED_TABLES)?;
     let rows = st.query_map([puzzle], |r| {
         Ok(PackedTableRow {
@@ -253,11 +263,7 @@ pub fn packed_table_rows(
 
 /// How many `packed_chunks` rows of `puzzle` belong to neither a `distance` table nor,
 /// when `counts`, a `solutions` table: the only tables a packed move puzzle has.
-pub fn chunks_outside_move_tables(
-    conn: &Connection,
-    puzzle: &str,
-    counts: bool,
-) -> rusqlite::Result<i64> {
+pub fn chunks_outside_move_tables(conn: &Reader, puzzle: &str, counts: bool) -> Sql<i64> {
     conn.query_row(
         "SELECT count(*) FROM packed_chunks WHERE puzzle = ?1 AND kind NOT IN ('distance', ?2)",
         [puzzle, if counts { "solutions" } else { "distance" }],
@@ -266,7 +272,7 @@ pub fn chunks_outside_move_tables(
 }
 
 /// How many `packed_chunks` rows of `puzzle` belong to no `packed_tables` row of it.
-pub fn chunks_without_table(conn: &Connection, puzzle: &str) -> rusqlite::Result<i64> {
+pub fn chunks_without_table(conn: &Reader, puzzle: &str) -> Sql<i64> {
     conn.query_row(
         "SELECT count(*) FROM packed_chunks WHERE puzzle = ?1 AND kind NOT IN
          (SELECT kind FROM packed_tables WHERE puzzle = ?1)",
@@ -279,22 +285,36 @@ pub fn chunks_without_table(conn: &Connection, puzzle: &str) -> rusqlite::Result
 mod tests {
     use std::path::Path;
 
+    use rusqlite::Connection;
     use rusqlite::types::Value;
 
     use super::*;
+    use crate::store::Writer;
 
-    fn schema() -> Connection {
-        let mut conn = Connection::open_in_memory().unwrap();
-        crate::store::migrate(&mut conn, Path::new(":memory:")).unwrap();
+    fn schema() -> Writer {
+        let path = Path::new(":memory:");
+        let mut conn = Writer::new(Connection::open_in_memory().unwrap(), path);
+        crate::store::migrate(&mut conn, path).unwrap();
         // Rows of no puzzle and chunks of no table, as in a damaged file.
-        conn.pragma_update(None, "foreign_keys", false).unwrap();
+        (conn.conn().pragma_update(None, "foreign_keys", false)).unwrap();
         conn
     }
 
-    fn rows(conn: &Connection, table: Table, puzzle: &str) -> Vec<Vec<Value>> {
+    /// A value as stored, owned, to compare with what was written.
+    fn owned(v: super::Value<'_>) -> Value {
+        match v {
+            super::Value::Null => Value::Null,
+            super::Value::Integer(i) => Value::Integer(i),
+            super::Value::Real(f) => Value::Real(f),
+            super::Value::Text(t) => Value::Text(String::from_utf8(t.to_vec()).unwrap()),
+            super::Value::Blob(b) => Value::Blob(b.to_vec()),
+        }
+    }
+
+    fn rows(conn: &Reader, table: Table, puzzle: &str) -> Vec<Vec<Value>> {
         let mut out = Vec::new();
-        for_each_row(conn, table, puzzle, |row| -> rusqlite::Result<()> {
-            out.push(row.iter().map(|&v| Value::try_from(v).unwrap()).collect());
+        for_each_row(conn, table, puzzle, |row| -> Sql<()> {
+            out.push(row.iter().map(|&v| owned(v)).collect());
             Ok(())
         })
         .unwrap();
@@ -343,8 +363,8 @@ mod tests {
         );
         assert_eq!(rows_of(&conn, Table::Histogram, "p").unwrap(), 2);
         let mut chunks = Vec::new();
-        for_each_chunk(&conn, "p", "distance", |c, d| -> rusqlite::Result<()> {
-            chunks.push((Value::try_from(c).unwrap(), Value::try_from(d).unwrap()));
+        for_each_chunk(&conn, "p", "distance", |c, d| -> Sql<()> {
+            chunks.push((owned(c), owned(d)));
             Ok(())
         })
         .unwrap();
@@ -359,7 +379,7 @@ mod tests {
         let mut seen = 0;
         let stopped = for_each_row(&conn, Table::Histogram, "p", |_| {
             seen += 1;
-            Err::<(), _>(rusqlite::Error::InvalidQuery)
+            Err::<(), _>(SqlError::from(rusqlite::Error::InvalidQuery))
         });
         assert!(stopped.is_err());
         assert_eq!(seen, 1);

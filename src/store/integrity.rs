@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 
 use crate::catalog::identity::GENERATOR_VERSION;
 use crate::store::paths::{beside, temporary};
-use crate::store::{APPLICATION_ID, SCHEMA_VERSION};
+use crate::store::{APPLICATION_ID, Reader, SCHEMA_VERSION, Sql, Writer};
 
 /// The commit the binary was built from, when the build could ask git.
 pub const GIT_COMMIT: Option<&str> = option_env!("PUZZLEBASE_GIT_COMMIT");
@@ -26,7 +26,7 @@ pub const COPYABLE_SINCE: i32 = 4;
 
 /// Fills the `meta` table of a new file. `only` is what `--puzzle` asked for (empty:
 /// every puzzle).
-pub fn write_meta(conn: &Connection, only: &[String]) -> rusqlite::Result<()> {
+pub fn write_meta(conn: &Writer, only: &[String]) -> Sql<()> {
     let puzzles = if only.is_empty() {
         "all".to_string()
     } else {
@@ -57,7 +57,7 @@ pub fn write_meta(conn: &Connection, only: &[String]) -> rusqlite::Result<()> {
 /// Records in `meta` (key `contents`) what the file holds: every puzzle with its
 /// checksum, as a JSON array of `[name, checksum]` pairs sorted by name. `verify` holds
 /// the `puzzles` rows to it, so a row deleted or edited on its own is seen.
-pub fn write_contents(conn: &Connection) -> rusqlite::Result<()> {
+pub fn write_contents(conn: &Writer) -> Sql<()> {
     conn.execute(
         "INSERT OR REPLACE INTO meta (key, value)
          SELECT 'contents', coalesce(json_group_array(json_array(name, checksum)), '[]')
@@ -76,11 +76,11 @@ pub fn contents(meta: &[(String, String)]) -> Option<Vec<(String, String)>> {
 
 /// The tables and indexes of a file of this schema, `(type, name)` sorted: those of a
 /// fresh file migrated in memory.
-pub fn expected_schema_objects() -> rusqlite::Result<Vec<(String, String)>> {
-    let mut conn = Connection::open_in_memory()?;
-    crate::store::migrate(&mut conn, Path::new(":memory:"))
-        .map_err(|_| rusqlite::Error::InvalidQuery)?;
-    crate::store::audit::schema_objects(&conn)
+pub fn expected_schema_objects() -> Sql<Vec<(String, String)>> {
+    let memory = Path::new(":memory:");
+    let mut fresh = Writer::new(Connection::open_in_memory()?, memory);
+    crate::store::migrate(&mut fresh, memory).map_err(|_| rusqlite::Error::InvalidQuery)?;
+    crate::store::audit::schema_objects(&fresh)
 }
 
 /// Planner statistics (`sqlite_stat1`) for tools that query the file with their own
@@ -88,7 +88,7 @@ pub fn expected_schema_objects() -> rusqlite::Result<Vec<(String, String)>> {
 /// compact file without the free pages left by the bulk writes. The copy VACUUM makes
 /// goes to a temporary file, not memory: the file may be as large as the tables (10.9
 /// GB with `fourteen`), and memory is what the largest builds run short of.
-pub fn finish(conn: &Connection) -> rusqlite::Result<()> {
+pub fn finish(conn: &Writer) -> Sql<()> {
     conn.execute_batch("ANALYZE;")?;
     let seal = seal(conn)?;
     conn.execute(
@@ -104,7 +104,7 @@ pub fn finish(conn: &Connection) -> rusqlite::Result<()> {
 /// value as SQL's `quote()` writes it, in key order. `verify` recomputes it, so a
 /// value edited on its own (a `created_at`, a `generated_at`, a statistic) is seen;
 /// only a signature tells who made a file whose seal was recomputed too.
-pub fn seal(conn: &Connection) -> rusqlite::Result<String> {
+pub fn seal(conn: &Reader) -> Sql<String> {
     let mut h = Sha256::new();
     for (table, filter, order) in [
         ("meta", "WHERE key <> 'seal'", "key"),
@@ -270,14 +270,15 @@ pub struct OlderFile {
 /// ANALYZE`, or damaged), read past the checksums through SQLite's own `unix` VFS: what
 /// `generate` needs to rebuild every puzzle such a file held. Nothing else is taken
 /// from it.
-pub fn puzzles_past_checksums(db: &Path) -> rusqlite::Result<Vec<(String, String)>> {
+pub fn puzzles_past_checksums(db: &Path) -> Sql<Vec<(String, String)>> {
     let conn = Connection::open_with_flags_and_vfs(db, OpenFlags::SQLITE_OPEN_READ_ONLY, c"unix")?;
     let id: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
     if id != APPLICATION_ID {
-        return Err(rusqlite::Error::InvalidQuery);
+        return Err(rusqlite::Error::InvalidQuery.into());
     }
     let mut st = conn.prepare("SELECT name, definition FROM puzzles ORDER BY name")?;
-    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect()
+    let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Whether SQLite's own structure check (`PRAGMA quick_check`, through its `unix` VFS,
@@ -290,7 +291,7 @@ pub fn sound_to_sqlite(db: &Path) -> bool {
 
 /// Reads the puzzle names of a file whose schema is older than ours (every version
 /// since the first has `puzzles.name`).
-pub fn older_puzzles(db: &Path) -> rusqlite::Result<OlderFile> {
+pub fn older_puzzles(db: &Path) -> Sql<OlderFile> {
     let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     let mut st = conn.prepare("SELECT name FROM puzzles ORDER BY name")?;

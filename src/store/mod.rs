@@ -5,11 +5,13 @@
 pub mod audit;
 pub mod connection;
 pub mod integrity;
+mod owner;
 pub mod pagesum;
 pub mod paths;
 mod read;
 pub mod signature;
 
+pub use owner::{ChunkReader, Reader, Sql, SqlError, Value, Writer};
 pub use read::*;
 
 use std::path::Path;
@@ -43,59 +45,105 @@ const MIGRATIONS: &[(&str, &str)] = &[
 /// Schema version this build writes and reads.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
 
+/// Why a file could not be opened or read (or written, by `generate`).
 #[derive(Debug, Error)]
+#[warn(missing_docs)]
 pub enum StoreError {
+    /// No file at the path (shown absolute).
     #[error(
         "no database at {0}: name the file with --db PATH (or PUZZLEBASE_DB=PATH), or build it there with `puzzlebase generate --db PATH` (a quick start: `--puzzle eight`)"
     )]
     Missing(String),
+    /// The path is a directory.
     #[error(
         "{0} is a directory: --db names the database file itself (for example {0}/puzzles.sqlite)"
     )]
     Directory(String),
+    /// The file is not SQLite, or not a puzzlebase file.
     #[error("{0} is not a puzzlebase database")]
     NotOurs(String),
+    /// The file's schema is newer than this build's.
     #[error(
         "{path} has schema version {found}, newer than this build understands ({SCHEMA_VERSION}); upgrade puzzlebase"
     )]
-    Newer { path: String, found: i32 },
+    Newer {
+        /// The file.
+        path: String,
+        /// The schema version found.
+        found: i32,
+    },
+    /// The file's schema is older than this build's.
     #[error(
         "{path} has schema version {found}, older than this build's {SCHEMA_VERSION}: run `puzzlebase generate`"
     )]
-    Older { path: String, found: i32 },
+    Older {
+        /// The file.
+        path: String,
+        /// The schema version found.
+        found: i32,
+    },
+    /// A writer was killed mid-change and left a journal to roll back.
     #[error(
         "{path} has a hot journal: a writer was killed while changing it; open the file once with write access to roll that change back (e.g. `sqlite3 FILE 'PRAGMA quick_check'`), then run `puzzlebase verify`"
     )]
-    HotJournal { path: String },
+    HotJournal {
+        /// The file.
+        path: String,
+    },
+    /// SQLite failed on the file.
     #[error("database {path}: {source}")]
     Sqlite {
+        /// The file.
         path: String,
-        source: rusqlite::Error,
+        /// SQLite's error.
+        source: SqlError,
     },
+    /// A page fails its checksum: the file is damaged.
     #[error(
         "the file is damaged: {} of {path} fails its checksum; run `puzzlebase verify`, or fetch or regenerate the file",
         page.map_or("a page".to_string(), |p| format!("page {p}"))
     )]
-    Damaged { path: String, page: Option<u64> },
+    Damaged {
+        /// The file.
+        path: String,
+        /// The page that failed, when known.
+        page: Option<u64>,
+    },
+    /// Another program wrote to the file: SQLite finds it sound, our checksums do not.
     #[error(
         "{path} was changed by another program: SQLite's own check finds it sound, but puzzlebase's page checksums no longer hold on {pages} (a program that writes to the file, such as `sqlite3 FILE ANALYZE` or VACUUM, does not keep them), so nothing is answered from it; rebuild it with `puzzlebase generate`, or fetch it again"
     )]
-    Changed { path: String, pages: String },
+    Changed {
+        /// The file.
+        path: String,
+        /// The pages that fail, as a list.
+        pages: String,
+    },
+    /// The file carries no page checksums of this build's rule.
     #[error(
         "{0} was written by an older puzzlebase (its pages carry no checksums, or checksums of an older rule): run `puzzlebase generate` to rebuild it"
     )]
     NoChecksums(String),
+    /// The page-checksum layer could not be installed.
     #[error("cannot check page checksums: {0}")]
     Checksums(String),
+    /// A packed table's chunks could not be written.
     #[error("{puzzle}: {message}")]
-    Chunks { puzzle: String, message: String },
+    Chunks {
+        /// The puzzle.
+        puzzle: String,
+        /// What failed.
+        message: String,
+    },
 }
 
+#[warn(missing_docs)]
 impl StoreError {
     /// A failure of SQLite on the file at `path`: a page that failed its checksum is
     /// [`StoreError::Damaged`], naming the page; anything else is SQLite's own error.
-    pub fn from_sqlite(path: &Path, source: rusqlite::Error) -> StoreError {
-        if pagesum::is_damage(&source) {
+    pub fn from_sqlite(path: &Path, source: impl Into<SqlError>) -> StoreError {
+        let source = source.into();
+        if source.is_page_damage() {
             return diagnose(path, pagesum::damaged_page());
         }
         StoreError::Sqlite {
@@ -105,6 +153,7 @@ impl StoreError {
     }
 }
 
+#[warn(missing_docs)]
 impl StoreError {
     /// Whether the file's pages failed their checksums ([`StoreError::Damaged`] or
     /// [`StoreError::Changed`]): nothing may be taken from it.
@@ -172,7 +221,8 @@ fn sql(path: &Path) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
 }
 
 /// Applies every migration newer than the file's `user_version`, each in a transaction.
-pub fn migrate(conn: &mut Connection, path: &Path) -> Result<()> {
+pub fn migrate(writer: &mut Writer, path: &Path) -> Result<()> {
+    let conn = writer.conn_mut();
     let found: i32 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .map_err(sql(path))?;
@@ -200,7 +250,8 @@ const POSITIONS_INDEX: &str = "CREATE INDEX positions_by_distance ON positions (
 /// Prepares a new file for a bulk load: a page cache that holds a small puzzle's rows,
 /// and no secondary index, so that [`finish_bulk_load`] builds it once by sorting rather
 /// than updating it row by row (that was a third of the cost of writing 181,440 rows).
-pub fn begin_bulk_load(conn: &Connection, path: &Path) -> Result<()> {
+pub fn begin_bulk_load(writer: &Writer, path: &Path) -> Result<()> {
+    let conn = writer.conn();
     conn.execute_batch(
         "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;
          DROP INDEX positions_by_distance;",
@@ -209,12 +260,13 @@ pub fn begin_bulk_load(conn: &Connection, path: &Path) -> Result<()> {
 }
 
 /// Restores what [`begin_bulk_load`] removed; the schema is then as the migrations left it.
-pub fn finish_bulk_load(conn: &Connection, path: &Path) -> Result<()> {
+pub fn finish_bulk_load(writer: &Writer, path: &Path) -> Result<()> {
+    let conn = writer.conn();
     conn.execute_batch(POSITIONS_INDEX).map_err(sql(path))
 }
 
 /// Checks that `conn` is a puzzlebase file of exactly this build's schema version.
-pub fn check_identity(conn: &Connection, path: &Path) -> Result<()> {
+fn check_identity(conn: &Connection, path: &Path) -> Result<()> {
     let id: i32 = conn
         .query_row("PRAGMA application_id", [], |r| r.get(0))
         .map_err(|e| match e {
@@ -250,7 +302,7 @@ pub fn check_identity(conn: &Connection, path: &Path) -> Result<()> {
 /// pages are checked as they are read when it has page checksums ([`pagesum`]); a file
 /// without them (from an older build) is read as it is, which only `generate` does, to
 /// carry its puzzles over: readers that answer from a file use [`open_checked`].
-pub fn open_read(path: &Path) -> Result<Connection> {
+pub fn open_read(path: &Path) -> Result<Reader> {
     if path.is_dir() {
         return Err(StoreError::Directory(path.display().to_string()));
     }
@@ -267,14 +319,22 @@ pub fn open_read(path: &Path) -> Result<Connection> {
     )
     .map_err(sql(path))?;
     check_identity(&conn, path)?;
-    Ok(conn)
+    Ok(Reader::new(conn, path))
+}
+
+/// Opens the file at `path` read-only as it is, whatever its schema version: what
+/// `generate` reads the puzzles of an older file through, to carry them over.
+pub fn open_unchecked(path: &Path) -> Result<Reader> {
+    let conn =
+        Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(sql(path))?;
+    Ok(Reader::new(conn, path))
 }
 
 /// [`open_read`] for a reader that answers from the file (`query`, `serve`, `verify`):
 /// the file must carry page checksums, so that every page it reads is checked.
-pub fn open_checked(path: &Path) -> Result<Connection> {
+pub fn open_checked(path: &Path) -> Result<Reader> {
     let conn = open_read(path)?;
-    if pagesum::reserved(&conn).map_err(sql(path))? != pagesum::RESERVED as i32 {
+    if pagesum::reserved(conn.conn()).map_err(sql(path))? != pagesum::RESERVED as i32 {
         return Err(StoreError::NoChecksums(path.display().to_string()));
     }
     Ok(conn)
@@ -282,11 +342,11 @@ pub fn open_checked(path: &Path) -> Result<Connection> {
 
 /// Creates the new file at `path` (which must not exist, or be empty) with page
 /// checksums: every page written through the connection carries its checksum.
-pub fn create(path: &Path) -> Result<Connection> {
+pub fn create(path: &Path) -> Result<Writer> {
     pagesum::install().map_err(StoreError::Checksums)?;
     let conn = Connection::open(path).map_err(sql(path))?;
     pagesum::reserve(&conn).map_err(sql(path))?;
-    Ok(conn)
+    Ok(Writer::new(conn, path))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -301,11 +361,12 @@ fn opt_i64(v: Option<u64>) -> Option<i64> {
 /// rank order, packed chunks) are hashed from the rows as written, the rest read back.
 /// `written` is called once per position row and once per packed chunk.
 pub fn write_puzzle(
-    conn: &Connection,
+    writer: &Writer,
     path: &Path,
     rec: PuzzleRecord<'_>,
     written: &dyn Fn(),
 ) -> Result<()> {
+    let conn = writer.conn();
     let e = sql(path);
     // The checksum of the positions rows is taken as they are written, in the encoding
     // and order in which [`checksum`] reads them back (by rank), unless they come out of
@@ -439,7 +500,7 @@ pub fn write_puzzle(
     }
     let sum = match streamed {
         Some(h) => hex(h),
-        None => checksum(conn, path, &rec.name)?,
+        None => checksum(writer, path, &rec.name)?,
     };
     conn.execute(
         "UPDATE puzzles SET checksum = ?1 WHERE name = ?2",
@@ -463,7 +524,8 @@ const DATA_TABLES: &[(&str, &str)] = &[
 
 /// SHA-256 over every row of `puzzle` in every data table, in key order. Identical
 /// contents give identical checksums whatever produced them.
-pub fn checksum(conn: &Connection, path: &Path, puzzle: &str) -> Result<String> {
+pub fn checksum(reader: &Reader, path: &Path, puzzle: &str) -> Result<String> {
+    let conn = reader.conn();
     let mut h = Sha256::new();
     for (table, order) in DATA_TABLES {
         hash_table(&mut h, conn, path, table, order, puzzle)?;
@@ -587,7 +649,8 @@ fn hash_row<'a>(h: &mut Sha256, values: impl IntoIterator<Item = rusqlite::types
 }
 
 /// Copies one puzzle's rows from the attached database `prev` into the main database.
-pub fn copy_puzzle(conn: &Connection, path: &Path, puzzle: &str) -> Result<()> {
+pub fn copy_puzzle(writer: &Writer, path: &Path, puzzle: &str) -> Result<()> {
+    let conn = writer.conn();
     conn.execute(
         "INSERT INTO main.puzzles SELECT * FROM prev.puzzles WHERE name = ?1",
         [puzzle],
@@ -654,7 +717,7 @@ mod tests {
     #[test]
     fn streamed_chunks_are_written_and_hashed_in_place() {
         let path = Path::new(":memory:");
-        let mut conn = Connection::open_in_memory().unwrap();
+        let mut conn = Writer::new(Connection::open_in_memory().unwrap(), path);
         migrate(&mut conn, path).unwrap();
         let stream = |items: Vec<std::result::Result<Vec<u8>, String>>, count| Chunks::Streamed {
             count,
@@ -667,13 +730,13 @@ mod tests {
             &|| (),
         )
         .unwrap();
-        let stored: String = conn
+        let stored: String = (conn.conn())
             .query_row("SELECT checksum FROM puzzles WHERE name = 'a'", [], |r| {
                 r.get(0)
             })
             .unwrap();
         assert_eq!(stored, checksum(&conn, path, "a").unwrap());
-        let chunks: i64 = conn
+        let chunks: i64 = (conn.conn())
             .query_row(
                 "SELECT count(*) FROM packed_chunks WHERE puzzle = 'a'",
                 [],

@@ -2,7 +2,9 @@
 //! tables and chunks, the longest positions, histogram, peg layers and matrix, and
 //! enumerated solutions. Every one is an indexed read; none judges what it reads.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{OptionalExtension, params};
+
+use super::owner::{Reader, Sql, SqlError};
 
 use crate::core::records::{
     FarthestRow, HistogramRow, PegLayerRow, PositionRow, PuzzleInfo, SolutionRow, Storage,
@@ -37,18 +39,22 @@ fn info_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PuzzleInfo> {
 const INFO_COLUMNS: &str = "name, family, definition, states, solvable, max_distance, generated_at, definition_hash, checksum, seconds, storage, counts";
 
 /// Every stored puzzle, by name.
-pub fn puzzles(conn: &Connection) -> rusqlite::Result<Vec<PuzzleInfo>> {
+pub fn puzzles(conn: &Reader) -> Sql<Vec<PuzzleInfo>> {
     let mut st = conn.prepare(&format!("SELECT {INFO_COLUMNS} FROM puzzles ORDER BY name"))?;
-    st.query_map([], info_from_row)?.collect()
+    st.query_map([], info_from_row)?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(SqlError::from)
 }
 
-pub fn puzzle(conn: &Connection, name: &str) -> rusqlite::Result<Option<PuzzleInfo>> {
-    conn.query_row(
-        &format!("SELECT {INFO_COLUMNS} FROM puzzles WHERE name = ?1"),
-        [name],
-        info_from_row,
-    )
-    .optional()
+pub fn puzzle(conn: &Reader, name: &str) -> Sql<Option<PuzzleInfo>> {
+    conn.conn()
+        .query_row(
+            &format!("SELECT {INFO_COLUMNS} FROM puzzles WHERE name = ?1"),
+            [name],
+            info_from_row,
+        )
+        .optional()
+        .map_err(SqlError::from)
 }
 
 fn position_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PositionRow> {
@@ -62,25 +68,22 @@ fn position_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PositionRow> {
     })
 }
 
-pub fn position(
-    conn: &Connection,
-    puzzle: &str,
-    rank: u64,
-) -> rusqlite::Result<Option<PositionRow>> {
+pub fn position(conn: &Reader, puzzle: &str, rank: u64) -> Sql<Option<PositionRow>> {
     conn.prepare_cached(
         "SELECT rank, state, distance, next_rank, solutions, move FROM positions WHERE puzzle = ?1 AND rank = ?2",
     )?
     .query_row(params![puzzle, rank as i64], position_from_row)
     .optional()
+    .map_err(SqlError::from)
 }
 
 /// Calls `each` with every stored position row of `puzzle`, by rank (one range read of
 /// the primary key): what a reader that keeps a puzzle's rows in memory loads.
 pub fn for_each_position(
-    conn: &Connection,
+    conn: &Reader,
     puzzle: &str,
     mut each: impl FnMut(PositionRow),
-) -> rusqlite::Result<()> {
+) -> Sql<()> {
     let mut st = conn.prepare(
         "SELECT rank, state, distance, next_rank, solutions, move FROM positions WHERE puzzle = ?1 ORDER BY rank",
     )?;
@@ -92,66 +95,57 @@ pub fn for_each_position(
 }
 
 /// The layout (JSON) and chunk count of a packed table, if the puzzle has one of `kind`.
-pub fn packed_table(
-    conn: &Connection,
-    puzzle: &str,
-    kind: &str,
-) -> rusqlite::Result<Option<(String, u64)>> {
+pub fn packed_table(conn: &Reader, puzzle: &str, kind: &str) -> Sql<Option<(String, u64)>> {
     conn.prepare_cached("SELECT layout, chunks FROM packed_tables WHERE puzzle = ?1 AND kind = ?2")?
         .query_row(params![puzzle, kind], |r| {
             Ok((r.get(0)?, r.get::<_, i64>(1)? as u64))
         })
         .optional()
+        .map_err(SqlError::from)
 }
 
 /// One chunk's blob of a packed table (one indexed read).
-pub fn packed_chunk(
-    conn: &Connection,
-    puzzle: &str,
-    kind: &str,
-    chunk: u64,
-) -> rusqlite::Result<Option<Vec<u8>>> {
+pub fn packed_chunk(conn: &Reader, puzzle: &str, kind: &str, chunk: u64) -> Sql<Option<Vec<u8>>> {
     conn.prepare_cached(
         "SELECT data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 AND chunk = ?3",
     )?
     .query_row(params![puzzle, kind, chunk as i64], |r| r.get(0))
     .optional()
+    .map_err(SqlError::from)
 }
 
 /// Every packed table of a puzzle: `(kind, layout JSON, chunks)`, by kind.
-pub fn packed_tables(
-    conn: &Connection,
-    puzzle: &str,
-) -> rusqlite::Result<Vec<(String, String, u64)>> {
+pub fn packed_tables(conn: &Reader, puzzle: &str) -> Sql<Vec<(String, String, u64)>> {
     let mut st = conn.prepare(
         "SELECT kind, layout, chunks FROM packed_tables WHERE puzzle = ?1 ORDER BY kind",
     )?;
     st.query_map([puzzle], |r| {
         Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64))
     })?
-    .collect()
+    .collect::<rusqlite::Result<_>>()
+    .map_err(SqlError::from)
 }
 
 /// Calls `each` with every chunk of one packed table in chunk order, the blob borrowed
 /// from SQLite (one range read of the primary key, no copy per chunk).
 pub fn for_each_packed_chunk(
-    conn: &Connection,
+    conn: &Reader,
     puzzle: &str,
     kind: &str,
     each: impl FnMut(u64, &[u8]),
-) -> rusqlite::Result<()> {
+) -> Sql<()> {
     for_each_packed_chunk_in(conn, puzzle, kind, i64::MIN..=i64::MAX, each)
 }
 
 /// Calls `each` with every chunk of one packed table numbered in `chunks`, in order
 /// (a chunk number is handed on as stored, so a negative one arrives as a huge one).
 pub fn for_each_packed_chunk_in(
-    conn: &Connection,
+    conn: &Reader,
     puzzle: &str,
     kind: &str,
     chunks: std::ops::RangeInclusive<i64>,
     mut each: impl FnMut(u64, &[u8]),
-) -> rusqlite::Result<()> {
+) -> Sql<()> {
     let mut st = conn.prepare_cached(
         "SELECT chunk, data FROM packed_chunks
           WHERE puzzle = ?1 AND kind = ?2 AND chunk BETWEEN ?3 AND ?4 ORDER BY chunk",
@@ -164,7 +158,7 @@ pub fn for_each_packed_chunk_in(
 }
 
 /// The `farthest` rows of a packed puzzle, by rank.
-pub fn farthest(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<FarthestRow>> {
+pub fn farthest(conn: &Reader, puzzle: &str) -> Sql<Vec<FarthestRow>> {
     let mut st =
         conn.prepare("SELECT rank, state, distance FROM farthest WHERE puzzle = ?1 ORDER BY rank")?;
     st.query_map([puzzle], |r| {
@@ -174,14 +168,12 @@ pub fn farthest(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<Farthes
             distance: r.get(2)?,
         })
     })?
-    .collect()
+    .collect::<rusqlite::Result<_>>()
+    .map_err(SqlError::from)
 }
 
 /// The positions at the puzzle's maximum distance, by rank.
-pub fn longest(
-    conn: &Connection,
-    puzzle: &str,
-) -> rusqlite::Result<(Option<u8>, Vec<PositionRow>)> {
+pub fn longest(conn: &Reader, puzzle: &str) -> Sql<(Option<u8>, Vec<PositionRow>)> {
     let max: Option<u8> = conn.query_row(
         "SELECT max(distance) FROM positions WHERE puzzle = ?1",
         [puzzle],
@@ -203,7 +195,7 @@ pub fn longest(
     Ok((Some(max), rows))
 }
 
-pub fn histogram(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<HistogramRow>> {
+pub fn histogram(conn: &Reader, puzzle: &str) -> Sql<Vec<HistogramRow>> {
     let mut st = conn.prepare(
         "SELECT distance, positions, classes FROM histogram WHERE puzzle = ?1 ORDER BY distance",
     )?;
@@ -214,10 +206,11 @@ pub fn histogram(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<Histog
             classes: r.get::<_, i64>(2)? as u64,
         })
     })?
-    .collect()
+    .collect::<rusqlite::Result<_>>()
+    .map_err(SqlError::from)
 }
 
-pub fn peg_layers(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<PegLayerRow>> {
+pub fn peg_layers(conn: &Reader, puzzle: &str) -> Sql<Vec<PegLayerRow>> {
     let mut st = conn.prepare(
         "SELECT pegs, reachable, can_finish, reachable_classes, can_finish_classes, reachable_pairs
          FROM peg_layers WHERE puzzle = ?1 ORDER BY pegs",
@@ -232,11 +225,12 @@ pub fn peg_layers(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<PegLa
             reachable_pairs: r.get::<_, i64>(5)? as u64,
         })
     })?
-    .collect()
+    .collect::<rusqlite::Result<_>>()
+    .map_err(SqlError::from)
 }
 
 /// The start x finish matrix, `None` entries where the finish cannot be reached.
-pub fn peg_matrix(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<Vec<Option<u8>>>> {
+pub fn peg_matrix(conn: &Reader, puzzle: &str) -> Sql<Vec<Vec<Option<u8>>>> {
     let mut st = conn.prepare(
         "SELECT start, finish, distance FROM peg_matrix WHERE puzzle = ?1 ORDER BY start, finish",
     )?;
@@ -260,11 +254,11 @@ pub fn peg_matrix(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<Vec<O
 /// Stored solutions of an enumeration puzzle, optionally only canonical ones and only
 /// those with a given value, by rank.
 pub fn solutions(
-    conn: &Connection,
+    conn: &Reader,
     puzzle: &str,
     canonical_only: bool,
     value: Option<i64>,
-) -> rusqlite::Result<Vec<SolutionRow>> {
+) -> Sql<Vec<SolutionRow>> {
     let mut st = conn.prepare(
         "SELECT rank, state, value, canonical FROM solutions
          WHERE puzzle = ?1 AND (?2 = 0 OR canonical = 1) AND (?3 IS NULL OR value = ?3) ORDER BY rank",
@@ -277,12 +271,13 @@ pub fn solutions(
             canonical: r.get(3)?,
         })
     })?
-    .collect()
+    .collect::<rusqlite::Result<_>>()
+    .map_err(SqlError::from)
 }
 
 /// For a peg board (ranks are bitboards): per number of pegs, the stored rows and those
 /// of them with a distance, as `(pegs, rows, with_distance)` for every count present.
-pub fn peg_rows_by_pegs(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec<(u8, u64, u64)>> {
+pub fn peg_rows_by_pegs(conn: &Reader, puzzle: &str) -> Sql<Vec<(u8, u64, u64)>> {
     let mut st = conn.prepare(
         "SELECT rank, distance IS NOT NULL FROM positions WHERE puzzle = ?1 ORDER BY rank",
     )?;
@@ -300,7 +295,7 @@ pub fn peg_rows_by_pegs(conn: &Connection, puzzle: &str) -> rusqlite::Result<Vec
 }
 
 /// Number of stored solutions of `puzzle`, canonical or not.
-pub fn solution_count(conn: &Connection, puzzle: &str) -> rusqlite::Result<u64> {
+pub fn solution_count(conn: &Reader, puzzle: &str) -> Sql<u64> {
     conn.query_row(
         "SELECT count(*) FROM solutions WHERE puzzle = ?1",
         [puzzle],

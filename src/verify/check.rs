@@ -8,15 +8,16 @@
 use rayon::prelude::*;
 
 use crate::core::format::{COUNT_OVERFLOW, UNREACHED};
+use crate::store::SqlError;
 
 /// Why one puzzle's check stopped: a stored fact that does not hold, or a read failure.
 pub(super) enum Fail {
     Bad(String),
-    Sql(rusqlite::Error),
+    Sql(SqlError),
 }
 
-impl From<rusqlite::Error> for Fail {
-    fn from(e: rusqlite::Error) -> Self {
+impl From<SqlError> for Fail {
+    fn from(e: SqlError) -> Self {
         Fail::Sql(e)
     }
 }

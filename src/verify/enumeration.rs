@@ -2,7 +2,7 @@
 //! the rule first, then the whole enumeration is re-run (it is cheap) and compared with
 //! the rows one by one, so a missing, extra or changed solution is named.
 
-use rusqlite::Connection;
+use crate::store::Reader;
 
 use super::check::{Check, Derived, bad, show_opt};
 use super::stored::{int, int_in, must_be_empty, text};
@@ -19,7 +19,7 @@ pub(super) enum Enumeration<'a> {
     Tour(&'a TourBoard),
 }
 
-pub(super) fn enumeration(conn: &Connection, name: &str, e: Enumeration<'_>) -> Check<Derived> {
+pub(super) fn enumeration(conn: &Reader, name: &str, e: Enumeration<'_>) -> Check<Derived> {
     must_be_empty(
         conn,
         name,

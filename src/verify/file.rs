@@ -3,20 +3,20 @@
 //! `meta` (what wrote the file, and its record of the puzzles it holds), and no rows of a
 //! puzzle the file does not list.
 
-use rusqlite::Connection;
+use crate::store::{Reader, SqlError};
 
 use super::VerifyError;
 use crate::catalog::identity::GENERATOR_VERSION;
 use crate::store::{APPLICATION_ID, SCHEMA_VERSION, audit, integrity};
 
-type Sql<'a> = &'a dyn Fn(rusqlite::Error) -> VerifyError;
+type Sql<'a> = &'a dyn Fn(SqlError) -> VerifyError;
 
 fn bad(fact: impl Into<String>) -> VerifyError {
     VerifyError::File(fact.into())
 }
 
 /// SQLite's `integrity_check`: the pages, every table and every index against its table.
-pub(super) fn structure(conn: &Connection, sql: Sql<'_>) -> Result<(), VerifyError> {
+pub(super) fn structure(conn: &Reader, sql: Sql<'_>) -> Result<(), VerifyError> {
     let lines = audit::integrity_check(conn).map_err(sql)?;
     if lines != ["ok"] {
         let shown: Vec<&str> = lines.iter().take(3).map(String::as_str).collect();
@@ -27,11 +27,7 @@ pub(super) fn structure(conn: &Connection, sql: Sql<'_>) -> Result<(), VerifyErr
 
 /// The file is exactly its pages: bytes appended after the last page, or a file cut
 /// short of it, are not what `generate` wrote (SQLite itself reads past neither).
-pub(super) fn size(
-    conn: &Connection,
-    path: &std::path::Path,
-    sql: Sql<'_>,
-) -> Result<(), VerifyError> {
+pub(super) fn size(conn: &Reader, path: &std::path::Path, sql: Sql<'_>) -> Result<(), VerifyError> {
     let pages = audit::pages_bytes(conn).map_err(sql)?;
     let len = std::fs::metadata(path)
         .map_err(|e| bad(format!("{}: {e}", path.display())))?
@@ -49,7 +45,7 @@ pub(super) fn size(
 }
 
 /// The schema, `meta`, the contents record and orphan rows.
-pub(super) fn whole(conn: &Connection, sql: Sql<'_>) -> Result<(), VerifyError> {
+pub(super) fn whole(conn: &Reader, sql: Sql<'_>) -> Result<(), VerifyError> {
     let want = integrity::expected_schema_objects().map_err(sql)?;
     let have = audit::schema_objects(conn).map_err(sql)?;
     if let Some((kind, name)) = want.iter().find(|o| !have.contains(o)) {

@@ -11,9 +11,9 @@
 //! encoding of the entries it decodes to, and counts stored in the narrowest encoding
 //! that holds them.
 
+use crate::store::Reader;
+use crate::store::Value;
 use rayon::prelude::*;
-use rusqlite::Connection;
-use rusqlite::types::ValueRef;
 
 use super::check::{Check, Derived, bad, first_failure, same, show_count, show_dist, show_opt};
 use super::stored::{
@@ -40,7 +40,7 @@ struct GraphTables {
 const NO_NEXT: u64 = u64::MAX;
 
 /// Row storage: one row of `positions` per position that can reach the goal.
-pub(super) fn row_graph(conn: &Connection, name: &str, g: &dyn GraphPuzzle) -> Check<Derived> {
+pub(super) fn row_graph(conn: &Reader, name: &str, g: &dyn GraphPuzzle) -> Check<Derived> {
     must_be_empty(
         conn,
         name,
@@ -88,7 +88,7 @@ pub(super) fn row_graph(conn: &Connection, name: &str, g: &dyn GraphPuzzle) -> C
             Some(c) if c >= 0 => c as u64,
             Some(c) => return bad(format!("{}: {c} shortest solutions", at())),
         };
-        if !matches!(row[5], ValueRef::Null) {
+        if !matches!(row[5], Value::Null) {
             return bad(format!(
                 "{}: a move is stored, but moves are for peg boards",
                 at()
@@ -259,7 +259,7 @@ fn check_graph(
 /// Packed storage: the `run-steps` distance table, the counts when stored (in the
 /// narrowest encoding that holds them), and the `farthest` rows.
 pub(super) fn packed_graph(
-    conn: &Connection,
+    conn: &Reader,
     name: &str,
     g: &dyn GraphPuzzle,
     layout: RunLayout,
@@ -430,7 +430,7 @@ pub(super) fn packed_graph(
 
 /// The stored `histogram` of a move puzzle is `levels` (positions per distance; its rows
 /// are stored without symmetry, so classes equal positions).
-fn histogram_is(conn: &Connection, name: &str, levels: &[u64]) -> Check<()> {
+fn histogram_is(conn: &Reader, name: &str, levels: &[u64]) -> Check<()> {
     let histogram: Vec<Vec<Option<i64>>> = (levels.iter().enumerate())
         .map(|(d, &c)| vec![Some(d as i64), Some(c as i64), Some(c as i64)])
         .collect();
@@ -445,7 +445,7 @@ fn histogram_is(conn: &Connection, name: &str, levels: &[u64]) -> Check<()> {
 /// on the stored codes alone, independently of the search: the goals have code 0, every
 /// other reached rank has a neighbour one code lower, and neighbours' codes differ by one
 /// (`mod4`; with `mod3` an unreached rank has no reached neighbour).
-pub(super) fn two_bit_graph(conn: &Connection, name: &str, g: &dyn GraphPuzzle) -> Check<Derived> {
+pub(super) fn two_bit_graph(conn: &Reader, name: &str, g: &dyn GraphPuzzle) -> Check<Derived> {
     must_be_empty(conn, name, UNUSED_WHEN_PACKED)?;
     let n = g.size();
     let table = twobit::solve(g, &Silent)

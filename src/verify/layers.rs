@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
+use crate::store::Reader;
 use rayon::prelude::*;
-use rusqlite::Connection;
 
 use super::check::{Check, Derived, bad};
 use super::stored::{farthest_rows_are, must_be_empty, packed_table_rows, read_chunks};
@@ -18,12 +18,7 @@ use crate::solvers::peg::layers::table::{self, ENCODING, Layer, PegLayout, SPAN_
 use crate::solvers::peg::layers::{self, Layout};
 use crate::store::audit::Table;
 
-pub(super) fn peg_layers(
-    conn: &Connection,
-    path: &Path,
-    name: &str,
-    board: &Board,
-) -> Check<Derived> {
+pub(super) fn peg_layers(conn: &Reader, path: &Path, name: &str, board: &Board) -> Check<Derived> {
     must_be_empty(
         conn,
         name,

@@ -26,7 +26,7 @@ mod stored;
 use std::path::Path;
 use std::time::Instant;
 
-use rusqlite::Connection;
+use crate::store::{Reader, SqlError};
 use thiserror::Error;
 
 use crate::catalog;
@@ -39,15 +39,29 @@ use graph::{packed_graph, row_graph, two_bit_graph};
 use patterns::pattern_tables;
 use peg::peg_board;
 
+/// Why a file failed verification, or could not be verified.
 #[derive(Debug, Error)]
+#[warn(missing_docs)]
 pub enum VerifyError {
+    /// A puzzle name that no definition gives.
     #[error("unknown puzzle {name:?}{known}")]
-    UnknownPuzzle { name: String, known: String },
+    UnknownPuzzle {
+        /// The name asked for.
+        name: String,
+        /// The nearest known names, as a hint.
+        known: String,
+    },
+    /// A puzzle asked for that the file does not hold.
     #[error("puzzle {0} is not in the database: run `puzzlebase generate --puzzle {0}`")]
     NotGenerated(String),
     /// A stored fact that does not hold: the puzzle, and where and what.
     #[error("verify: {puzzle}: {fact}")]
-    Bad { puzzle: String, fact: String },
+    Bad {
+        /// The puzzle.
+        puzzle: String,
+        /// Where and what.
+        fact: String,
+    },
     /// SQLite's own structure check failed.
     #[error("verify: the file fails SQLite's integrity_check: {0}")]
     Structure(String),
@@ -55,6 +69,7 @@ pub enum VerifyError {
     /// rows of no listed puzzle).
     #[error("verify: the file: {0}")]
     File(String),
+    /// The file could not be opened or read, or its pages fail their checksums.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -77,18 +92,25 @@ impl VerifyError {
 
 /// One verified puzzle.
 #[derive(Debug, Clone, PartialEq)]
+#[warn(missing_docs)]
 pub struct Report {
+    /// The puzzle.
     pub puzzle: String,
+    /// How its answers are stored.
     pub storage: Storage,
     /// Entries checked: ranks of a move puzzle's space, rows of a peg board or an
     /// enumeration.
     pub entries: u64,
+    /// Positions that reach the goal (or solutions), as re-derived.
     pub solvable: u64,
+    /// The largest distance, as re-derived.
     pub max_distance: Option<u8>,
+    /// Seconds the checks took.
     pub seconds: f64,
 }
 
 /// Opens `db` read-only and verifies it (see [`verify_conn`]).
+#[warn(missing_docs)]
 pub fn verify_file(
     db: &Path,
     only: &[String],
@@ -101,12 +123,12 @@ pub fn verify_file(
 /// Verifies every puzzle in `conn` (or only those named), in registry order, calling
 /// `done` after each. Stops at the first puzzle with a fact that does not hold.
 pub fn verify_conn(
-    conn: &Connection,
+    conn: &Reader,
     path: &Path,
     only: &[String],
     done: &mut dyn FnMut(&Report),
 ) -> Result<Vec<Report>, VerifyError> {
-    let sql = |source| VerifyError::Store(StoreError::from_sqlite(path, source));
+    let sql = |source: SqlError| VerifyError::Store(StoreError::from_sqlite(path, source));
     let names = catalog::names();
     for name in only {
         // A `puzzles` row that cannot be read is damage, reported as such, not a name the
@@ -161,7 +183,7 @@ pub fn verify_conn(
     Ok(reports)
 }
 
-fn verify_puzzle(conn: &Connection, path: &Path, name: &str) -> Check<Report> {
+fn verify_puzzle(conn: &Reader, path: &Path, name: &str) -> Check<Report> {
     // A built-in puzzle's rules come from the binary; a user's from its stored definition.
     let Ok(Some(p)) = known(conn, name) else {
         return bad("not a puzzle this build knows or can rebuild from its stored definition");
@@ -169,9 +191,7 @@ fn verify_puzzle(conn: &Connection, path: &Path, name: &str) -> Check<Report> {
     let info = match store::puzzle(conn, name) {
         Ok(Some(info)) => info,
         Ok(None) => return bad("its puzzles row vanished while reading"),
-        Err(e @ rusqlite::Error::FromSqlConversionFailure(..))
-        | Err(e @ rusqlite::Error::InvalidColumnType(..))
-        | Err(e @ rusqlite::Error::IntegralValueOutOfRange(..)) => {
+        Err(e) if e.is_bad_value() => {
             return bad(format!("its puzzles row is malformed: {e}"));
         }
         Err(e) => return Err(e.into()),
@@ -230,7 +250,7 @@ fn verify_puzzle(conn: &Connection, path: &Path, name: &str) -> Check<Report> {
     })
 }
 
-fn checksum(conn: &Connection, path: &Path, info: &PuzzleInfo) -> Check<()> {
+fn checksum(conn: &Reader, path: &Path, info: &PuzzleInfo) -> Check<()> {
     let sum = store::checksum(conn, path, &info.name).map_err(|e| match e {
         StoreError::Sqlite { source, .. } => Fail::Sql(source),
         other => Fail::Bad(other.to_string()),
@@ -247,7 +267,7 @@ fn checksum(conn: &Connection, path: &Path, info: &PuzzleInfo) -> Check<()> {
 /// The puzzle `name` as the file holds it: built in, or rebuilt from the definition
 /// stored with it ([`catalog::lookup`], the rule `query` follows too); `None` when it is
 /// neither. A row that cannot be read is an error, not an unknown name.
-fn known(conn: &Connection, name: &str) -> rusqlite::Result<Option<Puzzle>> {
+fn known(conn: &Reader, name: &str) -> store::Sql<Option<Puzzle>> {
     let stored = store::puzzle(conn, name)?;
     Ok(catalog::lookup(name, stored.as_ref().map(|i| i.definition.as_str())).ok())
 }

@@ -2,7 +2,7 @@
 //! entry by entry (the cheap local check on every table first, so that a damaged entry is
 //! usually named before any search runs), and nothing else may be stored for the puzzle.
 
-use rusqlite::Connection;
+use crate::store::Reader;
 
 use super::check::{Check, Derived, bad, same};
 use super::stored::{UNUSED_WHEN_PACKED, must_be_empty, packed_table_rows, read_chunks};
@@ -17,7 +17,7 @@ use crate::store::audit;
 /// laid out as `generate` lays it out, and every entry 1 + the minimum over the placements
 /// one pattern-tile move away (free blank moves accounted for), as [`pattern::check`]
 /// re-derives it.
-pub(super) fn pattern_tables(conn: &Connection, name: &str, f: &Fifteen) -> Check<Derived> {
+pub(super) fn pattern_tables(conn: &Reader, name: &str, f: &Fifteen) -> Check<Derived> {
     must_be_empty(conn, name, UNUSED_WHEN_PACKED)?;
     let stored = packed_table_rows(conn, name)?;
     let mut derived = Derived {

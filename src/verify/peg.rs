@@ -4,8 +4,8 @@
 //! a move puzzle's ranks; then the histogram, the layers by peg count and the
 //! start-finish matrix, recomputed.
 
+use crate::store::Reader;
 use rayon::prelude::*;
-use rusqlite::Connection;
 
 use super::check::{Check, Derived, bad, first_failure, show_count, show_dist, show_opt};
 use super::stored::{int, int_in, int_rows, must_be_empty, same_rows, text};
@@ -31,7 +31,7 @@ impl PegRows {
     }
 }
 
-pub(super) fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<Derived> {
+pub(super) fn peg_board(conn: &Reader, name: &str, board: &Board) -> Check<Derived> {
     must_be_empty(
         conn,
         name,
@@ -350,7 +350,7 @@ pub(super) fn peg_board(conn: &Connection, name: &str, board: &Board) -> Check<D
 
 /// The stored `histogram` of a peg board is `histogram`: (positions, classes) per
 /// distance from 0.
-pub(super) fn histogram_is(conn: &Connection, name: &str, histogram: &[[u64; 2]]) -> Check<()> {
+pub(super) fn histogram_is(conn: &Reader, name: &str, histogram: &[[u64; 2]]) -> Check<()> {
     let want: Vec<Vec<Option<i64>>> = (histogram.iter().enumerate())
         .map(|(d, h)| vec![Some(d as i64), Some(h[0] as i64), Some(h[1] as i64)])
         .collect();
@@ -361,7 +361,7 @@ pub(super) fn histogram_is(conn: &Connection, name: &str, histogram: &[[u64; 2]]
 
 /// The stored `peg_layers` rows are `layers`: (pegs, reachable, can finish, reachable
 /// classes, can-finish classes, reachable pairs) per peg count present.
-pub(super) fn layers_are(conn: &Connection, name: &str, layers: &[[u64; 6]]) -> Check<()> {
+pub(super) fn layers_are(conn: &Reader, name: &str, layers: &[[u64; 6]]) -> Check<()> {
     let want: Vec<Vec<Option<i64>>> = (layers.iter())
         .map(|l| l.map(|v| Some(v as i64)).to_vec())
         .collect();

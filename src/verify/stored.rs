@@ -3,8 +3,8 @@
 //! a bad fact about the file, named by where it is, rather than as a failed read. The
 //! statements are [`crate::store::audit`]'s; only their raw values are judged here.
 
-use rusqlite::Connection;
-use rusqlite::types::ValueRef;
+use crate::store::Reader;
+use crate::store::Value;
 
 use super::check::{Check, bad, show_opt};
 use crate::store::audit::{self, PackedTableRow, Table};
@@ -19,7 +19,7 @@ pub(super) const UNUSED_WHEN_PACKED: &[Table] = &[
 ];
 
 /// Tables a puzzle of this storage must have no rows in.
-pub(super) fn must_be_empty(conn: &Connection, name: &str, tables: &[Table]) -> Check<()> {
+pub(super) fn must_be_empty(conn: &Reader, name: &str, tables: &[Table]) -> Check<()> {
     for &t in tables {
         let n = audit::rows_of(conn, t, name)?;
         if n != 0 {
@@ -33,16 +33,16 @@ pub(super) fn must_be_empty(conn: &Connection, name: &str, tables: &[Table]) -> 
 }
 
 /// An integer column: `None` for NULL; anything but an integer is a bad entry.
-pub(super) fn int(v: ValueRef<'_>, what: &dyn Fn() -> String) -> Check<Option<i64>> {
+pub(super) fn int(v: Value<'_>, what: &dyn Fn() -> String) -> Check<Option<i64>> {
     match v {
-        ValueRef::Null => Ok(None),
-        ValueRef::Integer(i) => Ok(Some(i)),
+        Value::Null => Ok(None),
+        Value::Integer(i) => Ok(Some(i)),
         _ => bad(format!("{}: not an integer", what())),
     }
 }
 
 /// A NOT NULL integer in `lo..=hi`.
-pub(super) fn int_in(v: ValueRef<'_>, lo: i64, hi: i64, what: &dyn Fn() -> String) -> Check<i64> {
+pub(super) fn int_in(v: Value<'_>, lo: i64, hi: i64, what: &dyn Fn() -> String) -> Check<i64> {
     match int(v, what)? {
         Some(i) if (lo..=hi).contains(&i) => Ok(i),
         Some(i) => bad(format!("{}: {i} is outside {lo}..={hi}", what())),
@@ -52,10 +52,10 @@ pub(super) fn int_in(v: ValueRef<'_>, lo: i64, hi: i64, what: &dyn Fn() -> Strin
 
 /// A text column: `None` for NULL; a blob, a number or bytes that are not UTF-8 are a bad
 /// entry.
-pub(super) fn text(v: ValueRef<'_>, what: &dyn Fn() -> String) -> Check<Option<String>> {
+pub(super) fn text(v: Value<'_>, what: &dyn Fn() -> String) -> Check<Option<String>> {
     match v {
-        ValueRef::Null => Ok(None),
-        ValueRef::Text(t) => match std::str::from_utf8(t) {
+        Value::Null => Ok(None),
+        Value::Text(t) => match std::str::from_utf8(t) {
             Ok(s) => Ok(Some(s.to_string())),
             Err(_) => bad(format!("{}: not UTF-8 text", what())),
         },
@@ -64,11 +64,7 @@ pub(super) fn text(v: ValueRef<'_>, what: &dyn Fn() -> String) -> Check<Option<S
 }
 
 /// Every row of a small per-puzzle table as integers (NULL as `None`), in key order.
-pub(super) fn int_rows(
-    conn: &Connection,
-    table: Table,
-    name: &str,
-) -> Check<Vec<Vec<Option<i64>>>> {
+pub(super) fn int_rows(conn: &Reader, table: Table, name: &str) -> Check<Vec<Vec<Option<i64>>>> {
     let mut out = Vec::new();
     audit::for_each_row(conn, table, name, |row| -> Check<()> {
         let n = out.len();
@@ -120,14 +116,14 @@ pub(super) fn same_rows(
 
 /// A puzzle's `packed_tables` rows in kind order; a row that does not read as one is a
 /// bad fact.
-pub(super) fn packed_table_rows(conn: &Connection, name: &str) -> Check<Vec<PackedTableRow>> {
+pub(super) fn packed_table_rows(conn: &Reader, name: &str) -> Check<Vec<PackedTableRow>> {
     audit::packed_table_rows(conn, name)?
         .or_else(|e| bad(format!("packed_tables is malformed: {e}")))
 }
 
 /// The blobs of chunks `0..chunks` of one packed table, each present exactly once.
 pub(super) fn read_chunks(
-    conn: &Connection,
+    conn: &Reader,
     name: &str,
     kind: &str,
     chunks: u64,
@@ -144,7 +140,7 @@ pub(super) fn read_chunks(
 /// time (a table of gigabytes is never held whole); fails unless each is present exactly
 /// once.
 pub(super) fn each_chunk(
-    conn: &Connection,
+    conn: &Reader,
     name: &str,
     kind: &str,
     chunks: u64,
@@ -165,7 +161,7 @@ pub(super) fn each_chunk(
             ));
         }
         match data {
-            ValueRef::Blob(b) => each(seen, b)?,
+            Value::Blob(b) => each(seen, b)?,
             _ => return bad(format!("{kind} chunk {seen}: its data is not a blob")),
         }
         seen += 1;
@@ -180,7 +176,7 @@ pub(super) fn each_chunk(
 /// The stored `farthest` rows are `far` (sorted ranks), each with the notation `notation`
 /// gives and the maximum distance `max`.
 pub(super) fn farthest_rows_are(
-    conn: &Connection,
+    conn: &Reader,
     name: &str,
     far: &[u64],
     max: Option<u8>,

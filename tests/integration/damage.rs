@@ -466,7 +466,8 @@ fn generate_verify_checks_the_new_file_before_the_rename() {
         [],
     )
     .unwrap();
-    let sum = puzzlebase::internals::store::checksum(&conn, &db, "nine").unwrap();
+    let reader = puzzlebase::internals::store::open_unchecked(&db).unwrap();
+    let sum = puzzlebase::internals::store::checksum(&reader, &db, "nine").unwrap();
     conn.execute(
         "UPDATE puzzles SET checksum = ?1 WHERE name = 'nine'",
         params![sum],

@@ -326,10 +326,8 @@ mod tests {
     use super::*;
 
     fn fifteen() -> Fifteen {
-        match crate::catalog::find("fifteen") {
-            Some(crate::families::Puzzle::Patterns(f)) => f,
-            _ => panic!("fifteen is a built-in pattern-database puzzle"),
-        }
+        (crate::catalog::find("fifteen").and_then(crate::families::Puzzle::into_patterns))
+            .expect("fifteen is a built-in pattern-database puzzle")
     }
 
     #[test]

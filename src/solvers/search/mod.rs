@@ -508,9 +508,12 @@ pub fn solve_with(h: &Heuristic, cells: &[u8], opts: Options) -> Option<Solution
 
 /// Why a search gave up before it finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[warn(missing_docs)]
 pub enum Stopped {
+    /// Its deadline passed.
     #[error("the search ran out of time")]
     Deadline,
+    /// Its flag was raised (the client went away).
     #[error("the search was cancelled")]
     Cancelled,
 }
@@ -519,6 +522,7 @@ pub enum Stopped {
 /// that went away). Checked every few thousand nodes, so a search stops within a
 /// millisecond or so of either.
 #[derive(Debug, Default)]
+#[warn(missing_docs)]
 pub struct Stop {
     deadline: Option<Instant>,
     cancelled: AtomicBool,
@@ -533,6 +537,7 @@ static NEVER: Stop = Stop {
     started: None,
 };
 
+#[warn(missing_docs)]
 impl Stop {
     /// Gives up at `deadline` (never when `None`) or when cancelled.
     pub fn new(deadline: Option<Instant>) -> Stop {

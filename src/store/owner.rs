@@ -1,0 +1,209 @@
+//! The owners of the file's connections. Nothing above the store holds a SQLite handle or
+//! names a SQLite type: `query`, `serve` and `verify` ask a [`Reader`], `generate` asks a
+//! [`Writer`], and a failed read comes back as a [`SqlError`] that says what kind of
+//! failure it is without exposing the SQLite library behind it.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, Params, Row, Statement};
+use thiserror::Error;
+
+/// A failure of SQLite while reading or writing the file. Its text is SQLite's own, or
+/// that of the other SQLite a [`ChunkReader`] reads through.
+#[derive(Debug, Error)]
+#[error(transparent)]
+pub struct SqlError(#[from] Failure);
+
+#[derive(Debug, Error)]
+enum Failure {
+    #[error(transparent)]
+    Ours(#[from] rusqlite::Error),
+    #[error("{0}")]
+    Other(String),
+}
+
+impl From<rusqlite::Error> for SqlError {
+    fn from(e: rusqlite::Error) -> Self {
+        SqlError(Failure::Ours(e))
+    }
+}
+
+/// What a store read returns.
+pub type Sql<T> = std::result::Result<T, SqlError>;
+
+impl From<rusqlite::types::FromSqlError> for SqlError {
+    fn from(e: rusqlite::types::FromSqlError) -> Self {
+        SqlError(Failure::Ours(e.into()))
+    }
+}
+
+impl SqlError {
+    /// A failure of another SQLite than ours (a host's connection read through a
+    /// [`ChunkReader`]), by its message.
+    pub fn other(message: impl Into<String>) -> SqlError {
+        SqlError(Failure::Other(message.into()))
+    }
+
+    /// Whether a stored value was of the wrong type or outside its column's range: a fact
+    /// about the file's contents (damage or tampering), not a failure to read it.
+    pub fn is_bad_value(&self) -> bool {
+        matches!(
+            self.0,
+            Failure::Ours(
+                rusqlite::Error::FromSqlConversionFailure(..)
+                    | rusqlite::Error::IntegralValueOutOfRange(..)
+                    | rusqlite::Error::InvalidColumnType(..)
+            )
+        )
+    }
+
+    /// Whether a page read failed its checksum ([`super::pagesum`]).
+    pub fn is_page_damage(&self) -> bool {
+        matches!(&self.0, Failure::Ours(e) if super::pagesum::is_damage(e))
+    }
+}
+
+/// One stored value as SQLite holds it, untyped: what an audit judges for itself.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value<'a> {
+    /// SQL `NULL`.
+    Null,
+    /// An integer.
+    Integer(i64),
+    /// A floating-point number.
+    Real(f64),
+    /// Text, as stored (not checked to be UTF-8).
+    Text(&'a [u8]),
+    /// A blob.
+    Blob(&'a [u8]),
+}
+
+impl<'a> From<rusqlite::types::ValueRef<'a>> for Value<'a> {
+    fn from(v: rusqlite::types::ValueRef<'a>) -> Self {
+        use rusqlite::types::ValueRef;
+        match v {
+            ValueRef::Null => Value::Null,
+            ValueRef::Integer(i) => Value::Integer(i),
+            ValueRef::Real(f) => Value::Real(f),
+            ValueRef::Text(t) => Value::Text(t),
+            ValueRef::Blob(b) => Value::Blob(b),
+        }
+    }
+}
+
+/// A connection to a puzzlebase file, owned: opened by [`super::open_checked`] (every
+/// page checked as it is read) or [`super::open_read`], and asked through the store's
+/// read functions, which take it in place of a SQLite handle.
+pub struct Reader {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Reader {
+    pub(super) fn new(conn: Connection, path: &Path) -> Reader {
+        Reader {
+            conn,
+            path: path.to_path_buf(),
+        }
+    }
+
+    /// The file this reader reads.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(super) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub(super) fn prepare(&self, sql: &str) -> Sql<Statement<'_>> {
+        Ok(self.conn.prepare(sql)?)
+    }
+
+    pub(super) fn prepare_cached(&self, sql: &str) -> Sql<rusqlite::CachedStatement<'_>> {
+        Ok(self.conn.prepare_cached(sql)?)
+    }
+
+    pub(super) fn query_row<T, P: Params>(
+        &self,
+        sql: &str,
+        params: P,
+        f: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Sql<T> {
+        Ok(self.conn.query_row(sql, params, f)?)
+    }
+
+    pub(super) fn execute<P: Params>(&self, sql: &str, params: P) -> Sql<usize> {
+        Ok(self.conn.execute(sql, params)?)
+    }
+
+    pub(super) fn execute_batch(&self, sql: &str) -> Sql<()> {
+        Ok(self.conn.execute_batch(sql)?)
+    }
+}
+
+/// The connection to a new file being built by `generate`, owned. It reads like a
+/// [`Reader`] (it dereferences to one) and writes through the store's write functions.
+pub struct Writer {
+    read: Reader,
+}
+
+impl Writer {
+    pub(super) fn new(conn: Connection, path: &Path) -> Writer {
+        Writer {
+            read: Reader::new(conn, path),
+        }
+    }
+
+    pub(super) fn conn_mut(&mut self) -> &mut Connection {
+        &mut self.read.conn
+    }
+
+    /// Begins the transaction that [`Writer::commit`] ends: the puzzles' rows are
+    /// written in one, so that SQLite syncs once rather than once per statement.
+    pub fn begin(&self) -> Sql<()> {
+        self.read.execute_batch("BEGIN")
+    }
+
+    /// Commits what [`Writer::begin`] began.
+    pub fn commit(&self) -> Sql<()> {
+        self.read.execute_batch("COMMIT")
+    }
+
+    /// Closes the connection, reporting a failure to finish writing the file.
+    pub fn close(self) -> Sql<()> {
+        self.read.conn.close().map_err(|(_, e)| e.into())
+    }
+}
+
+impl std::ops::Deref for Writer {
+    type Target = Reader;
+
+    fn deref(&self) -> &Reader {
+        &self.read
+    }
+}
+
+/// Where a reader of packed tables gets a table's layout and its chunks: the file through
+/// this crate's SQLite ([`Reader`]), or another SQLite connection to the same file.
+/// Implementations hand back what is stored, unjudged: the caller checks the layout
+/// against the puzzle's definition and refuses a chunk that is missing or does not
+/// decode.
+pub trait ChunkReader {
+    /// The layout (JSON text) and chunk count of `puzzle`'s packed table `kind`
+    /// (`distance` or `solutions`); `None` when the puzzle has no such table.
+    fn table(&self, puzzle: &str, kind: &str) -> Sql<Option<(String, u64)>>;
+
+    /// The blob of chunk number `chunk` of that table; `None` when there is no such row.
+    fn chunk(&self, puzzle: &str, kind: &str, chunk: u64) -> Sql<Option<Vec<u8>>>;
+}
+
+impl ChunkReader for Reader {
+    fn table(&self, puzzle: &str, kind: &str) -> Sql<Option<(String, u64)>> {
+        super::packed_table(self, puzzle, kind)
+    }
+
+    fn chunk(&self, puzzle: &str, kind: &str, chunk: u64) -> Sql<Option<Vec<u8>>> {
+        super::packed_chunk(self, puzzle, kind, chunk)
+    }
+}
