@@ -32,7 +32,7 @@ pub(crate) use internals::{
 // The public API: opening a file and answering from it, generating one, verifying one.
 pub use answers::{
     ArrangementAnswer, Database, ExportRow, Histogram, ListAnswer, LongestAnswer, Move, MoveOption,
-    QueryError, SearchAnswer, Solutions, StateAnswer, Stop, Stopped,
+    QueryError, SEARCH_SECONDS, SearchAnswer, Solutions, StateAnswer, Stop, Stopped, default_stop,
 };
 pub use core::records::{HistogramRow, PegLayerRow, PuzzleInfo};
 pub use generate::{GenerateError, Observer, Options, Summary, generate, generate_and_verify};

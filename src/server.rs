@@ -325,9 +325,9 @@ impl From<QueryError> for ApiError {
             QueryError::State(StateError::Malformed { .. })
             | QueryError::NotApplicable { .. }
             | QueryError::NoFullTable { .. } => StatusCode::BAD_REQUEST,
-            QueryError::State(StateError::Unsolvable { .. }) | QueryError::NotStored(_) => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            QueryError::State(StateError::Unsolvable { .. })
+            | QueryError::Unreachable(_)
+            | QueryError::NotStored(_) => StatusCode::UNPROCESSABLE_ENTITY,
             QueryError::Stale(_) => StatusCode::CONFLICT,
             QueryError::Store(_) | QueryError::Inconsistent { .. } => {
                 StatusCode::INTERNAL_SERVER_ERROR

@@ -144,7 +144,7 @@ pub fn position_until(db: &Database, name: &str, text: &str, stop: &Stop) -> Res
     let moves = db.moves(name, text)?;
     let mut obj = match db.state(name, text) {
         Ok(a) => state(&a),
-        Err(QueryError::NotStored(why)) => {
+        Err(QueryError::Unreachable(why)) => {
             json!({ "puzzle": name, "state": canonical_text(p, text), "distance": null,
                     "solutions": null, "path": [], "unsolvable": why })
         }

@@ -104,7 +104,7 @@ impl Database {
             if bits == board.start {
                 return Err(bad(format!("the start {text} is not stored")));
             }
-            return Err(QueryError::NotStored(format!(
+            return Err(QueryError::Unreachable(format!(
                 "{text} has no entry in {name}: only positions that can still finish are \
                  stored, so it is either not reachable from the start or cannot finish with \
                  one peg in hole {}",

@@ -18,6 +18,7 @@ pub mod json;
 mod layers;
 mod moves;
 mod packed;
+mod reading;
 mod resident;
 mod tables;
 mod walk;
@@ -28,6 +29,7 @@ pub use fifteen::{
     solve_loaded_until,
 };
 pub use moves::cells_move;
+pub use reading::{SEARCH_SECONDS, default_stop};
 pub use resident::Resident;
 
 use std::cell::RefCell;
@@ -69,7 +71,12 @@ pub enum QueryError {
     /// The position's text is not a position of the puzzle (length, pieces, parity).
     #[error(transparent)]
     State(#[from] StateError),
-    /// A legal question with no stored answer (a position that cannot reach the goal).
+    /// A legal position with no distance: it cannot reach the goal (or, on a peg
+    /// board, the finish). The readers for other tools answer it as SQL `NULL` / `None`.
+    #[error("{0}")]
+    Unreachable(String),
+    /// An answer the file cannot give: a search's tables that changed while read, a
+    /// stored definition this build cannot use, an export that could not be written.
     #[error("{0}")]
     NotStored(String),
     /// The question does not apply to this kind of puzzle.

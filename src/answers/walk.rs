@@ -182,7 +182,7 @@ impl Database {
                 Err(e) => return e,
             }
         }
-        QueryError::NotStored(format!(
+        QueryError::Unreachable(format!(
             "{} in {} cannot be solved: the goal is not reachable from it",
             text.trim(),
             g.name()
@@ -373,7 +373,7 @@ impl Database {
                      not reachable from the start or cannot finish with one peg in hole {finish}"
                 )
             };
-            return Err(QueryError::NotStored(format!(
+            return Err(QueryError::Unreachable(format!(
                 "{text} has no entry in {name}: {why}"
             )));
         };
@@ -389,7 +389,7 @@ impl Database {
                     )));
                 }
             }
-            return Err(QueryError::NotStored(format!(
+            return Err(QueryError::Unreachable(format!(
                 "{text} is reachable in {name} but cannot finish with one peg in hole {finish}"
             )));
         };

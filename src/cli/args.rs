@@ -128,7 +128,7 @@ pub(crate) enum Command {
         #[arg(long, default_value = "127.0.0.1:8080", value_name = "IP:PORT")]
         addr: std::net::SocketAddr,
         /// Seconds one search (a fifteen position) may run before it is refused (503)
-        #[arg(long, default_value_t = 10.0, value_name = "SECONDS", value_parser = seconds)]
+        #[arg(long, default_value_t = puzzlebase::SEARCH_SECONDS, value_name = "SECONDS", value_parser = seconds)]
         search_timeout: f64,
         /// Searches running at once (default: the number of cores); more are refused at
         /// once with 503 and Retry-After
@@ -277,7 +277,7 @@ pub(crate) struct QueryArgs {
     #[arg(long, conflicts_with = "json")]
     pub(crate) plain: bool,
     /// Seconds a search (fifteen) may run before it gives up (exit 1)
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS", value_parser = seconds)]
+    #[arg(long, default_value_t = puzzlebase::SEARCH_SECONDS, value_name = "SECONDS", value_parser = seconds)]
     pub(crate) timeout: f64,
 }
 

@@ -1,0 +1,118 @@
+//! One question, one value: what the readers for other tools ask (the SQLite extension's
+//! `pb_*` functions, the Python package). Each answer is the one `query` gives, checked
+//! the same way; a legal position with no distance is `None`, never an error, and every
+//! refusal is the error `query` prints. A puzzle answered by search is searched here too,
+//! within the `stop` the caller gives (`query`'s default: [`SEARCH_SECONDS`]).
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::{Database, QueryError, Result, Solutions, StateAnswer, Stop};
+
+/// How long a search runs, by default, before it gives up: `query --timeout`'s default.
+pub const SEARCH_SECONDS: f64 = 10.0;
+
+/// A [`Stop`] at [`SEARCH_SECONDS`] from now.
+pub fn default_stop() -> Stop {
+    Stop::new(Some(
+        Instant::now() + Duration::from_secs_f64(SEARCH_SECONDS),
+    ))
+}
+
+#[warn(missing_docs)]
+impl Database {
+    /// The answer about the position written `text`: stored, or found by search for a
+    /// puzzle answered by search. `None` when the position is legal but cannot reach the
+    /// goal.
+    pub fn answer(&self, name: &str, text: &str, stop: &Stop) -> Result<Option<StateAnswer>> {
+        let answer = if self.answers_by_search(name) {
+            self.search_until(name, text, stop).map(|a| StateAnswer {
+                puzzle: a.puzzle,
+                state: a.state,
+                distance: u8::try_from(a.distance).unwrap_or(u8::MAX),
+                solutions: Solutions::NotStored,
+                path: a.path,
+                moves: None,
+            })
+        } else {
+            self.state(name, text)
+        };
+        match answer {
+            Ok(a) => Ok(Some(a)),
+            Err(QueryError::Unreachable(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The position's distance to the goal; `None` when it cannot reach it.
+    pub fn distance(&self, name: &str, text: &str, stop: &Stop) -> Result<Option<u32>> {
+        Ok(self.answer(name, text, stop)?.map(|a| a.distance as u32))
+    }
+
+    /// How many distinct shortest solutions the position has; `None` when it cannot
+    /// reach the goal, when the file keeps no counts for the puzzle, or when there are
+    /// more than 2^63 − 1.
+    pub fn solution_count(&self, name: &str, text: &str, stop: &Stop) -> Result<Option<u64>> {
+        Ok(self
+            .answer(name, text, stop)?
+            .and_then(|a| match a.solutions {
+                Solutions::Exactly(n) => Some(n),
+                Solutions::Overflow | Solutions::NotStored => None,
+            }))
+    }
+
+    /// An optimal path: every position from `text` to the goal, both included; `None`
+    /// when the position cannot reach the goal.
+    pub fn path(&self, name: &str, text: &str, stop: &Stop) -> Result<Option<Vec<String>>> {
+        Ok(self.answer(name, text, stop)?.map(|a| a.path))
+    }
+
+    /// Every legal move from the position, best first, each with the position it leads
+    /// to and that position's distance, as JSON objects exactly as the server's position
+    /// page lists them (`{"move": …, "state": …, "distance": …}`).
+    pub fn legal_moves(&self, name: &str, text: &str, stop: &Stop) -> Result<Vec<Value>> {
+        let mut page = super::json::position_until(self, name, text, stop)?;
+        match page["legal_moves"].take() {
+            Value::Array(moves) => Ok(moves),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// The key of the position's stored row: a move puzzle's rank (`positions.rank`,
+    /// and the rank a packed table is indexed by), a peg board's canonical bitboard
+    /// (the row of its symmetry class). Refused for puzzles stored otherwise.
+    pub fn rank(&self, name: &str, text: &str) -> Result<u64> {
+        let p = self.known(name)?;
+        if let Some(g) = p.as_graph() {
+            return Ok(g.parse(text)?);
+        }
+        if let Some(board) = p.as_peg() {
+            return Ok(board.canonical(board.parse(text)?).0);
+        }
+        Err(self.not_applicable("a rank", &p))
+    }
+
+    /// The position whose stored key is `rank` ([`Database::rank`]), in the puzzle's own
+    /// notation. Refused for a rank outside the puzzle's space.
+    pub fn unrank(&self, name: &str, rank: u64) -> Result<String> {
+        let p = self.known(name)?;
+        let outside = || {
+            QueryError::State(crate::core::space::StateError::malformed(
+                &rank.to_string(),
+                format!("rank {rank} is outside the positions of {name}"),
+            ))
+        };
+        if let Some(g) = p.as_graph() {
+            return (rank < g.size())
+                .then(|| g.format(rank))
+                .ok_or_else(outside);
+        }
+        if let Some(board) = p.as_peg() {
+            return (board.holes >= 64 || rank >> board.holes == 0)
+                .then(|| board.format(rank))
+                .ok_or_else(outside);
+        }
+        Err(self.not_applicable("a rank", &p))
+    }
+}
