@@ -314,9 +314,9 @@ fn generate_inputs(
     let registry = if g.partitions.is_empty() {
         catalog::registry()
     } else {
-        catalog::registry_building(&g.partitions).map_err(|message| Failure {
+        catalog::registry_building(&g.partitions).map_err(|e| Failure {
             usage: true,
-            message,
+            message: e.to_string(),
         })?
     };
     Ok((opts, registry, extra, key))
