@@ -86,7 +86,7 @@ pub enum StoreError {
     )]
     NoChecksums(String),
     #[error("cannot check page checksums: {0}")]
-    Checksums(String),
+    Checksums(#[source] pagesum::InstallError),
     #[error("{puzzle}: {message}")]
     Chunks { puzzle: String, message: String },
 }
