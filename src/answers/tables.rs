@@ -12,7 +12,7 @@ use crate::core::progress::Silent;
 use crate::families::Puzzle;
 use crate::solvers::peg;
 use crate::store::{self, PositionRow, PuzzleInfo, Storage};
-use crate::verify::consistency;
+use crate::verify::consistency::{self, RowError};
 
 impl Database {
     /// Positions reachable from the start and able to finish, and (position, last-moved
@@ -312,7 +312,7 @@ impl Database {
             let ok = match &p {
                 Puzzle::Magic(m) => consistency::magic_row(m, r),
                 Puzzle::Tour(board) => consistency::tour_row(board, r),
-                _ => Err("not an enumeration puzzle".to_string()),
+                _ => Err(RowError::NotEnumeration),
             };
             ok.map_err(|why| self.inconsistent(format!("{name}: {why}")))?;
         }
