@@ -344,7 +344,7 @@ fn in_processes(
     if comm.rank() != 0 {
         return generate::distributed::work(comm, checkpoints)
             .map(|_| ())
-            .map_err(failure);
+            .map_err(|e| failure(e.to_string()));
     }
     let backend =
         generate::distributed::Processes::new(comm, checkpoints, g.exchange_log.as_deref())

@@ -46,8 +46,14 @@ pub enum GenerateError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Signature(#[from] SignatureError),
-    #[error("solving {puzzle}: {message}")]
-    Solve { puzzle: String, message: String },
+    /// A puzzle's tables could not be computed.
+    #[error("solving {puzzle}: {source}")]
+    Solve {
+        /// The puzzle.
+        puzzle: String,
+        /// Why it failed.
+        source: records::SolveFailure,
+    },
     #[error("verification of the new file failed: {0}")]
     Verify(String),
     #[error(
@@ -550,9 +556,9 @@ fn write_new_file(
                 // Scratch files of the large peg boards go beside the file being built.
                 let scratch = tmp.parent().unwrap_or(Path::new("."));
                 let rec = records::compute(p, hash, backend, scratch, progress.as_ref()).map_err(
-                    |e| GenerateError::Solve {
+                    |source| GenerateError::Solve {
                         puzzle: name.to_string(),
-                        message: e.0,
+                        source,
                     },
                 )?;
                 progress.phase("writing", rec.write_units());
