@@ -314,9 +314,9 @@ fn generate_inputs(
     let registry = if g.partitions.is_empty() {
         catalog::registry()
     } else {
-        catalog::registry_building(&g.partitions).map_err(|message| Failure {
+        catalog::registry_building(&g.partitions).map_err(|e| Failure {
             usage: true,
-            message,
+            message: e.to_string(),
         })?
     };
     Ok((opts, registry, extra, key))
@@ -344,7 +344,7 @@ fn in_processes(
     if comm.rank() != 0 {
         return generate::distributed::work(comm, checkpoints)
             .map(|_| ())
-            .map_err(failure);
+            .map_err(|e| failure(e.to_string()));
     }
     let backend =
         generate::distributed::Processes::new(comm, checkpoints, g.exchange_log.as_deref())

@@ -130,10 +130,18 @@ pub enum Cors {
     Origins(Vec<String>),
 }
 
+/// A `--cors` value that is neither `*`, `off` nor a list of origins: the first entry
+/// that is not an origin.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{0:?} is not an origin: give `*`, `off`, or origins such as https://example.org, comma-separated"
+)]
+pub struct NotAnOrigin(pub String);
+
 impl std::str::FromStr for Cors {
-    type Err = String;
+    type Err = NotAnOrigin;
     /// `*`, `off`, or a comma-separated list of origins.
-    fn from_str(s: &str) -> Result<Cors, String> {
+    fn from_str(s: &str) -> Result<Cors, NotAnOrigin> {
         match s.trim() {
             "*" => Ok(Cors::Any),
             "off" | "none" => Ok(Cors::Off),
@@ -147,9 +155,7 @@ impl std::str::FromStr for Cors {
                         && HeaderValue::from_str(o).is_ok()
                         && !o.contains(['*', ' ']);
                     if !ok {
-                        return Err(format!(
-                            "{o:?} is not an origin: give `*`, `off`, or origins such as https://example.org, comma-separated"
-                        ));
+                        return Err(NotAnOrigin(o.clone()));
                     }
                 }
                 Ok(Cors::Origins(origins))

@@ -11,7 +11,7 @@ use super::{Database, Histogram, ListAnswer, LongestAnswer, QueryError, Result};
 use crate::core::progress::Silent;
 use crate::solvers::peg;
 use crate::store::{self, PositionRow, PuzzleInfo, Storage};
-use crate::verify::consistency;
+use crate::verify::consistency::{self, RowError};
 
 #[warn(missing_docs)]
 impl Database {
@@ -309,7 +309,7 @@ impl Database {
             } else if let Some(board) = p.as_tour() {
                 consistency::tour_row(board, r)
             } else {
-                Err("not an enumeration puzzle".to_string())
+                Err(RowError::NotEnumeration)
             };
             ok.map_err(|why| self.inconsistent(format!("{name}: {why}")))?;
         }

@@ -15,6 +15,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::families::Puzzle;
+use crate::families::fifteen::PartitionError;
 use crate::families::registry::{self, family, family_names};
 use crate::families::tour::TourBoard;
 use crate::solvers::peg::Board;
@@ -439,7 +440,7 @@ pub fn names() -> Vec<String> {
 
 /// The registry with every pattern-database puzzle building these partitions' tables
 /// (`generate --partition`).
-pub fn registry_building(names: &[String]) -> Result<Vec<Puzzle>, String> {
+pub fn registry_building(names: &[String]) -> Result<Vec<Puzzle>, PartitionError> {
     let mut all = registry();
     for p in &mut all {
         if let Some(old) = p.as_patterns_mut() {
@@ -474,7 +475,8 @@ pub fn lookup(name: &str, stored_definition: Option<&str>) -> Result<Puzzle, Loo
     };
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| LookupError::BadDefinition(e.to_string()))?;
-    let p = registry::from_definition(&value).map_err(LookupError::BadDefinition)?;
+    let p =
+        registry::from_definition(&value).map_err(|e| LookupError::BadDefinition(e.to_string()))?;
     if p.name() != name {
         return Err(LookupError::BadDefinition(format!(
             "the stored definition names {:?}",

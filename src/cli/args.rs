@@ -281,12 +281,15 @@ pub(crate) struct QueryArgs {
     pub(crate) timeout: f64,
 }
 
+/// A value of `--timeout` or `--search-timeout` that [`seconds`] refuses.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not a number of seconds (more than 0, at most 1e6)")]
+pub(crate) struct NotSeconds(String);
+
 /// A positive, finite number of seconds.
-pub(crate) fn seconds(text: &str) -> Result<f64, String> {
+pub(crate) fn seconds(text: &str) -> Result<f64, NotSeconds> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && s > 0.0 && s <= 1e6 => Ok(s),
-        _ => Err(format!(
-            "{text:?} is not a number of seconds (more than 0, at most 1e6)"
-        )),
+        _ => Err(NotSeconds(text.to_string())),
     }
 }

@@ -105,6 +105,11 @@ pub struct PackedTable<'a> {
     pub chunks: Chunks<'a>,
 }
 
+/// Why a streamed chunk could not be made, as its maker says (another process's share
+/// that arrived damaged, say): boxed, since the makers' error types live in layers
+/// above this one.
+pub type ChunkError = Box<dyn std::error::Error + Send + Sync>;
+
 /// The chunks of a packed table, in order: held, or made while they are written (a
 /// table too large to hold twice, or one arriving from other processes a piece at a
 /// time).
@@ -115,7 +120,7 @@ pub enum Chunks<'a> {
         /// error of the writer.
         count: u64,
         /// Each chunk, or why it could not be made.
-        chunks: Box<dyn Iterator<Item = Result<Vec<u8>, String>> + 'a>,
+        chunks: Box<dyn Iterator<Item = Result<Vec<u8>, ChunkError>> + 'a>,
     },
 }
 

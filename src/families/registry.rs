@@ -1,6 +1,8 @@
 //! The registry of families: one line per family. A definition's `family` key chooses
 //! the entry whose checks build its puzzle.
 
+use thiserror::Error;
+
 use crate::families::Family;
 use crate::families::Puzzle;
 use crate::families::spec::{Problem, Spec, problem};
@@ -46,13 +48,25 @@ pub fn build(spec: &Spec) -> Result<Puzzle, Problem> {
     (family.build)(spec)
 }
 
+/// Why a stored definition does not rebuild its puzzle ([`from_definition`]).
+#[derive(Debug, Error)]
+pub enum RebuildError {
+    /// The definition has no `spec` to build from.
+    #[error("the stored definition has no `spec`")]
+    NoSpec,
+    /// Its `spec` is not a spec (a key of the wrong type, or an unknown one).
+    #[error(transparent)]
+    Spec(serde_json::Error),
+    /// The spec breaks its family's rules.
+    #[error(transparent)]
+    Rules(Problem),
+}
+
 /// Rebuilds a puzzle from its stored definition (its `spec`), checked as a file is.
-pub fn from_definition(definition: &serde_json::Value) -> Result<Puzzle, String> {
-    let spec = definition
-        .get("spec")
-        .ok_or("the stored definition has no `spec`")?;
-    let spec: Spec = serde_json::from_value(spec.clone()).map_err(|e| e.to_string())?;
-    build(&spec).map_err(|p| format!("{}: {}", p.key, p.message))
+pub fn from_definition(definition: &serde_json::Value) -> Result<Puzzle, RebuildError> {
+    let spec = definition.get("spec").ok_or(RebuildError::NoSpec)?;
+    let spec: Spec = serde_json::from_value(spec.clone()).map_err(RebuildError::Spec)?;
+    build(&spec).map_err(RebuildError::Rules)
 }
 
 #[cfg(test)]

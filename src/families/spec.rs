@@ -120,7 +120,8 @@ pub struct Spec {
 }
 
 /// A problem with one key of a spec; [`load`](crate::catalog::load) turns it into a line of the file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{key}: {message}")]
 pub struct Problem {
     pub key: &'static str,
     pub message: String,

@@ -8,20 +8,88 @@
 //! command-line switch; nothing else changes.
 
 use rayon::prelude::*;
+use thiserror::Error;
 
-use crate::core::packed::{CodeLayout, CountLayout, RunLayout};
+use crate::catalog::LookupError;
+use crate::core::packed::{CodeLayout, CountLayout, PackError, RunLayout};
 use crate::core::progress::Progress;
 use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;
 use crate::families::magic::Magic;
 use crate::families::tour::{TourBoard, closed_tours};
-use crate::solvers::bfs::{self, DistanceTable, Outputs};
+use crate::solvers::bfs::{self, DistanceTable, Outputs, SolveError};
+use crate::solvers::distributed::DistError;
 use crate::solvers::enumerate::Solution;
-use crate::solvers::pattern::{self, Pattern};
+use crate::solvers::pattern::{self, Pattern, PatternError};
 use crate::solvers::peg::layers::{self, LayerTable};
-use crate::solvers::peg::{self, Board, PegTable};
+use crate::solvers::peg::{self, Board, PegError, PegTable};
 use crate::solvers::twobit;
 use std::path::Path;
+
+/// Why a backend could not compute a unit: a solver's refusal, or (across processes) a
+/// unit the processes could not agree on or exchange.
+#[derive(Debug, Error)]
+pub enum BackendError {
+    /// The breadth-first search of a move graph failed.
+    #[error(transparent)]
+    Search(#[from] SolveError),
+    /// A table does not fit its packed or two-bit layout.
+    #[error(transparent)]
+    Pack(#[from] PackError),
+    /// The two-bit search was given a goal outside the rank space.
+    #[error("goal rank {0} is outside the space")]
+    GoalOutside(u64),
+    /// A pattern, or its table, is not one the solver builds.
+    #[error(transparent)]
+    Pattern(#[from] PatternError),
+    /// A peg board's table or layers cannot be computed.
+    #[error(transparent)]
+    Peg(#[from] PegError),
+    /// The search across processes failed.
+    #[error(transparent)]
+    Distributed(#[from] DistError),
+    /// A message from process 0 does not decode.
+    #[error("a message from process 0 is damaged: {0}")]
+    Message(#[source] postcard::Error),
+    /// The puzzle process 0 sent is not one this process can rebuild (shown in its
+    /// debug form: a lookup's failure has no text of its own).
+    #[error("{0:?}")]
+    Lookup(LookupError),
+    /// The definition process 0 sent is not JSON.
+    #[error(transparent)]
+    Definition(serde_json::Error),
+    /// This process's puzzle of that name has another definition than process 0's.
+    #[error("this process's {name} has another definition")]
+    OtherDefinition {
+        /// The puzzle.
+        name: String,
+    },
+    /// The puzzle process 0 sent is not a move graph.
+    #[error("{name} is not a move graph")]
+    NotGraph {
+        /// The puzzle.
+        name: String,
+    },
+    /// A move graph to be stored packed has no packed layout.
+    #[error("{name} has no packed layout")]
+    NoPacking {
+        /// The puzzle.
+        name: String,
+    },
+    /// The packed layout asked for is not the puzzle's own.
+    #[error("{name}: the packed layout is not the puzzle's own")]
+    ForeignLayout {
+        /// The puzzle.
+        name: String,
+    },
+    /// Another process failed a step every process must pass (its own message says
+    /// why).
+    #[error("another process failed {what}")]
+    Elsewhere {
+        /// The step, as the message names it (`packing its share`).
+        what: &'static str,
+    },
+}
 
 /// A move graph stored packed, as its backend hands it over: every chunk of the
 /// distance table (and of the count table when counts were asked for), in chunk order,
@@ -56,8 +124,8 @@ pub struct TwoBitGraph<'a> {
 
 impl TwoBitGraph<'_> {
     /// The whole table of one process's search.
-    pub fn from_table(table: twobit::TwoBitTable) -> Result<TwoBitGraph<'static>, String> {
-        let layout = CodeLayout::new(table.ranks, table.modulus).map_err(|e| e.to_string())?;
+    pub fn from_table(table: twobit::TwoBitTable) -> Result<TwoBitGraph<'static>, BackendError> {
+        let layout = CodeLayout::new(table.ranks, table.modulus)?;
         let chunks = layout.chunks_from_blocks(0, table.blocks).map(Ok);
         Ok(TwoBitGraph {
             layout,
@@ -81,7 +149,7 @@ pub trait Backend: Sync {
         &self,
         g: &dyn GraphPuzzle,
         progress: &dyn Progress,
-    ) -> Result<DistanceTable, String>;
+    ) -> Result<DistanceTable, BackendError>;
     /// A move graph stored packed in `layout`, with solution counts when `counts`.
     fn packed_graph(
         &self,
@@ -89,7 +157,7 @@ pub trait Backend: Sync {
         layout: &RunLayout,
         counts: bool,
         progress: &dyn Progress,
-    ) -> Result<PackedGraph, String>;
+    ) -> Result<PackedGraph, BackendError>;
     /// A move graph whose distances are stored as two-bit codes: every rank's distance
     /// modulo 4 or 3 ([`twobit`]). Its chunks may be made as they are read, by this
     /// backend.
@@ -97,18 +165,18 @@ pub trait Backend: Sync {
         &'s self,
         g: &dyn GraphPuzzle,
         progress: &dyn Progress,
-    ) -> Result<TwoBitGraph<'s>, String>;
+    ) -> Result<TwoBitGraph<'s>, BackendError>;
     /// One pattern database (one byte per placement of its tiles).
     fn pattern_table(
         &self,
         p: &Pattern,
         progress: &dyn Progress,
-    ) -> Result<pattern::PatternTable, String>;
+    ) -> Result<pattern::PatternTable, BackendError>;
     /// A peg board's positions, by peg count, that are reachable and can finish. By
     /// default (and for every unit below), on this machine's cores: the units a backend
     /// does not split across machines need not be written again.
-    fn peg_table(&self, board: &Board, progress: &dyn Progress) -> Result<PegTable, String> {
-        peg::solve(board, progress).map_err(|e| e.to_string())
+    fn peg_table(&self, board: &Board, progress: &dyn Progress) -> Result<PegTable, BackendError> {
+        Ok(peg::solve(board, progress)?)
     }
     /// A large peg board's layers (positions that can finish, with distances), with
     /// scratch files in `scratch`.
@@ -117,8 +185,8 @@ pub trait Backend: Sync {
         board: &Board,
         scratch: &Path,
         progress: &dyn Progress,
-    ) -> Result<LayerTable, String> {
-        layers::solve(board, scratch, progress).map_err(|e| e.to_string())
+    ) -> Result<LayerTable, BackendError> {
+        Ok(layers::solve(board, scratch, progress)?)
     }
     /// A peg board's start-by-finish matrix.
     fn peg_matrix(&self, board: &Board, progress: &dyn Progress) -> Vec<Vec<Option<u8>>> {
@@ -146,8 +214,8 @@ impl Backend for Local {
         &self,
         g: &dyn GraphPuzzle,
         progress: &dyn Progress,
-    ) -> Result<DistanceTable, String> {
-        bfs::solve(g, progress).map_err(|e| e.to_string())
+    ) -> Result<DistanceTable, BackendError> {
+        Ok(bfs::solve(g, progress)?)
     }
 
     fn packed_graph(
@@ -156,12 +224,12 @@ impl Backend for Local {
         layout: &RunLayout,
         counts: bool,
         progress: &dyn Progress,
-    ) -> Result<PackedGraph, String> {
+    ) -> Result<PackedGraph, BackendError> {
         let outputs = Outputs {
             next: false,
             counts,
         };
-        let table = bfs::solve_with(g, outputs, progress).map_err(|e| e.to_string())?;
+        let table = bfs::solve_with(g, outputs, progress)?;
         let max = table.max_distance();
         let mut farthest: Vec<u64> = (table.dist.par_iter().enumerate())
             .filter(|&(_, &d)| d == max)
@@ -176,8 +244,7 @@ impl Backend for Local {
                 progress.advance(1);
                 blob
             })
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())?;
+            .collect::<Result<Vec<_>, _>>()?;
         let counts = counts.then(|| {
             let max = table.count.par_iter().copied().max().unwrap_or(0);
             let l = CountLayout::for_counts(g.size(), max);
@@ -199,9 +266,8 @@ impl Backend for Local {
         &'s self,
         g: &dyn GraphPuzzle,
         progress: &dyn Progress,
-    ) -> Result<TwoBitGraph<'s>, String> {
-        let table = twobit::solve(g, progress)
-            .map_err(|goal| format!("goal rank {goal} is outside the space"))?;
+    ) -> Result<TwoBitGraph<'s>, BackendError> {
+        let table = twobit::solve(g, progress).map_err(BackendError::GoalOutside)?;
         TwoBitGraph::from_table(table)
     }
 
@@ -209,7 +275,7 @@ impl Backend for Local {
         &self,
         p: &Pattern,
         progress: &dyn Progress,
-    ) -> Result<pattern::PatternTable, String> {
-        pattern::build(p, progress).map_err(|e| e.to_string())
+    ) -> Result<pattern::PatternTable, BackendError> {
+        Ok(pattern::build(p, progress)?)
     }
 }

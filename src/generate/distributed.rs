@@ -26,7 +26,7 @@ use crate::core::progress::{Progress, Silent};
 use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;
 use crate::families::Puzzle;
-use crate::generate::backend::{Backend, Local, PackedGraph, TwoBitGraph};
+use crate::generate::backend::{Backend, BackendError, Local, PackedGraph, TwoBitGraph};
 use crate::solvers::bfs::{DistanceTable, Outputs};
 use crate::solvers::distributed::{self, Checkpoint, Comm, Reduce, Share};
 use crate::solvers::pattern::{self, Entry, Grid, Pattern, PatternSpace};
@@ -167,11 +167,11 @@ impl Drop for Processes<'_> {
 
 /// The loop of every process but 0: solves the units process 0 sends until it says the
 /// build is over. Returns whether the file was stored.
-pub fn work(comm: &dyn Comm, checkpoints: Option<Checkpoints>) -> Result<bool, String> {
+pub fn work(comm: &dyn Comm, checkpoints: Option<Checkpoints>) -> Result<bool, BackendError> {
     let mut units: Vec<PathBuf> = Vec::new();
     loop {
-        let job: Job = postcard::from_bytes(&comm.broadcast(Vec::new()))
-            .map_err(|e| format!("a message from process 0 is damaged: {e}"))?;
+        let job: Job =
+            postcard::from_bytes(&comm.broadcast(Vec::new())).map_err(BackendError::Message)?;
         if let Job::Finish { stored } = job {
             if stored {
                 for dir in units {
@@ -223,7 +223,7 @@ fn run<'c>(
     job: &Job,
     units: &mut Vec<PathBuf>,
     progress: &dyn Progress,
-) -> Result<(Option<Output<'c>>, Stats), String> {
+) -> Result<(Option<Output<'c>>, Stats), BackendError> {
     match job {
         Job::TwoBit { name, definition } => {
             let resolved = resolve_graph(name, definition);
@@ -272,7 +272,7 @@ fn run<'c>(
         }
         Job::Pattern { rows, cols, tiles } => {
             let p = Pattern::new(Grid::new(*rows as usize, *cols as usize), tiles)
-                .map_err(|e| e.to_string());
+                .map_err(BackendError::from);
             let p = agree(comm, p, "rebuilding the pattern")?;
             let tiles: Vec<String> = tiles.iter().map(|t| t.to_string()).collect();
             let key = format!("pattern-{rows}x{cols}-{}", tiles.join("."));
@@ -298,22 +298,31 @@ fn short_hash(text: &str) -> String {
     h[..6].iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn resolve_graph(name: &str, definition: &str) -> Result<Puzzle, String> {
-    let p = catalog::lookup(name, Some(definition)).map_err(|e| format!("{e:?}"))?;
-    let want: serde_json::Value = serde_json::from_str(definition).map_err(|e| e.to_string())?;
+fn resolve_graph(name: &str, definition: &str) -> Result<Puzzle, BackendError> {
+    let p = catalog::lookup(name, Some(definition)).map_err(BackendError::Lookup)?;
+    let want: serde_json::Value =
+        serde_json::from_str(definition).map_err(BackendError::Definition)?;
     match &p {
         Puzzle::Graph(g) if g.definition() == want => Ok(p),
-        Puzzle::Graph(_) => Err(format!("this process's {name} has another definition")),
-        _ => Err(format!("{name} is not a move graph")),
+        Puzzle::Graph(_) => Err(BackendError::OtherDefinition {
+            name: name.to_string(),
+        }),
+        _ => Err(BackendError::NotGraph {
+            name: name.to_string(),
+        }),
     }
 }
 
 /// A local result every process must agree on before going further: if any process
-/// failed, every one returns an error (the failing one its own message).
-fn agree<T>(comm: &dyn Comm, r: Result<T, String>, what: &str) -> Result<T, String> {
+/// failed, every one returns an error (the failing one its own error).
+fn agree<T>(
+    comm: &dyn Comm,
+    r: Result<T, BackendError>,
+    what: &'static str,
+) -> Result<T, BackendError> {
     let failed = comm.any(r.is_err());
     match r {
-        Ok(_) if failed => Err(format!("another process failed {what}")),
+        Ok(_) if failed => Err(BackendError::Elsewhere { what }),
         r => r,
     }
 }
@@ -336,9 +345,9 @@ fn solve_share<S: crate::core::space::StateSpace + ?Sized>(
     granule: u64,
     checkpoint: Option<Checkpoint>,
     progress: &dyn Progress,
-) -> Result<Share, String> {
+) -> Result<Share, BackendError> {
     distributed::solve(space, outputs, granule, comm, checkpoint, progress)
-        .map_err(|e| e.to_string())
+        .map_err(BackendError::from)
 }
 
 /// Chunks of a share sent to process 0 at a time (16 MB of two-bit codes).
@@ -355,12 +364,11 @@ fn two_bit_graph<'c>(
     g: &dyn GraphPuzzle,
     checkpoint: Option<Checkpoint>,
     progress: &dyn Progress,
-) -> Result<(Option<Output<'c>>, Stats), String> {
-    let layout = CodeLayout::new(g.size(), 4).map_err(|e| e.to_string());
+) -> Result<(Option<Output<'c>>, Stats), BackendError> {
+    let layout = CodeLayout::new(g.size(), 4).map_err(BackendError::from);
     let layout = agree(comm, layout, "laying out the two-bit table")?;
     let share =
-        distributed::twobit::solve_share(g, CODE_RANKS_PER_CHUNK, comm, checkpoint, progress)
-            .map_err(|e| e.to_string())?;
+        distributed::twobit::solve_share(g, CODE_RANKS_PER_CHUNK, comm, checkpoint, progress)?;
     let out = |o: Output<'c>| (comm.rank() == 0).then_some(o);
     let Some(share) = share else {
         let stats = Stats {
@@ -406,7 +414,7 @@ fn graph_table(
     g: &dyn GraphPuzzle,
     checkpoint: Option<Checkpoint>,
     progress: &dyn Progress,
-) -> Result<(Option<Output<'static>>, Stats), String> {
+) -> Result<(Option<Output<'static>>, Stats), BackendError> {
     let share = solve_share(comm, g, Outputs::ALL, 1, checkpoint, progress)?;
     let stats = Stats::of(&share);
     let overflowed = share
@@ -454,11 +462,12 @@ fn packed_graph(
     counts: bool,
     checkpoint: Option<Checkpoint>,
     progress: &dyn Progress,
-) -> Result<(Option<Output<'static>>, Stats), String> {
+) -> Result<(Option<Output<'static>>, Stats), BackendError> {
     let layout = agree(
         comm,
-        g.packing()
-            .ok_or_else(|| format!("{} has no packed layout", g.name())),
+        g.packing().ok_or_else(|| BackendError::NoPacking {
+            name: g.name().to_string(),
+        }),
         "finding the packed layout",
     )?;
     // Shares hold whole chunks of both tables (count chunks are 4000 bytes of 1, 2, 4
@@ -517,7 +526,7 @@ fn pack_share(
     counts: Option<&CountLayout>,
     share: &Share,
     max: u8,
-) -> Result<PackedPart, String> {
+) -> Result<PackedPart, BackendError> {
     use rayon::prelude::*;
     let base = share.range.start;
     let chunks_of = |per: u64| share.partition.chunks(me, per);
@@ -526,8 +535,7 @@ fn pack_share(
         .clone()
         .into_par_iter()
         .map(|c| layout.encode_chunk_with(c, |r| share.dist[(r - base) as usize]))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string());
+        .collect::<Result<Vec<_>, _>>();
     let count_chunks = if let Some(l) = counts {
         chunks_of(l.ranks_per_chunk())
             .into_par_iter()
@@ -559,7 +567,7 @@ fn pattern_table(
     p: &Pattern,
     checkpoint: Option<Checkpoint>,
     progress: &dyn Progress,
-) -> Result<(Option<Output<'static>>, Stats), String> {
+) -> Result<(Option<Output<'static>>, Stats), BackendError> {
     let space = PatternSpace::new(p);
     let share = solve_share(
         comm,
@@ -590,7 +598,7 @@ fn pattern_table(
 }
 
 impl<'c> Processes<'c> {
-    fn unit(&self, job: Job, progress: &dyn Progress) -> Result<Output<'c>, String> {
+    fn unit(&self, job: Job, progress: &dyn Progress) -> Result<Output<'c>, BackendError> {
         self.send(&job);
         let mut units = Vec::new();
         let (out, stats) = run(
@@ -624,7 +632,7 @@ impl Backend for Processes<'_> {
         &self,
         g: &dyn GraphPuzzle,
         progress: &dyn Progress,
-    ) -> Result<DistanceTable, String> {
+    ) -> Result<DistanceTable, BackendError> {
         match self.unit(Self::graph_job(g, false, true), progress)? {
             Output::Table(t) => Ok(t),
             _ => unreachable!("a graph job gives a table"),
@@ -637,12 +645,11 @@ impl Backend for Processes<'_> {
         layout: &RunLayout,
         counts: bool,
         progress: &dyn Progress,
-    ) -> Result<PackedGraph, String> {
+    ) -> Result<PackedGraph, BackendError> {
         if g.packing().map(|l| l.describe()) != Some(layout.describe()) {
-            return Err(format!(
-                "{}: the packed layout is not the puzzle's own",
-                g.name()
-            ));
+            return Err(BackendError::ForeignLayout {
+                name: g.name().to_string(),
+            });
         }
         match self.unit(Self::graph_job(g, true, counts), progress)? {
             Output::Packed(p) => Ok(p),
@@ -656,7 +663,7 @@ impl Backend for Processes<'_> {
         &'s self,
         g: &dyn GraphPuzzle,
         progress: &dyn Progress,
-    ) -> Result<TwoBitGraph<'s>, String> {
+    ) -> Result<TwoBitGraph<'s>, BackendError> {
         let job = Job::TwoBit {
             name: g.name().to_string(),
             definition: g.definition().to_string(),
@@ -672,7 +679,7 @@ impl Backend for Processes<'_> {
         &self,
         p: &Pattern,
         progress: &dyn Progress,
-    ) -> Result<pattern::PatternTable, String> {
+    ) -> Result<pattern::PatternTable, BackendError> {
         let job = Job::Pattern {
             rows: p.grid().rows as u8,
             cols: p.grid().cols as u8,

@@ -61,12 +61,12 @@ pub enum GenerateError {
     #[error(transparent)]
     Signature(#[from] SignatureError),
     /// Solving a puzzle failed (out of memory, a failed process of a distributed run).
-    #[error("solving {puzzle}: {message}")]
+    #[error("solving {puzzle}: {source}")]
     Solve {
         /// The puzzle.
         puzzle: String,
-        /// What failed.
-        message: String,
+        /// Why it failed.
+        source: records::SolveFailure,
     },
     /// The new file failed its checks; it was not put in place.
     #[error("verification of the new file failed: {0}")]
@@ -582,9 +582,9 @@ fn write_new_file(
                 // Scratch files of the large peg boards go beside the file being built.
                 let scratch = tmp.parent().unwrap_or(Path::new("."));
                 let rec = records::compute(p, hash, backend, scratch, progress.as_ref()).map_err(
-                    |e| GenerateError::Solve {
+                    |source| GenerateError::Solve {
                         puzzle: name.to_string(),
-                        message: e.0,
+                        source,
                     },
                 )?;
                 progress.phase("writing", rec.write_units());

@@ -14,7 +14,7 @@ use crate::core::progress::Progress;
 use crate::core::rank::FACT;
 use crate::core::space::GraphPuzzle;
 use crate::families::Puzzle;
-use crate::generate::backend::Backend;
+use crate::generate::backend::{Backend, BackendError};
 use crate::solvers::bfs::{COUNT_OVERFLOW, NO_NEXT, UNREACHED};
 use crate::solvers::enumerate;
 use crate::solvers::pattern::Pattern;
@@ -28,10 +28,21 @@ use crate::store::{
 /// Position rows made at a time, in parallel, before they are written.
 const ROW_BATCH: usize = 1 << 14;
 
-/// A solver refused or failed; the message says why.
+/// Why a puzzle's record could not be computed.
 #[derive(Debug, Error)]
-#[error("{0}")]
-pub struct SolveFailure(pub String);
+pub enum SolveFailure {
+    /// The backend could not compute one of its tables.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    /// The puzzle's packed layout does not cover its rank space.
+    #[error("packed layout covers {covers} ranks, the puzzle has {ranks}")]
+    Layout {
+        /// Ranks the layout covers.
+        covers: u64,
+        /// Ranks of the puzzle.
+        ranks: u64,
+    },
+}
 
 /// Computes one puzzle's complete record on `backend`. `seconds` is the time spent
 /// solving.
@@ -76,7 +87,7 @@ pub fn compute<'a>(
         }
         Puzzle::Patterns(f) => {
             let table = |p: &Pattern| backend.pattern_table(p, progress);
-            crate::families::fifteen::record(f, base, &table, progress).map_err(SolveFailure)?
+            crate::families::fifteen::record(f, base, &table, progress)?
         }
     };
     Ok(PuzzleRecord {
@@ -111,7 +122,7 @@ fn graph<'a>(
     {
         return packed_graph(g, layout, base, backend, progress);
     }
-    let table = backend.graph_table(g, progress).map_err(SolveFailure)?;
+    let table = backend.graph_table(g, progress)?;
     let histogram = levels_histogram(&table.levels);
     let (states, solvable, max_distance) = (g.size(), table.reached(), Some(table.max_distance()));
     // One closure owns the table; unreached ranks (unsolvable arrangements) are skipped.
@@ -157,7 +168,7 @@ fn two_bit_graph<'a>(
     backend: &'a dyn Backend,
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
-    let table = backend.two_bit_graph(g, progress).map_err(SolveFailure)?;
+    let table = backend.two_bit_graph(g, progress)?;
     let (layout, levels, farthest) = (table.layout, table.levels, table.farthest);
     let max = (levels.len() - 1) as u8;
     Ok(PuzzleRecord {
@@ -200,16 +211,13 @@ fn packed_graph<'a>(
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
     if layout.ranks() != g.size() {
-        return Err(SolveFailure(format!(
-            "packed layout covers {} ranks, the puzzle has {}",
-            layout.ranks(),
-            g.size()
-        )));
+        return Err(SolveFailure::Layout {
+            covers: layout.ranks(),
+            ranks: g.size(),
+        });
     }
     let counts = format::packed_counts(g.size(), g.two_bit_asked());
-    let done = backend
-        .packed_graph(g, &layout, counts, progress)
-        .map_err(SolveFailure)?;
+    let done = backend.packed_graph(g, &layout, counts, progress)?;
     let max = done.max_distance();
     let mut packed = vec![PackedTable {
         kind: "distance",
@@ -247,7 +255,7 @@ fn peg_board<'a>(
     backend: &dyn Backend,
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
-    let table = backend.peg_table(board, progress).map_err(SolveFailure)?;
+    let table = backend.peg_table(board, progress)?;
     let matrix = if board.matrix {
         backend.peg_matrix(board, progress)
     } else {
@@ -314,9 +322,7 @@ fn peg_layers<'a>(
     scratch: &Path,
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
-    let table = backend
-        .peg_layers(board, scratch, progress)
-        .map_err(SolveFailure)?;
+    let table = backend.peg_layers(board, scratch, progress)?;
     let classes = |k: usize| {
         (table.layers.iter())
             .find(|l| l.pegs as usize == k)

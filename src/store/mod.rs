@@ -22,8 +22,8 @@ use thiserror::Error;
 
 /// `PRAGMA application_id` of a puzzlebase file ("PZB1").
 pub use crate::core::records::{
-    Chunks, FarthestRow, HistogramRow, PackedTable, PegLayerRow, PositionRow, PuzzleInfo,
-    PuzzleRecord, SolutionRow, Storage,
+    ChunkError, Chunks, FarthestRow, HistogramRow, PackedTable, PegLayerRow, PositionRow,
+    PuzzleInfo, PuzzleRecord, SolutionRow, Storage,
 };
 
 pub const APPLICATION_ID: i32 = 0x505A_4231;
@@ -126,7 +126,7 @@ pub enum StoreError {
     NoChecksums(String),
     /// The page-checksum layer could not be installed.
     #[error("cannot check page checksums: {0}")]
-    Checksums(String),
+    Checksums(#[source] pagesum::InstallError),
     /// A packed table's chunks could not be written.
     #[error("{puzzle}: {message}")]
     Chunks {
@@ -592,14 +592,14 @@ fn write_chunks(
             puzzle: puzzle.to_string(),
             message: format!("{} table: {message}", t.kind),
         };
-        let chunks: Box<dyn Iterator<Item = std::result::Result<Vec<u8>, String>>> = match t.chunks
-        {
-            Chunks::Held(c) => Box::new(c.into_iter().map(Ok)),
-            Chunks::Streamed { chunks, .. } => chunks,
-        };
+        let chunks: Box<dyn Iterator<Item = std::result::Result<Vec<u8>, ChunkError>>> =
+            match t.chunks {
+                Chunks::Held(c) => Box::new(c.into_iter().map(Ok)),
+                Chunks::Streamed { chunks, .. } => chunks,
+            };
         let mut i = 0u64;
         for data in chunks {
-            let data = data.map_err(&fail)?;
+            let data = data.map_err(|e| fail(e.to_string()))?;
             if i == expected {
                 return Err(fail(format!("more than the {expected} chunks announced")));
             }
@@ -719,10 +719,11 @@ mod tests {
         let path = Path::new(":memory:");
         let mut conn = Writer::new(Connection::open_in_memory().unwrap(), path);
         migrate(&mut conn, path).unwrap();
-        let stream = |items: Vec<std::result::Result<Vec<u8>, String>>, count| Chunks::Streamed {
-            count,
-            chunks: Box::new(items.into_iter()),
-        };
+        let stream =
+            |items: Vec<std::result::Result<Vec<u8>, ChunkError>>, count| Chunks::Streamed {
+                count,
+                chunks: Box::new(items.into_iter()),
+            };
         write_puzzle(
             &conn,
             path,
@@ -748,7 +749,7 @@ mod tests {
         for (name, items, count, says) in [
             (
                 "b",
-                vec![Ok(vec![9]), Err("process 1 sent a short piece".to_string())],
+                vec![Ok(vec![9]), Err("process 1 sent a short piece".into())],
                 2,
                 "short piece",
             ),

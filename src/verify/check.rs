@@ -65,7 +65,7 @@ pub(super) fn same<T: PartialEq + std::fmt::Display + ?Sized>(
 /// The first failure over `0..n` checked by `f` in parallel, at the smallest index.
 pub(super) fn first_failure<F>(n: u64, f: F) -> Check<()>
 where
-    F: Fn(u64, &mut Vec<u64>) -> Result<(), String> + Sync,
+    F: Fn(u64, &mut Vec<u64>) -> Check<()> + Sync,
 {
     const CHUNK: u64 = 1 << 14;
     let found = (0..n.div_ceil(CHUNK)).into_par_iter().find_map_first(|c| {
@@ -73,7 +73,7 @@ where
         (c * CHUNK..((c + 1) * CHUNK).min(n)).find_map(|i| f(i, &mut buf).err())
     });
     match found {
-        Some(fact) => bad(fact),
+        Some(fail) => Err(fail),
         None => Ok(()),
     }
 }
@@ -102,7 +102,7 @@ mod tests {
     fn the_first_failure_is_the_smallest_index() {
         let f = |i: u64, _: &mut Vec<u64>| {
             if i % 7_000 == 6_999 {
-                Err(format!("at {i}"))
+                bad(format!("at {i}"))
             } else {
                 Ok(())
             }

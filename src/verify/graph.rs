@@ -133,17 +133,17 @@ fn check_graph(
         g.neighbors(r, nbs);
         if d == UNREACHED {
             if is_goal(r) {
-                return Err(format!("{}: a goal, but it is missing", at(r)));
+                return bad(format!("{}: a goal, but it is missing", at(r)));
             }
             if let Some(&nb) = nbs.iter().find(|&&nb| t.dist[nb as usize] != UNREACHED) {
-                return Err(format!(
+                return bad(format!(
                     "{} is missing, but its neighbour rank {nb} is stored at distance {}, so it can reach the goal",
                     at(r),
                     t.dist[nb as usize]
                 ));
             }
             if count && t.count[r as usize] != 0 {
-                return Err(format!(
+                return bad(format!(
                     "{}: cannot reach the goal, but {} shortest solutions are stored",
                     at(r),
                     show_count(t.count[r as usize])
@@ -155,16 +155,16 @@ fn check_graph(
         let stored_count = if count { t.count[r as usize] } else { 1 };
         if is_goal(r) {
             if d != 0 {
-                return Err(format!("{}: a goal, but its distance is {d}", at(r)));
+                return bad(format!("{}: a goal, but its distance is {d}", at(r)));
             }
             if stored_next != NO_NEXT {
-                return Err(format!(
+                return bad(format!(
                     "{}: a goal, but it has next rank {stored_next}",
                     at(r)
                 ));
             }
             if stored_count != 1 {
-                return Err(format!(
+                return bad(format!(
                     "{}: a goal, but {} shortest solutions are stored (1 expected)",
                     at(r),
                     show_count(stored_count)
@@ -173,7 +173,7 @@ fn check_graph(
             return Ok(());
         }
         if d == 0 {
-            return Err(format!("{}: distance 0 but it is not a goal", at(r)));
+            return bad(format!("{}: distance 0 but it is not a goal", at(r)));
         }
         let Some(min) = nbs
             .iter()
@@ -181,13 +181,13 @@ fn check_graph(
             .filter(|&x| x != UNREACHED)
             .min()
         else {
-            return Err(format!(
+            return bad(format!(
                 "{}: distance {d} but no neighbour is stored, so it cannot reach the goal",
                 at(r)
             ));
         };
         if d != min + 1 {
-            return Err(format!(
+            return bad(format!(
                 "{}: distance {d} but its successors' minimum is {min}",
                 at(r)
             ));
@@ -196,23 +196,23 @@ fn check_graph(
         if next {
             let smallest = closer().min().expect("the minimum is attained");
             if stored_next == NO_NEXT {
-                return Err(format!("{}: no next rank stored", at(r)));
+                return bad(format!("{}: no next rank stored", at(r)));
             }
             if !nbs.contains(&stored_next) {
-                return Err(format!(
+                return bad(format!(
                     "{}: next rank {stored_next} is not one legal move away",
                     at(r)
                 ));
             }
             if t.dist[stored_next as usize] != min {
-                return Err(format!(
+                return bad(format!(
                     "{}: next rank {stored_next} is not one step closer (its distance is {})",
                     at(r),
                     show_dist(t.dist[stored_next as usize])
                 ));
             }
             if stored_next != smallest {
-                return Err(format!(
+                return bad(format!(
                     "{}: next rank {stored_next} is not the smallest rank one step closer ({smallest} is)",
                     at(r)
                 ));
@@ -221,7 +221,7 @@ fn check_graph(
         if count {
             let sum = closer().fold(0, |s, nb| add_counts(s, t.count[nb as usize]));
             if stored_count != sum {
-                return Err(format!(
+                return bad(format!(
                     "{}: {} shortest solutions stored but its closer successors' counts add up to {}",
                     at(r),
                     show_count(stored_count),

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use crate::store::Reader;
 use rayon::prelude::*;
+use thiserror::Error;
 
 use super::check::{Check, Derived, bad};
 use super::stored::{farthest_rows_are, must_be_empty, packed_table_rows, read_chunks};
@@ -108,7 +109,7 @@ pub(super) fn peg_layers(conn: &Reader, path: &Path, name: &str, board: &Board) 
         let tables = &tables[..];
         let found = (0..t.chunks.len())
             .into_par_iter()
-            .map(|c| -> Result<ChunkFigures, String> {
+            .map(|c| -> Check<ChunkFigures> {
                 let mut hist: Vec<[u64; 2]> = Vec::new();
                 let mut far: Vec<(u8, u64)> = Vec::new();
                 let blob = &t.chunks[c];
@@ -150,15 +151,11 @@ pub(super) fn peg_layers(conn: &Reader, path: &Path, name: &str, board: &Board) 
                     }
                 });
                 match err {
-                    Some(e) => Err(e),
+                    Some(e) => bad(e),
                     None => Ok((hist, far)),
                 }
             })
-            .collect::<Result<Vec<_>, String>>();
-        let found = match found {
-            Ok(f) => f,
-            Err(e) => return bad(e),
-        };
+            .collect::<Check<Vec<_>>>()?;
         for (hist, far) in found {
             for (d, h) in hist.iter().enumerate() {
                 if histogram.len() <= d {
@@ -216,13 +213,37 @@ pub(super) fn peg_layers(conn: &Reader, path: &Path, name: &str, board: &Board) 
     })
 }
 
-/// One stored position `b` at distance `d`: canonical, reachable, 0 only as the finish,
-/// otherwise 1 + the minimum over its moves within the table, and every reachable
-/// position one jump before it stored as well.
 /// One chunk's figures: positions and classes per distance, and its farthest positions
 /// (distance, rank).
 type ChunkFigures = (Vec<[u64; 2]>, Vec<(u8, u64)>);
 
+/// Why one stored position breaks the rules ([`check_one`]); the caller names the
+/// position.
+#[derive(Debug, Error)]
+enum PositionFault {
+    #[error("stored, but not in canonical form")]
+    NotCanonical,
+    #[error("stored, but not reachable from the start")]
+    Unreachable,
+    /// The finish, at a distance other than 0.
+    #[error("the finish at distance {0}")]
+    Finish(u8),
+    #[error("distance 0 but it is not the finish")]
+    ZeroElsewhere,
+    /// A distance, with no move into the table.
+    #[error("distance {0} but no move leads to a stored position")]
+    NoMove(u8),
+    #[error("distance {distance} but its moves' minimum is {minimum}")]
+    NotMinimum { distance: u8, minimum: u8 },
+    /// A reachable position (in the board's notation) one jump before this one is not
+    /// stored, though it can finish through it.
+    #[error("{0} is reachable and can finish through it, but it is not stored")]
+    Missing(String),
+}
+
+/// One stored position `b` at distance `d`: canonical, reachable, 0 only as the finish,
+/// otherwise 1 + the minimum over its moves within the table, and every reachable
+/// position one jump before it stored as well.
 fn check_one(
     layout: &Layout,
     tables: &[Layer],
@@ -231,23 +252,23 @@ fn check_one(
     b: u64,
     d: u8,
     finish: u64,
-) -> Result<(), String> {
+) -> Result<(), PositionFault> {
     let board = layout.board;
     if layout.canonical(b) != b {
-        return Err("stored, but not in canonical form".into());
+        return Err(PositionFault::NotCanonical);
     }
     if !here.is_some_and(|f| f.get(layout.rank(b))) {
-        return Err("stored, but not reachable from the start".into());
+        return Err(PositionFault::Unreachable);
     }
     if b == finish {
         return if d == 0 {
             Ok(())
         } else {
-            Err(format!("the finish at distance {d}"))
+            Err(PositionFault::Finish(d))
         };
     }
     if d == 0 {
-        return Err("distance 0 but it is not the finish".into());
+        return Err(PositionFault::ZeroElsewhere);
     }
     let mut min = None::<u8>;
     board.for_each_move(b, |_, after| {
@@ -256,12 +277,13 @@ fn check_one(
         }
     });
     match min {
-        None => {
-            return Err(format!(
-                "distance {d} but no move leads to a stored position"
-            ));
+        None => return Err(PositionFault::NoMove(d)),
+        Some(m) if m + 1 != d => {
+            return Err(PositionFault::NotMinimum {
+                distance: d,
+                minimum: m,
+            });
         }
-        Some(m) if m + 1 != d => return Err(format!("distance {d} but its moves' minimum is {m}")),
         _ => {}
     }
     let mut missing = None;
@@ -277,10 +299,7 @@ fn check_one(
         }
     });
     match missing {
-        Some(c) => Err(format!(
-            "{} is reachable and can finish through it, but it is not stored",
-            board.format(c)
-        )),
+        Some(c) => Err(PositionFault::Missing(board.format(c))),
         None => Ok(()),
     }
 }

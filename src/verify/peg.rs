@@ -97,7 +97,7 @@ pub(super) fn peg_board(conn: &Reader, name: &str, board: &Board) -> Check<Deriv
         let b = rows.bits[i as usize];
         let c = board.canonical(b).0;
         if c != b {
-            return Err(format!(
+            return bad(format!(
                 "{}: not in canonical form (rank {c} is its class's)",
                 at(b)
             ));
@@ -156,13 +156,13 @@ pub(super) fn peg_board(conn: &Reader, name: &str, board: &Board) -> Check<Deriv
         first_failure(rows.bits.len() as u64, |i, _| {
             let b = rows.bits[i as usize];
             if !in_forward(b) {
-                return Err(format!(
+                return bad(format!(
                     "{}: stored, but not reachable from the start",
                     at(b)
                 ));
             }
             if rows.dist[i as usize] == UNREACHED {
-                return Err(format!(
+                return bad(format!(
                     "{}: no distance stored, but only positions that can finish are kept for this board",
                     at(b)
                 ));
@@ -171,7 +171,7 @@ pub(super) fn peg_board(conn: &Reader, name: &str, board: &Board) -> Check<Deriv
                 if b & land != 0 && b & need == 0 {
                     let p = board.canonical(b ^ all).0;
                     if in_forward(p) && rows.find(p).is_none() {
-                        return Err(format!(
+                        return bad(format!(
                             "{}: reachable, and it can finish through rank {b}, but it is missing",
                             at(p)
                         ));
@@ -190,7 +190,7 @@ pub(super) fn peg_board(conn: &Reader, name: &str, board: &Board) -> Check<Deriv
         let (next, count, mv) = (rows.next[i], rows.count[i], rows.moves[i].as_deref());
         if b == finish {
             if d != 0 || count != 1 || next.is_some() || mv.is_some() {
-                return Err(format!(
+                return bad(format!(
                     "{}: the finish, but distance {}, {} solutions, next rank {}, move {}",
                     at(b),
                     show_dist(d),
@@ -212,14 +212,14 @@ pub(super) fn peg_board(conn: &Reader, name: &str, board: &Board) -> Check<Deriv
         let min = succ.iter().map(|s| s.2).filter(|&x| x != UNREACHED).min();
         if d == UNREACHED {
             if let Some((m, c, dd)) = succ.iter().find(|s| s.2 != UNREACHED) {
-                return Err(format!(
+                return bad(format!(
                     "{}: no distance stored, but move {} reaches rank {c} at distance {dd}",
                     at(b),
                     Board::format_moves(std::slice::from_ref(m))
                 ));
             }
             if count != 0 || next.is_some() || mv.is_some() {
-                return Err(format!(
+                return bad(format!(
                     "{}: cannot finish, but {} solutions, next rank {}, move {} are stored",
                     at(b),
                     show_count(count),
@@ -230,37 +230,37 @@ pub(super) fn peg_board(conn: &Reader, name: &str, board: &Board) -> Check<Deriv
             return Ok(());
         }
         if d == 0 {
-            return Err(format!("{}: distance 0 but it is not the finish", at(b)));
+            return bad(format!("{}: distance 0 but it is not the finish", at(b)));
         }
         let Some(min) = min else {
-            return Err(format!(
+            return bad(format!(
                 "{}: distance {d} but no move leads to a position that can finish",
                 at(b)
             ));
         };
         if d != min + 1 {
-            return Err(format!(
+            return bad(format!(
                 "{}: distance {d} but its successors' minimum is {min}",
                 at(b)
             ));
         }
         let (first, first_next, _) = succ.iter().find(|s| s.2 == min).expect("attained");
         let Some(text) = mv else {
-            return Err(format!("{}: no move stored", at(b)));
+            return bad(format!("{}: no move stored", at(b)));
         };
         let Some(after) = board.parse_move(text).and_then(|m| board.apply_move(b, &m)) else {
-            return Err(format!("{}: move {text} is not a legal move", at(b)));
+            return bad(format!("{}: move {text} is not a legal move", at(b)));
         };
         let after = board.canonical(after).0;
         if next != Some(after) {
-            return Err(format!(
+            return bad(format!(
                 "{}: move {text} leads to rank {after}, but next rank {} is stored",
                 at(b),
                 show_opt(next)
             ));
         }
         if dist_of(after) != min {
-            return Err(format!(
+            return bad(format!(
                 "{}: move {text} is not one step closer (it leads to distance {})",
                 at(b),
                 show_dist(dist_of(after))
@@ -268,7 +268,7 @@ pub(super) fn peg_board(conn: &Reader, name: &str, board: &Board) -> Check<Deriv
         }
         let want = Board::format_moves(std::slice::from_ref(first));
         if text != want || next != Some(*first_next) {
-            return Err(format!(
+            return bad(format!(
                 "{}: move {text} is not the first optimal move in enumeration order ({want} is)",
                 at(b)
             ));
@@ -278,7 +278,7 @@ pub(super) fn peg_board(conn: &Reader, name: &str, board: &Board) -> Check<Deriv
             .filter(|s| s.2 == min)
             .fold(0, |s, x| add_counts(s, rows.count[rows.find(x.1).unwrap()]));
         if count != sum {
-            return Err(format!(
+            return bad(format!(
                 "{}: {} shortest solutions stored but its optimal moves' counts add up to {}",
                 at(b),
                 show_count(count),

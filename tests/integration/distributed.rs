@@ -36,7 +36,9 @@ fn generate_in(procs: usize, db: &Path, checkpoints: Option<Checkpoints>) -> Res
     };
     let results = Threads::run(procs, |comm: &Threads| {
         if comm.rank() != 0 {
-            return work(comm, checkpoints.clone()).map(|_| ());
+            return work(comm, checkpoints.clone())
+                .map(|_| ())
+                .map_err(|e| e.to_string());
         }
         let backend = Processes::new(comm, checkpoints.clone(), None).unwrap();
         let registry = catalog::registry_building(&[TEST_PARTITION.to_string()]).unwrap();
@@ -165,7 +167,7 @@ fn two_bit_tables_across_processes_write_the_plain_checksums() {
         let log = tmp.path().join(format!("exchange{procs}.csv"));
         let results = Threads::run(procs, |comm: &Threads| {
             if comm.rank() != 0 {
-                return work(comm, None).map(|_| ());
+                return work(comm, None).map(|_| ()).map_err(|e| e.to_string());
             }
             let backend = Processes::new(comm, None, Some(&log)).unwrap();
             let r = generate::generate_on(&backend, &opts(&db), registry(), extra(), false, &Quiet);

@@ -11,6 +11,7 @@
 pub mod spec;
 
 use serde_json::json;
+use thiserror::Error;
 
 use super::sliding::Sliding;
 use crate::core::definition::Source;
@@ -51,6 +52,57 @@ pub struct Partition {
     pub patterns: Vec<Vec<u8>>,
 }
 
+/// Why a puzzle cannot store the tables of the partitions asked for
+/// ([`Fifteen::building`]).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PartitionError {
+    /// A partition the definition does not have.
+    #[error("unknown partition {name:?} of {puzzle}; known partitions: {known}")]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// The puzzle.
+        puzzle: &'static str,
+        /// The definition's partitions, as a list for the message.
+        known: String,
+    },
+    /// No partition, or more tables than the file has kinds for.
+    #[error("{puzzle} needs one to {most} pattern tables")]
+    Tables {
+        /// The puzzle.
+        puzzle: &'static str,
+        /// The most tables a file stores ([`TABLE_KINDS`]).
+        most: usize,
+    },
+}
+
+/// A line of a list of positions ([`HARDEST80`], [`KORF100`]) that does not read.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LineError {
+    /// Not an arrangement of this puzzle, or one that cannot be solved.
+    #[error("line {line}: {source}")]
+    Position {
+        /// The line, counted from 1.
+        line: usize,
+        /// Why it is no position.
+        source: StateError,
+    },
+    /// A field of a Korf instance that is not a number.
+    #[error("line {line}: {source}")]
+    Number {
+        /// The line, counted from 1.
+        line: usize,
+        /// The number that does not parse.
+        source: std::num::ParseIntError,
+    },
+    /// A Korf instance with fields missing, too many, or cells out of range.
+    #[error("line {line}: expected a number, a length and 16 cells 0..15")]
+    Shape {
+        /// The line, counted from 1.
+        line: usize,
+    },
+}
+
 /// A square sliding grid answered by search over pattern databases, as its definition
 /// file describes it (checked by its spec.rs).
 pub struct Fifteen {
@@ -89,18 +141,18 @@ impl Fifteen {
     }
 
     /// The same puzzle storing the tables of these partitions (in this order).
-    pub fn building(&self, names: &[String]) -> Result<Fifteen, String> {
+    pub fn building(&self, names: &[String]) -> Result<Fifteen, PartitionError> {
         let mut build: Vec<String> = Vec::new();
         for n in names {
             if !self.partitions.iter().any(|p| &p.name == n) {
-                return Err(format!(
-                    "unknown partition {n:?} of {}; known partitions: {}",
-                    self.name,
-                    (self.partitions.iter())
+                return Err(PartitionError::Unknown {
+                    name: n.clone(),
+                    puzzle: self.name,
+                    known: (self.partitions.iter())
                         .map(|p| p.name.as_str())
                         .collect::<Vec<_>>()
-                        .join(", ")
-                ));
+                        .join(", "),
+                });
             }
             if !build.contains(n) {
                 build.push(n.clone());
@@ -111,11 +163,10 @@ impl Fifteen {
             .map(|p| p.patterns.len())
             .sum();
         if build.is_empty() || tables > TABLE_KINDS.len() {
-            return Err(format!(
-                "{} needs one to {} pattern tables",
-                self.name,
-                TABLE_KINDS.len()
-            ));
+            return Err(PartitionError::Tables {
+                puzzle: self.name,
+                most: TABLE_KINDS.len(),
+            });
         }
         Ok(Fifteen::new(
             self.name,
@@ -192,9 +243,14 @@ impl Fifteen {
     /// Positions written one per line in this puzzle's notation (`#` starts a comment
     /// line), each read as [`Fifteen::parse`] reads a position (so checked to be a
     /// solvable arrangement): the format of [`HARDEST80`].
-    pub fn positions(&self, text: &str) -> Result<Vec<Vec<u8>>, String> {
+    pub fn positions(&self, text: &str) -> Result<Vec<Vec<u8>>, LineError> {
         data_lines(text)
-            .map(|(i, l)| self.parse(l).map_err(|e| format!("line {}: {e}", i + 1)))
+            .map(|(i, l)| {
+                self.parse(l).map_err(|source| LineError::Position {
+                    line: i + 1,
+                    source,
+                })
+            })
             .collect()
     }
 
@@ -228,19 +284,19 @@ pub struct KorfInstance {
 /// Reads a list of Korf's instances, one per line as `number length` followed by the 16
 /// cells in his orientation (`#` starts a comment line; blank lines are skipped). An
 /// error names the first line that is not of that form.
-pub fn korf_instances(text: &str) -> Result<Vec<KorfInstance>, String> {
+pub fn korf_instances(text: &str) -> Result<Vec<KorfInstance>, LineError> {
     data_lines(text)
         .map(|(i, l)| {
             let v: Vec<u32> = l
                 .split_whitespace()
                 .map(str::parse)
                 .collect::<Result<_, _>>()
-                .map_err(|e| format!("line {}: {e}", i + 1))?;
+                .map_err(|source| LineError::Number {
+                    line: i + 1,
+                    source,
+                })?;
             if v.len() != 18 || v[2..].iter().any(|&x| x > 15) {
-                return Err(format!(
-                    "line {}: expected a number, a length and 16 cells 0..15",
-                    i + 1
-                ));
+                return Err(LineError::Shape { line: i + 1 });
             }
             let cells: Vec<u8> = v[2..].iter().map(|&x| x as u8).collect();
             Ok(KorfInstance {
@@ -261,13 +317,14 @@ fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// Every table of the built partitions, computed by the shared BFS, as packed `u8` tables
 /// (their layout's `entry` naming what a byte holds, [`pattern::Entry`]).
 ///
-/// `table` computes one pattern's table (the build's backend).
-pub fn record<'a>(
+/// `table` computes one pattern's table (the build's backend); its failure, whatever
+/// the backend's error type, is the record's.
+pub fn record<'a, E>(
     f: &Fifteen,
     base: PuzzleRecord<'a>,
-    table: &dyn Fn(&Pattern) -> Result<pattern::PatternTable, String>,
+    table: &dyn Fn(&Pattern) -> Result<pattern::PatternTable, E>,
     progress: &dyn Progress,
-) -> Result<PuzzleRecord<'a>, String> {
+) -> Result<PuzzleRecord<'a>, E> {
     let mut packed = Vec::new();
     for part in f.built() {
         for (i, p) in f.patterns(part).iter().enumerate() {
@@ -375,9 +432,9 @@ mod tests {
             list[0].cells,
             from_korf(&[14, 13, 15, 7, 11, 12, 9, 5, 6, 0, 2, 1, 4, 8, 10, 3])
         );
-        let short = korf_instances("1 57 14 13\n").unwrap_err();
+        let short = korf_instances("1 57 14 13\n").unwrap_err().to_string();
         assert!(short.starts_with("line 1:"), "{short}");
-        let word = korf_instances("# x\n2 x 1\n").unwrap_err();
+        let word = korf_instances("# x\n2 x 1\n").unwrap_err().to_string();
         assert!(word.starts_with("line 2:"), "{word}");
     }
 
@@ -396,9 +453,14 @@ mod tests {
         texts.sort();
         texts.dedup();
         assert_eq!(texts.len(), 17);
-        assert!(f.positions("0,1,2\n").unwrap_err().starts_with("line 1:"));
+        assert!(
+            f.positions("0,1,2\n")
+                .unwrap_err()
+                .to_string()
+                .starts_with("line 1:")
+        );
         let twice = f.positions("# x\n0,1,1,3,4,5,6,7,8,9,10,11,12,13,14,15\n");
-        assert!(twice.unwrap_err().starts_with("line 2:"));
+        assert!(twice.unwrap_err().to_string().starts_with("line 2:"));
     }
 
     #[test]

@@ -1,7 +1,33 @@
 //! A two-bit table split across processes, brought to process 0 as it is written.
 
+use thiserror::Error;
+
 use crate::core::packed::{CODE_RANKS_PER_CHUNK, CodeLayout};
+use crate::core::records::ChunkError;
 use crate::solvers::distributed::{Comm, Partition};
+
+/// A piece of another process's share that does not hold the chunks it should.
+#[derive(Debug, Error)]
+enum PieceError {
+    #[error(
+        "process {process} sent a piece of {bytes} bytes where chunks {first}..{last} need more"
+    )]
+    Short {
+        process: usize,
+        bytes: usize,
+        first: u64,
+        last: u64,
+    },
+    #[error("process {process} sent {bytes} bytes for chunks {first}..{last}, which take {taken}")]
+    Long {
+        process: usize,
+        bytes: usize,
+        first: u64,
+        last: u64,
+        /// The bytes the chunks take.
+        taken: usize,
+    },
+}
 
 /// A two-bit table split across processes, brought to process 0 chunk by chunk: process
 /// 0's own share first, made from its blocks, then each other process's in pieces of
@@ -79,7 +105,7 @@ impl<'c> ShareStream<'c> {
 }
 
 impl Iterator for ShareStream<'_> {
-    type Item = Result<Vec<u8>, String>;
+    type Item = Result<Vec<u8>, ChunkError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if let Some(c) = self.own.next() {
@@ -95,19 +121,26 @@ impl Iterator for ShareStream<'_> {
         for c in first..last {
             let len = self.layout.chunk_bytes(c) as usize;
             let Some(chunk) = bytes.get(at..at + len) else {
-                return Some(Err(format!(
-                    "process {p} sent a piece of {} bytes where chunks {first}..{last} need more",
-                    bytes.len()
-                )));
+                return Some(Err(PieceError::Short {
+                    process: p,
+                    bytes: bytes.len(),
+                    first,
+                    last,
+                }
+                .into()));
             };
             self.pending.push_back(chunk.to_vec());
             at += len;
         }
         if at != bytes.len() {
-            return Some(Err(format!(
-                "process {p} sent {} bytes for chunks {first}..{last}, which take {at}",
-                bytes.len()
-            )));
+            return Some(Err(PieceError::Long {
+                process: p,
+                bytes: bytes.len(),
+                first,
+                last,
+                taken: at,
+            }
+            .into()));
         }
         self.pending.pop_front().map(Ok)
     }

@@ -29,6 +29,9 @@ pub enum PegError {
     Scratch(String),
     #[error("board {0}: {1}")]
     Layers(String, String),
+    /// The layer solver's distances of a board do not fit its stored layers.
+    #[error("board {0}: {1}")]
+    Distances(String, #[source] super::layers::table::DistanceError),
 }
 
 /// The complete table of a board.

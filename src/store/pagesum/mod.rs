@@ -35,7 +35,7 @@ use std::path::Path;
 use rusqlite::ffi;
 
 mod vfs;
-pub use vfs::install;
+pub use vfs::{InstallError, install};
 
 /// Reserved bytes per page that carry the file's value and the checksum.
 pub const RESERVED: u8 = 16;

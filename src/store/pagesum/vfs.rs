@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rusqlite::ffi;
+use thiserror::Error;
 
 use super::{DAMAGED, LEGACY_RESERVED, Rule, Stamp, checksum, file_value, sound, sums};
 
@@ -137,7 +138,18 @@ fn orig_vfs() -> *mut ffi::sqlite3_vfs {
 }
 
 static ORIG: OnceLock<usize> = OnceLock::new();
-static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+static INSTALLED: OnceLock<Result<(), InstallError>> = OnceLock::new();
+
+/// Why the checksum VFS could not be registered ([`install`]).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum InstallError {
+    /// SQLite has no VFS to read files through.
+    #[error("SQLite has no default VFS")]
+    NoDefault,
+    /// SQLite refused to register the VFS, with this result code.
+    #[error("registering the checksum VFS failed ({0})")]
+    Register(c_int),
+}
 
 unsafe extern "C" fn x_open(
     _vfs: *mut ffi::sqlite3_vfs,
@@ -400,7 +412,7 @@ static METHODS: ffi::sqlite3_io_methods = ffi::sqlite3_io_methods {
 
 /// Registers the checksum VFS as the process's default, once. Every connection opened
 /// afterwards reads and writes through it.
-pub fn install() -> Result<(), String> {
+pub fn install() -> Result<(), InstallError> {
     INSTALLED
         .get_or_init(|| {
             // SAFETY: looking up and registering VFSs is thread-safe in SQLite; our VFS
@@ -408,7 +420,7 @@ pub fn install() -> Result<(), String> {
             unsafe {
                 let orig = ffi::sqlite3_vfs_find(ptr::null());
                 if orig.is_null() {
-                    return Err("SQLite has no default VFS".to_string());
+                    return Err(InstallError::NoDefault);
                 }
                 let _ = ORIG.set(orig as usize);
                 let mut vfs: ffi::sqlite3_vfs = *orig;
@@ -419,7 +431,7 @@ pub fn install() -> Result<(), String> {
                 let vfs = Box::leak(Box::new(vfs));
                 match ffi::sqlite3_vfs_register(vfs, 1) {
                     ffi::SQLITE_OK => Ok(()),
-                    rc => Err(format!("registering the checksum VFS failed ({rc})")),
+                    rc => Err(InstallError::Register(rc)),
                 }
             }
         })

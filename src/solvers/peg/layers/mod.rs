@@ -30,7 +30,7 @@ use rayon::prelude::*;
 
 use self::bits::{Bitmap, SPAN, Spilled};
 use self::colex::Colex;
-use self::table::{DIST_RANGE, Layer};
+use self::table::{DIST_RANGE, DistanceError, Layer};
 use super::board::Board;
 use super::solve::{LayerStats, PegError};
 use crate::core::format::add_known_counts;
@@ -355,7 +355,7 @@ pub fn solve(
         &mut histogram,
         &mut finishing[fpegs],
     )
-    .map_err(|m| PegError::Layers(board.name.to_string(), m))?;
+    .map_err(|e| PegError::Distances(board.name.to_string(), e))?;
     progress.advance(1);
     for k in fpegs + 1..=top {
         let fwd = match forward[k].as_mut() {
@@ -377,7 +377,7 @@ pub fn solve(
         drop(fwd);
         cf = next;
         let layer = distances(&layout, &cf, k, &tables, &mut histogram, &mut finishing[k])
-            .map_err(|m| PegError::Layers(board.name.to_string(), m))?;
+            .map_err(|e| PegError::Distances(board.name.to_string(), e))?;
         tables[k] = layer;
         progress.advance(1);
     }
@@ -517,7 +517,7 @@ fn distances(
     tables: &[Layer],
     histogram: &mut Vec<(u64, u64)>,
     finishing: &mut (u64, u64),
-) -> Result<Layer, String> {
+) -> Result<Layer, DistanceError> {
     let spans = cf.spans();
     let fpegs = layout.board.finish.count_ones() as usize;
     // Distances first, one byte per position in rank order per span; encoded once the
@@ -573,15 +573,10 @@ fn distances(
         return Ok(Layer::default());
     }
     if top == u8::MAX {
-        return Err(format!(
-            "a position of {k} pegs that can finish has no move into the table"
-        ));
+        return Err(DistanceError::NoMove { pegs: k });
     }
     if top - base >= DIST_RANGE || top >= 63 {
-        return Err(format!(
-            "the distances of {k} pegs run from {base} to {top}, more than the {DIST_RANGE} \
-             values a stored entry holds"
-        ));
+        return Err(DistanceError::Range { pegs: k, base, top });
     }
     let chunks: Vec<Vec<u8>> = found
         .into_par_iter()

@@ -9,6 +9,8 @@
 //! where `base` is the layer's smallest distance. A chunk without positions is not
 //! stored. So a position costs 2 bytes plus 62 bytes per stored chunk.
 
+use thiserror::Error;
+
 use super::bits::{SPAN, SPAN_BITS};
 
 /// Ranks per sub-bucket.
@@ -122,6 +124,60 @@ pub fn lookup(blob: &[u8], base: u8, r: u32) -> Option<u8> {
 /// Ranks per chunk.
 pub const SPAN_RANKS: u64 = SPAN;
 
+/// Why the distances of one peg count cannot be stored as a layer.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum DistanceError {
+    /// A position the backward pass says can finish has no move into the layers below:
+    /// the passes disagree.
+    #[error("a position of {pegs} pegs that can finish has no move into the table")]
+    NoMove {
+        /// The layer's peg count.
+        pegs: usize,
+    },
+    /// The layer's distances span more values than an entry holds beside its base.
+    #[error(
+        "the distances of {pegs} pegs run from {base} to {top}, more than the {DIST_RANGE} values a stored entry holds"
+    )]
+    Range {
+        /// The layer's peg count.
+        pegs: usize,
+        /// Its smallest distance.
+        base: u8,
+        /// Its largest distance.
+        top: u8,
+    },
+}
+
+/// Why a stored layout cannot be the layout of a board's layers ([`PegLayout::check`]).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LayoutError {
+    /// The layout names another encoding or another chunk size.
+    #[error(
+        "encoding {encoding:?} with {ranks_per_chunk} ranks per chunk is not {ENCODING:?} with {SPAN_RANKS}"
+    )]
+    Encoding {
+        /// The encoding the layout names.
+        encoding: String,
+        /// The ranks per chunk it names.
+        ranks_per_chunk: u64,
+    },
+    /// A layer out of peg order, beyond the board, not numbered on from the previous
+    /// one, not covering exactly its ranks, or with a base no entry can hold.
+    #[error("the layer of {pegs} pegs is impossible")]
+    Layer {
+        /// The layer's peg count.
+        pegs: u8,
+    },
+    /// The layers place another number of chunks than are stored.
+    #[error("{stored} chunks are stored, the layers place {placed}")]
+    Chunks {
+        /// Chunks in the file.
+        stored: u64,
+        /// Chunks the layers account for.
+        placed: u64,
+    },
+}
+
 /// `packed_tables.encoding` of a peg board's layers.
 pub const ENCODING: &str = "peg-layers";
 
@@ -175,12 +231,12 @@ impl PegLayout {
     /// Checks the layout against a board of `holes` holes and the `chunks` stored: the
     /// encoding, layers in increasing peg counts, each covering exactly its ranks with
     /// chunks numbered on from the previous layer's, and a base an entry can hold.
-    pub fn check(&self, holes: usize, chunks: u64) -> Result<(), String> {
+    pub fn check(&self, holes: usize, chunks: u64) -> Result<(), LayoutError> {
         if self.encoding != ENCODING || self.ranks_per_chunk != SPAN_RANKS {
-            return Err(format!(
-                "encoding {:?} with {} ranks per chunk is not {ENCODING:?} with {SPAN_RANKS}",
-                self.encoding, self.ranks_per_chunk
-            ));
+            return Err(LayoutError::Encoding {
+                encoding: self.encoding.clone(),
+                ranks_per_chunk: self.ranks_per_chunk,
+            });
         }
         let colex = super::colex::Colex::new(holes);
         let mut next = 0;
@@ -192,15 +248,16 @@ impl PegLayout {
                 || l.chunks != colex.layer_size(l.pegs as usize).div_ceil(SPAN_RANKS)
                 || l.base >= 64
             {
-                return Err(format!("the layer of {} pegs is impossible", l.pegs));
+                return Err(LayoutError::Layer { pegs: l.pegs });
             }
             pegs = Some(l.pegs);
             next += l.chunks;
         }
         if next != chunks {
-            return Err(format!(
-                "{chunks} chunks are stored, the layers place {next}"
-            ));
+            return Err(LayoutError::Chunks {
+                stored: chunks,
+                placed: next,
+            });
         }
         Ok(())
     }
