@@ -228,12 +228,10 @@ fn run<'c>(
         Job::TwoBit { name, definition } => {
             let resolved = resolve_graph(name, definition);
             let puzzle = agree(comm, resolved, "rebuilding the puzzle from its definition")?;
-            let Puzzle::Graph(g) = &puzzle else {
-                unreachable!("resolve_graph gives move graphs")
-            };
+            let g = puzzle.as_graph().expect("resolve_graph gives move graphs");
             let key = format!("{name}-two-bit-{}", short_hash(definition));
             let dir = checkpoints.map(|c| c.dir.join(&key));
-            two_bit_graph(comm, g.as_ref(), checkpoint(&dir, checkpoints), progress).map(
+            two_bit_graph(comm, g, checkpoint(&dir, checkpoints), progress).map(
                 |(out, stats)| {
                     units.extend(dir);
                     (out, Stats { key, ..stats })
@@ -248,22 +246,20 @@ fn run<'c>(
         } => {
             let resolved = resolve_graph(name, definition);
             let puzzle = agree(comm, resolved, "rebuilding the puzzle from its definition")?;
-            let Puzzle::Graph(g) = &puzzle else {
-                unreachable!("resolve_graph gives move graphs")
-            };
+            let g = puzzle.as_graph().expect("resolve_graph gives move graphs");
             let kind = if *packed { "packed" } else { "table" };
             let key = format!("{name}-{kind}-{}", short_hash(definition));
             let dir = checkpoints.map(|c| c.dir.join(&key));
             if *packed {
                 packed_graph(
                     comm,
-                    g.as_ref(),
+                    g,
                     *counts,
                     checkpoint(&dir, checkpoints),
                     progress,
                 )
             } else {
-                graph_table(comm, g.as_ref(), checkpoint(&dir, checkpoints), progress)
+                graph_table(comm, g, checkpoint(&dir, checkpoints), progress)
             }
             .map(|(out, stats)| {
                 units.extend(dir);
@@ -302,12 +298,12 @@ fn resolve_graph(name: &str, definition: &str) -> Result<Puzzle, BackendError> {
     let p = catalog::lookup(name, Some(definition)).map_err(BackendError::Lookup)?;
     let want: serde_json::Value =
         serde_json::from_str(definition).map_err(BackendError::Definition)?;
-    match &p {
-        Puzzle::Graph(g) if g.definition() == want => Ok(p),
-        Puzzle::Graph(_) => Err(BackendError::OtherDefinition {
+    match p.as_graph() {
+        Some(g) if g.definition() == want => Ok(p),
+        Some(_) => Err(BackendError::OtherDefinition {
             name: name.to_string(),
         }),
-        _ => Err(BackendError::NotGraph {
+        None => Err(BackendError::NotGraph {
             name: name.to_string(),
         }),
     }
