@@ -36,7 +36,10 @@ pub use answers::{
 };
 pub use core::records::{HistogramRow, PegLayerRow, PuzzleInfo};
 pub use generate::{GenerateError, Observer, Options, Summary, generate, generate_and_verify};
-pub use store::StoreError;
+/// A [`Reader`] over a connection another program opened (the SQLite extension's host).
+#[cfg(feature = "loadable")]
+pub use store::borrowing;
+pub use store::{Reader, StoreError};
 pub use verify::{Report, VerifyError, verify_file};
 
 #[doc(hidden)]

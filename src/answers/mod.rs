@@ -322,15 +322,22 @@ impl Database {
     /// Opens the file at `path` for reading: it must be a puzzlebase file of this
     /// build's schema with page checksums; every page read from it is checked.
     pub fn open(path: &Path) -> Result<Database> {
-        Ok(Database {
-            conn: store::open_checked(path)?,
-            path: path.to_path_buf(),
+        Ok(Database::over(store::open_checked(path)?))
+    }
+
+    /// Answers from a connection the store opened some other way: another program's
+    /// connection to a puzzlebase file (`store::borrowing`, what the SQLite
+    /// extension reads through). Its pages are checked only if that program checks them.
+    pub fn over(conn: Reader) -> Database {
+        Database {
+            path: conn.path().to_path_buf(),
+            conn,
             checked: RefCell::new(HashMap::new()),
             puzzles: RefCell::new(HashMap::new()),
             resident: None,
             matrices: RefCell::new(HashMap::new()),
             layers_checked: RefCell::new(Default::default()),
-        })
+        }
     }
 
     /// Opens `path` like [`Database::open`] for a long-lived reader answering many

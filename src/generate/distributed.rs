@@ -231,12 +231,10 @@ fn run<'c>(
             let g = puzzle.as_graph().expect("resolve_graph gives move graphs");
             let key = format!("{name}-two-bit-{}", short_hash(definition));
             let dir = checkpoints.map(|c| c.dir.join(&key));
-            two_bit_graph(comm, g, checkpoint(&dir, checkpoints), progress).map(
-                |(out, stats)| {
-                    units.extend(dir);
-                    (out, Stats { key, ..stats })
-                },
-            )
+            two_bit_graph(comm, g, checkpoint(&dir, checkpoints), progress).map(|(out, stats)| {
+                units.extend(dir);
+                (out, Stats { key, ..stats })
+            })
         }
         Job::Graph {
             name,
@@ -251,13 +249,7 @@ fn run<'c>(
             let key = format!("{name}-{kind}-{}", short_hash(definition));
             let dir = checkpoints.map(|c| c.dir.join(&key));
             if *packed {
-                packed_graph(
-                    comm,
-                    g,
-                    *counts,
-                    checkpoint(&dir, checkpoints),
-                    progress,
-                )
+                packed_graph(comm, g, *counts, checkpoint(&dir, checkpoints), progress)
             } else {
                 graph_table(comm, g, checkpoint(&dir, checkpoints), progress)
             }

@@ -322,6 +322,18 @@ pub fn open_read(path: &Path) -> Result<Reader> {
     Ok(Reader::new(conn, path))
 }
 
+/// A reader over a connection that another program opened (the host of the SQLite
+/// extension), after checking that its main database is a puzzlebase file of this
+/// build's schema. The connection is borrowed, not closed when the reader is dropped,
+/// and its pages are read through whatever SQLite and VFS that program uses: this
+/// crate's page checksums are checked only where that program checks them.
+#[warn(missing_docs)]
+pub fn borrowing(conn: Connection) -> Result<Reader> {
+    let path = std::path::PathBuf::from(conn.path().unwrap_or(""));
+    check_identity(&conn, &path)?;
+    Ok(Reader::new(conn, &path))
+}
+
 /// Opens the file at `path` read-only as it is, whatever its schema version: what
 /// `generate` reads the puzzles of an older file through, to carry them over.
 pub fn open_unchecked(path: &Path) -> Result<Reader> {

@@ -94,6 +94,7 @@ impl<'a> From<rusqlite::types::ValueRef<'a>> for Value<'a> {
 /// A connection to a puzzlebase file, owned: opened by [`super::open_checked`] (every
 /// page checked as it is read) or [`super::open_read`], and asked through the store's
 /// read functions, which take it in place of a SQLite handle.
+#[warn(missing_docs)]
 pub struct Reader {
     conn: Connection,
     path: PathBuf,

@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""The SQLite extension, checked as a user of Debian's `sqlite3` shell meets it.
+
+    python3 sqlite/check.py EXTENSION PUZZLEBASE
+
+EXTENSION is the built extension (target/release/libpuzzlebase_sqlite.so), PUZZLEBASE
+a puzzlebase binary. A small file is generated with puzzles of every storage kind
+(positions rows, packed, peg classes, an enumeration, a puzzle answered by search),
+then every `pb_*` function is asked through `sqlite3` (a SQLite that knows nothing of
+puzzlebase's page checksums) and each answer is held to what `puzzlebase query` says
+of the same position: the same distance, solution count and path, the same error line,
+`NULL` where query finds no distance. Prints one line per check; exits 1 on the first
+failure.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+EXT, PB = (os.path.abspath(a) for a in sys.argv[1:3])
+CHECKS = 0
+
+# A 3x3 sliding puzzle answered by search over pattern tables: the 8-puzzle again, so
+# its answers must agree with eight's table.
+SEARCHED = """name = "p33"
+family = "sliding"
+rows = 3
+cols = 3
+default_partition = "4-4"
+[partitions]
+"4-4" = [[1, 2, 4, 5], [3, 6, 7, 8]]
+"""
+
+
+def fail(what):
+    print(f"FAIL: {what}")
+    sys.exit(1)
+
+
+def ok(what):
+    global CHECKS
+    CHECKS += 1
+    print(f"ok   {what}")
+
+
+def sql(db, expr):
+    """One SELECT through sqlite3 with the extension loaded: (value or None, error)."""
+    r = subprocess.run(
+        ["sqlite3", "-bail", "-json", db, f".load {EXT}", f"SELECT {expr} AS v;"],
+        capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, r.stderr.strip()
+    rows = json.loads(r.stdout) if r.stdout.strip() else []
+    return rows[0]["v"], None
+
+
+def query(db, *args):
+    """`puzzlebase query --json`: (answer or None, error line without the prefix)."""
+    r = subprocess.run([PB, "query", "--db", db, "--json", *args], capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        return None, r.stderr.strip().removeprefix("puzzlebase: ")
+    return json.loads(r.stdout), None
+
+
+def lit(s):
+    return "'" + s.replace("'", "''") + "'"
+
+
+def same_answer(db, puzzle, state):
+    want, why = query(db, "--puzzle", puzzle, "--state", state)
+    args = f"{lit(puzzle)}, {lit(state)}"
+    d, e1 = sql(db, f"pb_distance({args})")
+    n, e2 = sql(db, f"pb_solutions({args})")
+    p, e3 = sql(db, f"pb_path({args})")
+    if any((e1, e2, e3)):
+        fail(f"{puzzle} {state}: {e1 or e2 or e3}")
+    if want is None:
+        if (d, n, p) != (None, None, None):
+            fail(f"{puzzle} {state}: query has no distance ({why}) but SQL gives {d}")
+        ok(f"{puzzle} {state}: NULL, as query finds no distance")
+        return
+    counts = want.get("solutions") if want.get("solutions_stored", True) else None
+    if d != want["distance"] or n != counts or json.loads(p) != want["path"]:
+        fail(f"{puzzle} {state}: SQL {d}, {n}, {p} against query {want}")
+    ok(f"{puzzle} {state}: distance {d}, solutions {n}, a path of {len(want['path'])}")
+
+
+def same_error(db, puzzle, state):
+    _, want = query(db, "--puzzle", puzzle, "--state", state)
+    _, got = sql(db, f"pb_distance({lit(puzzle)}, {lit(state)})")
+    if want is None or got is None or want not in got:
+        fail(f"{puzzle} {state!r}: SQL error {got!r}, query's {want!r}")
+    ok(f"{puzzle} {state!r}: the error query prints: {want[:60]}…")
+
+
+def longest(db, puzzle):
+    a, why = query(db, "--puzzle", puzzle, "--longest")
+    if a is None:
+        fail(f"{puzzle} --longest: {why}")
+    return a["states"][:2]
+
+
+def mirrored(state, rows):
+    """A peg position seen in a mirror: each row of holes read right to left."""
+    out, at = [], 0
+    for n in rows:
+        out.append(state[at:at + n][::-1])
+        at += n
+    return "".join(out)
+
+
+def main():
+    tmp = tempfile.mkdtemp()
+    db = os.path.join(tmp, "p.sqlite")
+    defs = os.path.join(tmp, "defs")
+    os.mkdir(defs)
+    with open(os.path.join(defs, "p33.toml"), "w") as f:
+        f.write(SEARCHED)
+    puzzles = ["seven", "eight", "eleven", "english33", "magic-triangle", "p33"]
+    cmd = [PB, "generate", "--db", db, "--quiet", "--definitions", defs]
+    for p in puzzles:
+        cmd += ["--puzzle", p]
+    subprocess.run(cmd, check=True)
+
+    v, e = sql(db, "pb_version()")
+    if e or not v:
+        fail(f"pb_version: {e}")
+    ok(f"pb_version() = {v}")
+
+    # Every storage kind answers as query does.
+    for puzzle in ["seven", "eight", "eleven", "english33"]:
+        for state in longest(db, puzzle):
+            same_answer(db, puzzle, state)
+    same_answer(db, "eight", "867254301")
+    same_answer(db, "eleven", "0,3,2,1,8,7,6,5,4,11,10,9")
+    # Answered by search, and equal to the table of the same puzzle.
+    same_answer(db, "p33", "867254301")
+    d, _ = sql(db, "pb_distance('p33', '867254301') = pb_distance('eight', '867254301')")
+    if d != 1:
+        fail("p33 and eight disagree")
+    ok("p33 (search) and eight (table) agree")
+
+    # A peg position in any orientation; one that cannot finish is NULL.
+    english = [3, 3, 7, 7, 7, 3, 3]
+    for state in longest(db, "english33"):
+        same_answer(db, "english33", mirrored(state, english))
+    same_answer(db, "english33", "1" * 32 + "0")
+
+    # Refusals carry query's line.
+    same_error(db, "eleven", "2,1,3,4,5,6,7,8,9,10,11,0")
+    same_error(db, "eight", "12345678")
+    same_error(db, "eight", "12345678x")
+    same_error(db, "nosuch", "1")
+    same_error(db, "magic-triangle", "123456789")
+
+    # Moves: best first, each with the distance its position has.
+    for puzzle, state in [("eight", "867254301"), ("english33", longest(db, "english33")[0]),
+                          ("p33", "867254301")]:
+        moves, e = sql(db, f"pb_moves({lit(puzzle)}, {lit(state)})")
+        if e:
+            fail(f"pb_moves {puzzle}: {e}")
+        moves = json.loads(moves)
+        keys = [(m["distance"] is None, m["distance"], m["state"]) for m in moves]
+        if not moves or keys != sorted(keys):
+            fail(f"pb_moves {puzzle}: not best first: {moves}")
+        for m in moves:
+            d, _ = sql(db, f"pb_distance({lit(puzzle)}, {lit(m['state'])})")
+            if d != m["distance"]:
+                fail(f"pb_moves {puzzle}: {m} but pb_distance gives {d}")
+        ok(f"pb_moves {puzzle}: {len(moves)} moves, best first, distances as pb_distance")
+
+    # Ranks join with the stored rows, and come back as the position.
+    state = longest(db, "seven")[0]
+    d, e = sql(db, f"(SELECT distance FROM positions WHERE puzzle = 'seven' "
+                   f"AND rank = pb_rank('seven', {lit(state)}))")
+    want, _ = sql(db, f"pb_distance('seven', {lit(state)})")
+    if e or d != want:
+        fail(f"pb_rank join: {d} {e} against {want}")
+    ok("pb_rank joins with positions.rank")
+    s = longest(db, "english33")[0]
+    d, e = sql(db, f"(SELECT distance FROM positions WHERE puzzle = 'english33' "
+                   f"AND rank = pb_rank('english33', {lit(mirrored(s, english))}))")
+    want, _ = sql(db, f"pb_distance('english33', {lit(s)})")
+    if e or d != want:
+        fail(f"pb_rank of a mirrored peg position: {d} {e} against {want}")
+    ok("pb_rank of a mirrored peg position finds its class's row")
+    for puzzle, state in [("seven", state), ("eleven", "0,3,2,1,8,7,6,5,4,11,10,9")]:
+        back, e = sql(db, f"pb_unrank({lit(puzzle)}, pb_rank({lit(puzzle)}, {lit(state)}))")
+        if e or back != state:
+            fail(f"pb_unrank(pb_rank) {puzzle}: {back} {e}")
+    ok("pb_unrank(pb_rank(s)) = s")
+    _, e = sql(db, "pb_unrank('eight', 362880)")
+    if not e or "outside" not in e:
+        fail(f"pb_unrank past the last rank: {e}")
+    ok("pb_unrank past the last rank is refused")
+
+    print(f"{CHECKS} checks passed")
+
+
+main()

@@ -1,0 +1,186 @@
+//! A SQLite loadable extension that answers from a puzzlebase file in plain SQL, from
+//! the connection the host already has open: `.load libpuzzlebase_sqlite` in the
+//! `sqlite3` shell, `load_extension` in Python, Node or Go, `--load-extension` in
+//! Datasette. Every function is the library's answer (`puzzlebase::Database`), checked
+//! as `query` checks it; see `docs/sqlite.md`.
+//!
+//! | function | value |
+//! | --- | --- |
+//! | `pb_distance(puzzle, state)` | the distance to the goal; `NULL` for a legal position that cannot reach it |
+//! | `pb_solutions(puzzle, state)` | the number of shortest solutions; `NULL` where none is stored |
+//! | `pb_moves(puzzle, state)` | JSON: every legal move, best first, with where it leads and that position's distance |
+//! | `pb_path(puzzle, state)` | JSON: the positions of an optimal path to the goal; `NULL` as for `pb_distance` |
+//! | `pb_rank(puzzle, state)` / `pb_unrank(puzzle, rank)` | the key of the position's stored row, and back |
+//! | `pb_version()` | this extension's version |
+//!
+//! Bad input is a SQL error whose message is the line `query` prints. The extension
+//! reads through the host's SQLite (the library's `loadable` feature), one connection
+//! wrapper per call, so it keeps no statement open between calls and never stops the
+//! host from closing its connection.
+
+use std::os::raw::{c_char, c_int};
+
+use puzzlebase::{Database, QueryError, default_stop};
+use rusqlite::functions::{Context, FunctionFlags};
+use rusqlite::{Connection, Error, Result, ffi};
+
+/// The entry point SQLite derives from the file name `libpuzzlebase_sqlite.so`.
+///
+/// # Safety
+/// Called by SQLite's extension loader with a valid connection and API routines.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sqlite3_puzzlebasesqlite_init(
+    db: *mut ffi::sqlite3,
+    pz_err_msg: *mut *mut c_char,
+    p_api: *mut ffi::sqlite3_api_routines,
+) -> c_int {
+    unsafe { init(db, pz_err_msg, p_api) }
+}
+
+/// The generic entry point, for hosts that load the extension under another file name.
+///
+/// # Safety
+/// As [`sqlite3_puzzlebasesqlite_init`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sqlite3_extension_init(
+    db: *mut ffi::sqlite3,
+    pz_err_msg: *mut *mut c_char,
+    p_api: *mut ffi::sqlite3_api_routines,
+) -> c_int {
+    unsafe { init(db, pz_err_msg, p_api) }
+}
+
+/// The oldest SQLite the extension loads into: Debian 12's is 3.40.1.
+const OLDEST: c_int = 3_040_000;
+
+/// How many of the API routines (`sqlite3_api_routines`, which only ever grows at its
+/// end) a SQLite of `version` has, as this build's bindings lay them out.
+fn routines_of(version: c_int) -> usize {
+    const ALL: usize = size_of::<ffi::sqlite3_api_routines>() / size_of::<usize>();
+    match version {
+        v if v >= 3_044_000 => ALL,
+        // get_clientdata and set_clientdata came with 3.44.0, stmt_explain with 3.43.0,
+        // is_interrupted with 3.41.0.
+        v if v >= 3_043_000 => ALL - 2,
+        v if v >= 3_041_000 => ALL - 3,
+        _ => ALL - 4,
+    }
+}
+
+/// The SQLite version of this build's bindings, which rusqlite requires of its host.
+unsafe extern "C" fn bindings_version() -> c_int {
+    ffi::SQLITE_VERSION_NUMBER
+}
+
+/// Loads the extension into a host whose SQLite may be older than this build's
+/// bindings (3.45.3). rusqlite refuses such a host outright; the routines it would use
+/// that the host lacks are only the newest four (none of which this extension calls),
+/// so it is handed a copy of the host's routines with those left empty and the
+/// bindings' version in place of the host's. The copy lives as long as the process,
+/// as the host's routines do.
+unsafe fn init(
+    db: *mut ffi::sqlite3,
+    pz_err_msg: *mut *mut c_char,
+    p_api: *mut ffi::sqlite3_api_routines,
+) -> c_int {
+    if p_api.is_null() {
+        return ffi::SQLITE_ERROR;
+    }
+    // SAFETY: SQLite hands the loader its routines, valid for the process's life.
+    let version = match unsafe { (*p_api).libversion_number } {
+        Some(f) => unsafe { f() },
+        None => return ffi::SQLITE_ERROR,
+    };
+    if version < OLDEST {
+        return ffi::SQLITE_ERROR;
+    }
+    let copy: &'static mut ffi::sqlite3_api_routines = Box::leak(Box::new(
+        // SAFETY: every field is an optional function pointer, for which zero is None.
+        unsafe { std::mem::zeroed() },
+    ));
+    let n = routines_of(version);
+    // SAFETY: the host's table has at least `n` entries (its version says so), each a
+    // pointer-sized optional function pointer, as the copy's first `n` are.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            p_api as *const usize,
+            (copy as *mut ffi::sqlite3_api_routines).cast::<usize>(),
+            n,
+        );
+    }
+    copy.libversion_number = Some(bindings_version);
+    unsafe { Connection::extension_init2(db, pz_err_msg, copy, register) }
+}
+
+/// Registers the functions on the host's connection. Their answers depend on the file,
+/// so none is declared deterministic.
+fn register(db: Connection) -> Result<bool> {
+    let flags = FunctionFlags::SQLITE_UTF8;
+    db.create_scalar_function("pb_version", 0, flags, |_| {
+        Ok(env!("CARGO_PKG_VERSION").to_string())
+    })?;
+    db.create_scalar_function("pb_distance", 2, flags, |ctx| {
+        let (name, state) = two_texts(ctx)?;
+        with_database(ctx, |db| db.distance(&name, &state, &default_stop()))
+    })?;
+    db.create_scalar_function("pb_solutions", 2, flags, |ctx| {
+        let (name, state) = two_texts(ctx)?;
+        let count = with_database(ctx, |db| db.solution_count(&name, &state, &default_stop()))?;
+        // SQLite's integers are signed: a count above 2^63 - 1 is not stored either.
+        Ok(count.and_then(|n| i64::try_from(n).ok()))
+    })?;
+    db.create_scalar_function("pb_moves", 2, flags, |ctx| {
+        let (name, state) = two_texts(ctx)?;
+        let moves = with_database(ctx, |db| db.legal_moves(&name, &state, &default_stop()))?;
+        Ok(serde_json::Value::Array(moves).to_string())
+    })?;
+    db.create_scalar_function("pb_path", 2, flags, |ctx| {
+        let (name, state) = two_texts(ctx)?;
+        let path = with_database(ctx, |db| db.path(&name, &state, &default_stop()))?;
+        Ok(path.map(|p| serde_json::Value::from(p).to_string()))
+    })?;
+    db.create_scalar_function("pb_rank", 2, flags, |ctx| {
+        let (name, state) = two_texts(ctx)?;
+        let rank = with_database(ctx, |db| db.rank(&name, &state))?;
+        i64::try_from(rank).map_err(|_| user_error(format!("rank {rank} exceeds SQL integers")))
+    })?;
+    db.create_scalar_function("pb_unrank", 2, flags, |ctx| {
+        let name: String = text(ctx, 0)?;
+        let rank: i64 = ctx
+            .get(1)
+            .map_err(|_| user_error("pb_unrank: the rank must be an integer"))?;
+        let rank = u64::try_from(rank)
+            .map_err(|_| user_error(format!("rank {rank} is outside the positions of {name}")))?;
+        with_database(ctx, |db| db.unrank(&name, rank))
+    })?;
+    Ok(false)
+}
+
+/// Answers `ask` from the host's connection. The wrapper is made for this call and
+/// dropped at its end, with every statement it prepared.
+fn with_database<T>(
+    ctx: &Context<'_>,
+    ask: impl FnOnce(&Database) -> std::result::Result<T, QueryError>,
+) -> Result<T> {
+    // SAFETY: the handle is the host's connection running this function; the wrapper
+    // does not own it and is dropped before the function returns.
+    let conn = unsafe { Connection::from_handle(ctx.get_connection()?.handle())? };
+    let reader = puzzlebase::borrowing(conn).map_err(user_error)?;
+    let db = Database::over(reader);
+    ask(&db).map_err(user_error)
+}
+
+fn two_texts(ctx: &Context<'_>) -> Result<(String, String)> {
+    Ok((text(ctx, 0)?, text(ctx, 1)?))
+}
+
+/// Argument `i` as text: a puzzle name or a position as `query` accepts them.
+fn text(ctx: &Context<'_>, i: usize) -> Result<String> {
+    ctx.get::<String>(i)
+        .map_err(|_| user_error(format!("argument {} must be text", i + 1)))
+}
+
+/// A SQL error whose message is `e`'s text: the line `query` prints.
+fn user_error(e: impl std::fmt::Display) -> Error {
+    Error::UserFunctionError(e.to_string().into())
+}
