@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use super::{Database, Result, known};
-use crate::core::packed::{ChunkRun, CountLayout, DistanceLayout};
+use crate::core::packed::{ChunkLayout, ChunkRun, CountLayout, DistanceLayout};
 use crate::core::space::GraphPuzzle;
 use crate::families::Puzzle;
 use crate::store::{self, PositionRow, PuzzleInfo, Storage};

@@ -9,7 +9,7 @@
 
 use rayon::prelude::*;
 
-use crate::core::packed::{CodeLayout, CountLayout, RunLayout};
+use crate::core::packed::{ChunkLayout, CodeLayout, CountLayout, RunLayout};
 use crate::core::progress::Progress;
 use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;

@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 
 use crate::catalog;
 use crate::core::digest::hex;
-use crate::core::packed::{CODE_RANKS_PER_CHUNK, CodeLayout, CountLayout, RunLayout};
+use crate::core::packed::{CODE_RANKS_PER_CHUNK, ChunkLayout, CodeLayout, CountLayout, RunLayout};
 use crate::core::progress::{Progress, Silent};
 use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::core::format;
-use crate::core::packed::RunLayout;
+use crate::core::packed::{ChunkLayout, RunLayout};
 use crate::core::progress::Progress;
 use crate::core::rank::FACT;
 use crate::core::space::GraphPuzzle;

@@ -21,7 +21,7 @@ use super::stored::{
     packed_table_rows, read_chunks, same_rows, text,
 };
 use crate::core::format::{COUNT_OVERFLOW, UNREACHED, add_counts};
-use crate::core::packed::{CodeLayout, CountLayout, RunLayout};
+use crate::core::packed::{ChunkLayout, CodeLayout, CountLayout, RunLayout};
 use crate::core::progress::Silent;
 use crate::core::space::GraphPuzzle;
 use crate::solvers::twobit;

@@ -6,7 +6,7 @@ use rusqlite::Connection;
 
 use super::check::{Check, Derived, bad, same};
 use super::stored::{UNUSED_WHEN_PACKED, must_be_empty, packed_table_rows, read_chunks};
-use crate::core::packed::ByteLayout;
+use crate::core::packed::{ByteLayout, ChunkLayout};
 use crate::core::rank::FACT;
 use crate::core::space::StateSpace;
 use crate::families::{self, fifteen::Fifteen};

@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::sliding::Sliding;
 use crate::core::definition::Source;
-use crate::core::packed::ByteLayout;
+use crate::core::packed::{ByteLayout, ChunkLayout};
 use crate::core::progress::Progress;
 use crate::core::records::{PackedTable, PuzzleRecord, Storage};
 use crate::core::space::StateError;

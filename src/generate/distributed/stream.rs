@@ -1,6 +1,6 @@
 //! A two-bit table split across processes, brought to process 0 as it is written.
 
-use crate::core::packed::{CODE_RANKS_PER_CHUNK, CodeLayout};
+use crate::core::packed::{CODE_RANKS_PER_CHUNK, ChunkLayout, CodeLayout};
 use crate::solvers::distributed::{Comm, Partition};
 
 /// A two-bit table split across processes, brought to process 0 chunk by chunk: process
