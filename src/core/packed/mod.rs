@@ -88,7 +88,8 @@ fn too_short(chunk: u64) -> PackError {
 }
 
 /// Where a rank's entry lies: `chunk`, the byte `offset` of its entry in that chunk's
-/// blob, and (run-steps) the position `k` of the rank within its run.
+/// blob, and `step`: the position `k` of the rank within its run (run-steps), the shift
+/// of its two bits within the byte (two-bit codes), 0 where an entry is whole bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Slot {
     pub chunk: u64,
@@ -96,7 +97,7 @@ pub struct Slot {
     pub step: u8,
 }
 
-/// How a packed table of `ranks()` entries is cut into chunks, the contract every layout
+/// How a packed table over `ranks()` ranks is cut into chunks, the contract every layout
 /// keeps (the module docs give each one's numbers):
 ///
 /// * chunk `c` holds the [`ChunkLayout::ranks_per_chunk`] ranks from
