@@ -7,7 +7,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 use puzzlebase::internals::answers::Database;
-use puzzlebase::internals::core::packed::RunLayout;
+use puzzlebase::internals::core::packed::{ChunkLayout, RunLayout};
 use puzzlebase::internals::core::progress::{Progress, Silent};
 use puzzlebase::internals::core::rank::{perm_rank, perm_unrank};
 use puzzlebase::internals::core::space::{GraphPuzzle, StateSpace};

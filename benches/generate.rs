@@ -13,6 +13,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use puzzlebase::internals::catalog::builtin_boards;
+use puzzlebase::internals::core::packed::ChunkLayout;
 use puzzlebase::internals::core::progress::{Progress, Silent};
 use puzzlebase::internals::core::rank::{FACT, perm_rank, perm_unrank};
 use puzzlebase::internals::core::space::{GraphPuzzle, StateSpace};

@@ -29,6 +29,7 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::answers::json;
 use crate::answers::{Database, QueryError, Resident, Stop};
+use crate::core::digest::hex;
 use crate::core::space::StateError;
 
 /// The page and its script and style, compiled in: the page works without a network.
@@ -203,11 +204,8 @@ fn tag(parts: &[&[u8]]) -> HeaderValue {
         h.update((p.len() as u64).to_le_bytes());
         h.update(p);
     }
-    let hex: String = h.finalize()[..10]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    HeaderValue::from_str(&format!("\"pb-{hex}\"")).expect("hex is a valid header")
+    let digits = hex(&h.finalize()[..10]);
+    HeaderValue::from_str(&format!("\"pb-{digits}\"")).expect("hex is a valid header")
 }
 
 /// Whether an `If-None-Match` header names `tag` (or is `*`); weak tags compare too.

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::{Database, QueryError, Result, known};
 use crate::catalog::identity;
-use crate::core::packed::{ByteLayout, ChunkRun};
+use crate::core::packed::{ByteLayout, ChunkLayout, ChunkRun};
 use crate::families::Puzzle;
 use crate::families::fifteen::{self, Fifteen, Partition};
 use crate::solvers::pattern::{Entry, PatternTable};

@@ -40,7 +40,7 @@ use std::sync::Arc;
 use thiserror::Error;
 
 use crate::catalog::{self, LookupError, identity};
-use crate::core::packed::{CountLayout, DistanceLayout};
+use crate::core::packed::{ChunkLayout, CountLayout, DistanceLayout};
 use crate::core::space::{GraphPuzzle, StateError};
 use crate::families::Puzzle;
 use crate::store::{

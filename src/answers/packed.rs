@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::resident::PackedTables;
 use super::{Database, QueryError, Result, Solutions, packed_layouts};
-use crate::core::packed::{CodeLayout, CountLayout, DistanceLayout};
+use crate::core::packed::{ChunkLayout, CodeLayout, CountLayout, DistanceLayout};
 use crate::core::space::GraphPuzzle;
 
 /// The packed tables of one puzzle, read chunk by chunk as lookups need them: from the

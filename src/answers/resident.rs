@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use super::{Database, Result, known};
-use crate::core::packed::{ChunkRun, CountLayout, DistanceLayout};
+use crate::core::packed::{ChunkLayout, ChunkRun, CountLayout, DistanceLayout};
 use crate::core::space::GraphPuzzle;
 use crate::store::{self, PositionRow, PuzzleInfo, Storage};
 
@@ -167,21 +167,14 @@ pub(super) struct PackedTables {
 impl PackedTables {
     /// The blob of chunk `chunk` of table `kind`, as the file stores it.
     pub(super) fn chunk(&self, kind: &str, chunk: u64) -> Option<&[u8]> {
-        let (bytes, len, stride) = match kind {
-            "distance" => (
-                &self.distance_bytes,
-                self.distance.chunk_bytes(chunk),
-                self.distance.chunk_bytes(0),
-            ),
-            "solutions" => {
-                let l = self.counts.as_ref()?;
-                (&self.count_bytes, l.chunk_bytes(chunk), l.chunk_bytes(0))
-            }
+        let (bytes, l): (_, &dyn ChunkLayout) = match kind {
+            "distance" => (&self.distance_bytes, &self.distance),
+            "solutions" => (&self.count_bytes, self.counts.as_ref()?),
             _ => return None,
         };
         // Every chunk but the last is full, so chunk `c` starts at `c` full chunks.
-        let at = usize::try_from(chunk.checked_mul(stride)?).ok()?;
-        bytes.get(at..at.checked_add(usize::try_from(len).ok()?)?)
+        let at = usize::try_from(chunk.checked_mul(l.chunk_bytes(0))?).ok()?;
+        bytes.get(at..at.checked_add(usize::try_from(l.chunk_bytes(chunk)).ok()?)?)
     }
 
     fn bytes(&self) -> u64 {
@@ -305,21 +298,15 @@ impl Database {
 
     fn read_packed(&self, g: &dyn GraphPuzzle) -> Result<Option<PackedTables>> {
         let (distance, counts) = super::packed_layouts(self, g)?;
-        let Some(distance_bytes) =
-            self.read_chunks(g.name(), "distance", distance.chunks(), |c| {
-                distance.chunk_bytes(c)
-            })?
-        else {
+        let Some(distance_bytes) = self.read_chunks(g.name(), "distance", &distance)? else {
             return Ok(None);
         };
         let count_bytes = match &counts {
             None => Vec::new(),
-            Some(l) => {
-                match self.read_chunks(g.name(), "solutions", l.chunks(), |c| l.chunk_bytes(c))? {
-                    Some(b) => b,
-                    None => return Ok(None),
-                }
-            }
+            Some(l) => match self.read_chunks(g.name(), "solutions", l)? {
+                Some(b) => b,
+                None => return Ok(None),
+            },
         };
         Ok(Some(PackedTables {
             distance,
@@ -329,23 +316,23 @@ impl Database {
         }))
     }
 
-    /// Every chunk of one packed table, concatenated; `None` unless chunks `0..chunks`
-    /// are all there, in order, each `size(c)` bytes long, and nothing else is.
+    /// Every chunk of one packed table, concatenated; `None` unless the chunks `layout`
+    /// gives are all there, in order, each of the size it gives, and nothing else is.
     fn read_chunks(
         &self,
         name: &str,
         kind: &str,
-        chunks: u64,
-        size: impl Fn(u64) -> u64,
+        layout: &dyn ChunkLayout,
     ) -> Result<Option<Vec<u8>>> {
-        let total = size(0).saturating_mul(chunks);
+        let chunks = layout.chunks();
+        let total = layout.chunk_bytes(0).saturating_mul(chunks);
         if total > MAX_PACKED_BYTES {
             return Ok(None);
         }
         let mut out = Vec::with_capacity(total as usize);
         let mut run = ChunkRun::new(0..chunks);
         store::for_each_packed_chunk(&self.conn, name, kind, |c, blob| {
-            if run.accept(c, blob, size(c)) {
+            if run.accept(c, blob, layout.chunk_bytes(c)) {
                 out.extend_from_slice(blob);
             }
         })

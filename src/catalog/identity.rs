@@ -3,6 +3,7 @@
 
 use sha2::{Digest, Sha256};
 
+use crate::core::digest::sha256_hex;
 use crate::core::records::PuzzleInfo;
 use crate::families::Puzzle;
 use crate::families::fifteen::Fifteen;
@@ -21,7 +22,7 @@ pub fn definition_hash(p: &Puzzle) -> String {
     h.update(p.name().as_bytes());
     h.update(b"\n");
     h.update(p.definition().to_string().as_bytes());
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    sha256_hex(h)
 }
 
 /// The puzzle whose tables a stored row describes. Which partitions' tables a

@@ -1,8 +1,9 @@
 //! What every other layer builds on: the state-space traits, ranks, the file format's
-//! sentinels and record shapes, and small process helpers. Nothing here depends on the
-//! rest of the crate.
+//! sentinels and record shapes, the hex spelling of digests, and small process helpers.
+//! Nothing here depends on the rest of the crate.
 
 pub mod definition;
+pub mod digest;
 pub mod format;
 pub mod memory;
 pub mod packed;

@@ -2,6 +2,8 @@
 //! contributes ([`PuzzleRecord`]). Engines and the build produce them; the store
 //! alone turns them into SQL (the schema is in `docs/file-format.md`).
 
+use crate::core::packed::ChunkLayout;
+
 /// A row of `positions`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PositionRow {
@@ -109,6 +111,20 @@ pub struct PackedTable<'a> {
 /// that arrived damaged, say): boxed, since the makers' error types live in layers
 /// above this one.
 pub type ChunkError = Box<dyn std::error::Error + Send + Sync>;
+
+impl<'a> PackedTable<'a> {
+    /// The table of `kind` laid out as `layout`, whose row of `packed_tables` then
+    /// says what the layout says of itself.
+    pub fn of(kind: &'static str, layout: &dyn ChunkLayout, chunks: Chunks<'a>) -> Self {
+        PackedTable {
+            kind,
+            encoding: layout.encoding(),
+            ranks_per_chunk: layout.ranks_per_chunk(),
+            layout: layout.describe().to_string(),
+            chunks,
+        }
+    }
+}
 
 /// The chunks of a packed table, in order: held, or made while they are written (a
 /// table too large to hold twice, or one arriving from other processes a piece at a

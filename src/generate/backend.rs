@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::catalog::LookupError;
-use crate::core::packed::{CodeLayout, CountLayout, PackError, RunLayout};
+use crate::core::packed::{ChunkLayout, CodeLayout, CountLayout, PackError, RunLayout};
 use crate::core::progress::Progress;
 use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;

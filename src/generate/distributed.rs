@@ -21,7 +21,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::catalog;
-use crate::core::packed::{CODE_RANKS_PER_CHUNK, CodeLayout, CountLayout, RunLayout};
+use crate::core::digest::hex;
+use crate::core::packed::{CODE_RANKS_PER_CHUNK, ChunkLayout, CodeLayout, CountLayout, RunLayout};
 use crate::core::progress::{Progress, Silent};
 use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;
@@ -282,8 +283,7 @@ fn checkpoint<'a>(dir: &'a Option<PathBuf>, c: Option<&Checkpoints>) -> Option<C
 }
 
 fn short_hash(text: &str) -> String {
-    let h = Sha256::digest(text.as_bytes());
-    h[..6].iter().map(|b| format!("{b:02x}")).collect()
+    hex(&Sha256::digest(text.as_bytes())[..6])
 }
 
 fn resolve_graph(name: &str, definition: &str) -> Result<Puzzle, BackendError> {

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::core::format;
-use crate::core::packed::RunLayout;
+use crate::core::packed::{ChunkLayout, RunLayout};
 use crate::core::progress::Progress;
 use crate::core::rank::FACT;
 use crate::core::space::GraphPuzzle;
@@ -179,13 +179,7 @@ fn two_bit_graph<'a>(
         max_distance: Some(max),
         histogram: levels_histogram(&levels),
         farthest: farthest_rows(g, farthest, max),
-        packed: vec![PackedTable {
-            kind: "distance",
-            encoding: layout.encoding(),
-            ranks_per_chunk: layout.ranks_per_chunk(),
-            layout: layout.describe().to_string(),
-            chunks: table.chunks,
-        }],
+        packed: vec![PackedTable::of("distance", &layout, table.chunks)],
         ..base
     })
 }
@@ -219,21 +213,9 @@ fn packed_graph<'a>(
     let counts = format::packed_counts(g.size(), g.two_bit_asked());
     let done = backend.packed_graph(g, &layout, counts, progress)?;
     let max = done.max_distance();
-    let mut packed = vec![PackedTable {
-        kind: "distance",
-        encoding: "run-steps",
-        ranks_per_chunk: layout.ranks_per_chunk(),
-        layout: layout.describe().to_string(),
-        chunks: done.distance.into(),
-    }];
+    let mut packed = vec![PackedTable::of("distance", &layout, done.distance.into())];
     if let Some((l, chunks)) = done.counts {
-        packed.push(PackedTable {
-            kind: "solutions",
-            encoding: l.encoding(),
-            ranks_per_chunk: l.ranks_per_chunk(),
-            layout: l.describe().to_string(),
-            chunks: chunks.into(),
-        });
+        packed.push(PackedTable::of("solutions", &l, chunks.into()));
     }
     Ok(PuzzleRecord {
         storage: Storage::Packed,

@@ -13,6 +13,7 @@ use rusqlite::{Connection, OpenFlags, params};
 use sha2::{Digest, Sha256};
 
 use crate::catalog::identity::GENERATOR_VERSION;
+use crate::core::digest::sha256_hex;
 use crate::store::paths::{beside, temporary};
 use crate::store::{APPLICATION_ID, Reader, SCHEMA_VERSION, Sql, Writer};
 
@@ -131,7 +132,7 @@ pub fn seal(conn: &Reader) -> Sql<String> {
             h.update(b"\n");
         }
     }
-    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    Ok(sha256_hex(h))
 }
 
 /// Where `--db` really is: symbolic links are followed to their final target (which need
@@ -172,7 +173,7 @@ pub fn sha256_file(path: &Path) -> std::io::Result<String> {
         }
         h.update(&buf[..n]);
     }
-    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+    Ok(sha256_hex(h))
 }
 
 /// The sidecar's one line, as `sha256sum` prints it and `sha256sum -c` reads it.

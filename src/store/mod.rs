@@ -20,6 +20,8 @@ use rusqlite::{Connection, OpenFlags, params};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
+use crate::core::digest::sha256_hex;
+
 /// `PRAGMA application_id` of a puzzlebase file ("PZB1").
 pub use crate::core::records::{
     ChunkError, Chunks, FarthestRow, HistogramRow, PackedTable, PegLayerRow, PositionRow,
@@ -511,7 +513,7 @@ pub fn write_puzzle(
         }
     }
     let sum = match streamed {
-        Some(h) => hex(h),
+        Some(h) => sha256_hex(h),
         None => checksum(writer, path, &rec.name)?,
     };
     conn.execute(
@@ -542,11 +544,7 @@ pub fn checksum(reader: &Reader, path: &Path, puzzle: &str) -> Result<String> {
     for (table, order) in DATA_TABLES {
         hash_table(&mut h, conn, path, table, order, puzzle)?;
     }
-    Ok(hex(h))
-}
-
-fn hex(h: Sha256) -> String {
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    Ok(sha256_hex(h))
 }
 
 /// Feeds one table's rows of `puzzle`, in `order`, into the checksum.

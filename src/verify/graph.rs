@@ -18,14 +18,14 @@ use rayon::prelude::*;
 use super::check::{Check, Derived, bad, first_failure, same, show_count, show_dist, show_opt};
 use super::stored::{
     UNUSED_WHEN_PACKED, each_chunk, farthest_rows_are, int, int_in, int_rows, must_be_empty,
-    packed_table_rows, read_chunks, same_rows, text,
+    packed_table_rows, read_chunks, same_rows, table_columns_are, text,
 };
 use crate::core::format::{COUNT_OVERFLOW, UNREACHED, add_counts};
-use crate::core::packed::{CodeLayout, CountLayout, RunLayout};
+use crate::core::packed::{ChunkLayout, CodeLayout, CountLayout, RunLayout};
 use crate::core::progress::Silent;
 use crate::core::space::GraphPuzzle;
 use crate::solvers::twobit;
-use crate::store::audit::{self, Table};
+use crate::store::audit::{self, PackedTableRow, Table};
 
 /// A move puzzle's tables as read from the file, indexed by rank.
 struct GraphTables {
@@ -282,31 +282,15 @@ pub(super) fn packed_graph(
         },
         _ => CountLayout::for_counts(n, 0),
     };
-    let mut want_tables = vec![(
-        "distance",
-        "run-steps",
-        layout.ranks_per_chunk(),
-        layout.chunks(),
-        layout.describe().to_string(),
-    )];
+    let mut want_tables: Vec<(&str, &dyn ChunkLayout)> = vec![("distance", &layout)];
     if counts {
-        want_tables.push((
-            "solutions",
-            count_layout.encoding(),
-            count_layout.ranks_per_chunk(),
-            count_layout.chunks(),
-            count_layout.describe().to_string(),
-        ));
+        want_tables.push(("solutions", &count_layout));
     }
-    for (i, w) in want_tables.iter().enumerate() {
-        let Some(s) = stored.get(i).filter(|s| s.kind == w.0) else {
-            return bad(format!("packed_tables: the {} table is missing", w.0));
+    for (i, &(kind, l)) in want_tables.iter().enumerate() {
+        let Some(s) = stored.get(i).filter(|s| s.kind == kind) else {
+            return bad(format!("packed_tables: the {kind} table is missing"));
         };
-        let what = |col: &str| format!("packed_tables {} {col}", w.0);
-        same(&what("encoding"), s.encoding.as_str(), w.1)?;
-        same(&what("ranks_per_chunk"), &s.ranks_per_chunk, &(w.2 as i64))?;
-        same(&what("chunks"), &s.chunks, &(w.3 as i64))?;
-        same(&what("layout"), s.layout.as_str(), w.4.as_str())?;
+        table_is(s, l)?;
     }
     if let Some(s) = stored.get(want_tables.len()) {
         return bad(format!(
@@ -428,6 +412,16 @@ pub(super) fn packed_graph(
     })
 }
 
+/// A move graph's `packed_tables` row is `layout`'s, its description included.
+fn table_is(s: &PackedTableRow, layout: &dyn ChunkLayout) -> Check<()> {
+    table_columns_are(s, layout)?;
+    same(
+        &format!("packed_tables {} layout", s.kind),
+        s.layout.as_str(),
+        layout.describe().to_string().as_str(),
+    )
+}
+
 /// The stored `histogram` of a move puzzle is `levels` (positions per distance; its rows
 /// are stored without symmetry, so classes equal positions).
 fn histogram_is(conn: &Reader, name: &str, levels: &[u64]) -> Check<()> {
@@ -458,20 +452,8 @@ pub(super) fn two_bit_graph(conn: &Reader, name: &str, g: &dyn GraphPuzzle) -> C
             stored.len()
         ));
     };
-    let what = |col: &str| format!("packed_tables distance {col}");
-    same(&what("kind"), s.kind.as_str(), "distance")?;
-    same(&what("encoding"), s.encoding.as_str(), layout.encoding())?;
-    same(
-        &what("ranks_per_chunk"),
-        &s.ranks_per_chunk,
-        &(layout.ranks_per_chunk() as i64),
-    )?;
-    same(&what("chunks"), &s.chunks, &(layout.chunks() as i64))?;
-    same(
-        &what("layout"),
-        s.layout.as_str(),
-        layout.describe().to_string().as_str(),
-    )?;
+    same("packed_tables distance kind", s.kind.as_str(), "distance")?;
+    table_is(s, &layout)?;
     let extra = audit::chunks_outside_move_tables(conn, name, false)?;
     if extra != 0 {
         return bad(format!("packed_chunks: {extra} chunks of no table"));

@@ -4,9 +4,11 @@
 
 use crate::store::Reader;
 
-use super::check::{Check, Derived, bad, same};
-use super::stored::{UNUSED_WHEN_PACKED, must_be_empty, packed_table_rows, read_chunks};
-use crate::core::packed::ByteLayout;
+use super::check::{Check, Derived, bad};
+use super::stored::{
+    UNUSED_WHEN_PACKED, must_be_empty, packed_table_rows, read_chunks, table_columns_are,
+};
+use crate::core::packed::{ByteLayout, ChunkLayout};
 use crate::core::rank::FACT;
 use crate::core::space::StateSpace;
 use crate::families::{self, fifteen::Fifteen};
@@ -39,14 +41,8 @@ pub(super) fn pattern_tables(conn: &Reader, name: &str, f: &Fifteen) -> Check<De
                 ));
             };
             let l = ByteLayout::new(p.placements());
+            table_columns_are(s, &l)?;
             let what = |col: &str| format!("packed_tables {kind} {col}");
-            same(&what("encoding"), s.encoding.as_str(), "u8")?;
-            same(
-                &what("ranks_per_chunk"),
-                &s.ranks_per_chunk,
-                &(l.ranks_per_chunk() as i64),
-            )?;
-            same(&what("chunks"), &s.chunks, &(l.chunks() as i64))?;
             // The layout names the table; only its build time is not derived.
             let mut want = l.describe();
             want["partition"] = serde_json::json!(part.name);

@@ -6,7 +6,8 @@
 use crate::store::Reader;
 use crate::store::Value;
 
-use super::check::{Check, bad, show_opt};
+use super::check::{Check, bad, same, show_opt};
+use crate::core::packed::ChunkLayout;
 use crate::store::audit::{self, PackedTableRow, Table};
 
 /// The tables a puzzle stored in packed tables (move graphs, pattern databases) leaves
@@ -119,6 +120,18 @@ pub(super) fn same_rows(
 pub(super) fn packed_table_rows(conn: &Reader, name: &str) -> Check<Vec<PackedTableRow>> {
     audit::packed_table_rows(conn, name)?
         .or_else(|e| bad(format!("packed_tables is malformed: {e}")))
+}
+
+/// The encoding, chunk size and chunk count a `packed_tables` row gives are `layout`'s.
+pub(super) fn table_columns_are(s: &PackedTableRow, layout: &dyn ChunkLayout) -> Check<()> {
+    let what = |col: &str| format!("packed_tables {} {col}", s.kind);
+    same(&what("encoding"), s.encoding.as_str(), layout.encoding())?;
+    same(
+        &what("ranks_per_chunk"),
+        &s.ranks_per_chunk,
+        &(layout.ranks_per_chunk() as i64),
+    )?;
+    same(&what("chunks"), &s.chunks, &(layout.chunks() as i64))
 }
 
 /// The blobs of chunks `0..chunks` of one packed table, each present exactly once.

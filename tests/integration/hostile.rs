@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use puzzlebase::internals::catalog;
+use puzzlebase::internals::core::packed::ChunkLayout;
 use puzzlebase::internals::core::space::GraphPuzzle;
 use puzzlebase::internals::families::Puzzle;
 use puzzlebase::internals::solvers::peg::Board;

@@ -8,6 +8,7 @@ use std::path::Path;
 use puzzlebase::internals::answers::json;
 use puzzlebase::internals::answers::{Database, Resident};
 use puzzlebase::internals::catalog;
+use puzzlebase::internals::core::packed::ChunkLayout;
 use puzzlebase::internals::families::Puzzle;
 use rusqlite::{Connection, params};
 

@@ -93,6 +93,7 @@ fn chunk_runs_take_every_chunk_in_order_and_nothing_else() {
     let mut short = ChunkRun::new(0..2);
     assert!(short.accept(0, &[1], 1) && !short.complete());
 }
+use crate::core::format::UNREACHED;
 use crate::core::progress::Silent;
 use crate::core::space::StateSpace;
 use crate::families::sliding::Sliding;
@@ -309,4 +310,68 @@ fn counts_take_the_narrowest_width_that_keeps_all_ones_free() {
     let mut v = CountLayout::for_counts(10, 300).describe();
     v["entry_bytes"] = 1.into();
     assert!(CountLayout::from_description(&v).is_err());
+}
+
+/// What [`ChunkLayout`] promises, for a layout of each kind: rank `r` is in chunk
+/// `r / ranks_per_chunk` at an offset inside that chunk's blob, every chunk but the last
+/// is full and none follows the last, and the description names the encoding and the
+/// chunk size and reads back as the same layout.
+fn keeps_the_contract<L: ChunkLayout + PartialEq + std::fmt::Debug>(l: &L) {
+    let per = l.ranks_per_chunk();
+    assert_eq!(l.chunks(), l.ranks().div_ceil(per), "{}", l.encoding());
+    for c in 0..l.chunks() {
+        let full = c + 1 < l.chunks();
+        assert_eq!(l.ranks_in(c), if full { per } else { l.ranks() - c * per });
+        if full {
+            assert_eq!(
+                l.chunk_bytes(c),
+                l.chunk_bytes(0),
+                "{} chunk {c}",
+                l.encoding()
+            );
+        }
+    }
+    assert_eq!((l.ranks_in(l.chunks()), l.chunk_bytes(l.chunks())), (0, 0));
+    for r in (0..l.ranks()).step_by(997).chain([l.ranks() - 1]) {
+        let s = l.locate(r);
+        assert_eq!(s.chunk, r / per, "{} rank {r}", l.encoding());
+        assert!(
+            (s.offset as u64) < l.chunk_bytes(s.chunk),
+            "{} rank {r}",
+            l.encoding()
+        );
+    }
+    let v = l.describe();
+    assert_eq!(v["encoding"], l.encoding());
+    assert_eq!(v["ranks_per_chunk"], per);
+    assert_eq!(L::from_description(&v).as_ref(), Ok(l));
+}
+
+#[test]
+fn every_layout_keeps_the_chunk_contract() {
+    let runs = layout(&Sliding::grid("eight", 3, 3));
+    keeps_the_contract(&runs);
+    keeps_the_contract(&DistanceLayout::Runs(runs));
+    let codes = CodeLayout::new(2 * CODE_RANKS_PER_CHUNK + 13, 3).unwrap();
+    keeps_the_contract(&codes);
+    keeps_the_contract(&DistanceLayout::Codes(codes));
+    for max in [0, 300, 70_000, u64::MAX] {
+        keeps_the_contract(&CountLayout::for_counts(9001, max));
+    }
+    keeps_the_contract(&ByteLayout::new(9001));
+}
+
+/// A run-steps description whose ranks, or whose ranks per chunk, do not fit in 64 bits
+/// is refused when read, so that no layout read from a file overflows later.
+#[test]
+fn run_steps_descriptions_too_large_to_count_are_refused() {
+    let l = layout(&Sliding::grid("eight", 3, 3));
+    for (key, value) in [("blocks", u64::MAX / 2), ("blocks_per_chunk", u64::MAX / 2)] {
+        let mut v = l.describe();
+        v[key] = value.into();
+        assert!(RunLayout::from_description(&v).is_err(), "{key} {value}");
+    }
+    let mut v = l.describe();
+    v["blocks_per_chunk"] = 1_000_000.into();
+    assert_eq!(RunLayout::from_description(&v).map(|l| l.chunks()), Ok(1));
 }

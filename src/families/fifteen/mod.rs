@@ -15,7 +15,7 @@ use thiserror::Error;
 
 use super::sliding::Sliding;
 use crate::core::definition::Source;
-use crate::core::packed::ByteLayout;
+use crate::core::packed::{ByteLayout, ChunkLayout};
 use crate::core::progress::Progress;
 use crate::core::records::{PackedTable, PuzzleRecord, Storage};
 use crate::core::space::StateError;
@@ -340,15 +340,13 @@ pub fn record<'a, E>(
             ));
             layout["entry"] = json!(table.entry.name());
             progress.phase("packing", l.chunks());
+            let chunks: Vec<Vec<u8>> = (0..l.chunks())
+                .map(|c| l.encode_chunk(c, &table.bytes))
+                .collect();
+            // The row names its table, beyond what the layout says of itself.
             packed.push(PackedTable {
-                kind: TABLE_KINDS[packed.len()],
-                encoding: "u8",
-                ranks_per_chunk: l.ranks_per_chunk(),
                 layout: layout.to_string(),
-                chunks: (0..l.chunks())
-                    .map(|c| l.encode_chunk(c, &table.bytes))
-                    .collect::<Vec<_>>()
-                    .into(),
+                ..PackedTable::of(TABLE_KINDS[packed.len()], &l, chunks.into())
             });
         }
     }

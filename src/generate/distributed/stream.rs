@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use crate::core::packed::{CODE_RANKS_PER_CHUNK, CodeLayout};
+use crate::core::packed::{CODE_RANKS_PER_CHUNK, ChunkLayout, CodeLayout};
 use crate::core::records::ChunkError;
 use crate::solvers::distributed::{Comm, Partition};
 
