@@ -197,6 +197,27 @@ def main():
         fail(f"pb_unrank past the last rank: {e}")
     ok("pb_unrank past the last rank is refused")
 
+    # A damaged chunk, in a copy changed behind puzzlebase's back: refused, never a
+    # number (query refuses the copy too, its page checksums broken).
+    damaged = os.path.join(tmp, "damaged.sqlite")
+    with open(db, "rb") as src, open(damaged, "wb") as dst:
+        dst.write(src.read())
+    state = "0,3,2,1,8,7,6,5,4,11,10,9"
+    subprocess.run(["sqlite3", damaged, f".load {EXT}",
+                    "UPDATE packed_chunks SET data = substr(data, 1, 3) "
+                    "WHERE puzzle = 'eleven' AND kind = 'distance' AND chunk = "
+                    f"pb_rank('eleven', {lit(state)}) / (SELECT ranks_per_chunk FROM "
+                    "packed_tables WHERE puzzle = 'eleven' AND kind = 'distance');"],
+                   check=True)
+    d, e = sql(damaged, f"pb_distance('eleven', {lit(state)})")
+    if d is not None or not e or "damaged" not in e:
+        fail(f"a damaged chunk gave {d!r} {e!r}")
+    ok(f"a damaged chunk is refused: {e[:70]}…")
+    _, why = query(damaged, "--puzzle", "eleven", "--state", state)
+    if why is None:
+        fail("query answered from the changed copy")
+    ok(f"query refuses it too: {why[:60]}…")
+
     print(f"{CHECKS} checks passed")
 
 
