@@ -15,6 +15,7 @@ failure.
 
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -130,10 +131,23 @@ def main():
         fail(f"pb_version: {e}")
     ok(f"pb_version() = {v}")
 
-    # Every storage kind answers as query does.
+    # Every storage kind answers as query does: the longest positions, and random ones
+    # (random ranks of the move puzzles, random stored rows of the peg board).
     for puzzle in ["seven", "eight", "eleven", "english33"]:
         for state in longest(db, puzzle):
             same_answer(db, puzzle, state)
+    rng = random.Random(33)
+    for puzzle, ranks in [("seven", 20160), ("eight", 181440), ("eleven", 239500800)]:
+        for _ in range(8):
+            state, e = sql(db, f"pb_unrank({lit(puzzle)}, {rng.randrange(ranks)})")
+            if e:
+                fail(f"pb_unrank {puzzle}: {e}")
+            same_answer(db, puzzle, state)
+    rows, _ = sql(db, "(SELECT json_group_array(state) FROM (SELECT state FROM positions "
+                      f"WHERE puzzle = 'english33' AND rank % 997 = {rng.randrange(997)} "
+                      "LIMIT 8))")
+    for state in json.loads(rows):
+        same_answer(db, "english33", state)
     same_answer(db, "eight", "867254301")
     same_answer(db, "eleven", "0,3,2,1,8,7,6,5,4,11,10,9")
     # Answered by search, and equal to the table of the same puzzle.

@@ -14,11 +14,13 @@
 //! | `pb_version()` | this extension's version |
 //!
 //! Bad input is a SQL error whose message is the line `query` prints. The extension
-//! reads through the host's SQLite (the library's `loadable` feature), one connection
-//! wrapper per call, so it keeps no statement open between calls and never stops the
-//! host from closing its connection.
+//! reads through the host's SQLite (the library's `loadable` feature) and connection,
+//! with one reader per statement (SQLite's auxiliary data of the puzzle argument):
+//! nothing of it outlives the statement that called it, and the host closes its
+//! connection as usual.
 
 use std::os::raw::{c_char, c_int};
+use std::sync::Mutex;
 
 use puzzlebase::{Database, QueryError, default_stop};
 use rusqlite::functions::{Context, FunctionFlags};
@@ -156,17 +158,24 @@ fn register(db: Connection) -> Result<bool> {
     Ok(false)
 }
 
-/// Answers `ask` from the host's connection. The wrapper is made for this call and
-/// dropped at its end, with every statement it prepared.
+/// Answers `ask` from the host's connection. The reader is kept as SQLite's auxiliary
+/// data of the puzzle argument: while one statement runs with the same puzzle on every
+/// row (`SELECT pb_distance('eleven', s) FROM t`), it is made once and keeps what it
+/// has read and checked (the puzzle's definition, its row in `puzzles`, its packed
+/// layouts); SQLite drops it, with the statements it prepared, when the statement ends.
+/// A puzzle that is not a constant of the statement gets a reader per call.
 fn with_database<T>(
     ctx: &Context<'_>,
     ask: impl FnOnce(&Database) -> std::result::Result<T, QueryError>,
 ) -> Result<T> {
-    // SAFETY: the handle is the host's connection running this function; the wrapper
-    // does not own it and is dropped before the function returns.
-    let conn = unsafe { Connection::from_handle(ctx.get_connection()?.handle())? };
-    let reader = puzzlebase::borrowing(conn).map_err(user_error)?;
-    let db = Database::over(reader);
+    let db = ctx.get_or_create_aux(0, |_| -> Result<Mutex<Database>> {
+        // SAFETY: the handle is the host's connection running this function; the
+        // wrapper does not own it and goes with the statement, before the connection.
+        let conn = unsafe { Connection::from_handle(ctx.get_connection()?.handle())? };
+        let reader = puzzlebase::borrowing(conn).map_err(user_error)?;
+        Ok(Mutex::new(Database::over(reader)))
+    })?;
+    let db = db.lock().unwrap_or_else(|e| e.into_inner());
     ask(&db).map_err(user_error)
 }
 

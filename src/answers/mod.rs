@@ -315,6 +315,8 @@ pub struct Database {
     matrices: RefCell<HashMap<String, Vec<Vec<Option<u8>>>>>,
     /// Peg puzzles whose layers were already held to their stored rows.
     layers_checked: RefCell<std::collections::HashSet<String>>,
+    /// Packed puzzles' layouts, read and checked once per connection.
+    layouts: RefCell<HashMap<String, (DistanceLayout, Option<CountLayout>)>>,
 }
 
 #[warn(missing_docs)]
@@ -337,6 +339,7 @@ impl Database {
             resident: None,
             matrices: RefCell::new(HashMap::new()),
             layers_checked: RefCell::new(Default::default()),
+            layouts: RefCell::new(HashMap::new()),
         }
     }
 
@@ -495,6 +498,19 @@ impl Database {
 /// and the loader of in-memory copies (`resident`); kept here because the reader also
 /// reads those copies, and the two files would otherwise need each other.
 fn packed_layouts(
+    db: &Database,
+    g: &dyn GraphPuzzle,
+) -> Result<(DistanceLayout, Option<CountLayout>)> {
+    if let Some(l) = db.layouts.borrow().get(g.name()) {
+        return Ok(l.clone());
+    }
+    let l = read_packed_layouts(db, g)?;
+    (db.layouts.borrow_mut()).insert(g.name().to_string(), l.clone());
+    Ok(l)
+}
+
+/// [`packed_layouts`], read from the file.
+fn read_packed_layouts(
     db: &Database,
     g: &dyn GraphPuzzle,
 ) -> Result<(DistanceLayout, Option<CountLayout>)> {

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::packed::PackedReader;
 use super::{Database, QueryError, Result, Solutions, StateAnswer, Stop};
+use crate::store::Storage;
 
 /// How long a search runs, by default, before it gives up: `query --timeout`'s default.
 pub const SEARCH_SECONDS: f64 = 10.0;
@@ -45,9 +47,27 @@ impl Database {
         }
     }
 
-    /// The position's distance to the goal; `None` when it cannot reach it.
+    /// The position's distance to the goal; `None` when it cannot reach it. A move
+    /// puzzle's distance is its stored entry, read with one lookup (a row, checked to be
+    /// the position's, or an entry of a packed chunk, checked to decode) rather than
+    /// walked to the goal as [`Database::path`] is; a puzzle answered by search is
+    /// searched, a peg board's position walked.
     pub fn distance(&self, name: &str, text: &str, stop: &Stop) -> Result<Option<u32>> {
-        Ok(self.answer(name, text, stop)?.map(|a| a.distance as u32))
+        let p = self.known(name)?;
+        let Some(g) = p.as_graph() else {
+            return Ok(self.answer(name, text, stop)?.map(|a| a.distance as u32));
+        };
+        let rank = g.parse(text)?;
+        let info = self.info(&p)?;
+        let distance = if info.storage == Storage::Packed {
+            PackedReader::open(self, g)?.distance(rank)?
+        } else {
+            let row = (self.row(name, rank)?)
+                .ok_or_else(|| self.inconsistent(format!("{name}: rank {rank} has no row")))?;
+            self.check_state_text(name, &row, g.parse(&row.state).ok())?;
+            row.distance
+        };
+        Ok(distance.map(u32::from))
     }
 
     /// How many distinct shortest solutions the position has; `None` when it cannot
