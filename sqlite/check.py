@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """The SQLite extension, checked as a user of Debian's `sqlite3` shell meets it.
 
-    python3 sqlite/check.py EXTENSION PUZZLEBASE
+    python3 sqlite/check.py EXTENSION PUZZLEBASE [PYTHON]
 
 EXTENSION is the built extension (target/release/libpuzzlebase_sqlite.so), PUZZLEBASE
-a puzzlebase binary. A small file is generated with puzzles of every storage kind
+a puzzlebase binary, PYTHON (optional) a Python with `pysqlite3-binary` and `datasette`
+installed (Debian's own `sqlite3` module cannot load extensions): with it, the same
+answers are asked through Python's DB-API and through a Datasette instance started
+with `--load-extension` on 127.0.0.1. A small file is generated with puzzles of every storage kind
 (positions rows, packed, peg classes, an enumeration, a puzzle answered by search),
 then every `pb_*` function is asked through `sqlite3` (a SQLite that knows nothing of
 puzzlebase's page checksums) and each answer is held to what `puzzlebase query` says
@@ -16,11 +19,16 @@ failure.
 import json
 import os
 import random
+import socket
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.parse
+import urllib.request
 
 EXT, PB = (os.path.abspath(a) for a in sys.argv[1:3])
+PYTHON = sys.argv[3] if len(sys.argv) > 3 else None
 CHECKS = 0
 
 # A 3x3 sliding puzzle answered by search over pattern tables: the 8-puzzle again, so
@@ -232,7 +240,59 @@ def main():
         fail("query answered from the changed copy")
     ok(f"query refuses it too: {why[:60]}…")
 
+    if PYTHON:
+        other_hosts(db)
     print(f"{CHECKS} checks passed")
+
+
+def other_hosts(db):
+    """The same answers through Python's DB-API (pysqlite3) and through Datasette."""
+    asked = [("eight", "867254301"), ("eleven", "0,3,2,1,8,7,6,5,4,11,10,9"),
+             ("english33", mirrored(longest(db, "english33")[0], [3, 3, 7, 7, 7, 3, 3])),
+             ("english33", "1" * 32 + "0"), ("p33", "867254301")]
+    want = [query(db, "--puzzle", p, "--state", s)[0] for p, s in asked]
+    want = [w["distance"] if w else None for w in want]
+    code = (
+        "import json, sys, pysqlite3\n"
+        f"c = pysqlite3.connect({db!r}); c.enable_load_extension(True)\n"
+        f"c.load_extension({EXT!r})\n"
+        f"print(json.dumps([c.execute('SELECT pb_distance(?, ?)', a).fetchone()[0] "
+        f"for a in {asked!r}]))\n")
+    got = json.loads(subprocess.run([PYTHON, "-c", code], capture_output=True, text=True,
+                                    check=True).stdout)
+    if got != want:
+        fail(f"through Python: {got} against query's {want}")
+    ok(f"through Python's DB-API (pysqlite3): {got}")
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen(
+        [PYTHON, "-m", "datasette", "serve", db, "--load-extension", EXT,
+         "-h", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        name = os.path.splitext(os.path.basename(db))[0]
+        got = []
+        for p, s in asked:
+            sql_text = f"select pb_distance({lit(p)}, {lit(s)}) as d"
+            url = (f"http://127.0.0.1:{port}/{name}.json?_shape=array&sql="
+                   + urllib.parse.quote(sql_text))
+            for _ in range(300):  # at most 30 s for the server to come up
+                try:
+                    with urllib.request.urlopen(url, timeout=10) as r:
+                        got.append(json.load(r)[0]["d"])
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            else:
+                fail("Datasette did not answer on 127.0.0.1")
+        if got != want:
+            fail(f"through Datasette: {got} against query's {want}")
+        ok(f"through Datasette --load-extension: {got}")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 main()
