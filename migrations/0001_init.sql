@@ -4,7 +4,7 @@
 -- One row per puzzle in the file.
 CREATE TABLE puzzles (
     name            TEXT PRIMARY KEY,   -- command-line identifier, e.g. 'eight'
-    family          TEXT NOT NULL,      -- sliding | peg | knights | oshidori | magic | tour
+    family          TEXT NOT NULL,      -- sliding | tokens | oshidori | peg | magic | tour
     definition      TEXT NOT NULL,      -- the full definition as JSON
     states          INTEGER NOT NULL,   -- size of the rank space (or positions examined)
     solvable        INTEGER NOT NULL,   -- positions that can reach the goal / solutions found

@@ -13,7 +13,7 @@ ALTER TABLE puzzles ADD COLUMN counts INTEGER NOT NULL DEFAULT 0;
 CREATE TABLE packed_tables (
     puzzle          TEXT NOT NULL REFERENCES puzzles(name),
     kind            TEXT NOT NULL,      -- 'distance' or 'solutions'
-    encoding        TEXT NOT NULL,      -- 'run-steps' (distance) or 'u64le' (solutions)
+    encoding        TEXT NOT NULL,      -- see docs/file-format.md: 'run-steps', 'mod4', 'mod3', 'peg-layers', 'u8' .. 'u64le'
     ranks_per_chunk INTEGER NOT NULL,   -- rank r is in chunk r / ranks_per_chunk
     chunks          INTEGER NOT NULL,   -- chunks 0 .. chunks-1 are all present
     layout          TEXT NOT NULL,      -- JSON: every number needed to find an entry

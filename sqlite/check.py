@@ -240,6 +240,18 @@ def main():
         fail("query answered from the changed copy")
     ok(f"query refuses it too: {why[:60]}…")
 
+    # docs/readers.md's decoding by hand, run on this file, agrees with the extension.
+    page = open(os.path.join(os.path.dirname(__file__), "..", "docs", "readers.md")).read()
+    code = page.split("## By hand")[1].split("```python\n")[1].split("```")[0]
+    out = subprocess.run([sys.executable, "-c", code, db], capture_output=True, text=True,
+                         check=True).stdout
+    state = "0,3,2,1,8,7,6,5,4,11,10,9"
+    rank, _ = sql(db, f"pb_rank('eleven', {lit(state)})")
+    d, _ = sql(db, f"pb_distance('eleven', {lit(state)})")
+    if f"rank {rank}:" not in out or not out.strip().endswith(f"distance {d}"):
+        fail(f"docs/readers.md by hand: {out!r} against rank {rank}, distance {d}")
+    ok(f"docs/readers.md's decoding by hand: {out.strip()}")
+
     if PYTHON:
         other_hosts(db)
     print(f"{CHECKS} checks passed")

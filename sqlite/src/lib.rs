@@ -2,7 +2,7 @@
 //! the connection the host already has open: `.load libpuzzlebase_sqlite` in the
 //! `sqlite3` shell, `load_extension` in Python, Node or Go, `--load-extension` in
 //! Datasette. Every function is the library's answer (`puzzlebase::Database`), checked
-//! as `query` checks it; see `docs/sqlite.md`.
+//! as `query` checks it; see `docs/readers.md`.
 //!
 //! | function | value |
 //! | --- | --- |
