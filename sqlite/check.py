@@ -194,21 +194,18 @@ def main():
                 fail(f"pb_moves {puzzle}: {m} but pb_distance gives {d}")
         ok(f"pb_moves {puzzle}: {len(moves)} moves, best first, distances as pb_distance")
 
-    # Ranks join with the stored rows, and come back as the position.
+    # Ranks join with the stored rows (a mirrored peg position finds its class's row),
+    # and come back as the position.
     state = longest(db, "seven")[0]
-    d, e = sql(db, f"(SELECT distance FROM positions WHERE puzzle = 'seven' "
-                   f"AND rank = pb_rank('seven', {lit(state)}))")
-    want, _ = sql(db, f"pb_distance('seven', {lit(state)})")
-    if e or d != want:
-        fail(f"pb_rank join: {d} {e} against {want}")
-    ok("pb_rank joins with positions.rank")
     s = longest(db, "english33")[0]
-    d, e = sql(db, f"(SELECT distance FROM positions WHERE puzzle = 'english33' "
-                   f"AND rank = pb_rank('english33', {lit(mirrored(s, english))}))")
-    want, _ = sql(db, f"pb_distance('english33', {lit(s)})")
-    if e or d != want:
-        fail(f"pb_rank of a mirrored peg position: {d} {e} against {want}")
-    ok("pb_rank of a mirrored peg position finds its class's row")
+    for puzzle, asked, original in [("seven", state, state),
+                                    ("english33", mirrored(s, english), s)]:
+        d, e = sql(db, f"(SELECT distance FROM positions WHERE puzzle = {lit(puzzle)} "
+                       f"AND rank = pb_rank({lit(puzzle)}, {lit(asked)}))")
+        want, _ = sql(db, f"pb_distance({lit(puzzle)}, {lit(original)})")
+        if e or d != want:
+            fail(f"pb_rank join {puzzle} {asked}: {d} {e} against {want}")
+        ok(f"pb_rank({puzzle}, {asked}) joins with positions.rank")
     for puzzle, state in [("seven", state), ("eleven", "0,3,2,1,8,7,6,5,4,11,10,9")]:
         back, e = sql(db, f"pb_unrank({lit(puzzle)}, pb_rank({lit(puzzle)}, {lit(state)}))")
         if e or back != state:
