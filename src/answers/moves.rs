@@ -3,8 +3,10 @@
 //! of one arrangement. Moves come from the puzzle's rules; only the distances are read
 //! (one lookup per move), and they are served as stored, without a walk's checks.
 
+use super::layers::LayerReader;
 use super::packed::PackedReader;
 use super::{ArrangementAnswer, Database, Move, MoveOption, Result};
+use crate::solvers::peg::layers::{self, Layout};
 use crate::store::{self, Storage};
 
 /// The cells of a move puzzle's notation: comma-separated above ten cells, else one
@@ -71,12 +73,20 @@ impl Database {
             out
         } else if let Some(board) = p.as_peg() {
             let bits = board.parse(text)?;
-            self.info(p)?;
+            let info = self.info(p)?;
+            // A board stored as layers has no rows: its distances are in the layers.
+            let layers = match info.storage {
+                Storage::PegLayers => Some((LayerReader::open(self, board)?, Layout::new(board))),
+                _ => None,
+            };
             let mut out = Vec::new();
             for (mv, after) in board.moves(bits) {
-                let distance = self
-                    .row(board.name, board.canonical(after).0)?
-                    .and_then(|r| r.distance);
+                let distance = match &layers {
+                    Some((reader, layout)) => layers::distance_of(layout, reader, after)?,
+                    None => {
+                        (self.row(board.name, board.canonical(after).0)?).and_then(|r| r.distance)
+                    }
+                };
                 out.push(MoveOption {
                     mv: Move::Jumps(mv),
                     state: board.format(after),

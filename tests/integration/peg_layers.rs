@@ -104,9 +104,15 @@ fn boards_stored_as_layers_answer_as_their_row_twins() {
             .map(Result::unwrap)
             .collect();
         let step = (states.len() / 40).max(1);
+        let reader = puzzlebase::Database::open(&db).unwrap();
         for s in states.iter().step_by(step) {
             let rows = answer(&db, &board, b, &["--state", s]);
             assert_eq!(rows, answer(&db, &board, n, &["--state", s]), "{b}: {s}");
+            // The server's (and the readers') legal moves, with the distances they lead
+            // to, read from the layers as from the rows.
+            let moves = reader.moves(b, s).unwrap();
+            assert!(moves.is_empty() || moves[0].distance.is_some(), "{b}: {s}");
+            assert_eq!(moves, reader.moves(n, s).unwrap(), "{b}: {s}");
         }
         let nowhere = "0".repeat(states[0].len() - 1) + "1";
         for p in [b, &n.as_str()] {
