@@ -92,6 +92,12 @@ impl Database {
     /// to and that position's distance, as JSON objects exactly as the server's position
     /// page lists them (`{"move": …, "state": …, "distance": …}`).
     pub fn legal_moves(&self, name: &str, text: &str, stop: &Stop) -> Result<Vec<Value>> {
+        // The text is checked before the file, as `query` and the answers above check it:
+        // a position of the wrong parity is refused as such even for a puzzle the file
+        // does not hold.
+        if let Err(e @ QueryError::State(_)) = self.rank(name, text) {
+            return Err(e);
+        }
         let mut page = super::json::position_until(self, name, text, stop)?;
         match page["legal_moves"].take() {
             Value::Array(moves) => Ok(moves),
