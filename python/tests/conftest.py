@@ -1,0 +1,129 @@
+"""Fixtures: the `puzzlebase` command line and a small file with every storage kind.
+
+The command is $PUZZLEBASE_BIN when set, else the debug binary of this repository,
+built with `cargo build --bin puzzlebase` (a no-op when it is up to date; CARGO_TARGET_DIR
+is honoured). The file holds one puzzle of each storage kind the package reads:
+
+    six, knight-swap, oshidori   rows (`positions`): sliding, tokens, stone pairs
+    eight                        packed
+    triangle21                   a peg board's rows, one per symmetry class
+    cross13-layers               a peg board stored as layers (`peg-layers`)
+    magic-triangle               an enumeration (`solutions`)
+    tiles8                       answered by search over pattern tables (`patterns`)
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# The 8-puzzle answered by search over two 4-tile pattern tables, as the `fifteen`
+# family answers the 15-puzzle (src/catalog/mod.rs, `pattern_partitions_are_checked`).
+TILES8 = """\
+name = "tiles8"
+family = "sliding"
+rows = 3
+cols = 3
+default_partition = "4-4"
+
+[partitions]
+"4-4" = [[1, 2, 4, 5], [3, 6, 7, 8]]
+"""
+
+PUZZLES = [
+    "six",
+    "knight-swap",
+    "oshidori",
+    "eight",
+    "triangle21",
+    "cross13-layers",
+    "magic-triangle",
+    "tiles8",
+]
+
+
+def _binary():
+    if os.environ.get("PUZZLEBASE_BIN"):
+        return os.environ["PUZZLEBASE_BIN"]
+    subprocess.run(
+        ["cargo", "build", "--quiet", "--bin", "puzzlebase"], cwd=ROOT, check=True
+    )
+    meta = subprocess.run(
+        ["cargo", "metadata", "--format-version", "1", "--no-deps"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return str(pathlib.Path(json.loads(meta.stdout)["target_directory"]) / "debug" / "puzzlebase")
+
+
+class Cli:
+    """`puzzlebase` against one file."""
+
+    def __init__(self, binary, db):
+        self.binary = binary
+        self.db = str(db)
+
+    def run(self, *args, db=None):
+        """(exit code, stdout, the message after `puzzlebase: ` on stderr)."""
+        p = subprocess.run(
+            [self.binary, *args[:1], "--db", db or self.db, *args[1:]],
+            capture_output=True,
+            text=True,
+        )
+        err = p.stderr.strip()
+        prefix = "puzzlebase: "
+        return p.returncode, p.stdout, err[len(prefix):] if err.startswith(prefix) else err
+
+    def json(self, *args, db=None):
+        """`query ... --json`'s object, or (exit code, message) when it refuses."""
+        code, out, err = self.run(*args, "--json", db=db)
+        if code != 0:
+            return code, err
+        return json.loads(out)
+
+    def lines(self, *args):
+        code, out, err = self.run(*args)
+        assert code == 0, err
+        return [json.loads(line) for line in out.splitlines()]
+
+
+@pytest.fixture(scope="session")
+def binary():
+    return _binary()
+
+
+@pytest.fixture(scope="session")
+def db_path(tmp_path_factory, binary):
+    where = tmp_path_factory.mktemp("puzzlebase")
+    defs = where / "definitions"
+    defs.mkdir()
+    (defs / "tiles8.toml").write_text(TILES8)
+    # A small peg board in the storage of the French boards (docs/definitions.md).
+    cross = (ROOT / "data" / "puzzles" / "examples" / "cross13.toml").read_text()
+    (defs / "cross13-layers.toml").write_text(
+        cross.replace('name = "cross13"', 'name = "cross13-layers"') + 'storage = "layers"\n'
+    )
+    db = where / "test.sqlite"
+    args = [binary, "generate", "--quiet", "--db", str(db), "--definitions", str(defs)]
+    for name in PUZZLES:
+        args += ["--puzzle", name]
+    subprocess.run(args, check=True)
+    return db
+
+
+@pytest.fixture(scope="session")
+def cli(binary, db_path):
+    return Cli(binary, db_path)
+
+
+@pytest.fixture(scope="session")
+def db(db_path):
+    import puzzlebase
+
+    return puzzlebase.open(str(db_path))
