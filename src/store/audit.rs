@@ -1,5 +1,5 @@
 //! The reads of an audit of the file (the `verify` command): a puzzle's rows as SQLite
-//! stored them, untyped ([`ValueRef`]), so that the caller can report a value of the
+//! stored them, untyped ([`Value`]), so that the caller can report a value of the
 //! wrong type as a fact about the file, where it is, rather than fail on it; and the
 //! counts that show rows where there should be none. Nothing here judges a value.
 //!
