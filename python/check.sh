@@ -10,11 +10,11 @@
 # one (`cargo build --bin puzzlebase`). Debian's python3 and python3-venv are installed
 # when missing.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 if [ $# -gt 0 ]; then
     PUZZLEBASE_BIN="$(realpath "$1")"
     export PUZZLEBASE_BIN
 fi
+cd "$(dirname "$0")/.."
 venv=target/python-venv
 if [ ! -x "$venv/bin/python" ]; then
     if ! command -v python3 >/dev/null || ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
