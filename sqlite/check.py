@@ -176,6 +176,7 @@ def main():
     same_error(db, "eight", "12345678")
     same_error(db, "eight", "12345678x")
     same_error(db, "nosuch", "1")
+    same_error(db, "eight", "1" * 5000)  # its middle left out, as query prints it
     same_error(db, "magic-triangle", "123456789")
 
     # Moves: best first, each with the distance its position has.

@@ -33,6 +33,7 @@ pub(crate) use internals::{
 pub use answers::{
     ArrangementAnswer, Database, ExportRow, Histogram, ListAnswer, LongestAnswer, Move, MoveOption,
     QueryError, SEARCH_SECONDS, SearchAnswer, Solutions, StateAnswer, Stop, Stopped, default_stop,
+    one_line,
 };
 pub use core::records::{HistogramRow, PegLayerRow, PuzzleInfo};
 pub use generate::{GenerateError, Observer, Options, Summary, generate, generate_and_verify};

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 
 use puzzlebase::internals::answers::json;
-use puzzlebase::internals::answers::{Database, QueryError, Stop};
+use puzzlebase::internals::answers::{Database, QueryError, Stop, one_line};
 use puzzlebase::internals::catalog::{self, DefinitionError};
 use puzzlebase::internals::generate::{self, GenerateError, Options};
 use puzzlebase::internals::render::text;
@@ -87,29 +87,6 @@ impl From<std::io::Error> for Failure {
             message: e.to_string(),
         }
     }
-}
-
-/// Longest stretch of one message printed: an argument of 100 KB is not echoed whole.
-const MESSAGE_MAX: usize = 800;
-
-/// One line, at most [`MESSAGE_MAX`] characters: the middle of a longer message (where
-/// a long argument sits, between the error's start and its reason) is left out.
-fn one_line(message: &str) -> String {
-    let flat: String = message
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let n = flat.chars().count();
-    if n <= MESSAGE_MAX {
-        return flat;
-    }
-    let keep = MESSAGE_MAX / 2;
-    let head: String = flat.chars().take(keep).collect();
-    let tail: String = flat.chars().skip(n - keep).collect();
-    format!(
-        "{head} ... ({} characters left out) ... {tail}",
-        n - 2 * keep
-    )
 }
 
 /// Parses the command line. Help and version print as clap renders them; every other

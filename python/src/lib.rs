@@ -15,30 +15,6 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 use serde_json::Value;
 
-/// The longest message an exception carries, as `query` prints it: the command line's
-/// rule (src/main.rs), so that a position of 100 KB is not echoed whole.
-const MESSAGE_MAX: usize = 800;
-
-/// The message `query` prints for an error (after its `puzzlebase: ` prefix): one line
-/// (control characters as spaces), its middle left out past [`MESSAGE_MAX`] characters.
-fn one_line(message: &str) -> String {
-    let flat: String = message
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let n = flat.chars().count();
-    if n <= MESSAGE_MAX {
-        return flat;
-    }
-    let keep = MESSAGE_MAX / 2;
-    let head: String = flat.chars().take(keep).collect();
-    let tail: String = flat.chars().skip(n - keep).collect();
-    format!(
-        "{head} ... ({} characters left out) ... {tail}",
-        n - 2 * keep
-    )
-}
-
 pyo3::create_exception!(
     puzzlebase,
     Error,
@@ -154,7 +130,7 @@ impl Kind {
 
 /// The Python exception for a refusal, carrying the message `query` prints.
 fn raise(py: Python<'_>, e: QueryError) -> PyErr {
-    let message = one_line(&e.to_string());
+    let message = puzzlebase::one_line(&e.to_string());
     match Kind::of(&e).map(|kind| kind.class(py)) {
         Some(Ok(class)) => PyErr::from_type(class, (message,)),
         Some(Err(failed)) => failed,

@@ -189,7 +189,8 @@ fn text(ctx: &Context<'_>, i: usize) -> Result<String> {
         .map_err(|_| user_error(format!("argument {} must be text", i + 1)))
 }
 
-/// A SQL error whose message is `e`'s text: the line `query` prints.
+/// A SQL error whose message is `e`'s text as `query` prints it (one line, a long
+/// position's middle left out).
 fn user_error(e: impl std::fmt::Display) -> Error {
-    Error::UserFunctionError(e.to_string().into())
+    Error::UserFunctionError(puzzlebase::one_line(&e.to_string()).into())
 }

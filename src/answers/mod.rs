@@ -29,7 +29,7 @@ pub use fifteen::{
     solve_loaded_until,
 };
 pub use moves::cells_move;
-pub use reading::{SEARCH_SECONDS, default_stop};
+pub use reading::{MESSAGE_MAX, SEARCH_SECONDS, default_stop, one_line};
 pub use resident::Resident;
 
 use std::cell::RefCell;

@@ -12,6 +12,31 @@ use super::packed::PackedReader;
 use super::{Database, QueryError, Result, Solutions, StateAnswer, Stop};
 use crate::store::Storage;
 
+/// The longest message a refusal is shown with, in characters.
+pub const MESSAGE_MAX: usize = 800;
+
+/// A refusal as `query` prints it and the readers raise it: one line (control
+/// characters as spaces), at most [`MESSAGE_MAX`] characters, the middle of a longer
+/// message (where a long argument sits, between the error's start and its reason) left
+/// out, so that a position of 100 KB is not echoed whole.
+pub fn one_line(message: &str) -> String {
+    let flat: String = message
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let n = flat.chars().count();
+    if n <= MESSAGE_MAX {
+        return flat;
+    }
+    let keep = MESSAGE_MAX / 2;
+    let head: String = flat.chars().take(keep).collect();
+    let tail: String = flat.chars().skip(n - keep).collect();
+    format!(
+        "{head} ... ({} characters left out) ... {tail}",
+        n - 2 * keep
+    )
+}
+
 /// How long a search runs, by default, before it gives up: `query --timeout`'s default.
 pub const SEARCH_SECONDS: f64 = 10.0;
 
