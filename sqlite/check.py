@@ -19,6 +19,7 @@ failure.
 import json
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
@@ -31,16 +32,10 @@ EXT, PB = (os.path.abspath(a) for a in sys.argv[1:3])
 PYTHON = sys.argv[3] if len(sys.argv) > 3 else None
 CHECKS = 0
 
-# A 3x3 sliding puzzle answered by search over pattern tables: the 8-puzzle again, so
+# The 8-puzzle answered by search over pattern tables (shared with python/tests), so
 # its answers must agree with eight's table.
-SEARCHED = """name = "p33"
-family = "sliding"
-rows = 3
-cols = 3
-default_partition = "4-4"
-[partitions]
-"4-4" = [[1, 2, 4, 5], [3, 6, 7, 8]]
-"""
+SEARCHED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                        "fixtures", "definitions", "tiles8.toml")
 
 
 def fail(what):
@@ -126,9 +121,8 @@ def main():
     db = os.path.join(tmp, "p.sqlite")
     defs = os.path.join(tmp, "defs")
     os.mkdir(defs)
-    with open(os.path.join(defs, "p33.toml"), "w") as f:
-        f.write(SEARCHED)
-    puzzles = ["seven", "eight", "eleven", "english33", "magic-triangle", "p33"]
+    shutil.copy(SEARCHED, os.path.join(defs, "tiles8.toml"))
+    puzzles = ["seven", "eight", "eleven", "english33", "magic-triangle", "tiles8"]
     cmd = [PB, "generate", "--db", db, "--quiet", "--definitions", defs]
     for p in puzzles:
         cmd += ["--puzzle", p]
@@ -159,11 +153,11 @@ def main():
     same_answer(db, "eight", "867254301")
     same_answer(db, "eleven", "0,3,2,1,8,7,6,5,4,11,10,9")
     # Answered by search, and equal to the table of the same puzzle.
-    same_answer(db, "p33", "867254301")
-    d, _ = sql(db, "pb_distance('p33', '867254301') = pb_distance('eight', '867254301')")
+    same_answer(db, "tiles8", "867254301")
+    d, _ = sql(db, "pb_distance('tiles8', '867254301') = pb_distance('eight', '867254301')")
     if d != 1:
-        fail("p33 and eight disagree")
-    ok("p33 (search) and eight (table) agree")
+        fail("tiles8 and eight disagree")
+    ok("tiles8 (search) and eight (table) agree")
 
     # A peg position in any orientation; one that cannot finish is NULL.
     english = [3, 3, 7, 7, 7, 3, 3]
@@ -181,7 +175,7 @@ def main():
 
     # Moves: best first, each with the distance its position has.
     for puzzle, state in [("eight", "867254301"), ("english33", longest(db, "english33")[0]),
-                          ("p33", "867254301")]:
+                          ("tiles8", "867254301")]:
         moves, e = sql(db, f"pb_moves({lit(puzzle)}, {lit(state)})")
         if e:
             fail(f"pb_moves {puzzle}: {e}")
@@ -259,7 +253,7 @@ def other_hosts(db):
     """The same answers through Python's DB-API (pysqlite3) and through Datasette."""
     asked = [("eight", "867254301"), ("eleven", "0,3,2,1,8,7,6,5,4,11,10,9"),
              ("english33", mirrored(longest(db, "english33")[0], [3, 3, 7, 7, 7, 3, 3])),
-             ("english33", "1" * 32 + "0"), ("p33", "867254301")]
+             ("english33", "1" * 32 + "0"), ("tiles8", "867254301")]
     want = [query(db, "--puzzle", p, "--state", s)[0] for p, s in asked]
     want = [w["distance"] if w else None for w in want]
     code = (

@@ -21,18 +21,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-# The 8-puzzle answered by search over two 4-tile pattern tables, as the `fifteen`
-# family answers the 15-puzzle (src/catalog/mod.rs, `pattern_partitions_are_checked`).
-TILES8 = """\
-name = "tiles8"
-family = "sliding"
-rows = 3
-cols = 3
-default_partition = "4-4"
-
-[partitions]
-"4-4" = [[1, 2, 4, 5], [3, 6, 7, 8]]
-"""
+# The 8-puzzle answered by search over pattern tables, shared with sqlite/check.py.
+TILES8 = ROOT / "tests" / "fixtures" / "definitions" / "tiles8.toml"
 
 PUZZLES = [
     "six",
@@ -103,7 +93,7 @@ def db_path(tmp_path_factory, binary):
     where = tmp_path_factory.mktemp("puzzlebase")
     defs = where / "definitions"
     defs.mkdir()
-    (defs / "tiles8.toml").write_text(TILES8)
+    (defs / "tiles8.toml").write_text(TILES8.read_text())
     # A small peg board in the storage of the French boards (docs/definitions.md).
     cross = (ROOT / "data" / "puzzles" / "examples" / "cross13.toml").read_text()
     (defs / "cross13-layers.toml").write_text(
