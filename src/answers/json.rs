@@ -209,10 +209,10 @@ fn searched_position(
 /// The position in the puzzle's own notation (the user may have typed spaces or
 /// lower case).
 fn canonical_text(p: &Puzzle, text: &str) -> String {
-    if p.as_graph().is_none() && p.as_peg().is_none() {
-        return text.to_string();
+    match p.normalized(text) {
+        Some(normalized) => normalized.unwrap_or_default(),
+        None => text.to_string(),
     }
-    p.normalized(text).unwrap_or_default()
 }
 
 /// Most tours listed for a tour board (the 6x6 board has 9,862 classes).

@@ -180,6 +180,20 @@ pub struct StateAnswer {
     pub moves: Option<Vec<Vec<u8>>>,
 }
 
+/// A search's answer as a lookup's: its distance and path, no solution count.
+impl From<SearchAnswer> for StateAnswer {
+    fn from(a: SearchAnswer) -> StateAnswer {
+        StateAnswer {
+            puzzle: a.puzzle,
+            state: a.state,
+            distance: u8::try_from(a.distance).unwrap_or(u8::MAX),
+            solutions: Solutions::NotStored,
+            path: a.path,
+            moves: None,
+        }
+    }
+}
+
 /// The positions at the maximum distance.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[warn(missing_docs)]

@@ -54,14 +54,7 @@ impl Database {
     /// goal.
     pub fn answer(&self, name: &str, text: &str, stop: &Stop) -> Result<Option<StateAnswer>> {
         let answer = if self.answers_by_search(name) {
-            self.search_until(name, text, stop).map(|a| StateAnswer {
-                puzzle: a.puzzle,
-                state: a.state,
-                distance: u8::try_from(a.distance).unwrap_or(u8::MAX),
-                solutions: Solutions::NotStored,
-                path: a.path,
-                moves: None,
-            })
+            self.search_until(name, text, stop).map(StateAnswer::from)
         } else {
             self.state(name, text)
         };
@@ -135,13 +128,10 @@ impl Database {
     /// (the row of its symmetry class). Refused for puzzles stored otherwise.
     pub fn rank(&self, name: &str, text: &str) -> Result<u64> {
         let p = self.known(name)?;
-        if let Some(g) = p.as_graph() {
-            return Ok(g.parse(text)?);
+        match p.stored_key(text) {
+            Some(key) => Ok(key?),
+            None => Err(self.not_applicable("a rank", &p)),
         }
-        if let Some(board) = p.as_peg() {
-            return Ok(board.canonical(board.parse(text)?).0);
-        }
-        Err(self.not_applicable("a rank", &p))
     }
 
     /// The position whose stored key is `rank` ([`Database::rank`]), in the puzzle's own

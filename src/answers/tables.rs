@@ -213,7 +213,8 @@ impl Database {
         let (found, rows) = store::longest(&self.conn, name).map_err(self.sql())?;
         let distance = found.ok_or_else(|| self.not_applicable("--longest", p))?;
         for r in &rows {
-            self.check_state_text(name, r, p.stored_key(&r.state))?;
+            let key = p.stored_key(&r.state).and_then(|k| k.ok());
+            self.check_state_text(name, r, key)?;
         }
         if Some(distance) != max || at_max.is_none_or(|h| h.classes != rows.len() as u64) {
             return Err(self.inconsistent(format!(

@@ -29,15 +29,7 @@ impl Database {
             let info = self.info(p)?;
             self.walk_peg_in(board, &info, bits)
         } else if p.as_patterns().is_some() {
-            let a = self.search(name, text)?;
-            Ok(StateAnswer {
-                puzzle: a.puzzle,
-                state: a.state,
-                distance: a.distance as u8,
-                solutions: Solutions::NotStored,
-                path: a.path,
-                moves: None,
-            })
+            Ok(self.search(name, text)?.into())
         } else {
             self.info(p)?;
             Err(self.not_applicable("--state", p))

@@ -15,7 +15,7 @@ pub mod stones;
 pub mod tokens;
 pub mod tour;
 
-use crate::core::space::GraphPuzzle;
+use crate::core::space::{GraphPuzzle, StateError};
 use crate::families::magic::Magic;
 use crate::families::spec::{Problem, Spec};
 use crate::families::tour::TourBoard;
@@ -101,23 +101,23 @@ impl Puzzle {
     }
 
     /// The position written `text` in the puzzle's own notation (the user may have
-    /// typed spaces or lower case); `None` when it is not a position of a move or peg
-    /// puzzle.
-    pub fn normalized(&self, text: &str) -> Option<String> {
+    /// typed spaces or lower case), or why it is no position; `None` for puzzles whose
+    /// answers are not kept by position (enumerations, puzzles answered by search).
+    pub fn normalized(&self, text: &str) -> Option<Result<String, StateError>> {
         match self {
-            Puzzle::Graph(g) => g.parse(text).ok().map(|r| g.format(r)),
-            Puzzle::Peg(b) => b.parse(text).ok().map(|bits| b.format(bits)),
+            Puzzle::Graph(g) => Some(g.parse(text).map(|r| g.format(r))),
+            Puzzle::Peg(b) => Some(b.parse(text).map(|bits| b.format(bits))),
             _ => None,
         }
     }
 
-    /// The key a stored row of the position written `text` has: the rank of a move
-    /// puzzle's position, the canonical bitboard of a peg board's symmetry class; `None`
-    /// when the text is not such a position.
-    pub fn stored_key(&self, text: &str) -> Option<u64> {
+    /// The key of the stored row of the position written `text`, or why it is no
+    /// position: a move puzzle's rank, a peg board's canonical bitboard (the row of its
+    /// symmetry class); `None` for puzzles whose answers are not kept by position.
+    pub fn stored_key(&self, text: &str) -> Option<Result<u64, StateError>> {
         match self {
-            Puzzle::Graph(g) => g.parse(text).ok(),
-            Puzzle::Peg(b) => b.parse(text).ok().map(|bits| b.canonical(bits).0),
+            Puzzle::Graph(g) => Some(g.parse(text)),
+            Puzzle::Peg(b) => Some(b.parse(text).map(|bits| b.canonical(bits).0)),
             _ => None,
         }
     }
