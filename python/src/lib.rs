@@ -304,26 +304,7 @@ impl PyDatabase {
     /// (and, on a peg board, `moves`: the jumps of each step).
     fn start<'py>(&self, py: Python<'py>, puzzle: &str) -> PyResult<Bound<'py, PyDict>> {
         let a = self.with(py, |db| db.start(puzzle))?;
-        let dict = PyDict::new(py);
-        dict.set_item("puzzle", &a.puzzle)?;
-        dict.set_item("state", &a.state)?;
-        dict.set_item("distance", a.distance)?;
-        let (count, stored) = match a.solutions {
-            ::puzzlebase::Solutions::Exactly(n) => (Some(n), true),
-            ::puzzlebase::Solutions::Overflow => (None, true),
-            ::puzzlebase::Solutions::NotStored => (None, false),
-        };
-        dict.set_item("solutions", count)?;
-        dict.set_item("solutions_stored", stored)?;
-        dict.set_item("path", &a.path)?;
-        if let Some(moves) = &a.moves {
-            // Hole numbers as ints (a Vec<u8> would be bytes).
-            let moves: Vec<Vec<u32>> = (moves.iter())
-                .map(|m| m.iter().map(|&h| u32::from(h)).collect())
-                .collect();
-            dict.set_item("moves", moves)?;
-        }
-        Ok(dict)
+        Ok(to_python(py, &a.json())?.cast_into::<PyDict>()?)
     }
 
     /// The maximum distance and every position at it (one per symmetry class on a peg

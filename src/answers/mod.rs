@@ -180,6 +180,15 @@ pub struct StateAnswer {
     pub moves: Option<Vec<Vec<u8>>>,
 }
 
+#[warn(missing_docs)]
+impl StateAnswer {
+    /// The answer as `query --state --json` prints it: `puzzle`, `state`, `distance`,
+    /// `solutions`, `solutions_stored`, `path`, and on a peg board `moves`.
+    pub fn json(&self) -> serde_json::Value {
+        json::state(self)
+    }
+}
+
 /// A search's answer as a lookup's: its distance and path, no solution count.
 impl From<SearchAnswer> for StateAnswer {
     fn from(a: SearchAnswer) -> StateAnswer {
