@@ -83,7 +83,7 @@ fn lookups(c: &mut Criterion) {
         b.iter(|| layout.distance(black_box(&chunk), black_box(7_000)))
     });
 
-    // Whole answers through the file: six from its rows, eight and nine packed.
+    // Whole answers through the file: six, eight and nine from their rows.
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("bench.sqlite");
     let opts = Options {

@@ -60,6 +60,15 @@ def sql(db, expr):
     return rows[0]["v"], None
 
 
+def plain(db, select):
+    """One SELECT through sqlite3 with no extension loaded: its rows as dicts."""
+    r = subprocess.run(["sqlite3", "-bail", "-json", db, select], capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        fail(f"{select}: {r.stderr.strip()}")
+    return json.loads(r.stdout) if r.stdout.strip() else []
+
+
 def query(db, *args):
     """`puzzlebase query --json`: (answer or None, error line without the prefix)."""
     r = subprocess.run([PB, "query", "--db", db, "--json", *args], capture_output=True,
@@ -122,11 +131,24 @@ def main():
     defs = os.path.join(tmp, "defs")
     os.mkdir(defs)
     shutil.copy(SEARCHED, os.path.join(defs, "tiles8.toml"))
-    puzzles = ["seven", "eight", "eleven", "english33", "magic-triangle", "tiles8"]
+    puzzles = ["seven", "eight", "nine", "eleven", "english33", "magic-triangle", "tiles8"]
     cmd = [PB, "generate", "--db", db, "--quiet", "--definitions", defs]
     for p in puzzles:
         cmd += ["--puzzle", p]
     subprocess.run(cmd, check=True)
+
+    # The seeds' puzzles need no extension: the first query a new user writes answers
+    # with what query says (the 8-puzzle's hardest position, and the 2x5's two farthest).
+    for puzzle, states in [("eight", ["867254301"]), ("nine", longest(db, "nine"))]:
+        for state in states:
+            want, why = query(db, "--puzzle", puzzle, "--state", state)
+            rows = plain(db, "SELECT distance, solutions FROM positions WHERE puzzle = "
+                             f"{lit(puzzle)} AND state = {lit(state)}")
+            if want is None or rows != [{"distance": want["distance"],
+                                         "solutions": want["solutions"]}]:
+                fail(f"plain SELECT {puzzle} {state}: {rows}, query {want or why}")
+            ok(f"plain SELECT {puzzle} {state}: distance {rows[0]['distance']}, "
+               f"{rows[0]['solutions']} solutions, as query")
 
     v, e = sql(db, "pb_version()")
     if e or not v:

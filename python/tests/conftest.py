@@ -4,8 +4,9 @@ The command is $PUZZLEBASE_BIN when set, else the debug binary of this repositor
 built with `cargo build --bin puzzlebase` (a no-op when it is up to date; CARGO_TARGET_DIR
 is honoured). The file holds one puzzle of each storage kind the package reads:
 
-    six, knight-swap, oshidori   rows (`positions`): sliding, tokens, stone pairs
-    eight                        packed
+    six, knight-swap, oshidori,  rows (`positions`): sliding, tokens, stone pairs
+    eight
+    eight-packed                 packed (eight asked for packed storage, a test fixture)
     triangle21                   a peg board's rows, one per symmetry class
     cross13-layers               a peg board stored as layers (`peg-layers`)
     magic-triangle               an enumeration (`solutions`)
@@ -21,14 +22,16 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-# The 8-puzzle answered by search over pattern tables, shared with sqlite/check.py.
-TILES8 = ROOT / "tests" / "fixtures" / "definitions" / "tiles8.toml"
+# The test fixtures shared with sqlite/check.py and the Rust tests: the 8-puzzle
+# answered by search over pattern tables, and stored packed.
+FIXTURES = ROOT / "tests" / "fixtures" / "definitions"
 
 PUZZLES = [
     "six",
     "knight-swap",
     "oshidori",
     "eight",
+    "eight-packed",
     "triangle21",
     "cross13-layers",
     "magic-triangle",
@@ -93,7 +96,8 @@ def db_path(tmp_path_factory, binary):
     where = tmp_path_factory.mktemp("puzzlebase")
     defs = where / "definitions"
     defs.mkdir()
-    (defs / "tiles8.toml").write_text(TILES8.read_text())
+    for name in ["tiles8", "eight-packed"]:
+        (defs / f"{name}.toml").write_text((FIXTURES / f"{name}.toml").read_text())
     # A small peg board in the storage of the French boards (docs/definitions.md).
     cross = (ROOT / "data" / "puzzles" / "examples" / "cross13.toml").read_text()
     (defs / "cross13-layers.toml").write_text(

@@ -30,7 +30,10 @@ pub fn storage(p: &Puzzle) -> (Storage, bool) {
 pub(super) fn nightly(p: &Puzzle) -> bool {
     match p {
         Puzzle::Peg(b) => b.storage() != Storage::PegLayers,
-        Puzzle::Graph(g) => !crate::core::format::two_bit_distances(g.size(), false),
+        Puzzle::Graph(g) => {
+            use crate::core::format::{GraphAsk, two_bit_distances};
+            !two_bit_distances(g.size(), GraphAsk::BySize)
+        }
         _ => true,
     }
 }

@@ -30,8 +30,10 @@ pub fn add_known_counts(a: Option<u64>, b: Option<u64>) -> Option<u64> {
 }
 
 /// Move graphs of more ranks than this are stored packed when they have a packing
-/// layout (the row store costs about 1.3 µs a row to write, against 0.2 µs to compute).
-pub const PACK_ABOVE: u64 = 1 << 17;
+/// layout; up to it, a row per position, which any SQLite client reads with a plain
+/// `SELECT` (`nine`, the 2x5, has 1,814,400). Rows cost about 1.3 µs each to write,
+/// against 0.2 µs to compute, and some 50 bytes each on disk.
+pub const PACK_ABOVE: u64 = 1 << 22;
 /// Move graphs with at most this many ranks may be stored a row per position (the solver
 /// holds 13 bytes per rank; the rows take some 50 bytes each on disk).
 pub const MAX_POSITION_RANKS: u64 = 1 << 26;
@@ -44,11 +46,24 @@ pub const MAX_TWO_BIT_RANKS: u64 = 1 << 36;
 /// Packed move graphs with more ranks than this store no solution counts.
 pub const COUNTS_MAX_STATES: u64 = 100_000_000;
 
+/// What a move graph's definition asks of its storage (its `storage` key).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GraphAsk {
+    /// Nothing: the storage follows from the size.
+    #[default]
+    BySize,
+    /// `storage = "packed"`: packed chunks at any size (the graph needs a packing layout).
+    Packed,
+    /// `storage = "two-bit"`: packed two-bit distance codes at any size.
+    TwoBit,
+}
+
 /// Which storage a move graph of `size` ranks gets: packed when it is larger than
-/// [`PACK_ABOVE`] and has a packing layout, or when its distances are two-bit codes
-/// ([`two_bit_distances`]); rows otherwise.
-pub fn graph_storage(size: u64, has_packing: bool, two_bit_asked: bool) -> Storage {
-    if two_bit_distances(size, two_bit_asked) || (size > PACK_ABOVE && has_packing) {
+/// [`PACK_ABOVE`] (or its definition asks) and has a packing layout, or when its
+/// distances are two-bit codes ([`two_bit_distances`]); rows otherwise.
+pub fn graph_storage(size: u64, has_packing: bool, asked: GraphAsk) -> Storage {
+    let packed_asked = asked == GraphAsk::Packed || size > PACK_ABOVE;
+    if two_bit_distances(size, asked) || (packed_asked && has_packing) {
         Storage::Packed
     } else {
         Storage::Positions
@@ -58,8 +73,8 @@ pub fn graph_storage(size: u64, has_packing: bool, two_bit_asked: bool) -> Stora
 /// Whether a packed move graph keeps its distances as two-bit codes (`mod4`/`mod3`, see
 /// [`crate::core::packed`]) rather than `run-steps`: above [`MAX_PACKED_RANKS`], or when
 /// its definition asks (`storage = "two-bit"`).
-pub fn two_bit_distances(size: u64, asked: bool) -> bool {
-    asked || size > MAX_PACKED_RANKS
+pub fn two_bit_distances(size: u64, asked: GraphAsk) -> bool {
+    asked == GraphAsk::TwoBit || size > MAX_PACKED_RANKS
 }
 
 /// Peg boards with more holes than this are tabulated by the layer solver and stored
@@ -88,8 +103,8 @@ pub fn storage_limit(storage: Storage) -> u64 {
 /// Whether a packed move graph of `size` ranks stores solution counts: not above
 /// [`COUNTS_MAX_STATES`], and never beside two-bit distances (that search counts
 /// nothing).
-pub fn packed_counts(size: u64, two_bit_asked: bool) -> bool {
-    size <= COUNTS_MAX_STATES && !two_bit_distances(size, two_bit_asked)
+pub fn packed_counts(size: u64, asked: GraphAsk) -> bool {
+    size <= COUNTS_MAX_STATES && !two_bit_distances(size, asked)
 }
 
 #[cfg(test)]
@@ -109,26 +124,34 @@ mod tests {
 
     #[test]
     fn storage_is_packed_only_above_the_line_and_with_a_layout() {
-        assert_eq!(graph_storage(PACK_ABOVE, true, false), Storage::Positions);
-        assert_eq!(graph_storage(PACK_ABOVE + 1, true, false), Storage::Packed);
+        use GraphAsk::*;
+        // The seeds' 3x3 and 2x5 stay rows that a plain SELECT reads.
+        assert!(PACK_ABOVE >= 1_814_400);
+        assert_eq!(graph_storage(PACK_ABOVE, true, BySize), Storage::Positions);
+        assert_eq!(graph_storage(PACK_ABOVE + 1, true, BySize), Storage::Packed);
         assert_eq!(
-            graph_storage(PACK_ABOVE + 1, false, false),
+            graph_storage(PACK_ABOVE + 1, false, BySize),
             Storage::Positions
         );
+        // Asked for, packed at any size, but only with a layout.
+        assert_eq!(graph_storage(10, true, Packed), Storage::Packed);
+        assert_eq!(graph_storage(10, false, Packed), Storage::Positions);
+        assert!(!two_bit_distances(10, Packed));
+        assert!(packed_counts(10, Packed));
         assert_eq!(storage_limit(Storage::Packed), MAX_TWO_BIT_RANKS);
         assert_eq!(storage_limit(Storage::Positions), MAX_POSITION_RANKS);
         // Two-bit codes above a byte per rank, or when asked, with or without a layout,
         // and never with counts.
-        assert!(!two_bit_distances(MAX_PACKED_RANKS, false));
-        assert!(two_bit_distances(MAX_PACKED_RANKS + 1, false));
-        assert!(two_bit_distances(10, true));
-        assert_eq!(graph_storage(10, false, true), Storage::Packed);
+        assert!(!two_bit_distances(MAX_PACKED_RANKS, BySize));
+        assert!(two_bit_distances(MAX_PACKED_RANKS + 1, BySize));
+        assert!(two_bit_distances(10, TwoBit));
+        assert_eq!(graph_storage(10, false, TwoBit), Storage::Packed);
         assert_eq!(
-            graph_storage(MAX_PACKED_RANKS + 1, false, false),
+            graph_storage(MAX_PACKED_RANKS + 1, false, BySize),
             Storage::Packed
         );
-        assert!(packed_counts(COUNTS_MAX_STATES, false));
-        assert!(!packed_counts(COUNTS_MAX_STATES + 1, false));
-        assert!(!packed_counts(1000, true));
+        assert!(packed_counts(COUNTS_MAX_STATES, BySize));
+        assert!(!packed_counts(COUNTS_MAX_STATES + 1, BySize));
+        assert!(!packed_counts(1000, TwoBit));
     }
 }

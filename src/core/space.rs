@@ -77,10 +77,10 @@ pub trait GraphPuzzle: StateSpace + Send {
     fn packing(&self) -> Option<RunLayout> {
         None
     }
-    /// Whether the definition asks for two-bit distances even below the size that
-    /// needs them (see [`crate::core::format::two_bit_distances`]).
-    fn two_bit_asked(&self) -> bool {
-        false
+    /// What the definition asks of the storage: packed or two-bit distances even below
+    /// the sizes that get them (see [`crate::core::format::graph_storage`]).
+    fn storage_asked(&self) -> crate::core::format::GraphAsk {
+        crate::core::format::GraphAsk::BySize
     }
 }
 
@@ -88,7 +88,7 @@ pub trait GraphPuzzle: StateSpace + Send {
 /// where it is stored, whether its distances are two-bit codes, whether counts are kept.
 pub fn graph_tables(g: &dyn GraphPuzzle) -> (crate::core::records::Storage, bool, bool) {
     use crate::core::format;
-    let (size, asked) = (g.size(), g.two_bit_asked());
+    let (size, asked) = (g.size(), g.storage_asked());
     (
         format::graph_storage(size, g.packing().is_some(), asked),
         format::two_bit_distances(size, asked),

@@ -96,7 +96,8 @@ pub struct Spec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tabulate: Option<bool>,
     /// Peg: `"layers"` stores a board of up to 33 holes as the large boards are (above
-    /// 33 holes they always are); `"rows"` is the default below. Sliding: `"two-bit"`
+    /// 33 holes they always are); `"rows"` is the default below. Sliding: `"packed"`
+    /// stores chunks of runs as puzzles above a few million positions are; `"two-bit"`
     /// keeps the distances as two-bit codes as the largest puzzles do (above 2^31 ranks
     /// they always are).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -372,7 +373,7 @@ pub(crate) fn check_adjacency(adj: &[Vec<usize>], n: usize) -> Result<(), Proble
 pub(crate) fn graph_storage(
     size: Option<u64>,
     packing: Option<&RunLayout>,
-    two_bit_asked: bool,
+    asked: format::GraphAsk,
     key: &'static str,
 ) -> Result<&'static str, Problem> {
     let Some(size) = size else {
@@ -381,7 +382,7 @@ pub(crate) fn graph_storage(
             "the state space has more than 2^64 ranks; too large for any storage",
         ));
     };
-    let storage = format::graph_storage(size, packing.is_some(), two_bit_asked);
+    let storage = format::graph_storage(size, packing.is_some(), asked);
     let limit = format::storage_limit(storage);
     if size > limit {
         return Err(problem(

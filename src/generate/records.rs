@@ -210,7 +210,7 @@ fn packed_graph<'a>(
             ranks: g.size(),
         });
     }
-    let counts = format::packed_counts(g.size(), g.two_bit_asked());
+    let counts = format::packed_counts(g.size(), g.storage_asked());
     let done = backend.packed_graph(g, &layout, counts, progress)?;
     let max = done.max_distance();
     let mut packed = vec![PackedTable::of("distance", &layout, done.distance.into())];

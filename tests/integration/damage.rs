@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, params};
 
 use crate::util::{
-    LIGHT, assert_clean_failure, assert_no_temporaries, damaged_copy, generate_into, run, shared_db,
+    LIGHT, PACKED, assert_clean_failure, assert_no_temporaries, damaged_copy, generate_into, run,
+    shared_db,
 };
 use puzzlebase::internals::catalog;
 use puzzlebase::internals::families::Puzzle;
@@ -38,13 +39,13 @@ fn damaged_blob(kind: &str, chunk: i64, f: impl Fn(&mut Vec<u8>)) -> (tempfile::
     let (dir, db) = damaged(&[]);
     let conn = Connection::open(&db).unwrap();
     let select =
-        "SELECT data FROM packed_chunks WHERE puzzle = 'nine' AND kind = ?1 AND chunk = ?2";
+        "SELECT data FROM packed_chunks WHERE puzzle = 'nine-packed' AND kind = ?1 AND chunk = ?2";
     let mut data: Vec<u8> = conn
         .query_row(select, params![kind, chunk], |r| r.get(0))
         .unwrap();
     f(&mut data);
     conn.execute(
-        "UPDATE packed_chunks SET data = ?3 WHERE puzzle = 'nine' AND kind = ?1 AND chunk = ?2",
+        "UPDATE packed_chunks SET data = ?3 WHERE puzzle = 'nine-packed' AND kind = ?1 AND chunk = ?2",
         params![kind, chunk, data],
     )
     .unwrap();
@@ -76,12 +77,13 @@ fn a_fresh_file_verifies_with_one_line_per_puzzle() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(o.stderr.is_empty());
-    assert_eq!(text.lines().count(), LIGHT.len(), "{text}");
-    for (line, name) in text.lines().zip(
-        catalog::names()
-            .iter()
-            .filter(|n| LIGHT.contains(&n.as_str())),
-    ) {
+    // The catalog's puzzles in its order, then the fixtures (puzzles of the file's own).
+    let names: Vec<String> = (catalog::names().into_iter())
+        .filter(|n| LIGHT.contains(&n.as_str()))
+        .chain(PACKED.iter().map(|n| n.to_string()))
+        .collect();
+    assert_eq!(text.lines().count(), names.len(), "{text}");
+    for (line, name) in text.lines().zip(names) {
         assert!(
             line.starts_with(&format!("{name} ")) && line.contains(" ok "),
             "{line}"
@@ -89,7 +91,14 @@ fn a_fresh_file_verifies_with_one_line_per_puzzle() {
     }
     // --json: one object per puzzle.
     let o = run(&[
-        "verify", "--db", db, "--json", "--puzzle", "six", "--puzzle", "nine",
+        "verify",
+        "--db",
+        db,
+        "--json",
+        "--puzzle",
+        "six",
+        "--puzzle",
+        "nine-packed",
     ]);
     assert!(o.status.success());
     let lines: Vec<serde_json::Value> = String::from_utf8(o.stdout)
@@ -105,7 +114,7 @@ fn a_fresh_file_verifies_with_one_line_per_puzzle() {
     assert_eq!(lines[0]["solvable"], 5040);
     assert_eq!(
         (&lines[1]["puzzle"], &lines[1]["max_distance"]),
-        (&"nine".into(), &55.into())
+        (&"nine-packed".into(), &55.into())
     );
 }
 
@@ -239,14 +248,14 @@ fn a_changed_histogram() {
 #[test]
 fn a_changed_farthest_row() {
     let rank = one(
-        "SELECT rank FROM farthest WHERE puzzle = 'nine' ORDER BY rank LIMIT 1",
+        "SELECT rank FROM farthest WHERE puzzle = 'nine-packed' ORDER BY rank LIMIT 1",
         [],
     );
     let (_d, db) = damaged(&[(
-        "UPDATE farthest SET state = '1234567890' WHERE puzzle = 'nine' AND rank = ?1",
+        "UPDATE farthest SET state = '1234567890' WHERE puzzle = 'nine-packed' AND rank = ?1",
         &[rank],
     )]);
-    let err = verify_fails(&db, "nine");
+    let err = verify_fails(&db, "nine-packed");
     assert!(
         err.contains(&format!("farthest rank {rank} (state 0532194876)"))
             && err.contains("state text \"1234567890\""),
@@ -254,10 +263,10 @@ fn a_changed_farthest_row() {
     );
     // A position that is not at the maximum distance, in place of one that is.
     let (_d, db) = damaged(&[(
-        "UPDATE farthest SET rank = 5, state = '1234567809' WHERE puzzle = 'nine' AND rank = ?1",
+        "UPDATE farthest SET rank = 5, state = '1234567809' WHERE puzzle = 'nine-packed' AND rank = ?1",
         &[rank],
     )]);
-    let err = verify_fails(&db, "nine");
+    let err = verify_fails(&db, "nine-packed");
     assert!(err.contains("farthest rank"), "{err}");
 }
 
@@ -266,7 +275,7 @@ fn a_damaged_packed_chunk_byte() {
     // A bit no reader looks at: nine's runs are rows of five, so bit 7 of a steps byte
     // is unused. Only the exact encoding check can see it.
     let (_d, db) = damaged_blob("distance", 7, |b| b[11] |= 0x80);
-    let err = verify_fails(&db, "nine");
+    let err = verify_fails(&db, "nine-packed");
     assert!(
         err.contains("distance chunk 7 byte 11: not the encoding of the distances it decodes to"),
         "{err}"
@@ -274,11 +283,11 @@ fn a_damaged_packed_chunk_byte() {
     // A distance byte: the first position whose facts no longer hold is named with
     // the chunk that holds its entry.
     let (_d, db) = damaged_blob("distance", 3, |b| b[100] = b[100].wrapping_add(2));
-    let err = verify_fails(&db, "nine");
+    let err = verify_fails(&db, "nine-packed");
     assert!(err.contains("distance chunk "), "{err}");
     // A count.
     let (_d, db) = damaged_blob("solutions", 11, |b| b[8] = b[8].wrapping_add(1));
-    let err = verify_fails(&db, "nine");
+    let err = verify_fails(&db, "nine-packed");
     assert!(err.contains("shortest solutions"), "{err}");
 }
 
@@ -289,17 +298,17 @@ fn a_damaged_packed_chunk_byte() {
 fn a_count_table_in_another_width() {
     let (_d, db) = damaged(&[]);
     let conn = Connection::open(&db).unwrap();
-    let bytes = crate::packed::chunks(&conn, "nine", "solutions").concat();
+    let bytes = crate::packed::chunks(&conn, "nine-packed", "solutions").concat();
     assert_eq!(bytes.len(), 1_814_400, "one byte per rank");
     let wide: Vec<u8> = bytes.iter().flat_map(|&b| [b, 0]).collect();
     conn.execute(
-        "DELETE FROM packed_chunks WHERE puzzle = 'nine' AND kind = 'solutions'",
+        "DELETE FROM packed_chunks WHERE puzzle = 'nine-packed' AND kind = 'solutions'",
         [],
     )
     .unwrap();
     for (c, blob) in wide.chunks(4000).enumerate() {
         conn.execute(
-            "INSERT INTO packed_chunks (puzzle, kind, chunk, data) VALUES ('nine', 'solutions', ?1, ?2)",
+            "INSERT INTO packed_chunks (puzzle, kind, chunk, data) VALUES ('nine-packed', 'solutions', ?1, ?2)",
             params![c as i64, blob],
         )
         .unwrap();
@@ -309,13 +318,13 @@ fn a_count_table_in_another_width() {
     });
     conn.execute(
         "UPDATE packed_tables SET encoding = 'u16le', ranks_per_chunk = 2000, chunks = ?1, layout = ?2
-         WHERE puzzle = 'nine' AND kind = 'solutions'",
+         WHERE puzzle = 'nine-packed' AND kind = 'solutions'",
         params![wide.len().div_ceil(4000) as i64, layout.to_string()],
     )
     .unwrap();
     drop(conn);
     let most = bytes.iter().max().unwrap();
-    let err = verify_fails(&db, "nine");
+    let err = verify_fails(&db, "nine-packed");
     assert!(
         err.contains(&format!(
             "packed_tables solutions encoding: u16le, but counts up to {most} take u8"
@@ -324,10 +333,10 @@ fn a_count_table_in_another_width() {
     );
 
     let (_d, db) = damaged(&[(
-        "UPDATE packed_tables SET encoding = 'u24le' WHERE puzzle = 'nine' AND kind = 'solutions'",
+        "UPDATE packed_tables SET encoding = 'u24le' WHERE puzzle = 'nine-packed' AND kind = 'solutions'",
         &[],
     )]);
-    let err = verify_fails(&db, "nine");
+    let err = verify_fails(&db, "nine-packed");
     assert!(
         err.contains("packed_tables solutions encoding: u24le is not a count encoding"),
         "{err}"
@@ -458,18 +467,18 @@ fn generate_verify_checks_the_new_file_before_the_rename() {
     // Damage a carried-over puzzle in a way today's cheaper checks cannot see (its
     // checksum recomputed to match): the full check refuses the new file, and the
     // previous one stays exactly as it was.
-    generate_into(&db, &["six", "nine"], false);
+    generate_into(&db, &["six", "nine-packed"], false);
     let conn = Connection::open(&db).unwrap();
     conn.execute(
-        "UPDATE farthest SET state = '1234567890' WHERE puzzle = 'nine'
-         AND rank = (SELECT min(rank) FROM farthest WHERE puzzle = 'nine')",
+        "UPDATE farthest SET state = '1234567890' WHERE puzzle = 'nine-packed'
+         AND rank = (SELECT min(rank) FROM farthest WHERE puzzle = 'nine-packed')",
         [],
     )
     .unwrap();
     let reader = puzzlebase::internals::store::open_unchecked(&db).unwrap();
-    let sum = puzzlebase::internals::store::checksum(&reader, &db, "nine").unwrap();
+    let sum = puzzlebase::internals::store::checksum(&reader, &db, "nine-packed").unwrap();
     conn.execute(
-        "UPDATE puzzles SET checksum = ?1 WHERE name = 'nine'",
+        "UPDATE puzzles SET checksum = ?1 WHERE name = 'nine-packed'",
         params![sum],
     )
     .unwrap();
@@ -491,7 +500,7 @@ fn generate_verify_checks_the_new_file_before_the_rename() {
     let mut args = args.to_vec();
     args.push("--verify");
     let err = assert_clean_failure(&run(&args), 1);
-    assert!(err.contains("verify: nine: farthest rank"), "{err}");
+    assert!(err.contains("verify: nine-packed: farthest rank"), "{err}");
     assert_eq!(
         std::fs::read(&db).unwrap(),
         before,

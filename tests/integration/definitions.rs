@@ -387,10 +387,26 @@ fn check_definition_reports_the_plan() {
     let a = json(&["check-definition", f.to_str().unwrap(), "--json"]);
     assert_eq!(a["states"], 239_500_800u64);
     assert_eq!(a["storage"], "packed");
+    // Up to 2^22 ranks, rows that a plain SELECT reads; packed when the definition asks.
+    for (file, storage) in [
+        ("data/puzzles/nine.toml", "positions"),
+        ("tests/fixtures/definitions/nine-packed.toml", "packed"),
+    ] {
+        let a = json(&[
+            "check-definition",
+            manifest(file).to_str().unwrap(),
+            "--json",
+        ]);
+        assert_eq!(
+            (a["states"].as_u64(), a["storage"].as_str()),
+            (Some(1_814_400), Some(storage)),
+            "{file}"
+        );
+    }
 }
 
 /// Every malformed fixture: the line it names and words of the message.
-const BAD: [(&str, usize, &str); 9] = [
+const BAD: [(&str, usize, &str); 10] = [
     ("unknown-family", 3, "unknown family \"hexagon\""),
     ("self-adjacent", 5, "cell 1 is adjacent to itself"),
     ("missing-cell", 5, "adjacent to 5, which is not a cell"),
@@ -404,6 +420,11 @@ const BAD: [(&str, usize, &str); 9] = [
     ),
     ("jump-off-board", 5, "over 2 to 7 leaves the board"),
     ("not-toml", 5, "expected `,`"),
+    (
+        "packed-not-bipartite",
+        16,
+        "storage \"packed\": this board cannot be packed",
+    ),
 ];
 
 fn one_line_error(out: &Output, file: &Path, line: usize, words: &str) {

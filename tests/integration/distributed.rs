@@ -10,11 +10,11 @@ use puzzlebase::internals::generate::distributed::{Checkpoints, Processes, work}
 use puzzlebase::internals::generate::{self, Options};
 use puzzlebase::internals::solvers::distributed::{Comm, Threads};
 
-use crate::util::{Quiet, TEST_PARTITION, generate_into};
+use crate::util::{Quiet, TEST_PARTITION, fixtures, generate_into};
 
 /// One of each kind of unit: a table of rows (eight, knight-swap, oshidori), packed
-/// chunks with counts (nine), pattern tables (fifteen's 6-6-3).
-const SERVED: [&str; 5] = ["eight", "nine", "knight-swap", "oshidori", "fifteen"];
+/// chunks with counts (nine-packed, a test fixture), pattern tables (fifteen's 6-6-3).
+const SERVED: [&str; 5] = ["eight", "nine-packed", "knight-swap", "oshidori", "fifteen"];
 
 fn checksums(db: &Path) -> Vec<(String, String)> {
     let conn = rusqlite::Connection::open(db).unwrap();
@@ -42,7 +42,7 @@ fn generate_in(procs: usize, db: &Path, checkpoints: Option<Checkpoints>) -> Res
         }
         let backend = Processes::new(comm, checkpoints.clone(), None).unwrap();
         let registry = catalog::registry_building(&[TEST_PARTITION.to_string()]).unwrap();
-        let r = generate::generate_on(&backend, &opts, registry, Vec::new(), false, &Quiet);
+        let r = generate::generate_on(&backend, &opts, registry, fixtures(), false, &Quiet);
         backend.finish(r.is_ok());
         r.map(|_| ()).map_err(|e| e.to_string())
     });
@@ -92,7 +92,7 @@ fn a_failed_run_resumes_from_its_checkpoints() {
                 p.file_name()
                     .unwrap()
                     .to_string_lossy()
-                    .starts_with("nine-")
+                    .starts_with("nine-packed-")
             });
         nine.map(|n| n.join("p1of2/level-20"))
     };

@@ -13,12 +13,12 @@ use serde_json::Value;
 
 use crate::util::{Quiet, TEST_PARTITION, assert_clean_failure, generate_into, run};
 
-/// Every storage kind: rows (`seven`), packed distances and counts (`eight`), pattern
+/// Every storage kind: rows (`seven`), packed distances and counts (`eight-packed`), pattern
 /// tables (`fifteen`), peg rows, layers and matrix (`hoppers`, `chinese-checkers`), and
 /// enumeration rows (`magic-triangle`, `knight-tour`).
 const PUZZLES: &[&str] = &[
     "seven",
-    "eight",
+    "eight-packed",
     "fifteen",
     "hoppers",
     "chinese-checkers",
@@ -92,9 +92,9 @@ pub fn answers(db: &Path) -> Vec<Result<Value, String>> {
             |db| Ok(json::state(&db.state("seven", "07214365")?)),
             |db| Ok(json::longest(&db.longest("seven")?)),
             |db| Ok(json::histogram("seven", &db.histogram("seven")?)),
-            |db| Ok(json::state(&db.state("eight", "867254301")?)),
-            |db| Ok(json::longest(&db.longest("eight")?)),
-            |db| Ok(json::state(&db.state("eight", "123456708")?)),
+            |db| Ok(json::state(&db.state("eight-packed", "867254301")?)),
+            |db| Ok(json::longest(&db.longest("eight-packed")?)),
+            |db| Ok(json::state(&db.state("eight-packed", "123456708")?)),
             |db| {
                 let mut a = json::search(&db.search("fifteen", FIFTEEN)?);
                 // What the search cost is not part of the answer.

@@ -395,11 +395,11 @@ fn the_readme_python_example_runs_against_a_generated_file() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("example.py");
     fs::write(&script, readme_python()).unwrap();
-    // eleven is not built by the default tests; nine has the same packed layout rules.
+    // eleven is not built by the default tests; nine-packed has the same packed layout rules.
     let o = Command::new("python3")
         .arg(&script)
         .arg(shared_db())
-        .arg("nine")
+        .arg("nine-packed")
         .output()
         .unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
@@ -420,7 +420,7 @@ fn the_readme_python_example_runs_against_a_generated_file() {
     crate::util::assert_legal_path("seven", &path);
     assert!(out.contains("seven longest: [('07214365', 36)]"), "{out}");
     assert!(
-        out.contains("nine 0532194876: ") && out.contains("distance 55"),
+        out.contains("nine-packed 0532194876: ") && out.contains("distance 55"),
         "{out}"
     );
 }

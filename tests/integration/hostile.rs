@@ -237,13 +237,13 @@ fn a_changed_histogram_is_refused_and_a_huge_distance_allocates_nothing() {
 fn a_changed_farthest_row_is_refused() {
     let g = graph("nine");
     // One move closer than the farthest 0532194876: a real position, at distance 54.
-    let a = crate::util::query_json(&["--puzzle", "nine", "--state", "0532194876"]);
+    let a = crate::util::query_json(&["--puzzle", "nine-packed", "--state", "0532194876"]);
     let closer = a["path"][1].as_str().unwrap().to_string();
     let closer_rank = g.parse(&closer).unwrap() as i64;
-    let longest: &[&[&str]] = &[&["--puzzle", "nine", "--longest"]];
+    let longest: &[&[&str]] = &[&["--puzzle", "nine-packed", "--longest"]];
     let d = damaged(|c| {
         c.execute(
-            "UPDATE farthest SET rank = ?1, state = ?2 WHERE puzzle = 'nine' AND state = '0532194876'",
+            "UPDATE farthest SET rank = ?1, state = ?2 WHERE puzzle = 'nine-packed' AND state = '0532194876'",
             params![closer_rank, closer],
         )
         .unwrap();
@@ -251,7 +251,7 @@ fn a_changed_farthest_row_is_refused() {
     check(&d, longest, longest);
     let d = damaged(|c| {
         c.execute(
-            "UPDATE farthest SET state = '0937154826' WHERE puzzle = 'nine' AND state = '0532194876'",
+            "UPDATE farthest SET state = '0937154826' WHERE puzzle = 'nine-packed' AND state = '0532194876'",
             [],
         )
         .unwrap();
@@ -259,7 +259,7 @@ fn a_changed_farthest_row_is_refused() {
     check(&d, longest, longest);
     let d = damaged(|c| {
         c.execute(
-            "DELETE FROM farthest WHERE puzzle = 'nine' AND state = '0532194876'",
+            "DELETE FROM farthest WHERE puzzle = 'nine-packed' AND state = '0532194876'",
             [],
         )
         .unwrap();
@@ -274,16 +274,16 @@ fn a_changed_packed_chunk_byte_is_refused_or_answered_correctly() {
     let state = "0532194876";
     let slot = layout.locate(g.parse(state).unwrap());
     let questions: &[&[&str]] = &[
-        &["--puzzle", "nine", "--state", state],
-        &["--puzzle", "nine", "--state", "1234567809"],
-        &["--puzzle", "nine", "--longest"],
+        &["--puzzle", "nine-packed", "--state", state],
+        &["--puzzle", "nine-packed", "--state", "1234567809"],
+        &["--puzzle", "nine-packed", "--longest"],
     ];
     // The entry's first-distance byte and its step bits, each changed in a few ways.
     for (byte, delta) in [(0, 2u8), (0, 254), (1, 1), (1, 0x80)] {
         let d = damaged(|c| {
             let mut blob: Vec<u8> = c
                 .query_row(
-                    "SELECT data FROM packed_chunks WHERE puzzle = 'nine' AND kind = 'distance' AND chunk = ?1",
+                    "SELECT data FROM packed_chunks WHERE puzzle = 'nine-packed' AND kind = 'distance' AND chunk = ?1",
                     [slot.chunk as i64],
                     |r| r.get(0),
                 )
@@ -295,7 +295,7 @@ fn a_changed_packed_chunk_byte_is_refused_or_answered_correctly() {
                 blob[at] ^ delta
             };
             c.execute(
-                "UPDATE packed_chunks SET data = ?1 WHERE puzzle = 'nine' AND kind = 'distance' AND chunk = ?2",
+                "UPDATE packed_chunks SET data = ?1 WHERE puzzle = 'nine-packed' AND kind = 'distance' AND chunk = ?2",
                 params![blob, slot.chunk as i64],
             )
             .unwrap();
@@ -415,11 +415,11 @@ fn counts_and_distances_the_rules_fix_are_refused_when_edited() {
     });
     check(&d, &[goal], SEVEN_QUESTIONS);
 
-    let eight: &[&str] = &["--puzzle", "eight", "--state", "867254301"];
+    let eight: &[&str] = &["--puzzle", "eight-packed", "--state", "867254301"];
     let d = damaged(|c| {
         c.execute(
             "UPDATE packed_chunks SET data = zeroblob(length(data))
-             WHERE puzzle = 'eight' AND kind = 'solutions'",
+             WHERE puzzle = 'eight-packed' AND kind = 'solutions'",
             [],
         )
         .unwrap();
@@ -428,8 +428,8 @@ fn counts_and_distances_the_rules_fix_are_refused_when_edited() {
     let d = damaged(|c| {
         c.execute_batch(
             "PRAGMA foreign_keys = OFF;
-             DELETE FROM packed_chunks WHERE puzzle = 'eight' AND kind = 'solutions';
-             DELETE FROM packed_tables WHERE puzzle = 'eight' AND kind = 'solutions';",
+             DELETE FROM packed_chunks WHERE puzzle = 'eight-packed' AND kind = 'solutions';
+             DELETE FROM packed_tables WHERE puzzle = 'eight-packed' AND kind = 'solutions';",
         )
         .unwrap();
     });

@@ -244,10 +244,10 @@ fn export(db: &Path, name: &str) -> Vec<csv::StringRecord> {
 
 #[test]
 fn export_writes_every_stored_position_as_csv() {
-    // Rows (seven), packed (eight), a peg board's rows (hoppers), its layers twin.
+    // Rows (seven), packed (eight-packed), a peg board's rows (hoppers), its layers twin.
     for (db, name) in [
         (shared_db(), "seven"),
-        (shared_db(), "eight"),
+        (shared_db(), "eight-packed"),
         (every_kind(), "hoppers"),
         (every_kind(), "hoppers-layers"),
     ] {

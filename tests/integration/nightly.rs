@@ -21,26 +21,26 @@ fn checksums(db: &std::path::Path) -> Vec<(String, String)> {
 fn unchanged_puzzles_are_reused_and_force_recomputes() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("p.sqlite");
-    let first = generate_into(&db, &["six", "seven", "nine"], false);
+    let first = generate_into(&db, &["six", "seven", "nine-packed"], false);
     assert!(first.iter().all(|s| !s.reused));
     let before = checksums(&db);
-    let second = generate_into(&db, &["six", "seven", "nine"], false);
+    let second = generate_into(&db, &["six", "seven", "nine-packed"], false);
     assert!(second.iter().all(|s| s.reused));
     let forced = generate_into(&db, &["six"], true);
-    // six recomputed, seven and nine (packed) carried over although not named
+    // six recomputed, seven (rows) and nine-packed carried over although not named
     assert_eq!(
         forced
             .iter()
             .map(|s| (s.name.as_str(), s.reused))
             .collect::<Vec<_>>(),
-        [("six", false), ("seven", true), ("nine", true)]
+        [("six", false), ("seven", true), ("nine-packed", true)]
     );
     assert_eq!(
         checksums(&db),
         before,
         "the copies and the recomputation are identical"
     );
-    let a = crate::util::query_json_in(&db, &["--puzzle", "nine", "--state", "0532194876"]);
+    let a = crate::util::query_json_in(&db, &["--puzzle", "nine-packed", "--state", "0532194876"]);
     assert_eq!(a["distance"], 55);
     assert_no_temporaries(dir.path());
 }
@@ -180,7 +180,10 @@ fn stored_checksums_are_those_of_the_rows_in_the_file() {
     let db = crate::util::shared_db();
     let conn = puzzlebase::internals::store::open_unchecked(db).unwrap();
     let stored = checksums(db);
-    assert_eq!(stored.len(), crate::util::LIGHT.len());
+    assert_eq!(
+        stored.len(),
+        crate::util::LIGHT.len() + crate::util::PACKED.len()
+    );
     for (name, sum) in stored {
         assert_eq!(
             puzzlebase::internals::store::checksum(&conn, db, &name).unwrap(),

@@ -1,8 +1,8 @@
-//! The packed tables (`eight` and `nine` here; `eleven` and `twelve` in the ignored tests at the end): read back as
+//! The packed tables (`eight` and `nine` asked for packed storage here, the fixtures
+//! `eight-packed` and `nine-packed`; `eleven` and `twelve` in the ignored tests at the end): read back as
 //! another tool would, with plain SQL and the layout documented in the README, and
 //! checked against a fresh solve and against the distance invariant.
 
-use puzzlebase::internals::catalog;
 use puzzlebase::internals::core::space::GraphPuzzle;
 use puzzlebase::internals::families::Puzzle;
 use puzzlebase::internals::solvers::bfs::{self, COUNT_OVERFLOW, UNREACHED};
@@ -14,7 +14,7 @@ use crate::util::{
 };
 
 fn graph(name: &str) -> Box<dyn GraphPuzzle> {
-    match catalog::find(name) {
+    match crate::util::find(name) {
         Some(Puzzle::Graph(g)) => g,
         _ => panic!("{name} is a graph puzzle"),
     }
@@ -92,13 +92,70 @@ fn decode_all(conn: &Connection, puzzle: &str) -> Decoded {
     Decoded { dist }
 }
 
-/// `eight` and `nine` are stored packed with solution counts: both tables, decoded with
+/// `eight-packed` and `nine-packed` are stored packed with solution counts: both tables, decoded with
 /// the README's rules alone, equal a fresh solve and keep the invariants.
 #[test]
 fn eight_and_nine_from_the_file_equal_a_fresh_solve_and_keep_the_invariants() {
     let conn = Connection::open(shared_db()).unwrap();
-    for name in ["eight", "nine"] {
+    for name in ["eight-packed", "nine-packed"] {
         packed_with_counts_keeps_the_invariants(&conn, name);
+    }
+}
+
+/// The seeds' own `eight` and `nine` (up to a few million positions) are rows: the
+/// first query a new user writes, a plain `SELECT ... WHERE state = '...'`, answers, and
+/// every row holds the distance and count of its packed twin at the same rank.
+#[test]
+fn eight_and_nine_are_rows_a_plain_select_reads() {
+    let conn = Connection::open(shared_db()).unwrap();
+    // Seed 001: 867254301 is one of the two positions farthest from the goal, 31 moves.
+    let d: i64 = conn
+        .query_row(
+            "SELECT distance FROM positions WHERE puzzle = 'eight' AND state = '867254301'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(d, 31);
+    for (name, size) in [("eight", 181_440usize), ("nine", 1_814_400)] {
+        let storage: String = conn
+            .query_row("SELECT storage FROM puzzles WHERE name = ?1", [name], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(storage, "positions", "{name}");
+        let twin = format!("{name}-packed");
+        let packed = decode_all(&conn, &twin);
+        let g = graph(name);
+        let mut stmt = conn
+            .prepare(
+                "SELECT rank, state, distance, solutions FROM positions WHERE puzzle = ?1
+                 ORDER BY rank",
+            )
+            .unwrap();
+        let rows: Vec<(i64, String, u8, i64)> = stmt
+            .query_map([name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(rows.len(), size, "{name}: a row per position");
+        for (i, (rank, state, distance, _)) in rows.iter().enumerate() {
+            assert_eq!(*rank, i as i64, "{name}: dense ranks");
+            assert_eq!(g.parse(state).unwrap(), i as u64, "{name} {state}");
+            assert_eq!(
+                *distance, packed.dist[i],
+                "{name} {state}: row and {twin} agree"
+            );
+        }
+        // Counts too, through query on the twin (a sample: one process each).
+        for (_, state, distance, solutions) in rows.iter().step_by(size / 7) {
+            let a = query_json(&["--puzzle", &twin, "--state", state]);
+            assert_eq!(
+                (a["distance"].as_u64(), a["solutions"].as_u64()),
+                (Some(*distance as u64), Some(*solutions as u64)),
+                "{twin} {state}"
+            );
+        }
     }
 }
 
@@ -184,8 +241,8 @@ fn packed_with_counts_keeps_the_invariants(conn: &Connection, name: &str) {
 #[test]
 fn one_entry_is_one_sql_read_at_an_offset() {
     let conn = Connection::open(shared_db()).unwrap();
-    let g = graph("nine");
-    let (l, _) = layout(&conn, "nine", "distance");
+    let g = graph("nine-packed");
+    let (l, _) = layout(&conn, "nine-packed", "distance");
     let per = l["blocks_per_chunk"].as_u64().unwrap();
     for state in ["0532194876", "1234567890", "1234506789", "5432109876"] {
         let rank = g.parse(state).unwrap();
@@ -196,42 +253,42 @@ fn one_entry_is_one_sql_read_at_an_offset() {
         let entry: Vec<u8> = conn
             .query_row(
                 "SELECT substr(data, ?1, 2) FROM packed_chunks
-                 WHERE puzzle = 'nine' AND kind = 'distance' AND chunk = ?2",
+                 WHERE puzzle = 'nine-packed' AND kind = 'distance' AND chunk = ?2",
                 [off as i64 + 1, (b / per) as i64],
                 |r| r.get(0),
             )
             .unwrap();
         let d = run_distance(entry[0], entry[1], k as u32);
-        let a = query_json(&["--puzzle", "nine", "--state", state]);
+        let a = query_json(&["--puzzle", "nine-packed", "--state", state]);
         assert_eq!(a["distance"], d, "{state}");
     }
 }
 
 #[test]
-fn nine_queries_answer_from_the_packed_table() {
-    let l = query_json(&["--puzzle", "nine", "--longest"]);
+fn nine_packed_answers_from_the_packed_table() {
+    let l = query_json(&["--puzzle", "nine-packed", "--longest"]);
     assert_eq!(
         l,
-        serde_json::json!({"puzzle": "nine", "distance": 55, "count": 2,
+        serde_json::json!({"puzzle": "nine-packed", "distance": 55, "count": 2,
                            "states": ["0532194876", "0937154826"]})
     );
     for s in ["0532194876", "0937154826"] {
-        let a = query_json(&["--puzzle", "nine", "--state", s]);
+        let a = query_json(&["--puzzle", "nine-packed", "--state", s]);
         assert_eq!(a["distance"], 55);
         assert_eq!(a["solutions_stored"], true);
         assert!(a["solutions"].as_u64().unwrap() >= 1);
         let path = a["path"].as_array().unwrap();
         assert_eq!(path.len(), 56);
-        assert_legal_path("nine", path);
+        assert_legal_path("nine-packed", path);
     }
     // Comma-separated input is accepted too; the answer uses the digits.
-    let a = query_json(&["--puzzle", "nine", "--state", "1,2,3,4,5,6,7,8,0,9"]);
+    let a = query_json(&["--puzzle", "nine-packed", "--state", "1,2,3,4,5,6,7,8,0,9"]);
     assert_eq!(
         (a["state"].as_str(), a["distance"].as_u64()),
         (Some("1234567809"), Some(1))
     );
     assert_eq!(a["path"], serde_json::json!(["1234567809", "1234567890"]));
-    assert_eq!(histogram_total("nine"), 1_814_400);
+    assert_eq!(histogram_total("nine-packed"), 1_814_400);
 }
 
 #[test]
@@ -272,7 +329,7 @@ fn a_damaged_chunk_is_reported_not_followed() {
             "--db",
             db.to_str().unwrap(),
             "--puzzle",
-            "nine",
+            "nine-packed",
             "--state",
             state,
         ]);
@@ -280,23 +337,23 @@ fn a_damaged_chunk_is_reported_not_followed() {
         assert!(err.contains("inconsistent"), "{state}: {err}");
     };
 
-    let rank = graph("nine").parse("0532194876").unwrap();
-    let (l, _) = layout(&Connection::open(&db).unwrap(), "nine", "distance");
+    let rank = graph("nine-packed").parse("0532194876").unwrap();
+    let (l, _) = layout(&Connection::open(&db).unwrap(), "nine-packed", "distance");
     let per = l["blocks_per_chunk"].as_u64().unwrap();
     damage(
         "UPDATE packed_chunks SET data = zeroblob(length(data))
-         WHERE puzzle = 'nine' AND kind = 'distance' AND chunk = ?1",
+         WHERE puzzle = 'nine-packed' AND kind = 'distance' AND chunk = ?1",
         &[((rank / 10) / per) as i64],
     );
     inconsistent("0532194876");
     // Another position far from the damage still answers.
-    let a = query_json_in(&db, &["--puzzle", "nine", "--state", "1234567809"]);
+    let a = query_json_in(&db, &["--puzzle", "nine-packed", "--state", "1234567809"]);
     assert_eq!(a["distance"], 1);
 
     // A layout that is well formed but not the puzzle's rows is refused outright.
     damage(
         "UPDATE packed_tables SET layout = json_set(layout, '$.runs', json('[[0,2],[2,3],[5,5]]'))
-         WHERE puzzle = 'nine' AND kind = 'distance'",
+         WHERE puzzle = 'nine-packed' AND kind = 'distance'",
         &[],
     );
     inconsistent("1234567809");

@@ -37,7 +37,7 @@ fn answer(db: &Database, name: &str, state: &str) -> String {
 
 /// Positions spread over a move puzzle's ranks, and its goals and start.
 fn sample(name: &str, count: u64) -> Vec<String> {
-    let Some(Puzzle::Graph(g)) = catalog::find(name) else {
+    let Some(Puzzle::Graph(g)) = crate::util::find(name) else {
         panic!("{name} is a move puzzle")
     };
     let step = (g.size() / count).max(1);
@@ -51,7 +51,16 @@ fn sample(name: &str, count: u64) -> Vec<String> {
 
 #[test]
 fn answers_from_memory_are_the_files_answers() {
-    let graphs = ["six", "seven", "eight", "nine", "knight-swap", "oshidori"];
+    let graphs = [
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "eight-packed",
+        "nine-packed",
+        "knight-swap",
+        "oshidori",
+    ];
     let file = Database::open_for_serving(shared_db()).unwrap();
     let (memory, held) = in_memory(shared_db(), &graphs);
     assert_eq!(held, vec![true; graphs.len()], "every move puzzle loads");
@@ -146,7 +155,7 @@ fn damaged_chunks_are_refused_from_memory_as_from_the_file() {
     let slot = g.packing().unwrap().locate(g.parse(NINE_FAR).unwrap());
     let chunk = |c: &Connection| -> Vec<u8> {
         c.query_row(
-            "SELECT data FROM packed_chunks WHERE puzzle = 'nine' AND kind = 'distance' AND chunk = ?1",
+            "SELECT data FROM packed_chunks WHERE puzzle = 'nine-packed' AND kind = 'distance' AND chunk = ?1",
             [slot.chunk as i64],
             |r| r.get(0),
         )
@@ -154,7 +163,7 @@ fn damaged_chunks_are_refused_from_memory_as_from_the_file() {
     };
     let put = |c: &Connection, blob: Vec<u8>| {
         c.execute(
-            "UPDATE packed_chunks SET data = ?1 WHERE puzzle = 'nine' AND kind = 'distance' AND chunk = ?2",
+            "UPDATE packed_chunks SET data = ?1 WHERE puzzle = 'nine-packed' AND kind = 'distance' AND chunk = ?2",
             params![blob, slot.chunk as i64],
         )
         .unwrap();
@@ -165,20 +174,20 @@ fn damaged_chunks_are_refused_from_memory_as_from_the_file() {
         blob[slot.offset] = blob[slot.offset].wrapping_add(2);
         put(c, blob);
     });
-    same_refusal(&path, "nine", true, &[NINE_FAR, "1234567809"]);
+    same_refusal(&path, "nine-packed", true, &[NINE_FAR, "1234567809"]);
     // A short or missing chunk: the table stays in the file, which refuses.
     let (_dir, path) = damaged(|c| {
         let mut blob = chunk(c);
         blob.truncate(slot.offset);
         put(c, blob);
     });
-    same_refusal(&path, "nine", false, &[NINE_FAR, "1234567809"]);
+    same_refusal(&path, "nine-packed", false, &[NINE_FAR, "1234567809"]);
     let (_dir, path) = damaged(|c| {
         c.execute(
-            "DELETE FROM packed_chunks WHERE puzzle = 'nine' AND kind = 'distance' AND chunk = ?1",
+            "DELETE FROM packed_chunks WHERE puzzle = 'nine-packed' AND kind = 'distance' AND chunk = ?1",
             [slot.chunk as i64],
         )
         .unwrap();
     });
-    same_refusal(&path, "nine", false, &[NINE_FAR, "1234567809"]);
+    same_refusal(&path, "nine-packed", false, &[NINE_FAR, "1234567809"]);
 }

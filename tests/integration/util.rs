@@ -26,6 +26,22 @@ pub const LIGHT: &[&str] = &[
     "knight-tour-6x6",
 ];
 
+/// The tests' small packed tables with solution counts: `eight` and `nine` asked for
+/// `storage = "packed"` (`tests/fixtures/definitions/`), as puzzles above a few million
+/// positions are stored; `eight` and `nine` themselves are rows.
+pub const PACKED: &[&str] = &["eight-packed", "nine-packed"];
+
+/// The test fixtures' definitions (`tests/fixtures/definitions/`): built when named.
+pub fn fixtures() -> Vec<Puzzle> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/definitions");
+    catalog::load_dir(&dir).expect("the fixture definitions load")
+}
+
+/// The catalog's puzzle `name`, or the fixture of that name.
+pub fn find(name: &str) -> Option<Puzzle> {
+    catalog::find(name).or_else(|| fixtures().into_iter().find(|p| p.name() == name))
+}
+
 /// A copy of the database `from` in a fresh directory, changed by `damage` on its own
 /// connection (closed before returning). Keep the directory as long as the copy is used.
 pub fn damaged_copy(
@@ -83,7 +99,8 @@ impl Observer for Quiet {
 /// itself is built by the bench and the ignored tests (`fifteen::hardest_*`).
 pub const TEST_PARTITION: &str = "6-6-3";
 
-/// Generates `only` into `db` through the library (fifteen with [`TEST_PARTITION`]).
+/// Generates `only` into `db` through the library (fifteen with [`TEST_PARTITION`]; the
+/// [`fixtures`] by name too).
 pub fn generate_into(db: &Path, only: &[&str], force: bool) -> Vec<Summary> {
     let opts = Options {
         db: db.to_path_buf(),
@@ -91,16 +108,17 @@ pub fn generate_into(db: &Path, only: &[&str], force: bool) -> Vec<Summary> {
         force,
     };
     let registry = catalog::registry_building(&[TEST_PARTITION.to_string()]).unwrap();
-    generate::generate_from(&opts, registry, Vec::new(), false, &Quiet).expect("generate")
+    generate::generate_from(&opts, registry, fixtures(), false, &Quiet).expect("generate")
 }
 
-/// A database holding the light puzzles, built once and shared by every test.
+/// A database holding the light puzzles and the [`PACKED`] ones, built once and shared
+/// by every test.
 pub fn shared_db() -> &'static Path {
     static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, path) = DB.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("shared.sqlite");
-        generate_into(&path, LIGHT, false);
+        generate_into(&path, &[LIGHT, PACKED].concat(), false);
         (dir, path)
     });
     path
@@ -192,7 +210,7 @@ pub fn assert_clean_failure(o: &Output, code: i32) -> String {
 /// Checks that `path` (a JSON array of states) is a chain of legal single moves of the
 /// move puzzle `name` ending at a goal.
 pub fn assert_legal_path(name: &str, path: &[serde_json::Value]) {
-    let Some(Puzzle::Graph(g)) = catalog::find(name) else {
+    let Some(Puzzle::Graph(g)) = find(name) else {
         panic!("{name} is a move puzzle")
     };
     let ranks: Vec<u64> = path

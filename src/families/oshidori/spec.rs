@@ -2,6 +2,7 @@
 //! an [`Oshidori`] engine.
 
 use super::Oshidori;
+use crate::core::format::GraphAsk;
 use crate::families::spec::{
     Problem, Spec, common, graph_storage, problem, required, source, start_and_goal,
 };
@@ -45,7 +46,7 @@ pub fn oshidori(spec: &Spec) -> Result<Oshidori, Problem> {
             ));
         }
     }
-    graph_storage(super::rank_space(n, black), None, false, "start")?;
+    graph_storage(super::rank_space(n, black), None, GraphAsk::BySize, "start")?;
     let adjacency: Vec<Vec<usize>> = (0..n)
         .map(|i| {
             [i.checked_sub(1), (i + 1 < n).then_some(i + 1)]

@@ -32,6 +32,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde_json::json;
 
 use crate::core::definition::Source;
+use crate::core::format::GraphAsk;
 use crate::core::packed::RunLayout;
 use crate::core::rank::{
     ALL_VALUES, FACT, lehmer_digits, parity, perm_from_digits_in, perm_rank, perm_unrank,
@@ -52,7 +53,7 @@ pub struct Sliding {
     /// The goal's blank cell.
     goal_blank: usize,
     /// Whether the definition asks for two-bit distances.
-    two_bit: bool,
+    storage_asked: GraphAsk,
     /// Number of values `t` takes (see the module docs).
     tile_ranks: u64,
     /// The definition file's contents and drawing layout, when built from one.
@@ -141,16 +142,17 @@ impl Sliding {
             colour,
             solvable_parity,
             goal_blank: blank,
-            two_bit: false,
+            storage_asked: GraphAsk::BySize,
             tile_ranks,
             source: Source::default(),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         }
     }
 
-    /// Asks for two-bit distances (the definition's `storage = "two-bit"`).
-    pub fn with_two_bit(mut self, two_bit: bool) -> Self {
-        self.two_bit = two_bit;
+    /// Asks for a storage below the size that gets it (the definition's `storage`:
+    /// `"packed"` or `"two-bit"`).
+    pub fn with_storage(mut self, asked: GraphAsk) -> Self {
+        self.storage_asked = asked;
         self
     }
 
@@ -565,8 +567,8 @@ impl GraphPuzzle for Sliding {
         self.format_cells(&self.unrank(rank))
     }
 
-    fn two_bit_asked(&self) -> bool {
-        self.two_bit
+    fn storage_asked(&self) -> GraphAsk {
+        self.storage_asked
     }
 
     fn packing(&self) -> Option<RunLayout> {

@@ -2,6 +2,7 @@
 //! [`Sliding`] engine.
 
 use super::{MAX_CELLS, Sliding, parse_values};
+use crate::core::format::{self, GraphAsk};
 use crate::core::space::{GraphPuzzle, StateSpace};
 use crate::families::spec::{
     MoveRule, Problem, Spec, cell_graph, common, graph_storage, problem, source,
@@ -74,23 +75,31 @@ pub fn sliding(spec: &Spec) -> Result<Sliding, Problem> {
         .iter()
         .map(|l| l.iter().map(|&c| c as u8).collect())
         .collect();
-    let two_bit = match spec.storage.as_deref() {
-        None => false,
-        Some("two-bit") => true,
+    let asked = match spec.storage.as_deref() {
+        None => GraphAsk::BySize,
+        Some("packed") => GraphAsk::Packed,
+        Some("two-bit") => GraphAsk::TwoBit,
         Some(other) => {
             return Err(problem(
                 "storage",
                 format!(
-                    "storage {other:?}: a sliding puzzle may ask for \"two-bit\" (distances modulo 4 or 3, two bits per position); leave it out otherwise"
+                    "storage {other:?}: a sliding puzzle may ask for \"packed\" (chunks of runs, as above {} positions) or \"two-bit\" (distances modulo 4 or 3, two bits per position); leave it out otherwise",
+                    format::PACK_ABOVE
                 ),
             ));
         }
     };
-    let p = Sliding::new(&spec.name, adj8, goal).with_two_bit(two_bit);
+    let p = Sliding::new(&spec.name, adj8, goal).with_storage(asked);
+    if asked == GraphAsk::Packed && p.packing().is_none() {
+        return Err(problem(
+            "storage",
+            "storage \"packed\": this board cannot be packed (its moves do not alternate between two colours of cells, which the run encoding needs); leave it out",
+        ));
+    }
     graph_storage(
         Some(p.size()),
         p.packing().as_ref(),
-        two_bit,
+        asked,
         if spec.cells.is_some() {
             "cells"
         } else {

@@ -2,6 +2,7 @@
 //! and goal, checked and built into a [`KnightSwap`] engine.
 
 use super::KnightSwap;
+use crate::core::format::GraphAsk;
 use crate::families::spec::{
     MoveRule, Problem, Spec, cell_graph, common, graph_storage, problem, source, start_and_goal,
 };
@@ -28,7 +29,12 @@ pub fn tokens(spec: &Spec) -> Result<KnightSwap, Problem> {
     let (coords, adjacency) = cell_graph(spec, None)?;
     let n = coords.len();
     let (start, goal, black, white) = start_and_goal(spec, n)?;
-    graph_storage(super::rank_space(n, black, white), None, false, "start")?;
+    graph_storage(
+        super::rank_space(n, black, white),
+        None,
+        GraphAsk::BySize,
+        "start",
+    )?;
     let rule = spec
         .rule
         .map_or("the listed connections", MoveRule::describe);
