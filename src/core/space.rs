@@ -25,6 +25,26 @@ pub trait StateSpace: Sync {
     fn parity(&self, _rank: u64) -> Option<u8> {
         None
     }
+    /// Appends the neighbours of each of `ranks` to `out`, as [`StateSpace::neighbors`]
+    /// gives them, and after each rank's the length of `out` to `ends`. The solvers ask
+    /// for ranks in ascending order, a batch at a time, so that a space can share work
+    /// between the ranks of one block (one call instead of one per rank besides).
+    fn neighbors_of(&self, ranks: &[u64], out: &mut Vec<u64>, ends: &mut Vec<usize>) {
+        for &r in ranks {
+            self.neighbors(r, out);
+            ends.push(out.len());
+        }
+    }
+    /// The parities of the 32 ranks from `base`: bit `i` set when rank `base + i` has
+    /// parity 1 ([`StateSpace::parity`]), `None` when the parity is not known. The
+    /// two-bit search asks this once per word of its table, not once per rank.
+    fn odd_ranks(&self, base: u64) -> Option<u32> {
+        let mut mask = 0u32;
+        for i in 0..32 {
+            mask |= (self.parity(base + i)? as u32) << i;
+        }
+        Some(mask)
+    }
 }
 
 /// Why a piece of text is not a state of a puzzle.

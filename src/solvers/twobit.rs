@@ -354,14 +354,14 @@ impl Search {
         // claimed in it, or unreached.
         let clear = (3 ^ code as u64) << shift;
         let old = self.word(rank).fetch_and(!clear, Relaxed);
-        let was = (old >> shift & 3) as u8;
-        if was == UNREACHED {
+        let was_unreached = (old >> shift & 3) as u8 == UNREACHED;
+        if was_unreached {
             let flag = &self.marks[d % 2][((rank - self.first) / CHUNK) as usize];
             if !flag.load(Relaxed) {
                 flag.store(true, Relaxed);
             }
         }
-        was == UNREACHED
+        was_unreached
     }
 
     fn chunk(&self, c: usize) -> std::ops::Range<u64> {
@@ -390,18 +390,27 @@ impl Search {
             ranks.step_by(PER_WORD as usize).flat_map(move |base| {
                 let word = self.word(base);
                 let w = word.load(Relaxed);
-                let (mut mine, mut finished) = (0u64, 0u64);
-                for bit in set_bits(front_cells(w)) {
-                    if space.parity(base + (bit / 2) as u64) == Some(parity) {
-                        mine |= 1 << bit;
-                        finished |= done << bit;
-                    }
-                }
+                let front = front_cells(w);
+                let mine = match front {
+                    0 => 0,
+                    _ => match space.odd_ranks(base) {
+                        Some(odd) => {
+                            front
+                                & if parity == 1 {
+                                    spread(odd)
+                                } else {
+                                    !spread(odd)
+                                }
+                        }
+                        None => 0,
+                    },
+                };
                 // Flipped before they are expanded: only this thread reads the frontier
                 // cells of its chunk, and claims change unreached cells alone. Other
                 // threads may be claiming other cells of the word: flip only these.
-                if finished != 0 {
-                    word.fetch_xor(finished, Relaxed);
+                // (`mine` has the low bit of each cell: times `done` is `done` in each.)
+                if mine != 0 {
+                    word.fetch_xor(mine * done, Relaxed);
                 }
                 set_bits(mine).map(move |bit| base + (bit / 2) as u64)
             })
@@ -423,13 +432,13 @@ impl Search {
             .map(|(offset, word)| {
                 let w = word.load(Relaxed);
                 let (mut out, mut unreached) = (w, 0);
-                let base = self.first + offset;
+                let odd = space.odd_ranks(self.first + offset).unwrap_or(0);
                 for i in 0..PER_WORD.min(self.n - offset) {
                     let code = cell(w, i);
                     if code == UNREACHED {
                         unreached += 1;
                     } else {
-                        let p = space.parity(base + i).unwrap_or(0) as u64;
+                        let p = (odd >> i & 1) as u64;
                         let shift = 2 * i;
                         out = out & !(3 << shift) | (2 * code as u64 + p) << shift;
                     }
@@ -473,6 +482,7 @@ impl Search {
                     let mut found = 0;
                     let mut outside = Vec::new();
                     let mut settle = |batch: &mut Batch| {
+                        batch.expand(space, self);
                         for (_, nbs) in batch.drain() {
                             for &nb in nbs {
                                 if !self.holds(nb) {
@@ -488,7 +498,7 @@ impl Search {
                         batch.clear();
                     };
                     for r in frontier(self.chunk(c)) {
-                        if batch.add(space, r, self) {
+                        if batch.add(r) {
                             settle(batch);
                         }
                     }
@@ -519,6 +529,7 @@ impl Search {
                 |(batch, claimed), c| {
                     let mut found = 0;
                     let mut settle = |batch: &mut Batch| {
+                        batch.expand(space, self);
                         for (r, nbs) in batch.drain() {
                             if nbs.iter().any(|&nb| self.get(nb) == want)
                                 && self.claim(r, ((d + 1) % 3) as u8, d + 1)
@@ -541,7 +552,7 @@ impl Search {
                             r += PER_WORD;
                             continue;
                         }
-                        if cell(word, r) == UNREACHED && batch.add(space, r, self) {
+                        if cell(word, r) == UNREACHED && batch.add(r) {
                             settle(batch);
                         }
                         r += 1;
@@ -560,31 +571,37 @@ impl Search {
 /// overlap instead of stalling one after another.
 #[derive(Default)]
 struct Batch {
-    /// Each rank with the end of its neighbours in `nbs`.
-    ranks: Vec<(u64, usize)>,
+    ranks: Vec<u64>,
+    /// The neighbours of all `ranks`, those of `ranks[i]` ending at `ends[i]`.
     nbs: Vec<u64>,
+    ends: Vec<usize>,
 }
 
 /// Ranks per [`Batch`].
 const BATCH: usize = 32;
 
 impl Batch {
-    /// Adds `r` with its neighbours, prefetching their words; true once full.
-    fn add<S: StateSpace + ?Sized>(&mut self, space: &S, r: u64, t: &Search) -> bool {
-        let start = self.nbs.len();
-        space.neighbors(r, &mut self.nbs);
-        for &nb in &self.nbs[start..] {
+    /// Adds `r` (ranks come in ascending order); true once full.
+    fn add(&mut self, r: u64) -> bool {
+        self.ranks.push(r);
+        self.ranks.len() == BATCH
+    }
+
+    /// Generates the neighbours of the batch's ranks in one call (a space computes the
+    /// ranks of one block together) and prefetches their words.
+    fn expand<S: StateSpace + ?Sized>(&mut self, space: &S, t: &Search) {
+        space.neighbors_of(&self.ranks, &mut self.nbs, &mut self.ends);
+        for &nb in &self.nbs {
             if t.holds(nb) {
                 prefetch(t.word(nb));
             }
         }
-        self.ranks.push((r, self.nbs.len()));
-        self.ranks.len() == BATCH
     }
 
+    /// Each rank with its neighbours, once [`Batch::expand`]ed.
     fn drain(&self) -> impl Iterator<Item = (u64, &[u64])> {
         let mut start = 0;
-        self.ranks.iter().map(move |&(r, end)| {
+        self.ranks.iter().zip(&self.ends).map(move |(&r, &end)| {
             let nbs = &self.nbs[start..end];
             start = end;
             (r, nbs)
@@ -594,6 +611,7 @@ impl Batch {
     fn clear(&mut self) {
         self.ranks.clear();
         self.nbs.clear();
+        self.ends.clear();
     }
 }
 
@@ -618,6 +636,16 @@ fn set_bits(mut mask: u64) -> impl Iterator<Item = u32> {
             bit
         })
     })
+}
+
+/// Bit `i` of `x` moved to bit `2 i`: a mask of ranks as the low bits of their cells.
+fn spread(x: u32) -> u64 {
+    let mut x = x as u64;
+    x = (x | x << 16) & 0x0000_FFFF_0000_FFFF;
+    x = (x | x << 8) & 0x00FF_00FF_00FF_00FF;
+    x = (x | x << 4) & 0x0F0F_0F0F_0F0F_0F0F;
+    x = (x | x << 2) & 0x3333_3333_3333_3333;
+    (x | x << 1) & LOW
 }
 
 /// The low bits of the cells of `w` that hold [`FRONT`] (0b10).

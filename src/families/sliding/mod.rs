@@ -30,6 +30,7 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::json;
+use strength_reduce::StrengthReducedU64;
 
 use crate::core::definition::Source;
 use crate::core::format::GraphAsk;
@@ -60,6 +61,13 @@ pub struct Sliding {
     source: Source,
     /// Distinguishes this puzzle's entries in the per-thread [`BlockCache`].
     id: u64,
+    /// The number of cells as a divisor by multiplication: a rank is split into its
+    /// block and blank cell once per rank the solvers visit, and a 64-bit division
+    /// (every rank of `fourteen`) costs several times more.
+    cells_div: StrengthReducedU64,
+    /// With a colouring, `odd_from[c]`: bit `i` set when the rank `i` places after one
+    /// with the blank in cell `c` has parity 1 ([`StateSpace::odd_ranks`]).
+    odd_from: Vec<u32>,
 }
 
 /// The tiles of the block (value of `t`) a thread last generated neighbours for. The
@@ -135,6 +143,18 @@ impl Sliding {
         let solvable_parity = parity(&goal) ^ colour.as_ref().map_or(0, |c| c[blank]);
         let tiles = FACT[n - 1];
         let tile_ranks = if colour.is_some() { tiles / 2 } else { tiles };
+        // Ranks run through the blank cells in order, so the parities of 32 consecutive
+        // ranks depend only on the first one's blank cell.
+        let odd_from: Vec<u32> = match &colour {
+            Some(c) => (0..n)
+                .map(|first| {
+                    (0..32).fold(0u32, |m, i| {
+                        m | ((c[(first + i) % n] ^ c[blank]) as u32) << i
+                    })
+                })
+                .collect(),
+            None => Vec::new(),
+        };
         Sliding {
             name: name.to_string(),
             adjacency,
@@ -146,6 +166,8 @@ impl Sliding {
             tile_ranks,
             source: Source::default(),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            cells_div: StrengthReducedU64::new(n as u64),
+            odd_from,
         }
     }
 
@@ -408,12 +430,8 @@ impl StateSpace for Sliding {
 
     fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
         let n = self.cells();
-        // A 32-bit division, where the rank allows, is several times cheaper than a
-        // 64-bit one, and this one is paid once per rank the solver visits.
-        let (t, blank) = match u32::try_from(rank) {
-            Ok(r) => ((r / n as u32) as u64, (r % n as u32) as usize),
-            Err(_) => (rank / n as u64, (rank % n as u64) as usize),
-        };
+        let (t, blank) = StrengthReducedU64::div_rem(rank, self.cells_div);
+        let blank = blank as usize;
         let mut here: Option<Arrangement> = None;
         for &c in &self.adjacency[blank] {
             let c = c as usize;
@@ -433,16 +451,56 @@ impl StateSpace for Sliding {
         }
     }
 
+    fn neighbors_of(&self, ranks: &[u64], out: &mut Vec<u64>, ends: &mut Vec<usize>) {
+        let n = self.cells();
+        // The arrangement of the last block seen, by block and by what decides the swap
+        // of the last two tiles in `block_tiles` (the blank's colour and the parity of
+        // its cell): the ranks come in order, and those of one block share it.
+        let mut here: Option<(u64, u8, Arrangement)> = None;
+        for &rank in ranks {
+            let (t, blank) = StrengthReducedU64::div_rem(rank, self.cells_div);
+            let blank = blank as usize;
+            for &c in &self.adjacency[blank] {
+                let c = c as usize;
+                if c.abs_diff(blank) == 1 {
+                    out.push(rank - blank as u64 + c as u64);
+                    continue;
+                }
+                let colour = self
+                    .colour
+                    .as_ref()
+                    .map_or(0, |k| k[blank] ^ (blank & 1) as u8);
+                let a = match here {
+                    Some((ht, hc, a)) if ht == t && hc == colour => a,
+                    _ => {
+                        let a = self.block_tiles(t, blank);
+                        here = Some((t, colour, a));
+                        a
+                    }
+                };
+                let lehmer = shifted_rank(&a, n - 1, blank, c);
+                let t = if self.colour.is_some() {
+                    lehmer / 2
+                } else {
+                    lehmer
+                };
+                out.push(t * n as u64 + c as u64);
+            }
+            ends.push(out.len());
+        }
+    }
+
     /// Every move takes the blank to the other colour, so the parity of any path to the
     /// goal is whether the blank's colour differs from the goal blank's.
     fn parity(&self, rank: u64) -> Option<u8> {
         let colour = self.colour.as_ref()?;
-        let n = self.cells();
-        let blank = match u32::try_from(rank) {
-            Ok(r) => (r % n as u32) as usize,
-            Err(_) => (rank % n as u64) as usize,
-        };
+        let blank = (rank % self.cells_div) as usize;
         Some(colour[blank] ^ colour[self.goal_blank])
+    }
+
+    fn odd_ranks(&self, base: u64) -> Option<u32> {
+        self.colour.as_ref()?;
+        Some(self.odd_from[(base % self.cells_div) as usize])
     }
 }
 
@@ -602,6 +660,57 @@ mod tests {
         fn six() -> Sliding {
             let spec = crate::catalog::builtin_spec("six").unwrap();
             super::spec::sliding(&spec).unwrap()
+        }
+    }
+
+    /// The batch form the two-bit search calls gives, rank by rank, what `neighbors`
+    /// gives, and `odd_ranks` what `parity` gives, on grids with and without a
+    /// colouring (the 2x7 beyond 2^32 ranks included).
+    #[test]
+    fn batched_neighbours_and_parities_are_the_single_ones() {
+        // splitmix64: reproducible ranks without a random-number crate.
+        let mut state = 36u64;
+        let mut below = |n: u64| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ z >> 30).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ z >> 27).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ z >> 31) % n
+        };
+        for p in [
+            Sliding::grid("g", 2, 6),
+            Sliding::grid("g", 3, 3),
+            Sliding::grid("g", 2, 7),
+            Sliding::six(),
+        ] {
+            let n = p.cells() as u64;
+            for _ in 0..200 {
+                // Runs of nearby ranks, as a chunk of the search gives them, and far ones.
+                let start = below(p.size());
+                let mut ranks: Vec<u64> = Vec::new();
+                for i in 0..36 {
+                    ranks.push(match i {
+                        0..32 => (start + below(4 * n)).min(p.size() - 1),
+                        _ => below(p.size()),
+                    });
+                }
+                ranks.sort_unstable();
+                let (mut out, mut ends) = (Vec::new(), Vec::new());
+                p.neighbors_of(&ranks, &mut out, &mut ends);
+                let mut want = Vec::new();
+                let mut want_ends = Vec::new();
+                for &r in &ranks {
+                    p.neighbors(r, &mut want);
+                    want_ends.push(want.len());
+                }
+                assert_eq!((out, ends), (want, want_ends), "{}x cells", n);
+                let base = start / 32 * 32;
+                let odd = p.odd_ranks(base);
+                let single: Option<u32> = (0..32)
+                    .map(|i| p.parity(base + i).map(|b| (b as u32) << i))
+                    .sum();
+                assert_eq!(odd, single);
+            }
         }
     }
 
