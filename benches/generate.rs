@@ -430,14 +430,9 @@ fn engine(dir: &std::path::Path, name: &str, rows: usize, cols: usize) {
     );
 }
 
-/// CPU time of this process so far (user + system), from `/proc/self/stat`.
+/// CPU time of this process so far (user + system).
 fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    // Fields 14 and 15 (utime, stime) are the 12th and 13th after the command name.
-    (ticks(11) + ticks(12)) / 100.0
+    puzzlebase::internals::core::memory::cpu_seconds().unwrap_or(0.0)
 }
 
 /// A packed puzzle (`eleven`, `twelve`) through the nightly job, its share of the file,

@@ -133,7 +133,7 @@ fn run_case(rt: &tokio::runtime::Runtime, addr: SocketAddr, name: &str, seconds:
     let paths: Vec<hyper::Uri> = paths.iter().map(|p| p.parse().unwrap()).collect();
     let paths = Arc::new(paths);
     let stop = Arc::new(AtomicBool::new(false));
-    let cpu_before = cpu_seconds();
+    let cpu_before = puzzlebase::internals::core::memory::cpu_seconds();
     let started = Instant::now();
     let outcomes: Vec<Outcome> = rt.block_on(async {
         let tasks: Vec<_> = (0..CONNECTIONS)
@@ -155,7 +155,9 @@ fn run_case(rt: &tokio::runtime::Runtime, addr: SocketAddr, name: &str, seconds:
         all
     });
     let wall = started.elapsed().as_secs_f64();
-    let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
+    let cpu = puzzlebase::internals::core::memory::cpu_seconds()
+        .zip(cpu_before)
+        .map(|(a, b)| a - b);
     let mut lat: Vec<u32> = outcomes
         .iter()
         .flat_map(|o| o.latencies_us.iter().copied())
@@ -186,17 +188,6 @@ fn run_case(rt: &tokio::runtime::Runtime, addr: SocketAddr, name: &str, seconds:
             cpu * 1e6 / lat.len().max(1) as f64
         );
     }
-}
-
-/// User plus system CPU seconds of this process so far (Linux: /proc/self/stat, in
-/// clock ticks of 1/100 s).
-fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which is in parentheses and may hold spaces).
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split(' ').collect();
-    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
 }
 
 /// Answers random positions of `name` through the library on this thread, as the

@@ -1,10 +1,11 @@
-//! The two-bit breadth-first search (distance mod 3) against the one-byte solver, in the
-//! same run: `cargo bench --bench twobit` on `twelve` (239,500,800 states, both solvers),
-//! `cargo bench --bench twobit -- fourteen` on the 2x7 (43,589,145,600 states, two bits
-//! only: 10.9 GB, the one-byte solver would need 43.6 GB), printing wall time, peak
-//! memory and the levels. Figures only, never asserted: the levels of `fourteen` are
-//! checked against OEIS A346736 by `cargo test --release --test integration fourteen --
-//! --ignored`.
+//! The two-bit breadth-first search (distance mod 4) against the one-byte solver, in the
+//! same run: `cargo bench --bench twobit` on `twelve` (239,500,800 states, both solvers,
+//! then the two-bit search again on one and on two threads), `cargo bench --bench twobit
+//! -- fourteen` on the 2x7 (43,589,145,600 states, two bits only: 10.9 GB, the one-byte
+//! solver would need 43.6 GB; its threads as `RAYON_NUM_THREADS` says), printing wall
+//! time, CPU seconds per million positions, peak memory and the levels. Figures only,
+//! never asserted: the levels of `fourteen` are checked against OEIS A346736 by `cargo
+//! test --release --test integration fourteen -- --ignored`.
 
 use std::time::Instant;
 
@@ -25,6 +26,34 @@ impl Progress for Levels {
             self.0.elapsed().as_secs_f64(),
             *seen
         );
+    }
+}
+
+/// The two-bit search of `g` on `threads` threads (the global pool when `None`): wall
+/// seconds and CPU seconds per million positions, printed.
+fn timed(g: &Sliding, threads: Option<usize>, progress: &dyn Progress) -> twobit::TwoBitTable {
+    let run = || {
+        let cpu = memory::cpu_seconds();
+        let t = Instant::now();
+        let table = twobit::solve(g, progress).unwrap();
+        let wall = t.elapsed().as_secs_f64();
+        let cpu = memory::cpu_seconds().zip(cpu).map(|(b, a)| b - a);
+        println!(
+            "two bits, {} thread(s): {wall:.1} s wall, {} CPU-s per million positions, peak {}",
+            threads.unwrap_or_else(rayon::current_num_threads),
+            cpu.map_or("?".into(), |c| format!("{:.4}", c * 1e6 / g.size() as f64)),
+            peak_gib(),
+        );
+        table
+    };
+    memory::reset_peak();
+    match threads {
+        None => run(),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+            .install(run),
     }
 }
 
@@ -53,21 +82,29 @@ fn main() {
             one.max_distance()
         );
     }
-    memory::reset_peak();
     let t = Instant::now();
     let progress: &dyn Progress = if fourteen {
         &Levels(t, Default::default())
     } else {
         &Silent
     };
-    let two = twobit::solve(&g, progress).unwrap();
+    let two = timed(&g, None, progress);
     println!(
-        "two bits:  {:.1} s, peak {}, max distance {}, {} at it",
-        t.elapsed().as_secs_f64(),
-        peak_gib(),
+        "two bits:  max distance {}, {} at it",
         two.max_distance(),
         *two.levels.last().unwrap()
     );
+    if !fourteen {
+        // The same search on one and on two threads: what a core does per position, and
+        // how much of it a second core adds.
+        for threads in [1, 2] {
+            let again = timed(&g, Some(threads), &Silent);
+            assert_eq!(
+                again.levels, two.levels,
+                "the same levels whatever the threads"
+            );
+        }
+    }
     let widest = (0..two.levels.len())
         .max_by_key(|&d| two.levels[d])
         .unwrap();

@@ -1,5 +1,5 @@
-//! Peak resident memory of this process, for the per-puzzle figures `generate` reports,
-//! and huge pages for large tables read at random. Linux only (`/proc/self/status`,
+//! Peak resident memory and CPU time of this process, for the per-puzzle figures
+//! `generate` reports and the benches, and huge pages for large tables read at random. Linux only (`/proc/self/status`,
 //! `/proc/self/clear_refs`, `madvise`); elsewhere nothing is measured and the figures are
 //! simply absent, and tables keep ordinary pages.
 
@@ -9,6 +9,18 @@ pub fn peak() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line[6..].trim().strip_suffix("kB")?.trim().parse().ok()?;
     Some(kib * 1024)
+}
+
+/// User plus system CPU seconds of this process so far (`/proc/self/stat`, in clock
+/// ticks of 1/100 s), if the platform says.
+pub fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses and may hold spaces:
+    // utime and stime are the 12th and 13th.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split(' ').collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
 }
 
 /// Starts a new peak measurement from the current resident size, so that [`peak`] then

@@ -61,10 +61,17 @@ pub struct Sliding {
     source: Source,
     /// Distinguishes this puzzle's entries in the per-thread [`BlockCache`].
     id: u64,
+    /// What the solvers' inner loops use (boxed: a `Sliding` is part of every
+    /// `fifteen`, and the divisor's 128-bit multiplier would double its size).
+    fast: Box<Fast>,
+}
+
+/// Per-rank arithmetic of a [`Sliding`], precomputed.
+struct Fast {
     /// The number of cells as a divisor by multiplication: a rank is split into its
     /// block and blank cell once per rank the solvers visit, and a 64-bit division
     /// (every rank of `fourteen`) costs several times more.
-    cells_div: StrengthReducedU64,
+    cells: StrengthReducedU64,
     /// With a colouring, `odd_from[c]`: bit `i` set when the rank `i` places after one
     /// with the blank in cell `c` has parity 1 ([`StateSpace::odd_ranks`]).
     odd_from: Vec<u32>,
@@ -166,8 +173,10 @@ impl Sliding {
             tile_ranks,
             source: Source::default(),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-            cells_div: StrengthReducedU64::new(n as u64),
-            odd_from,
+            fast: Box::new(Fast {
+                cells: StrengthReducedU64::new(n as u64),
+                odd_from,
+            }),
         }
     }
 
@@ -430,7 +439,7 @@ impl StateSpace for Sliding {
 
     fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
         let n = self.cells();
-        let (t, blank) = StrengthReducedU64::div_rem(rank, self.cells_div);
+        let (t, blank) = StrengthReducedU64::div_rem(rank, self.fast.cells);
         let blank = blank as usize;
         let mut here: Option<Arrangement> = None;
         for &c in &self.adjacency[blank] {
@@ -458,7 +467,7 @@ impl StateSpace for Sliding {
         // its cell): the ranks come in order, and those of one block share it.
         let mut here: Option<(u64, u8, Arrangement)> = None;
         for &rank in ranks {
-            let (t, blank) = StrengthReducedU64::div_rem(rank, self.cells_div);
+            let (t, blank) = StrengthReducedU64::div_rem(rank, self.fast.cells);
             let blank = blank as usize;
             for &c in &self.adjacency[blank] {
                 let c = c as usize;
@@ -494,13 +503,13 @@ impl StateSpace for Sliding {
     /// goal is whether the blank's colour differs from the goal blank's.
     fn parity(&self, rank: u64) -> Option<u8> {
         let colour = self.colour.as_ref()?;
-        let blank = (rank % self.cells_div) as usize;
+        let blank = (rank % self.fast.cells) as usize;
         Some(colour[blank] ^ colour[self.goal_blank])
     }
 
     fn odd_ranks(&self, base: u64) -> Option<u32> {
         self.colour.as_ref()?;
-        Some(self.odd_from[(base % self.cells_div) as usize])
+        Some(self.fast.odd_from[(base % self.fast.cells) as usize])
     }
 }
 
