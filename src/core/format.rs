@@ -126,7 +126,7 @@ mod tests {
     fn storage_is_packed_only_above_the_line_and_with_a_layout() {
         use GraphAsk::*;
         // The seeds' 3x3 and 2x5 stay rows that a plain SELECT reads.
-        assert!(PACK_ABOVE >= 1_814_400);
+        const { assert!(PACK_ABOVE >= 1_814_400) };
         assert_eq!(graph_storage(PACK_ABOVE, true, BySize), Storage::Positions);
         assert_eq!(graph_storage(PACK_ABOVE + 1, true, BySize), Storage::Packed);
         assert_eq!(
