@@ -522,7 +522,9 @@ fn generate_verify_checks_the_new_file_before_the_rename() {
     .unwrap();
     drop(conn);
     let before = std::fs::read(&db).unwrap();
-    let err = assert_clean_failure(&run(&args), 1);
+    let mut quiet = args.to_vec();
+    quiet.push("--quiet");
+    let err = assert_clean_failure(&run(&quiet), 1);
     assert!(err.contains("nine-packed"), "{err}");
     assert_eq!(
         std::fs::read(&db).unwrap(),
