@@ -41,7 +41,7 @@ pub use generate::{GenerateError, Observer, Options, Summary, generate, generate
 #[cfg(feature = "loadable")]
 pub use store::borrowing;
 pub use store::{Reader, StoreError};
-pub use verify::{Report, VerifyError, verify_file};
+pub use verify::{Checked, Report, VerifyError, verify_file};
 
 #[doc(hidden)]
 pub mod internals;

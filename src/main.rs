@@ -11,7 +11,7 @@ use clap::Parser;
 use puzzlebase::internals::answers::json;
 use puzzlebase::internals::answers::{Database, QueryError, Stop, one_line};
 use puzzlebase::internals::catalog::{self, DefinitionError};
-use puzzlebase::internals::generate::{self, GenerateError, Options};
+use puzzlebase::internals::generate::{self, GenerateError, Observer, Options};
 use puzzlebase::internals::render::text;
 use puzzlebase::internals::server::ServeOptions;
 use puzzlebase::internals::store::signature::{self, SignatureError, SigningKey};
@@ -405,7 +405,13 @@ fn run_verify(
         }
     }
     let mut printed: Result<(), Failure> = Ok(());
-    let result = verify::verify_file(&db, &only, &mut |r| {
+    // A bar per puzzle on a terminal while it is re-derived (none with --json).
+    let terminal = Terminal {
+        quiet: false,
+        json: json_out,
+    };
+    let bars = |name: &str| terminal.progress(name);
+    let result = verify::verify_file_with(&db, &only, &bars, &mut |r| {
         if printed.is_ok() {
             printed = out(&if json_out {
                 json::verified(r).to_string()

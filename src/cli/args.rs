@@ -70,7 +70,10 @@ pub(crate) struct GenerateArgs {
     /// Also build every definition file (*.toml) in DIR; see `check-definition`
     #[arg(long, env = "PUZZLEBASE_DEFINITIONS", value_name = "DIR")]
     pub(crate) definitions: Option<PathBuf>,
-    /// Before replacing the file, re-derive every fact in the new one (as `verify`)
+    /// Before replacing the file, check the new one: re-derive every fact of the puzzles
+    /// this run built (as `verify`), check the puzzles carried over by their checksums and
+    /// definitions and the file as a whole (structure, meta, its record of its puzzles),
+    /// and print a line saying which was which; `verify` re-derives every puzzle
     #[arg(long)]
     pub(crate) verify: bool,
     /// Puzzles answered by search (fifteen): build the pattern databases of this

@@ -9,7 +9,7 @@ use puzzlebase::internals::answers::json;
 use puzzlebase::internals::core::progress::{Progress, Silent};
 use puzzlebase::internals::generate::{Observer, Summary};
 use puzzlebase::internals::render::text;
-use puzzlebase::internals::verify::Report;
+use puzzlebase::internals::verify::{Checked, Report};
 
 use crate::one_line;
 
@@ -106,6 +106,20 @@ impl Observer for Terminal {
                 "signed {} with key {key_id}",
                 path.display()
             );
+        }
+    }
+
+    fn checked(&self, c: &Checked) {
+        if self.json {
+            let line = serde_json::json!({
+                "verify": {
+                    "rederived": c.reports.iter().map(|r| r.puzzle.as_str()).collect::<Vec<_>>(),
+                    "by_checksum": c.by_checksum,
+                }
+            });
+            let _ = writeln!(std::io::stdout(), "{line}");
+        } else if !self.quiet {
+            let _ = writeln!(std::io::stdout(), "{}", text::verify_scope(c));
         }
     }
 

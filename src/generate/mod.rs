@@ -143,8 +143,12 @@ pub trait Observer: Sync {
     /// A puzzle is finished (computed or reused).
     fn done(&self, summary: &Summary);
     /// A puzzle of the new file passed [`crate::verify`] (only with
-    /// [`generate_and_verify`]).
+    /// [`generate_and_verify`]): only the puzzles this run computed are re-derived.
     fn verified(&self, _report: &verify::Report) {}
+    /// The verify of [`generate_and_verify`] passed: what it re-derived, and which
+    /// puzzles (carried over unchanged) it checked against their checksums and
+    /// definitions only, besides the file as a whole.
+    fn checked(&self, _checked: &verify::Checked) {}
     /// Something the run did that the user should know of, though it goes on (one line).
     fn warn(&self, _message: &str) {}
     /// `signature` (`<db>.minisig`) was written: the file is signed by the key `key_id`
@@ -207,9 +211,14 @@ pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>>
     generate_with(opts, Vec::new(), false, observer)
 }
 
-/// Runs the job, and before the new file replaces the old one re-derives every fact in
-/// it with [`verify::verify_conn`]; a failure leaves the previous file as it was. When
-/// nothing needs building, the existing file is verified instead.
+/// Runs the job, and before the new file replaces the old one checks it: the puzzles
+/// this run computed are re-derived from the rules as [`verify::verify_conn`] does, the
+/// puzzles carried over unchanged are checked against their checksums and definitions,
+/// and the file as a whole (structure, schema, `meta`, its record of its puzzles) as
+/// `verify` checks it ([`verify::Scope::Built`]); [`Observer::checked`] is told which
+/// were which. A failure leaves the previous file as it was. When nothing needs
+/// building, the existing file is checked the same way, re-deriving nothing: `verify`
+/// re-derives every puzzle.
 #[warn(missing_docs)]
 pub fn generate_and_verify(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>> {
     generate_with(opts, Vec::new(), true, observer)
@@ -335,8 +344,10 @@ pub fn generate_signed(
             .collect();
         summaries.iter().for_each(|s| observer.done(s));
         if full_check {
-            verify::verify_file(db, &[], &mut |r| observer.verified(r))
-                .map_err(|e| GenerateError::Verify(e.to_string()))?;
+            // Nothing was built: nothing is re-derived, and the file is checked as a run
+            // that carried every puzzle over checks it.
+            let conn = store::open_checked(db).map_err(|e| GenerateError::Verify(e.to_string()))?;
+            check_new_file(&conn, db, &[], observer)?;
         }
         if let Some(key) = sign {
             let created_at = store::open_read(db)
@@ -625,13 +636,37 @@ fn write_new_file(
     progress.advance(1);
     drop(progress);
     if full_check {
-        verify::verify_conn(&conn, tmp, &[], &mut |r| observer.verified(r))
-            .map_err(|e| GenerateError::Verify(e.to_string()))?;
+        let built: Vec<String> = (summaries.iter())
+            .filter(|s| !s.reused)
+            .map(|s| s.name.clone())
+            .collect();
+        check_new_file(&conn, tmp, &built, observer)?;
     }
     store::connection::with_journal(&conn).map_err(sql(tmp))?;
     let created = created_at(&conn).map_err(sql(tmp))?;
     conn.close().map_err(sql(tmp))?;
     Ok((summaries, created))
+}
+
+/// `--verify`: re-derives the puzzles this run computed (`built`); the others were
+/// carried over from a file whose rows they still match by checksum, so those and the
+/// file as a whole are checked without re-deriving them ([`verify::Scope::Built`]).
+fn check_new_file(
+    conn: &store::Reader,
+    path: &Path,
+    built: &[String],
+    observer: &dyn Observer,
+) -> Result<()> {
+    let checked = verify::verify_conn_with(
+        conn,
+        path,
+        verify::Scope::Built(built),
+        &|name| observer.progress(name),
+        &mut |r| observer.verified(r),
+    )
+    .map_err(|e| GenerateError::Verify(e.to_string()))?;
+    observer.checked(&checked);
+    Ok(())
 }
 
 /// `meta.created_at` of a file: when it was made, for the signature's trusted comment.

@@ -311,6 +311,30 @@ pub fn verified(r: &Report) -> String {
     )
 }
 
+/// `generate --verify`'s line on what it checked: the puzzles re-derived, and those
+/// carried over that were checked by checksum (e.g. `verify: english33 re-derived; 15
+/// carried puzzles checked by checksum, and the file as a whole`).
+pub fn verify_scope(c: &crate::verify::Checked) -> String {
+    let names: Vec<&str> = c.reports.iter().map(|r| r.puzzle.as_str()).collect();
+    let rederived = if names.is_empty() {
+        "nothing built, nothing re-derived".to_string()
+    } else {
+        format!("{} re-derived", names.join(", "))
+    };
+    let n = c.by_checksum.len();
+    let carried = match n {
+        0 => "no carried puzzles".to_string(),
+        1 => "1 carried puzzle checked by checksum".to_string(),
+        _ => format!("{n} carried puzzles checked by checksum"),
+    };
+    let hint = if n > 0 {
+        " (`puzzlebase verify` re-derives every puzzle)"
+    } else {
+        ""
+    };
+    format!("verify: {rederived}; {carried}, and the file as a whole{hint}")
+}
+
 /// `verify --key`'s line for a good signature, aligned with the puzzles' lines.
 /// (minisign's own comments hold tabs: shown as spaces).
 pub fn signature(key_id: &str, trusted_comment: &str) -> String {

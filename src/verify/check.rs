@@ -8,6 +8,7 @@
 use rayon::prelude::*;
 
 use crate::core::format::{COUNT_OVERFLOW, UNREACHED};
+use crate::core::progress::Progress;
 use crate::store::SqlError;
 
 /// Why one puzzle's check stopped: a stored fact that does not hold, or a read failure.
@@ -62,15 +63,20 @@ pub(super) fn same<T: PartialEq + std::fmt::Display + ?Sized>(
     bad(format!("{what} is {s} but the rules give {w}"))
 }
 
-/// The first failure over `0..n` checked by `f` in parallel, at the smallest index.
-pub(super) fn first_failure<F>(n: u64, f: F) -> Check<()>
+/// The first failure over `0..n` checked by `f` in parallel, at the smallest index,
+/// advancing `progress` by each block of indices checked.
+pub(super) fn first_failure<F>(n: u64, progress: &dyn Progress, f: F) -> Check<()>
 where
     F: Fn(u64, &mut Vec<u64>) -> Check<()> + Sync,
 {
     const CHUNK: u64 = 1 << 14;
     let found = (0..n.div_ceil(CHUNK)).into_par_iter().find_map_first(|c| {
         let mut buf = Vec::with_capacity(16);
-        (c * CHUNK..((c + 1) * CHUNK).min(n)).find_map(|i| f(i, &mut buf).err())
+        let range = c * CHUNK..((c + 1) * CHUNK).min(n);
+        let len = range.end - range.start;
+        let found = range.into_iter().find_map(|i| f(i, &mut buf).err());
+        progress.advance(len);
+        found
     });
     match found {
         Some(fail) => Err(fail),
@@ -108,11 +114,11 @@ mod tests {
             }
         };
         for _ in 0..20 {
-            match first_failure(1 << 20, f) {
+            match first_failure(1 << 20, &crate::core::progress::Silent, f) {
                 Err(Fail::Bad(m)) => assert_eq!(m, "at 6999"),
                 _ => panic!("a failure is found"),
             }
         }
-        assert!(first_failure(1 << 20, |_, _| Ok(())).is_ok());
+        assert!(first_failure(1 << 20, &crate::core::progress::Silent, |_, _| Ok(())).is_ok());
     }
 }

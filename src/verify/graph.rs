@@ -22,7 +22,7 @@ use super::stored::{
 };
 use crate::core::format::{COUNT_OVERFLOW, UNREACHED, add_counts};
 use crate::core::packed::{ChunkLayout, CodeLayout, CountLayout, RunLayout};
-use crate::core::progress::Silent;
+use crate::core::progress::Progress;
 use crate::core::space::GraphPuzzle;
 use crate::solvers::twobit;
 use crate::store::audit::{self, PackedTableRow, Table};
@@ -40,7 +40,12 @@ struct GraphTables {
 const NO_NEXT: u64 = u64::MAX;
 
 /// Row storage: one row of `positions` per position that can reach the goal.
-pub(super) fn row_graph(conn: &Reader, name: &str, g: &dyn GraphPuzzle) -> Check<Derived> {
+pub(super) fn row_graph(
+    conn: &Reader,
+    name: &str,
+    g: &dyn GraphPuzzle,
+    progress: &dyn Progress,
+) -> Check<Derived> {
     must_be_empty(
         conn,
         name,
@@ -96,7 +101,7 @@ pub(super) fn row_graph(conn: &Reader, name: &str, g: &dyn GraphPuzzle) -> Check
         }
         Ok(())
     })?;
-    let (levels, max) = check_graph(g, &t, None)?;
+    let (levels, max) = check_graph(g, &t, None, progress)?;
     histogram_is(conn, name, &levels)?;
     Ok(Derived {
         entries: n,
@@ -114,6 +119,7 @@ fn check_graph(
     g: &dyn GraphPuzzle,
     t: &GraphTables,
     packed: Option<&RunLayout>,
+    progress: &dyn Progress,
 ) -> Check<(Vec<u64>, Option<u8>)> {
     let mut goals = g.goals();
     goals.sort_unstable();
@@ -127,7 +133,8 @@ fn check_graph(
         None => format!("rank {r} (state {})", g.format(r)),
     };
     let (next, count) = (!t.next.is_empty(), !t.count.is_empty());
-    first_failure(g.size(), |r, nbs| {
+    progress.phase("checking", g.size());
+    first_failure(g.size(), progress, |r, nbs| {
         let d = t.dist[r as usize];
         nbs.clear();
         g.neighbors(r, nbs);
@@ -264,6 +271,7 @@ pub(super) fn packed_graph(
     g: &dyn GraphPuzzle,
     layout: RunLayout,
     counts: bool,
+    progress: &dyn Progress,
 ) -> Check<Derived> {
     must_be_empty(conn, name, UNUSED_WHEN_PACKED)?;
     let n = g.size();
@@ -371,7 +379,7 @@ pub(super) fn packed_graph(
             return bad(fact);
         }
     }
-    let (levels, max) = check_graph(g, &t, Some(&layout))?;
+    let (levels, max) = check_graph(g, &t, Some(&layout), progress)?;
     if counts {
         let most = t.count.par_iter().copied().max().unwrap_or(0);
         let narrowest = CountLayout::for_counts(n, most);
@@ -439,10 +447,15 @@ fn histogram_is(conn: &Reader, name: &str, levels: &[u64]) -> Check<()> {
 /// on the stored codes alone, independently of the search: the goals have code 0, every
 /// other reached rank has a neighbour one code lower, and neighbours' codes differ by one
 /// (`mod4`; with `mod3` an unreached rank has no reached neighbour).
-pub(super) fn two_bit_graph(conn: &Reader, name: &str, g: &dyn GraphPuzzle) -> Check<Derived> {
+pub(super) fn two_bit_graph(
+    conn: &Reader,
+    name: &str,
+    g: &dyn GraphPuzzle,
+    progress: &dyn Progress,
+) -> Check<Derived> {
     must_be_empty(conn, name, UNUSED_WHEN_PACKED)?;
     let n = g.size();
-    let table = twobit::solve(g, &Silent)
+    let table = twobit::solve(g, progress)
         .or_else(|goal| bad(format!("goal rank {goal} is outside the space")))?;
     let layout = CodeLayout::new(n, table.modulus).or_else(|e| bad(e.to_string()))?;
     let stored = packed_table_rows(conn, name)?;
@@ -511,9 +524,17 @@ pub(super) fn two_bit_graph(conn: &Reader, name: &str, g: &dyn GraphPuzzle) -> C
         }
         None
     };
-    let failure = (0..n)
+    const BLOCK: u64 = 1 << 16;
+    progress.phase("checking codes", n);
+    let failure = (0..n.div_ceil(BLOCK))
         .into_par_iter()
-        .map_init(Vec::new, check)
+        .map_init(Vec::new, |nbs, b| {
+            let ranks = b * BLOCK..((b + 1) * BLOCK).min(n);
+            let len = ranks.end - ranks.start;
+            let found = ranks.into_iter().find_map(|r| check(nbs, r));
+            progress.advance(len);
+            found
+        })
         .find_map_any(|f| f);
     if let Some(fact) = failure {
         return bad(fact);

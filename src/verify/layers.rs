@@ -13,13 +13,19 @@ use thiserror::Error;
 
 use super::check::{Check, Derived, bad};
 use super::stored::{farthest_rows_are, must_be_empty, packed_table_rows, read_chunks};
-use crate::core::progress::Silent;
+use crate::core::progress::Progress;
 use crate::solvers::peg::Board;
 use crate::solvers::peg::layers::table::{self, ENCODING, Layer, PegLayout, SPAN_RANKS};
 use crate::solvers::peg::layers::{self, Layout};
 use crate::store::audit::Table;
 
-pub(super) fn peg_layers(conn: &Reader, path: &Path, name: &str, board: &Board) -> Check<Derived> {
+pub(super) fn peg_layers(
+    conn: &Reader,
+    path: &Path,
+    name: &str,
+    board: &Board,
+    progress: &dyn Progress,
+) -> Check<Derived> {
     must_be_empty(
         conn,
         name,
@@ -80,7 +86,7 @@ pub(super) fn peg_layers(conn: &Reader, path: &Path, name: &str, board: &Board) 
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let (mut forward, reach, _) = layers::forward(&layout_of, scratch, &Silent).or_else(|e| {
+    let (mut forward, reach, _) = layers::forward(&layout_of, scratch, progress).or_else(|e| {
         bad(format!(
             "the forward pass needs scratch space in {}: {e}",
             scratch.display()
@@ -91,6 +97,7 @@ pub(super) fn peg_layers(conn: &Reader, path: &Path, name: &str, board: &Board) 
     let mut histogram: Vec<[u64; 2]> = Vec::new();
     let mut finishing = vec![[0u64; 2]; n + 1];
     let mut farthest: Vec<(u8, u64)> = Vec::new();
+    progress.phase("checking layers", n as u64 + 1);
     let mut above = match forward.get_mut(0).and_then(Option::take) {
         Some(mut s) => Some(s.load().or_else(|e| bad(format!("scratch: {e}")))?),
         None => None,
@@ -102,6 +109,7 @@ pub(super) fn peg_layers(conn: &Reader, path: &Path, name: &str, board: &Board) 
             None => None,
         };
         let t = &tables[k];
+        progress.advance(1);
         if t.chunks.is_empty() {
             continue;
         }

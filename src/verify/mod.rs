@@ -31,6 +31,7 @@ use thiserror::Error;
 
 use crate::catalog;
 use crate::catalog::identity::{self, definition_hash};
+use crate::core::progress::{Progress, Silent};
 use crate::families::Puzzle;
 use crate::store::{self, PuzzleInfo, Storage, StoreError, audit};
 use check::{Check, Fail, bad, same, show_opt};
@@ -116,8 +117,22 @@ pub fn verify_file(
     only: &[String],
     done: &mut dyn FnMut(&Report),
 ) -> Result<Vec<Report>, VerifyError> {
+    verify_file_with(db, only, &|_| Box::new(Silent), done)
+}
+
+/// A progress sink for the re-derivation of one puzzle, by its name (as
+/// [`crate::generate::Observer::progress`] gives).
+pub type Bars<'a> = &'a dyn Fn(&str) -> Box<dyn Progress + 'a>;
+
+/// [`verify_file`] with a progress sink for each puzzle re-derived.
+pub fn verify_file_with(
+    db: &Path,
+    only: &[String],
+    bars: Bars<'_>,
+    done: &mut dyn FnMut(&Report),
+) -> Result<Vec<Report>, VerifyError> {
     let conn = store::open_checked(db)?;
-    verify_conn(&conn, db, only, done)
+    verify_conn_with(&conn, db, Scope::Named(only), bars, done).map(|c| c.reports)
 }
 
 /// Verifies every puzzle in `conn` (or only those named), in registry order, calling
@@ -128,8 +143,50 @@ pub fn verify_conn(
     only: &[String],
     done: &mut dyn FnMut(&Report),
 ) -> Result<Vec<Report>, VerifyError> {
+    verify_conn_with(conn, path, Scope::Named(only), &|_| Box::new(Silent), done).map(|c| c.reports)
+}
+
+/// Which puzzles a verify re-derives from the rules.
+#[derive(Debug, Clone, Copy)]
+pub enum Scope<'a> {
+    /// These puzzles, or every puzzle the file holds when empty (and then the file as a
+    /// whole too): what `verify` does.
+    Named(&'a [String]),
+    /// What a `generate` run computed: these puzzles are re-derived; every other puzzle
+    /// in the file (carried over unchanged from a file that was checked when it was
+    /// made) has its `puzzles` row checked against its definition and its rows against
+    /// its checksum; and the file as a whole is checked as [`Scope::Named`] with every
+    /// puzzle checks it (structure, size, schema, `meta`, the record of its puzzles,
+    /// orphan rows, the seal): what `generate --verify` does.
+    Built(&'a [String]),
+}
+
+/// What a verify checked.
+#[derive(Debug, Clone, Default)]
+pub struct Checked {
+    /// The puzzles re-derived from the rules, in the order checked.
+    pub reports: Vec<Report>,
+    /// The puzzles checked only against their definitions and checksums
+    /// ([`Scope::Built`]), in the order checked.
+    pub by_checksum: Vec<String>,
+}
+
+/// Verifies `conn` as `scope` says, in registry order, calling `done` after each puzzle
+/// re-derived and drawing its progress on `bars(puzzle)`. Stops at the first puzzle with
+/// a fact that does not hold.
+pub fn verify_conn_with(
+    conn: &Reader,
+    path: &Path,
+    scope: Scope<'_>,
+    bars: Bars<'_>,
+    done: &mut dyn FnMut(&Report),
+) -> Result<Checked, VerifyError> {
     let sql = |source: SqlError| VerifyError::Store(StoreError::from_sqlite(path, source));
     let names = catalog::names();
+    let only = match scope {
+        Scope::Named(only) => only,
+        Scope::Built(_) => &[],
+    };
     for name in only {
         // A `puzzles` row that cannot be read is damage, reported as such, not a name the
         // user mistyped.
@@ -158,32 +215,44 @@ pub fn verify_conn(
     let order = |n: &String| names.iter().position(|k| k == n).unwrap_or(usize::MAX);
     stored.sort_by_key(|n| (order(n), n.clone()));
 
-    let mut reports = Vec::new();
+    let mut checked = Checked::default();
     for name in stored {
-        let started = Instant::now();
-        let report = verify_puzzle(conn, path, &name).map_err(|f| match f {
+        let fail = |f| match f {
             Fail::Bad(fact) => VerifyError::Bad {
                 puzzle: name.clone(),
                 fact,
             },
             Fail::Sql(e) => sql(e),
-        })?;
+        };
+        if let Scope::Built(built) = scope
+            && !built.contains(&name)
+        {
+            by_checksum(conn, path, &name).map_err(fail)?;
+            checked.by_checksum.push(name);
+            continue;
+        }
+        let started = Instant::now();
+        let progress = bars(&name);
+        let report = verify_puzzle(conn, path, &name, progress.as_ref()).map_err(fail)?;
+        drop(progress);
         let report = Report {
             seconds: started.elapsed().as_secs_f64(),
             ..report
         };
         done(&report);
-        reports.push(report);
+        checked.reports.push(report);
     }
     // The whole file once its puzzles pass: so that a fact about one puzzle is reported
     // as such, and a verify of a few puzzles only looks at those.
     if only.is_empty() {
         file::whole(conn, &sql)?;
     }
-    Ok(reports)
+    Ok(checked)
 }
 
-fn verify_puzzle(conn: &Reader, path: &Path, name: &str) -> Check<Report> {
+/// A puzzle's `puzzles` row as its definition gives it, and the puzzle, its row, its
+/// storage and whether it stores counts.
+fn row_facts(conn: &Reader, name: &str) -> Check<(Puzzle, PuzzleInfo, Storage, bool)> {
     // A built-in puzzle's rules come from the binary; a user's from its stored definition.
     let Ok(Some(p)) = known(conn, name) else {
         return bad("not a puzzle this build knows or can rebuild from its stored definition");
@@ -213,24 +282,38 @@ fn verify_puzzle(conn: &Reader, path: &Path, name: &str) -> Check<Report> {
     )?;
     same("puzzles.storage", info.storage.as_str(), storage.as_str())?;
     same("puzzles.counts", &info.counts, &counts)?;
+    Ok((p, info, storage, counts))
+}
 
+/// A puzzle carried over unchanged by `generate` ([`Scope::Built`]): its `puzzles` row
+/// is what its definition gives, and its rows are the ones its checksum was taken of
+/// when they were derived (and checked, by the run that made the previous file).
+fn by_checksum(conn: &Reader, path: &Path, name: &str) -> Check<()> {
+    let (_, info, _, _) = row_facts(conn, name)?;
+    checksum(conn, path, &info)
+}
+
+fn verify_puzzle(conn: &Reader, path: &Path, name: &str, progress: &dyn Progress) -> Check<Report> {
+    let (p, info, storage, counts) = row_facts(conn, name)?;
     let derived = match &p {
         Puzzle::Graph(g) => {
             let g = g.as_ref();
             let (_, two_bit, _) = crate::core::space::graph_tables(g);
             match g.packing().filter(|_| storage == Storage::Packed) {
-                _ if storage == Storage::Packed && two_bit => two_bit_graph(conn, name, g)?,
-                Some(layout) => packed_graph(conn, name, g, layout, counts)?,
-                None => row_graph(conn, name, g)?,
+                _ if storage == Storage::Packed && two_bit => {
+                    two_bit_graph(conn, name, g, progress)?
+                }
+                Some(layout) => packed_graph(conn, name, g, layout, counts, progress)?,
+                None => row_graph(conn, name, g, progress)?,
             }
         }
         Puzzle::Peg(board) if storage == Storage::PegLayers => {
-            layers::peg_layers(conn, path, name, board)?
+            layers::peg_layers(conn, path, name, board, progress)?
         }
-        Puzzle::Peg(board) => peg_board(conn, name, board)?,
+        Puzzle::Peg(board) => peg_board(conn, name, board, progress)?,
         Puzzle::Magic(m) => enumeration(conn, name, Enumeration::Magic(m))?,
         Puzzle::Tour(board) => enumeration(conn, name, Enumeration::Tour(board))?,
-        Puzzle::Patterns(f) => pattern_tables(conn, name, f)?,
+        Puzzle::Patterns(f) => pattern_tables(conn, name, f, progress)?,
     };
     same("puzzles.states", &info.states, &derived.states)?;
     same("puzzles.solvable", &info.solvable, &derived.solvable)?;

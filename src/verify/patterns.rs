@@ -1,6 +1,8 @@
 //! fifteen's pattern tables, the only data a fifteen puzzle stores: each table is checked
-//! entry by entry (the cheap local check on every table first, so that a damaged entry is
-//! usually named before any search runs), and nothing else may be stored for the puzzle.
+//! entry by entry ([`pattern::check_with`]: a search, the relation at every state and
+//! the encoding of every byte, which prove each entry; the local check of the table
+//! alone names a damaged entry when they fail), and nothing else may be stored for the
+//! puzzle.
 
 use crate::store::Reader;
 
@@ -9,6 +11,7 @@ use super::stored::{
     UNUSED_WHEN_PACKED, must_be_empty, packed_table_rows, read_chunks, table_columns_are,
 };
 use crate::core::packed::{ByteLayout, ChunkLayout};
+use crate::core::progress::Progress;
 use crate::core::rank::FACT;
 use crate::core::space::StateSpace;
 use crate::families::{self, fifteen::Fifteen};
@@ -19,7 +22,12 @@ use crate::store::audit;
 /// laid out as `generate` lays it out, and every entry 1 + the minimum over the placements
 /// one pattern-tile move away (free blank moves accounted for), as [`pattern::check`]
 /// re-derives it.
-pub(super) fn pattern_tables(conn: &Reader, name: &str, f: &Fifteen) -> Check<Derived> {
+pub(super) fn pattern_tables(
+    conn: &Reader,
+    name: &str,
+    f: &Fifteen,
+    progress: &dyn Progress,
+) -> Check<Derived> {
     must_be_empty(conn, name, UNUSED_WHEN_PACKED)?;
     let stored = packed_table_rows(conn, name)?;
     let mut derived = Derived {
@@ -63,17 +71,18 @@ pub(super) fn pattern_tables(conn: &Reader, name: &str, f: &Fifteen) -> Check<De
                 return bad(what("layout") + " names no known `entry`");
             };
             let table = pattern::PatternTable { entry, bytes };
-            // What the table alone shows first, for every table: a damaged entry is
-            // usually named before any breadth-first search is run.
-            pattern::check_local(p, &table)
-                .or_else(|e| bad(format!("{kind} (partition {} pattern {i}): {e}", part.name)))?;
             derived.entries += p.placements();
             derived.states += pattern::PatternSpace::new(p).size();
             loaded.push((kind, part.name.clone(), i, p.clone(), table));
         }
     }
-    for (kind, partition, i, p, table) in &loaded {
-        pattern::check(p, table)
+    let count = loaded.len();
+    for (t, (kind, partition, i, p, table)) in loaded.iter().enumerate() {
+        let named = Named {
+            progress,
+            table: format!("{}/{count}", t + 1),
+        };
+        pattern::check_with(p, table, &named)
             .or_else(|e| bad(format!("{kind} (partition {partition} pattern {i}): {e}")))?;
     }
     if let Some(s) = stored
@@ -90,4 +99,21 @@ pub(super) fn pattern_tables(conn: &Reader, name: &str, f: &Fifteen) -> Check<De
         return bad(format!("packed_chunks: {extra} chunks of no table"));
     }
     Ok(derived)
+}
+
+/// A table's phases, named by the table (`2/3 checking relation`).
+struct Named<'a> {
+    progress: &'a dyn Progress,
+    table: String,
+}
+
+impl Progress for Named<'_> {
+    fn phase(&self, name: &str, total: u64) {
+        self.progress
+            .phase(&format!("{} {name}", self.table), total);
+    }
+
+    fn advance(&self, n: u64) {
+        self.progress.advance(n);
+    }
 }

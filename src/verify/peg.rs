@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::check::{Check, Derived, bad, first_failure, show_count, show_dist, show_opt};
 use super::stored::{int, int_in, int_rows, must_be_empty, same_rows, text};
 use crate::core::format::{COUNT_OVERFLOW, UNREACHED, add_counts};
-use crate::core::progress::Silent;
+use crate::core::progress::{Progress, Silent};
 use crate::solvers::peg::{self, Board};
 use crate::store::audit::{self, Table};
 
@@ -31,7 +31,12 @@ impl PegRows {
     }
 }
 
-pub(super) fn peg_board(conn: &Reader, name: &str, board: &Board) -> Check<Derived> {
+pub(super) fn peg_board(
+    conn: &Reader,
+    name: &str,
+    board: &Board,
+    progress: &dyn Progress,
+) -> Check<Derived> {
     must_be_empty(
         conn,
         name,
@@ -93,7 +98,9 @@ pub(super) fn peg_board(conn: &Reader, name: &str, board: &Board) -> Check<Deriv
     })?;
 
     // Canonical form first: every later lookup relies on it.
-    first_failure(rows.bits.len() as u64, |i, _| {
+    let n = rows.bits.len() as u64;
+    progress.phase("canonical forms", n);
+    first_failure(n, progress, |i, _| {
         let b = rows.bits[i as usize];
         let c = board.canonical(b).0;
         if c != b {
@@ -105,7 +112,7 @@ pub(super) fn peg_board(conn: &Reader, name: &str, board: &Board) -> Check<Deriv
         Ok(())
     })?;
 
-    let forward = peg::reachable_layers(board, usize::MAX, &Silent);
+    let forward = peg::reachable_layers(board, usize::MAX, progress);
     let classes: u64 = forward.iter().map(|l| l.len() as u64).sum();
     let all_reachable = classes <= peg::STORE_ALL_LIMIT;
     let start = board.canonical(board.start).0;
@@ -153,7 +160,8 @@ pub(super) fn peg_board(conn: &Reader, name: &str, board: &Board) -> Check<Deriv
                 (f | o, t, f | o | t)
             })
             .collect();
-        first_failure(rows.bits.len() as u64, |i, _| {
+        progress.phase("rows reachable", n);
+        first_failure(n, progress, |i, _| {
             let b = rows.bits[i as usize];
             if !in_forward(b) {
                 return bad(format!(
@@ -184,7 +192,8 @@ pub(super) fn peg_board(conn: &Reader, name: &str, board: &Board) -> Check<Deriv
 
     // Distances, next moves and counts over moves (chains of jumps).
     let dist_of = |b: u64| rows.find(b).map_or(UNREACHED, |i| rows.dist[i]);
-    first_failure(rows.bits.len() as u64, |i, _| {
+    progress.phase("checking moves", n);
+    first_failure(n, progress, |i, _| {
         let i = i as usize;
         let (b, d) = (rows.bits[i], rows.dist[i]);
         let (next, count, mv) = (rows.next[i], rows.count[i], rows.moves[i].as_deref());

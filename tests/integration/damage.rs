@@ -464,9 +464,16 @@ fn generate_verify_checks_the_new_file_before_the_rename() {
         "{text}"
     );
 
-    // Damage a carried-over puzzle in a way today's cheaper checks cannot see (its
-    // checksum recomputed to match): the full check refuses the new file, and the
-    // previous one stays exactly as it was.
+    // Nothing was carried: both are re-derived, and the line says so.
+    assert!(
+        text.contains("verify: six, hoppers re-derived; no carried puzzles"),
+        "{text}"
+    );
+
+    // A carried-over puzzle is not re-derived but checked by its checksum: damage that
+    // keeps its checksum (recomputed to match) passes `generate --verify`, which says
+    // which puzzles it re-derived and which it checked by checksum, and `verify`
+    // finds it.
     generate_into(&db, &["six", "nine-packed"], false);
     let conn = Connection::open(&db).unwrap();
     conn.execute(
@@ -485,26 +492,107 @@ fn generate_verify_checks_the_new_file_before_the_rename() {
     drop(conn);
     let args = [
         "generate",
-        "--quiet",
         "--db",
         db.to_str().unwrap(),
         "--puzzle",
         "six",
         "--force",
+        "--verify",
     ];
+    let o = run(&args);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(text.contains("verified six "), "{text}");
+    assert!(!text.contains("verified nine-packed"), "{text}");
     assert!(
-        run(&args).status.success(),
-        "without --verify the damage passes"
+        text.contains("verify: six re-derived; 2 carried puzzles checked by checksum"),
+        "{text}"
     );
-    let before = std::fs::read(&db).unwrap();
-    let mut args = args.to_vec();
-    args.push("--verify");
-    let err = assert_clean_failure(&run(&args), 1);
+    let err = verify_fails(&db, "nine-packed");
     assert!(err.contains("verify: nine-packed: farthest rank"), "{err}");
+
+    // Damage that changes the checksum is caught by it: the new file is refused and the
+    // previous one stays exactly as it was.
+    let conn = Connection::open(&db).unwrap();
+    conn.execute(
+        "UPDATE farthest SET state = '1234567809' WHERE puzzle = 'nine-packed'
+         AND rank = (SELECT min(rank) FROM farthest WHERE puzzle = 'nine-packed')",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let before = std::fs::read(&db).unwrap();
+    let mut quiet = args.to_vec();
+    quiet.push("--quiet");
+    let err = assert_clean_failure(&run(&quiet), 1);
+    assert!(err.contains("nine-packed"), "{err}");
     assert_eq!(
         std::fs::read(&db).unwrap(),
         before,
         "the previous file is untouched"
     );
     assert_no_temporaries(dir.path());
+}
+
+/// What `generate_and_verify` told its observer.
+#[derive(Default)]
+struct Recorded {
+    verified: std::sync::Mutex<Vec<String>>,
+    by_checksum: std::sync::Mutex<Vec<String>>,
+}
+
+impl puzzlebase::Observer for Recorded {
+    fn progress(&self, _: &str) -> Box<dyn puzzlebase::internals::core::progress::Progress + '_> {
+        Box::new(puzzlebase::internals::core::progress::Silent)
+    }
+    fn done(&self, _: &puzzlebase::Summary) {}
+    fn verified(&self, r: &puzzlebase::Report) {
+        self.verified.lock().unwrap().push(r.puzzle.clone());
+    }
+    fn checked(&self, c: &puzzlebase::internals::verify::Checked) {
+        *self.by_checksum.lock().unwrap() = c.by_checksum.clone();
+    }
+}
+
+#[test]
+fn generate_verify_re_derives_what_it_built_and_checks_the_carried_by_checksum() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.sqlite");
+    generate_into(&db, &["six", "seven", "hoppers"], false);
+    let opts = puzzlebase::Options {
+        db: db.clone(),
+        only: vec!["seven".to_string()],
+        force: true,
+    };
+    let built = |observer: &Recorded| {
+        let registry = catalog::registry_building(&[crate::util::TEST_PARTITION.to_string()]);
+        puzzlebase::internals::generate::generate_from(
+            &opts,
+            registry.unwrap(),
+            crate::util::fixtures(),
+            true,
+            observer,
+        )
+    };
+    let seen = Recorded::default();
+    built(&seen).expect("generate --verify");
+    assert_eq!(*seen.verified.lock().unwrap(), ["seven"]);
+    assert_eq!(*seen.by_checksum.lock().unwrap(), ["six", "hoppers"]);
+
+    // A carried puzzle whose rows no longer match its checksum is caught.
+    let conn = Connection::open(&db).unwrap();
+    conn.execute(
+        "UPDATE positions SET distance = distance + 2 WHERE puzzle = 'hoppers'
+         AND rank = (SELECT max(rank) FROM positions WHERE puzzle = 'hoppers')",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let before = std::fs::read(&db).unwrap();
+    let seen = Recorded::default();
+    let err = built(&seen)
+        .expect_err("damage in a carried puzzle")
+        .to_string();
+    assert!(err.contains("hoppers"), "{err}");
+    assert_eq!(std::fs::read(&db).unwrap(), before);
 }

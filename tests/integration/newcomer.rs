@@ -216,20 +216,41 @@ fn generate_json_is_one_object_per_puzzle() {
     assert_eq!(objects[0]["reused"], false);
     assert_eq!(objects[1]["puzzle"], "seven");
     assert_eq!(objects[1]["max_distance"], 36);
-    // A second run keeps both, and says so; with --verify, a line per check too.
-    let text = stdout(&run(&[
+    // A second run keeps both, and says so; with --verify, an object saying what it
+    // checked: nothing was built, so nothing is re-derived and both are checked by
+    // checksum.
+    let lines = |args: &[&str]| -> Vec<serde_json::Value> {
+        let text = stdout(&run(args));
+        text.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let objects = lines(&[
         "generate", "--db", db, "--puzzle", "six", "--json", "--verify",
-    ]));
-    let objects: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    ]);
     assert!(
         objects
             .iter()
             .any(|o| o["puzzle"] == "seven" && o["reused"] == true)
     );
-    assert!(objects.iter().any(|o| o["verified"] == true), "{text}");
+    assert!(
+        !objects.iter().any(|o| o["verified"] == true),
+        "{objects:?}"
+    );
+    let scope = serde_json::json!({"rederived": [], "by_checksum": ["six", "seven"]});
+    assert!(objects.iter().any(|o| o["verify"] == scope), "{objects:?}");
+    // With --force, what is rebuilt is re-derived, a line per check.
+    let objects = lines(&[
+        "generate", "--db", db, "--puzzle", "six", "--force", "--json", "--verify",
+    ]);
+    assert!(
+        objects
+            .iter()
+            .any(|o| o["verified"] == true && o["puzzle"] == "six"),
+        "{objects:?}"
+    );
+    let scope = serde_json::json!({"rederived": ["six"], "by_checksum": ["seven"]});
+    assert!(objects.iter().any(|o| o["verify"] == scope), "{objects:?}");
 }
 
 /// CSV rows of `export --puzzle name`, header first.

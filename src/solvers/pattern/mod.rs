@@ -24,7 +24,8 @@ mod table;
 
 pub use placement::{Grid, MAX_CELLS, Pattern, PatternError};
 pub use table::{
-    Entry, PatternSpace, PatternTable, build, check, check_local, encode_placements, needs_minimum,
+    Entry, PatternSpace, PatternTable, build, check, check_local, check_with, encode_placements,
+    needs_minimum,
 };
 
 #[cfg(test)]

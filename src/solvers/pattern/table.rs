@@ -85,6 +85,17 @@ impl StateSpace for PatternSpace<'_> {
         let Some(region) = p.grid.region_by_ordinal(empty, ordinal) else {
             return;
         };
+        self.moves(&mut cells, empty, region, out);
+    }
+}
+
+impl PatternSpace<'_> {
+    /// The states one pattern-tile move away from the placement `cells` with the blank in
+    /// `region` of its free cells `empty` (as [`StateSpace::neighbors`] gives them).
+    #[inline]
+    fn moves(&self, cells: &mut [u8; MAX_CELLS], empty: u32, region: u32, out: &mut Vec<u64>) {
+        let p = self.pattern;
+        let k = p.tiles.len();
         for i in 0..k {
             let from = cells[i];
             let mut to = p.grid.adjacent(from as usize) & region;
@@ -255,60 +266,197 @@ pub fn encode_placements(pattern: &Pattern, entry: Entry, first: u64, by_region:
 ///   defines them: 0 exactly at home, and otherwise 1 + the minimum over the states one
 ///   pattern-tile move away (free moves of the blank being the region itself).
 ///
-/// Costs one breadth-first search of the pattern (seconds for six tiles).
+/// The last implies the first two (see [`check_with`]), which are checked on their own
+/// only to name a damaged entry when it fails. Costs one breadth-first search of the
+/// pattern and one pass over its states (seconds for six tiles).
 pub fn check(pattern: &Pattern, table: &PatternTable) -> Result<(), PatternError> {
-    check_local(pattern, table)?;
+    check_with(pattern, table, &crate::core::progress::Silent)
+}
+
+/// [`check`], drawing its phases on `progress`.
+///
+/// # What proves each entry
+/// The distances of the (placement, region) states are recomputed by the shared search,
+/// and are then checked against the relation that defines them, at *every* state: a
+/// vector that is 0 exactly at the goals and, everywhere else, 1 + the minimum over the
+/// states one move away ([`UNREACHED`] where all of them are, or there are none) *is*
+/// the vector of distances to the goals, whatever computed it: a finite value `d` has a
+/// neighbour at `d - 1`, and so on down to a goal (only goals hold 0), so it is at least
+/// the distance; and along a shortest path no value exceeds one more than the next
+/// one's, so it is at most the distance (an unreached value beside a reached state
+/// breaks the relation). Each byte is then compared with [`encode`] of those distances.
+///
+/// That proves every byte, so the local check of the table alone ([`check_local`]: its
+/// facts hold of any table the encoding of exact distances gives) is not run again when
+/// these pass: it only runs when they fail, first, so that a damaged entry it can see is
+/// named as it always has been, before the failure of the relation or the encoding.
+pub fn check_with(
+    pattern: &Pattern,
+    table: &PatternTable,
+    progress: &dyn Progress,
+) -> Result<(), PatternError> {
+    if table.bytes.len() as u64 != pattern.placements() {
+        return check_local(pattern, table);
+    }
+    let by_region = solve_regions(pattern, progress)?;
+    let proven = relation(pattern, &by_region, progress)
+        .and_then(|()| encoding_is(pattern, table, &by_region));
+    if proven.is_err() {
+        check_local(pattern, table)?;
+    }
+    proven
+}
+
+/// Placements per parallel work item of the passes over a table.
+const BLOCK: usize = 1 << 12;
+
+/// The relation that defines the distances of (placement, region) states.
+struct Rule<'a> {
+    pattern: &'a Pattern,
+    home: u64,
+    home_empty: u32,
+}
+
+impl<'a> Rule<'a> {
+    fn new(pattern: &'a Pattern) -> Rule<'a> {
+        let home = pattern.rank(&pattern.home());
+        let home_empty =
+            pattern.grid.full() & !pattern.home().iter().fold(0u32, |m, &c| m | 1 << c);
+        Rule {
+            pattern,
+            home,
+            home_empty,
+        }
+    }
+
+    /// Appends the neighbours of rank `r` (its placement unranked into `cells`) to
+    /// `out`, and says whether `r` is a state and whether it is a goal.
+    #[inline]
+    fn neighbours(
+        &self,
+        space: &PatternSpace,
+        r: u64,
+        cells: &mut [u8; MAX_CELLS],
+        out: &mut Vec<u64>,
+    ) -> (bool, bool) {
+        let p = self.pattern;
+        let slots = space.slots();
+        let k = p.tiles.len();
+        let occupied = cells[..k].iter().fold(0u32, |m, &c| m | 1 << c);
+        let empty = p.grid.full() & !occupied;
+        let start = out.len();
+        if let Some(region) = p.grid.region_by_ordinal(empty, (r % slots) as u8) {
+            space.moves(cells, empty, region, out);
+        }
+        let at_home = r / slots == self.home;
+        if out.len() == start && !at_home {
+            // An ordinal beyond the placement's regions (or a region no tile can move
+            // into, which no placement of a pattern has): never a state.
+            return (false, false);
+        }
+        let goal = at_home
+            && (p.grid)
+                .region_by_ordinal(self.home_empty, (r % slots) as u8)
+                .is_some();
+        (true, goal)
+    }
+}
+
+/// The relation that defines the search's distances, checked state by state; the first
+/// failure reported is at the smallest rank. The neighbours of a few dozen states are
+/// generated and their distances prefetched before any is read, as the search does, so
+/// that the reads at random overlap.
+fn relation(
+    pattern: &Pattern,
+    by_region: &[u8],
+    progress: &dyn Progress,
+) -> Result<(), PatternError> {
+    const BATCH: usize = 32;
     let space = PatternSpace::new(pattern);
-    let by_region = solve_regions(pattern, &crate::core::progress::Silent)?;
-    let slots = space.slots() as usize;
-    let tiles = || pattern.tiles.clone();
-    let home = pattern.rank(&pattern.home());
-    let home_empty = pattern.grid.full() & !pattern.home().iter().fold(0u32, |m, &c| m | 1 << c);
-    // The relation that defines the search's distances, checked state by state.
-    (0..by_region.len() as u64)
-        .into_par_iter()
-        .try_for_each_init(Vec::new, |buf, r| {
-            let d = by_region[r as usize];
-            buf.clear();
-            space.neighbors(r, buf);
-            let at_home = r / slots as u64 == home;
-            if buf.is_empty() && !at_home {
-                // An ordinal beyond the placement's regions: never a state.
-                return if d == UNREACHED {
-                    Ok(())
-                } else {
-                    Err(PatternError::Relation {
-                        tiles: tiles(),
-                        rank: r,
-                        found: d,
-                        why: "but it is not a state".into(),
-                    })
-                };
+    let rule = Rule::new(pattern);
+    let n = by_region.len() as u64;
+    let slots = space.slots();
+    let per = BLOCK as u64 * slots;
+    progress.phase("checking relation", n);
+    let found = (0..n.div_ceil(per)).into_par_iter().find_map_first(|b| {
+        let ranks = b * per..((b + 1) * per).min(n);
+        let len = ranks.end - ranks.start;
+        let mut cells = [0u8; MAX_CELLS];
+        // (rank, is a state, is a goal, end of its neighbours in `nbs`)
+        let mut batch: Vec<(u64, bool, bool, usize)> = Vec::with_capacity(BATCH);
+        let mut nbs: Vec<u64> = Vec::new();
+        let mut found = None;
+        let mut r = ranks.start;
+        while r < ranks.end && found.is_none() {
+            batch.clear();
+            nbs.clear();
+            while batch.len() < BATCH && r < ranks.end {
+                if r % slots == 0 {
+                    pattern.unrank(r / slots, &mut cells);
+                }
+                let start = nbs.len();
+                let (state, goal) = rule.neighbours(&space, r, &mut cells, &mut nbs);
+                for &nb in &nbs[start..] {
+                    prefetch(&by_region[nb as usize]);
+                }
+                batch.push((r, state, goal, nbs.len()));
+                r += 1;
             }
-            let best = buf.iter().map(|&n| by_region[n as usize]).min();
-            let is_goal = at_home
-                && (pattern.grid)
-                    .region_by_ordinal(home_empty, (r % slots as u64) as u8)
-                    .is_some();
-            let want = if is_goal {
-                0
-            } else {
-                match best {
+            let mut start = 0;
+            for &(r, state, goal, end) in &batch {
+                let best = nbs[start..end].iter().map(|&n| by_region[n as usize]).min();
+                start = end;
+                let want = match best {
+                    _ if !state => UNREACHED,
+                    _ if goal => 0,
                     Some(b) if b != UNREACHED => b + 1,
                     _ => UNREACHED,
+                };
+                let d = by_region[r as usize];
+                if d != want {
+                    found = Some(PatternError::Relation {
+                        tiles: pattern.tiles.clone(),
+                        rank: r,
+                        found: d,
+                        why: if state {
+                            format!("1 + the minimum over its neighbours is {want}")
+                        } else {
+                            "but it is not a state".into()
+                        },
+                    });
+                    break;
                 }
-            };
-            if d != want {
-                return Err(PatternError::Relation {
-                    tiles: tiles(),
-                    rank: r,
-                    found: d,
-                    why: format!("1 + the minimum over its neighbours is {want}"),
-                });
             }
-            Ok(())
-        })?;
-    let want = encode(pattern, &by_region);
+        }
+        progress.advance(len);
+        found
+    });
+    match found {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Asks the processor to bring `x`'s cache line in ahead of its use (a hint only).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and has no effect on the program's semantics.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
+/// Every byte of `table` is what [`encode`] makes of `by_region`.
+fn encoding_is(
+    pattern: &Pattern,
+    table: &PatternTable,
+    by_region: &[u8],
+) -> Result<(), PatternError> {
+    let tiles = || pattern.tiles.clone();
+    let want = encode(pattern, by_region);
     if want.entry != table.entry {
         return Err(PatternError::Encoding {
             tiles: tiles(),
@@ -316,7 +464,10 @@ pub fn check(pattern: &Pattern, table: &PatternTable) -> Result<(), PatternError
             want: want.entry.name(),
         });
     }
-    if let Some(rank) = (0..table.bytes.len()).find(|&i| table.bytes[i] != want.bytes[i]) {
+    let first = (0..table.bytes.len())
+        .into_par_iter()
+        .find_first(|&i| table.bytes[i] != want.bytes[i]);
+    if let Some(rank) = first {
         let (got, w) = (table.bytes[rank], want.bytes[rank]);
         let why = match want.entry {
             Entry::Minimum => format!("the minimum over the blank's regions is {w}"),
