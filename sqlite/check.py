@@ -125,8 +125,7 @@ def mirrored(state, rows):
     return "".join(out)
 
 
-def main():
-    tmp = tempfile.mkdtemp()
+def main(tmp):
     db = os.path.join(tmp, "p.sqlite")
     defs = os.path.join(tmp, "defs")
     os.mkdir(defs)
@@ -321,4 +320,6 @@ def other_hosts(db):
         server.wait(timeout=30)
 
 
-main()
+# The generated files (about 700 MB) go with the run, passed or failed.
+with tempfile.TemporaryDirectory() as scratch:
+    main(scratch)

@@ -1,0 +1,28 @@
+#!/bin/bash
+# CPU seconds per position of the solvers at one and two threads, before and after:
+#
+#     benches/threads.sh OLD_BINARY NEW_BINARY
+#
+# Runs `generate --puzzle X` in a fresh file for `twelve` asked for two bits (the 2x6
+# at `storage = "two-bit"`, the search `fourteen` uses), `eleven` and `twelve` (one byte
+# per rank), alternating the two binaries, with RAYON_NUM_THREADS 1 and 2, then
+# `english33` with the new one; prints each process's wall time and user + system CPU
+# (`/usr/bin/time`) and each table's checksum (the same before and after). Figures only:
+# docs/performance.md, "Two-bit search and the other solvers per core".
+set -eu
+OLD=$(realpath "$1"); NEW=$(realpath "$2")
+D=$(mktemp -d); trap 'rm -rf "$D"' EXIT
+mkdir "$D/defs"
+printf 'name = "twelve-codes"\nfamily = "sliding"\nrows = 2\ncols = 6\nstorage = "two-bit"\n' > "$D/defs/twelve-codes.toml"
+one() { # binary label threads puzzle
+  rm -f "$D"/x.sqlite*
+  RAYON_NUM_THREADS=$3 /usr/bin/time -f "$2 $4 threads $3: %e s wall %U user %S sys %M KB" \
+    "$1" generate -q --db "$D/x.sqlite" --definitions "$D/defs" --puzzle "$4" 2>&1 | tail -1
+  "$1" list --db "$D/x.sqlite" --json | python3 -c 'import json, sys
+for line in sys.stdin:
+    print("   checksum", json.loads(line)["checksum"][:12])'
+}
+for p in twelve-codes eleven twelve; do
+  for th in 1 2; do one "$OLD" before "$th" "$p"; one "$NEW" after "$th" "$p"; done
+done
+for th in 1 2; do one "$NEW" after "$th" english33; done
