@@ -18,6 +18,7 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::core::format::add_counts;
+use crate::core::memory::prefetch;
 use crate::core::progress::Progress;
 use crate::core::space::StateSpace;
 
@@ -441,18 +442,6 @@ impl Batch {
         self.ranks.clear();
         self.nbs.clear();
     }
-}
-
-/// Asks the processor to bring `x`'s cache line in ahead of its use (a hint only).
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and has no effect on the program's semantics.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 /// A table of `len` entries, each `init()`, in memory the kernel is asked to back with

@@ -438,63 +438,14 @@ impl StateSpace for Sliding {
     }
 
     fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
-        let n = self.cells();
-        let (t, blank) = StrengthReducedU64::div_rem(rank, self.fast.cells);
-        let blank = blank as usize;
-        let mut here: Option<Arrangement> = None;
-        for &c in &self.adjacency[blank] {
-            let c = c as usize;
-            if c.abs_diff(blank) == 1 {
-                // The tiles in cell order are unchanged (see the module docs).
-                out.push(rank - blank as u64 + c as u64);
-                continue;
-            }
-            let a = *here.get_or_insert_with(|| self.block_tiles(t, blank));
-            let lehmer = shifted_rank(&a, n - 1, blank, c);
-            let t = if self.colour.is_some() {
-                lehmer / 2
-            } else {
-                lehmer
-            };
-            out.push(t * n as u64 + c as u64);
-        }
+        self.push_neighbors(rank, &mut None, out);
     }
 
     fn neighbors_of(&self, ranks: &[u64], out: &mut Vec<u64>, ends: &mut Vec<usize>) {
-        let n = self.cells();
-        // The arrangement of the last block seen, by block and by what decides the swap
-        // of the last two tiles in `block_tiles` (the blank's colour and the parity of
-        // its cell): the ranks come in order, and those of one block share it.
-        let mut here: Option<(u64, u8, Arrangement)> = None;
+        // The ranks come in order, and those of one block share its arrangement.
+        let mut here = None;
         for &rank in ranks {
-            let (t, blank) = StrengthReducedU64::div_rem(rank, self.fast.cells);
-            let blank = blank as usize;
-            for &c in &self.adjacency[blank] {
-                let c = c as usize;
-                if c.abs_diff(blank) == 1 {
-                    out.push(rank - blank as u64 + c as u64);
-                    continue;
-                }
-                let colour = self
-                    .colour
-                    .as_ref()
-                    .map_or(0, |k| k[blank] ^ (blank & 1) as u8);
-                let a = match here {
-                    Some((ht, hc, a)) if ht == t && hc == colour => a,
-                    _ => {
-                        let a = self.block_tiles(t, blank);
-                        here = Some((t, colour, a));
-                        a
-                    }
-                };
-                let lehmer = shifted_rank(&a, n - 1, blank, c);
-                let t = if self.colour.is_some() {
-                    lehmer / 2
-                } else {
-                    lehmer
-                };
-                out.push(t * n as u64 + c as u64);
-            }
+            self.push_neighbors(rank, &mut here, out);
             ends.push(out.len());
         }
     }
@@ -549,6 +500,45 @@ fn shifted_rank(a: &Arrangement, m: usize, blank: usize, c: usize) -> u64 {
 }
 
 impl Sliding {
+    /// Appends the neighbours of `rank` to `out`. `here` keeps the arrangement of the
+    /// last block unranked, by block and by what decides the swap of the last two tiles
+    /// in [`Sliding::block_tiles`] (the blank's colour and the parity of its cell), so
+    /// that the ranks of one block share one unrank.
+    fn push_neighbors(
+        &self,
+        rank: u64,
+        here: &mut Option<(u64, u8, Arrangement)>,
+        out: &mut Vec<u64>,
+    ) {
+        let n = self.cells();
+        let (t, blank) = StrengthReducedU64::div_rem(rank, self.fast.cells);
+        let blank = blank as usize;
+        for &c in &self.adjacency[blank] {
+            let c = c as usize;
+            if c.abs_diff(blank) == 1 {
+                // The tiles in cell order are unchanged (see the module docs).
+                out.push(rank - blank as u64 + c as u64);
+                continue;
+            }
+            let swap = (self.colour.as_ref()).map_or(0, |k| k[blank] ^ (blank & 1) as u8);
+            let a = match *here {
+                Some((ht, hs, a)) if ht == t && hs == swap => a,
+                _ => {
+                    let a = self.block_tiles(t, blank);
+                    *here = Some((t, swap, a));
+                    a
+                }
+            };
+            let lehmer = shifted_rank(&a, n - 1, blank, c);
+            let t = if self.colour.is_some() {
+                lehmer / 2
+            } else {
+                lehmer
+            };
+            out.push(t * n as u64 + c as u64);
+        }
+    }
+
     /// The tiles in cell order (blank skipped) of the ranks of block `t` with the blank
     /// in cell `blank`, as [`Sliding::unrank_into`] gives them, with their Lehmer digits
     /// and rank; unranked once per block and thread.

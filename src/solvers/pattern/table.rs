@@ -35,6 +35,7 @@
 use rayon::prelude::*;
 
 use super::placement::{MAX_CELLS, Pattern, PatternError};
+use crate::core::memory::prefetch;
 use crate::core::progress::Progress;
 use crate::core::space::StateSpace;
 use crate::solvers::bfs::{self, Outputs, SolveError, UNREACHED};
@@ -284,7 +285,7 @@ pub fn check(pattern: &Pattern, table: &PatternTable) -> Result<(), PatternError
 /// neighbour at `d - 1`, and so on down to a goal (only goals hold 0), so it is at least
 /// the distance; and along a shortest path no value exceeds one more than the next
 /// one's, so it is at most the distance (an unreached value beside a reached state
-/// breaks the relation). Each byte is then compared with [`encode`] of those distances.
+/// breaks the relation). Each byte is then compared with `encode` of those distances.
 ///
 /// That proves every byte, so the local check of the table alone ([`check_local`]: its
 /// facts hold of any table the encoding of exact distances gives) is not run again when
@@ -435,18 +436,6 @@ fn relation(
         Some(e) => Err(e),
         None => Ok(()),
     }
-}
-
-/// Asks the processor to bring `x`'s cache line in ahead of its use (a hint only).
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and has no effect on the program's semantics.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 /// Every byte of `table` is what [`encode`] makes of `by_region`.
