@@ -150,7 +150,7 @@ pub fn load(file: &str, text: &str) -> Result<(Spec, Puzzle), DefinitionError> {
     let spec = parse(file, text)?;
     let puzzle = build(&spec).map_err(|p| DefinitionError {
         file: file.to_string(),
-        line: line_of(text, p.key),
+        line: line_of(text, &p.key),
         message: p.message,
     })?;
     Ok((spec, puzzle))

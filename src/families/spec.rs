@@ -43,10 +43,12 @@ impl MoveRule {
     }
 }
 
-/// A definition file: every key any family uses; [`build`](crate::families::registry::build) checks which apply. Serialised
-/// (without absent keys) into the stored definition as `spec`.
+/// A definition file: the keys the built-in families share, each a field, and any other
+/// key in [`Spec::own`], which the family that reads it deserialises ([`Spec::own_keys`]);
+/// [`build`](crate::families::registry::build) checks which apply, so a key no family
+/// reads is refused there with the keys the family does read. Serialised (without
+/// absent keys) into the stored definition as `spec`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Spec {
     /// Identifier on the command line and in the database: lower-case letters, digits, `-`.
     pub name: String,
@@ -118,19 +120,55 @@ pub struct Spec {
     /// Sliding with partitions: the one `generate` builds unless told otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_partition: Option<String>,
+    /// Every other key, for the family that reads it: a family of its own keys
+    /// (permutation puzzles, Lights Out, Hanoi, a family defined outside this crate)
+    /// declares them in [`crate::families::Family::keys`] and reads them with
+    /// [`Spec::own_keys`]. (A flattened map: serde cannot combine `flatten` with
+    /// `deny_unknown_fields`, so [`common`] refuses what no family reads.)
+    #[serde(flatten)]
+    pub own: BTreeMap<String, Value>,
+}
+
+impl Spec {
+    /// The family's own keys ([`Spec::own`]) as its type `T`, which should deny unknown
+    /// fields; a key of the wrong type is a [`Problem`] naming the key where serde says
+    /// which, else the first own key.
+    pub fn own_keys<T: serde::de::DeserializeOwned>(
+        &self,
+        keys: &'static [&'static str],
+    ) -> Result<T, Problem> {
+        let map: serde_json::Map<String, Value> = self
+            .own
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        serde_json::from_value(Value::Object(map)).map_err(|e| {
+            let text = e.to_string();
+            let key = keys
+                .iter()
+                .find(|k| text.contains(&format!("`{k}`")))
+                .or_else(|| keys.iter().find(|k| self.own.contains_key(**k)))
+                .copied()
+                .unwrap_or("name");
+            problem(key, text)
+        })
+    }
 }
 
 /// A problem with one key of a spec; [`load`](crate::catalog::load) turns it into a line of the file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{key}: {message}")]
 pub struct Problem {
-    pub key: &'static str,
+    pub key: std::borrow::Cow<'static, str>,
     pub message: String,
 }
 
-pub(crate) fn problem(key: &'static str, message: impl Into<String>) -> Problem {
+pub(crate) fn problem(
+    key: impl Into<std::borrow::Cow<'static, str>>,
+    message: impl Into<String>,
+) -> Problem {
     Problem {
-        key,
+        key: key.into(),
         message: message.into(),
     }
 }
@@ -161,6 +199,7 @@ pub(crate) fn empty(name: &str, family: &str) -> Spec {
         lines: None,
         partitions: None,
         default_partition: None,
+        own: BTreeMap::new(),
     }
 }
 
@@ -212,9 +251,24 @@ pub(crate) fn common(spec: &Spec, keys: &[&str]) -> Result<(), Problem> {
             format!("the coordinates of cell {i} are not finite numbers"),
         ));
     }
+    if let Some(key) = spec.own.keys().find(|k| !keys.contains(&k.as_str())) {
+        let known = crate::families::registry::family(&spec.family).is_some();
+        return Err(problem(
+            key.clone(),
+            if known {
+                format!(
+                    "unknown key `{key}`: the {} family reads: {}",
+                    spec.family,
+                    keys.join(", ")
+                )
+            } else {
+                format!("unknown key `{key}`")
+            },
+        ));
+    }
     if let Some((key, _)) = present.iter().find(|(k, p)| *p && !keys.contains(k)) {
         return Err(problem(
-            key,
+            *key,
             format!(
                 "key `{key}` does not apply to the {} family (it reads: {})",
                 spec.family,

@@ -406,8 +406,13 @@ fn check_definition_reports_the_plan() {
 }
 
 /// Every malformed fixture: the line it names and words of the message.
-const BAD: [(&str, usize, &str); 10] = [
+const BAD: [(&str, usize, &str); 11] = [
     ("unknown-family", 3, "unknown family \"hexagon\""),
+    (
+        "unknown-key",
+        4,
+        "unknown key `row`: the sliding family reads: rows, cols",
+    ),
     ("self-adjacent", 5, "cell 1 is adjacent to itself"),
     ("missing-cell", 5, "adjacent to 5, which is not a cell"),
     ("asymmetric-edge", 5, "edge 0-2 is not symmetric"),
