@@ -399,8 +399,10 @@ function direction(a, b) {
 
 // A move named by what moves, in the position `cells` it is played from: a sliding tile
 // and the way it slides into the blank (`5 ↑`); a token and its squares (`B 0 → 7`); an
-// oshidori pair and its cells (`BW 2+3 → 6+7`); a peg's chain of jumps (`[4,16,28]`).
+// oshidori pair and its cells (`BW 2+3 → 6+7`); a peg's chain of jumps (`[4,16,28]`);
+// a move with a name of its own as named (a cube's `R2`).
 function moveName(mv, cells) {
+  if (mv.name) return mv.name;
   if (mv.jumps) return "[" + mv.jumps.join(",") + "]";
   const pieces = mv.from.map((i) => cells[i]).join("");
   if (mv.from.length === 1 && mv.to.length === 1 && family() !== "tokens" && cells[mv.to[0]] === "0") {

@@ -97,6 +97,7 @@ pub fn move_option(m: &MoveOption) -> Value {
     let mv = match &m.mv {
         Move::Cells { from, to } => json!({ "from": from, "to": to }),
         Move::Jumps(j) => json!({ "jumps": j, "from": [j[0]], "to": [j[j.len() - 1]] }),
+        Move::Named(n) => json!({ "name": n, "from": [], "to": [] }),
     };
     json!({ "move": mv, "state": m.state, "distance": m.distance })
 }

@@ -262,6 +262,9 @@ pub enum Move {
     },
     /// Peg boards: a chain of jumps by one peg, `[from, to1, to2, ...]`.
     Jumps(Vec<u8>),
+    /// Puzzles whose moves have names of their own (`R2`, a press, a disc's hop):
+    /// [`GraphPuzzle::move_name`](crate::core::space::GraphPuzzle::move_name).
+    Named(String),
 }
 
 /// What an enumeration puzzle says about one arrangement.

@@ -65,7 +65,10 @@ impl Database {
                 };
                 let state = g.format(nb);
                 out.push(MoveOption {
-                    mv: cells_move(&before, &state),
+                    mv: match g.move_name(rank, nb) {
+                        Some(name) => Move::Named(name),
+                        None => cells_move(&before, &state),
+                    },
                     state,
                     distance,
                 });

@@ -97,6 +97,13 @@ pub trait GraphPuzzle: StateSpace + Send {
     fn packing(&self) -> Option<RunLayout> {
         None
     }
+    /// The name of the move from `from` to its neighbour `to`, for puzzles whose moves
+    /// are not a piece going from cell to cell (a cube's `R2`, a press of a light, a
+    /// disc from peg to peg). `None` (the default): the move is told by the cells that
+    /// changed in the notation.
+    fn move_name(&self, _from: u64, _to: u64) -> Option<String> {
+        None
+    }
     /// What the definition asks of the storage: packed or two-bit distances even below
     /// the sizes that get them (see [`crate::core::format::graph_storage`]).
     fn storage_asked(&self) -> crate::core::format::GraphAsk {
