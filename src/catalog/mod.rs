@@ -23,53 +23,10 @@ use crate::solvers::peg::Board;
 pub use crate::families::registry::build;
 pub use crate::families::spec::{Problem, Spec};
 
-/// The built-in definition files, in the order `generate` builds them.
-const BUILTIN: &[(&str, &str)] = &[
-    ("six", include_str!("../../data/puzzles/six.toml")),
-    ("seven", include_str!("../../data/puzzles/seven.toml")),
-    ("eight", include_str!("../../data/puzzles/eight.toml")),
-    ("nine", include_str!("../../data/puzzles/nine.toml")),
-    ("eleven", include_str!("../../data/puzzles/eleven.toml")),
-    ("twelve", include_str!("../../data/puzzles/twelve.toml")),
-    ("fourteen", include_str!("../../data/puzzles/fourteen.toml")),
-    (
-        "knight-swap",
-        include_str!("../../data/puzzles/knight-swap.toml"),
-    ),
-    ("oshidori", include_str!("../../data/puzzles/oshidori.toml")),
-    (
-        "chinese-checkers",
-        include_str!("../../data/puzzles/chinese-checkers.toml"),
-    ),
-    ("hoppers", include_str!("../../data/puzzles/hoppers.toml")),
-    (
-        "triangle21",
-        include_str!("../../data/puzzles/triangle21.toml"),
-    ),
-    (
-        "english33",
-        include_str!("../../data/puzzles/english33.toml"),
-    ),
-    ("french37", include_str!("../../data/puzzles/french37.toml")),
-    (
-        "french37-c1",
-        include_str!("../../data/puzzles/french37-c1.toml"),
-    ),
-    ("board41", include_str!("../../data/puzzles/board41.toml")),
-    (
-        "magic-triangle",
-        include_str!("../../data/puzzles/magic-triangle.toml"),
-    ),
-    (
-        "knight-tour",
-        include_str!("../../data/puzzles/knight-tour.toml"),
-    ),
-    (
-        "knight-tour-6x6",
-        include_str!("../../data/puzzles/knight-tour-6x6.toml"),
-    ),
-    ("fifteen", include_str!("../../data/puzzles/fifteen.toml")),
-];
+// The built-in definition files (`BUILTIN`, `(name, text)`), in the order `generate`
+// builds them: every `data/puzzles/*.toml`, listed by build.rs in the order of
+// `data/puzzles/build-order.txt`, then by file name.
+include!(concat!(env!("OUT_DIR"), "/builtin.rs"));
 
 /// A definition that cannot be used: the file, the line (when known) and the problem.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -549,6 +506,63 @@ mod tests {
             lookup("board41", Some(&stored)),
             Err(LookupError::Unknown)
         ));
+    }
+
+    /// Every `data/puzzles/*.toml` is built in, none of `data/puzzles/examples/`: those
+    /// named in `build-order.txt` in its order, then the rest by file name.
+    #[test]
+    fn every_data_file_is_built_in_in_the_stated_order() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/puzzles");
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "toml"))
+            .map(|p| p.file_stem().unwrap().to_str().unwrap().to_string())
+            .collect();
+        files.sort();
+        let order = std::fs::read_to_string(dir.join("build-order.txt")).unwrap();
+        let mut want: Vec<String> = (order.lines().map(str::trim))
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect();
+        want.extend(
+            files
+                .iter()
+                .filter(|f| !want.contains(f))
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(builtin_names().collect::<Vec<_>>(), want);
+        let mut built: Vec<&str> = builtin_names().collect();
+        built.sort();
+        assert_eq!(built, files);
+        assert!(!definitions_builtin("guarini"));
+        // The order the hand-written list had, kept by build-order.txt.
+        assert_eq!(
+            builtin_names().take(20).collect::<Vec<_>>(),
+            [
+                "six",
+                "seven",
+                "eight",
+                "nine",
+                "eleven",
+                "twelve",
+                "fourteen",
+                "knight-swap",
+                "oshidori",
+                "chinese-checkers",
+                "hoppers",
+                "triangle21",
+                "english33",
+                "french37",
+                "french37-c1",
+                "board41",
+                "magic-triangle",
+                "knight-tour",
+                "knight-tour-6x6",
+                "fifteen",
+            ]
+        );
     }
 
     #[test]
