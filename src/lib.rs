@@ -13,6 +13,13 @@
 //! an [`Observer`] (each puzzle's [`Summary`]); [`verify_file`] re-derives every fact of
 //! a file from the rules ([`Report`], [`VerifyError`]).
 //!
+//! A program can add a puzzle family of its own, a move puzzle the crate does not know
+//! ([`GraphPuzzle`] over a [`StateSpace`], built from a definition's [`Spec`] or refused
+//! with a [`Problem`]): [`register_family`] adds its [`GraphFamily`] to the registry, and
+//! from then on, in that program, its definitions ([`Definition`], from TOML files or
+//! text) are generated ([`generate_definitions`]), answered through [`Database`] and
+//! verified as the built-in puzzles are (`docs/library.md`, `examples/pancake/`).
+//!
 //! Inside, the crate is layered, each layer using only those before it (core, solvers,
 //! families, catalog, store, then generate, verify and answers, then rendering and the
 //! server; see `docs/architecture.md`). The command line (`src/main.rs`) and the HTTP
@@ -35,13 +42,35 @@ pub use answers::{
     QueryError, SEARCH_SECONDS, SearchAnswer, Solutions, StateAnswer, Stop, Stopped, default_stop,
     one_line,
 };
+pub use catalog::{Definition, DefinitionError};
 pub use core::records::{HistogramRow, PegLayerRow, PuzzleInfo};
-pub use generate::{GenerateError, Observer, Options, Summary, generate, generate_and_verify};
+pub use core::space::{GraphPuzzle, StateError, StateSpace};
+pub use families::GraphFamily;
+pub use families::registry::RegisterError;
+pub use families::spec::{Problem, Spec};
+pub use generate::{
+    GenerateError, Observer, Options, Summary, generate, generate_and_verify, generate_definitions,
+};
 /// A [`Reader`] over a connection another program opened (the SQLite extension's host).
 #[cfg(feature = "loadable")]
 pub use store::borrowing;
 pub use store::{Reader, StoreError};
 pub use verify::{Checked, Report, VerifyError, verify_file};
+
+/// Adds a family defined outside the crate to this process's registry, after the
+/// built-in families: from then on, until the process ends, a definition naming it (a
+/// [`Definition`] given to [`generate_definitions`], the definition a file stores for one
+/// of its puzzles) builds its puzzle through [`GraphFamily::build`], so [`generate`],
+/// [`Database`]'s answers, [`verify_file`] and the server treat the puzzle as they treat
+/// a built-in one. A name that is malformed, a built-in family's, or already registered
+/// is refused ([`RegisterError`]) and nothing changes.
+///
+/// A program that has not registered the family (the `puzzlebase` command, the SQLite
+/// extension, the Python package) refuses every question about such a puzzle with one
+/// line naming the family; its positions' rows stay readable by plain SQL.
+pub fn register_family(family: GraphFamily) -> Result<(), RegisterError> {
+    families::registry::register(family)
+}
 
 #[doc(hidden)]
 pub mod internals;

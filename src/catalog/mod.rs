@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crate::families::Puzzle;
 use crate::families::fifteen::PartitionError;
-use crate::families::registry::{self, family, family_names};
+use crate::families::registry::{self, family_names, is_family};
 use crate::families::tour::TourBoard;
 use crate::solvers::peg::Board;
 
@@ -29,10 +29,15 @@ pub use crate::families::spec::{Problem, Spec};
 include!(concat!(env!("OUT_DIR"), "/builtin.rs"));
 
 /// A definition that cannot be used: the file, the line (when known) and the problem.
+/// Displayed as one line, `FILE:LINE: MESSAGE`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[warn(missing_docs)]
 pub struct DefinitionError {
+    /// The file (or the name a definition given as text was read under).
     pub file: String,
+    /// The line of the key at fault, counted from 1, when the problem is with one key.
     pub line: Option<usize>,
+    /// What is wrong.
     pub message: String,
 }
 
@@ -80,7 +85,7 @@ pub fn parse(file: &str, text: &str) -> Result<Spec, DefinitionError> {
     match table.get("family") {
         None => return Err(err(None, "missing key `family`".into())),
         Some(toml::Value::String(f)) => {
-            if family(f).is_none() {
+            if !is_family(f) {
                 return Err(err(
                     line_of(text, "family"),
                     format!("unknown family {f:?}; known families: {}", family_names()),
@@ -224,6 +229,42 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Puzzle>, DefinitionError> {
         out.push(puzzle);
     }
     Ok(out)
+}
+
+/// A user's definition, read and checked by its family ([`load`]), with a name no
+/// built-in puzzle has: what `generate --definitions DIR` adds to a run, and what a
+/// program gives [`generate_definitions`](crate::generate::generate_definitions). Its
+/// family may be one the program registered (`puzzlebase::register_family`).
+#[warn(missing_docs)]
+pub struct Definition(Puzzle);
+
+impl Definition {
+    /// The definition in `text`, a definition file's TOML (`file` names it in a
+    /// refusal): checked as `check-definition` checks a user's file, so a built-in
+    /// puzzle's name is refused.
+    pub fn from_toml(file: &str, text: &str) -> Result<Definition, DefinitionError> {
+        let (spec, puzzle) = load(file, text)?;
+        if definitions_builtin(&spec.name) {
+            return Err(builtin_name(Path::new(file), text, &spec.name));
+        }
+        Ok(Definition(puzzle))
+    }
+
+    /// Every `*.toml` file in `dir`, in file-name order, as `generate --definitions DIR`
+    /// reads them: each checked, and a name built in or given by two files refused.
+    pub fn read_dir(dir: &Path) -> Result<Vec<Definition>, DefinitionError> {
+        Ok(load_dir(dir)?.into_iter().map(Definition).collect())
+    }
+
+    /// The puzzle's name.
+    pub fn name(&self) -> &str {
+        self.0.name()
+    }
+
+    /// The puzzle it builds.
+    pub(crate) fn into_puzzle(self) -> Puzzle {
+        self.0
+    }
 }
 
 /// The built-in files' names, in build order (including boards not tabulated).

@@ -8,7 +8,11 @@ use crate::core::packed::RunLayout;
 /// A finite set of states numbered densely `0..size()`, with reversible moves.
 ///
 /// The breadth-first solver walks this graph backwards from the goals; because every
-/// move can be undone, "predecessor" and "successor" are the same relation.
+/// move can be undone, "predecessor" and "successor" are the same relation. An
+/// implementation must keep that promise (`b` is among `a`'s neighbours exactly when `a`
+/// is among `b`'s), and give the same answers however often and from however many
+/// threads it is asked: `verify` re-derives every stored distance from these moves.
+#[warn(missing_docs)]
 pub trait StateSpace: Sync {
     /// Number of ranks. Ranks that are not states of the puzzle are simply never reached.
     fn size(&self) -> u64;
@@ -47,24 +51,39 @@ pub trait StateSpace: Sync {
     }
 }
 
-/// Why a piece of text is not a state of a puzzle.
+/// Why a piece of text is not a state of a puzzle: `query` and the readers give it as
+/// their refusal's one line.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[warn(missing_docs)]
 pub enum StateError {
     /// The text does not describe an arrangement (length, characters, counts).
     #[error("malformed state {text:?}: {reason}")]
-    Malformed { text: String, reason: String },
+    Malformed {
+        /// The text given.
+        text: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A well-formed arrangement that can never reach the goal.
     #[error("state {text:?} cannot be solved: {reason}")]
-    Unsolvable { text: String, reason: String },
+    Unsolvable {
+        /// The text given.
+        text: String,
+        /// Why no move sequence reaches the goal.
+        reason: String,
+    },
 }
 
+#[warn(missing_docs)]
 impl StateError {
+    /// [`StateError::Malformed`]: `text` is no arrangement, for `reason`.
     pub fn malformed(text: &str, reason: impl Into<String>) -> Self {
         StateError::Malformed {
             text: text.to_string(),
             reason: reason.into(),
         }
     }
+    /// [`StateError::Unsolvable`]: `text` never reaches the goal, for `reason`.
     pub fn unsolvable(text: &str, reason: impl Into<String>) -> Self {
         StateError::Unsolvable {
             text: text.to_string(),
@@ -75,13 +94,20 @@ impl StateError {
 
 /// A puzzle whose positions form a [`StateSpace`]: a definition, not a code path. The
 /// shared solver (breadth-first search) and store handle every such puzzle the same way.
+///
+/// `format` and `parse` are each other's inverse on the ranks of states (`parse(&format(r))
+/// == Ok(r)`), so a stored row's key and its notation are one rule.
+#[warn(missing_docs)]
 pub trait GraphPuzzle: StateSpace + Send {
     /// Identifier used on the command line and in the database (`eight`).
     fn name(&self) -> &str;
     /// Family name stored in the database (`sliding`, `tokens`, ...).
     fn family(&self) -> &str;
     /// The full definition as JSON (cells, adjacency, goal, notation), stored verbatim
-    /// and hashed to decide whether a stored table is still current.
+    /// and hashed to decide whether a stored table is still current. It holds `spec`, the
+    /// definition's keys, from which a reader of the file rebuilds the puzzle, and
+    /// `layout`, `{"cells": [[x, y], ...], "edges": [[a, b], ...]}` in the order of the
+    /// notation's cells, which the page and the terminal draw.
     fn definition(&self) -> serde_json::Value;
     /// The notation of the state with this rank.
     fn format(&self, rank: u64) -> String;
@@ -92,8 +118,10 @@ pub trait GraphPuzzle: StateSpace + Send {
         None
     }
     /// The packed distance layout for this rank space, if it has one: blocks of
-    /// consecutive ranks whose runs are paths in a bipartite move graph (see
-    /// [`crate::core::packed`]). Large spaces with a layout are stored packed.
+    /// consecutive ranks whose runs are paths in a bipartite move graph (the `run-steps`
+    /// layout of the file format). Large spaces with a layout are stored packed. `None`
+    /// (the default) for a puzzle without one: it is stored as rows, or as two-bit
+    /// distances above 2^22 ranks.
     fn packing(&self) -> Option<RunLayout> {
         None
     }
@@ -105,7 +133,8 @@ pub trait GraphPuzzle: StateSpace + Send {
         None
     }
     /// What the definition asks of the storage: packed or two-bit distances even below
-    /// the sizes that get them (see [`crate::core::format::graph_storage`]).
+    /// the sizes that get them (the file format's storage rule). The default asks
+    /// nothing: the size decides.
     fn storage_asked(&self) -> crate::core::format::GraphAsk {
         crate::core::format::GraphAsk::BySize
     }

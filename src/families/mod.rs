@@ -202,3 +202,33 @@ pub struct Family {
     pub keys: &'static [&'static str],
     pub build: fn(&Spec) -> Result<Puzzle, Problem>,
 }
+
+/// A family of move puzzles defined outside this crate, which a program adds to the
+/// registry at run time (`puzzlebase::register_family`). From
+/// then on, in that program, a definition naming the family (a user's file, a file's
+/// stored definition) builds its puzzle wherever a built-in family's would: `generate`,
+/// `query` and the other answers, `verify`, the server.
+///
+/// A family outside the crate is a move graph: the breadth-first solver, the store,
+/// `verify` and the answers handle every [`GraphPuzzle`] with no code of its own, while
+/// the other kinds of puzzle (peg boards, enumerations, puzzles answered by search) each
+/// need their own arm in the layers' dispatch.
+#[derive(Clone, Copy)]
+#[warn(missing_docs)]
+pub struct GraphFamily {
+    /// The family's name, as definitions give it in their `family` key: 1 to 64
+    /// lower-case letters, digits or '-', and none of the built-in families' names.
+    pub name: &'static str,
+    /// The keys the family reads besides `name` and `family`: shared ones, which are
+    /// fields of [`Spec`] (`start`, `goal`, `rows`, ...), and its own, which it reads with
+    /// [`Spec::own_keys`]. A definition with any other key is refused, naming the key,
+    /// before `build` is called.
+    pub keys: &'static [&'static str],
+    /// Checks a definition and builds its puzzle; a problem names the key at fault, and
+    /// a definition file's refusal then points at that key's line. The puzzle must name
+    /// itself ([`GraphPuzzle::name`]) and its family ([`GraphPuzzle::family`]) as the
+    /// spec does, and its [`GraphPuzzle::definition`] must hold the spec under `"spec"`
+    /// (`serde_json::to_value(spec)`), from which a file's reader rebuilds it: the
+    /// registry refuses a puzzle that does not.
+    pub build: fn(&Spec) -> Result<Box<dyn GraphPuzzle>, Problem>,
+}

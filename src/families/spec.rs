@@ -44,19 +44,21 @@ impl MoveRule {
 }
 
 /// A definition file: the keys the built-in families share, each a field, and any other
-/// key in [`Spec::own`], which the family that reads it deserialises ([`Spec::own_keys`]);
-/// [`build`](crate::families::registry::build) checks which apply, so a key no family
-/// reads is refused there with the keys the family does read. Serialised (without
-/// absent keys) into the stored definition as `spec`.
+/// key in [`Spec::own`], which the family that reads it deserialises ([`Spec::own_keys`]).
+/// Before a family builds a puzzle, the keys that apply to it are checked (its list of
+/// keys), so a key no family reads is refused with the keys the family does read.
+/// Serialised (without absent keys) into the stored definition as `spec`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[warn(missing_docs)]
 pub struct Spec {
     /// Identifier on the command line and in the database: lower-case letters, digits, `-`.
     pub name: String,
-    /// The family (see [`crate::families::registry::FAMILIES`]).
+    /// The family: a built-in one's name or one a program registered.
     pub family: String,
     /// Grid size (sliding, tokens, tour): cells row-major, at `[column, row]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows: Option<usize>,
+    /// Grid size: the number of columns (see `rows`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cols: Option<usize>,
     /// Coordinates `[x, y]` of each cell, hole or position, in index order.
@@ -74,8 +76,10 @@ pub struct Spec {
     /// Tour boards: cells `[row, column]` of the rectangle that are not squares.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub missing: Option<Vec<[usize; 2]>>,
+    /// The start position, in the puzzle's notation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<String>,
+    /// The goal position, in the puzzle's notation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goal: Option<String>,
     /// Oshidori: the number of cells (checked against the start).
@@ -90,8 +94,10 @@ pub struct Spec {
     /// Peg with a mask: jump directions `[row step, column step]` (default orthogonal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub directions: Option<Vec<[i64; 2]>>,
+    /// Peg: the hole empty at the start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_hole: Option<usize>,
+    /// Peg: the hole of the last peg.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_hole: Option<usize>,
     /// Peg: whether `generate` builds the table (default true).
@@ -122,17 +128,18 @@ pub struct Spec {
     pub default_partition: Option<String>,
     /// Every other key, for the family that reads it: a family of its own keys
     /// (permutation puzzles, Lights Out, Hanoi, a family defined outside this crate)
-    /// declares them in [`crate::families::Family::keys`] and reads them with
-    /// [`Spec::own_keys`]. (A flattened map: serde cannot combine `flatten` with
-    /// `deny_unknown_fields`, so [`common`] refuses what no family reads.)
+    /// declares them in its list of keys and reads them with [`Spec::own_keys`]. (A
+    /// flattened map: serde cannot combine `flatten` with `deny_unknown_fields`, so the
+    /// common checks refuse what no family reads.)
     #[serde(flatten)]
     pub own: BTreeMap<String, Value>,
 }
 
+#[warn(missing_docs)]
 impl Spec {
     /// The family's own keys ([`Spec::own`]) as its type `T`, which should deny unknown
     /// fields; a key of the wrong type is a [`Problem`] naming the key where serde says
-    /// which, else the first own key.
+    /// which, else the first own key. `keys` is the family's list of keys.
     pub fn own_keys<T: serde::de::DeserializeOwned>(
         &self,
         keys: &'static [&'static str],
@@ -155,12 +162,24 @@ impl Spec {
     }
 }
 
-/// A problem with one key of a spec; [`load`](crate::catalog::load) turns it into a line of the file.
+/// A problem with one key of a spec: a definition file's refusal names the file and that
+/// key's line (`FILE:LINE: MESSAGE`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{key}: {message}")]
+#[warn(missing_docs)]
 pub struct Problem {
+    /// The key at fault (`name` for the definition as a whole).
     pub key: std::borrow::Cow<'static, str>,
+    /// What is wrong, one line.
     pub message: String,
+}
+
+#[warn(missing_docs)]
+impl Problem {
+    /// The problem `message` with the key `key`.
+    pub fn new(key: impl Into<std::borrow::Cow<'static, str>>, message: impl Into<String>) -> Self {
+        problem(key, message)
+    }
 }
 
 pub(crate) fn problem(
@@ -252,7 +271,7 @@ pub(crate) fn common(spec: &Spec, keys: &[&str]) -> Result<(), Problem> {
         ));
     }
     if let Some(key) = spec.own.keys().find(|k| !keys.contains(&k.as_str())) {
-        let known = crate::families::registry::family(&spec.family).is_some();
+        let known = crate::families::registry::is_family(&spec.family);
         return Err(problem(
             key.clone(),
             if known {

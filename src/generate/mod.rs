@@ -19,7 +19,7 @@ use std::time::Instant;
 use thiserror::Error;
 
 use crate::catalog::identity::definition_hash;
-use crate::catalog::{self, identity};
+use crate::catalog::{self, Definition, identity};
 use crate::core::memory;
 use crate::core::progress::Progress;
 use crate::families::Puzzle;
@@ -138,8 +138,11 @@ pub struct Summary {
 /// Receives progress and results as the run goes.
 #[warn(missing_docs)]
 pub trait Observer: Sync {
-    /// Progress sink for the computation of one puzzle.
-    fn progress(&self, puzzle: &str) -> Box<dyn Progress + '_>;
+    /// Progress sink for the computation of one puzzle. The default reports nothing, so
+    /// an observer that only wants the results implements [`Observer::done`] alone.
+    fn progress(&self, _puzzle: &str) -> Box<dyn Progress + '_> {
+        Box::new(crate::core::progress::Silent)
+    }
     /// A puzzle is finished (computed or reused).
     fn done(&self, summary: &Summary);
     /// A puzzle of the new file passed [`crate::verify`] (only with
@@ -222,6 +225,25 @@ pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>>
 #[warn(missing_docs)]
 pub fn generate_and_verify(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>> {
     generate_with(opts, Vec::new(), true, observer)
+}
+
+/// [`generate`] (or, with `verify`, [`generate_and_verify`]) with users' puzzles besides
+/// the built-in ones, as `generate --definitions DIR` runs: each [`Definition`] (read
+/// from files or from a TOML text made in code) is built unless its stored table is
+/// current, and the users' puzzles the file already holds are carried over. Two
+/// definitions of one name are refused ([`GenerateError::Clash`]).
+#[warn(missing_docs)]
+pub fn generate_definitions(
+    opts: &Options,
+    definitions: Vec<Definition>,
+    verify: bool,
+    observer: &dyn Observer,
+) -> Result<Vec<Summary>> {
+    let extra = definitions
+        .into_iter()
+        .map(Definition::into_puzzle)
+        .collect();
+    generate_with(opts, extra, verify, observer)
 }
 
 /// Runs the job with users' puzzles (`--definitions`) besides the built-in ones, verifying

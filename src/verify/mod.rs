@@ -190,7 +190,7 @@ pub fn verify_conn_with(
     for name in only {
         // A `puzzles` row that cannot be read is damage, reported as such, not a name the
         // user mistyped.
-        if known(conn, name).map_err(sql)?.is_none() {
+        if let Err(catalog::LookupError::Unknown) = known(conn, name).map_err(sql)? {
             let held = audit::puzzle_names(conn).ok();
             return Err(VerifyError::UnknownPuzzle {
                 name: name.clone(),
@@ -254,8 +254,16 @@ pub fn verify_conn_with(
 /// storage and whether it stores counts.
 fn row_facts(conn: &Reader, name: &str) -> Check<(Puzzle, PuzzleInfo, Storage, bool)> {
     // A built-in puzzle's rules come from the binary; a user's from its stored definition.
-    let Ok(Some(p)) = known(conn, name) else {
-        return bad("not a puzzle this build knows or can rebuild from its stored definition");
+    let p = match known(conn, name) {
+        Ok(Ok(p)) => p,
+        // Its own reason: a family this program does not know (one defined outside the
+        // crate, say) is named, not taken for damage.
+        Ok(Err(catalog::LookupError::BadDefinition(why))) => {
+            return bad(format!("its stored definition cannot be used: {why}"));
+        }
+        _ => {
+            return bad("not a puzzle this build knows or can rebuild from its stored definition");
+        }
     };
     let info = match store::puzzle(conn, name) {
         Ok(Some(info)) => info,
@@ -348,9 +356,12 @@ fn checksum(conn: &Reader, path: &Path, info: &PuzzleInfo) -> Check<()> {
 }
 
 /// The puzzle `name` as the file holds it: built in, or rebuilt from the definition
-/// stored with it ([`catalog::lookup`], the rule `query` follows too); `None` when it is
+/// stored with it ([`catalog::lookup`], the rule `query` follows too), or why it is
 /// neither. A row that cannot be read is an error, not an unknown name.
-fn known(conn: &Reader, name: &str) -> store::Sql<Option<Puzzle>> {
+fn known(conn: &Reader, name: &str) -> store::Sql<Result<Puzzle, catalog::LookupError>> {
     let stored = store::puzzle(conn, name)?;
-    Ok(catalog::lookup(name, stored.as_ref().map(|i| i.definition.as_str())).ok())
+    Ok(catalog::lookup(
+        name,
+        stored.as_ref().map(|i| i.definition.as_str()),
+    ))
 }
