@@ -13,10 +13,10 @@ use crate::serve::{start_server, start_server_with};
 use crate::util::shared_db;
 
 /// A response: status, header lines (lower-cased names), body.
-struct Reply {
-    status: u16,
+pub(crate) struct Reply {
+    pub(crate) status: u16,
     headers: Vec<(String, String)>,
-    body: Vec<u8>,
+    pub(crate) body: Vec<u8>,
 }
 
 impl Reply {
@@ -26,12 +26,17 @@ impl Reply {
             .map(|(_, v)| v.as_str())
     }
 
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap()
     }
 }
 
-fn request(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)]) -> Reply {
+pub(crate) fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> Reply {
     let mut s = TcpStream::connect(addr).unwrap();
     let mut req = format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n");
     for (n, v) in headers {

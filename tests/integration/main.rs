@@ -8,6 +8,7 @@ mod damage;
 mod definitions;
 mod distributed;
 mod english33;
+mod external;
 mod fifteen;
 mod flips;
 mod fourteen;
