@@ -270,19 +270,16 @@ pub(crate) fn common(spec: &Spec, keys: &[&str]) -> Result<(), Problem> {
             format!("the coordinates of cell {i} are not finite numbers"),
         ));
     }
+    // The family is known: its own build (chosen by `spec.family`) calls this with its
+    // keys, so the registry need not be asked.
     if let Some(key) = spec.own.keys().find(|k| !keys.contains(&k.as_str())) {
-        let known = crate::families::registry::is_family(&spec.family);
         return Err(problem(
             key.clone(),
-            if known {
-                format!(
-                    "unknown key `{key}`: the {} family reads: {}",
-                    spec.family,
-                    keys.join(", ")
-                )
-            } else {
-                format!("unknown key `{key}`")
-            },
+            format!(
+                "unknown key `{key}`: the {} family reads: {}",
+                spec.family,
+                keys.join(", ")
+            ),
         ));
     }
     if let Some((key, _)) = present.iter().find(|(k, p)| *p && !keys.contains(k)) {
