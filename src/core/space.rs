@@ -120,8 +120,8 @@ pub trait GraphPuzzle: StateSpace + Send {
     /// The packed distance layout for this rank space, if it has one: blocks of
     /// consecutive ranks whose runs are paths in a bipartite move graph (the `run-steps`
     /// layout of the file format). Large spaces with a layout are stored packed. `None`
-    /// (the default) for a puzzle without one: it is stored as rows, or as two-bit
-    /// distances above 2^22 ranks.
+    /// (the default) for a puzzle without one: it is stored a row per position (up to
+    /// 2^26 ranks), or as two-bit distances (above 2^31 ranks, or when asked).
     fn packing(&self) -> Option<RunLayout> {
         None
     }

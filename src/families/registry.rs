@@ -47,13 +47,6 @@ pub fn is_family(name: &str) -> bool {
     family(name).is_some() || registered_family(name).is_some()
 }
 
-/// The keys the family `name` reads, built in or registered.
-pub fn keys_of(name: &str) -> Option<&'static [&'static str]> {
-    family(name)
-        .map(|f| f.keys)
-        .or_else(|| registered_family(name).map(|f| f.keys))
-}
-
 /// The families' names, for messages: `sliding, tokens, ...`, then the registered ones.
 pub fn family_names() -> String {
     let registered = registered();
