@@ -125,6 +125,31 @@ def mirrored(state, rows):
     return "".join(out)
 
 
+def outside_family(tmp):
+    """A puzzle of a family defined outside puzzlebase (examples/pancake, docs/library.md),
+    in a file the example program writes: the extension, built without that family,
+    refuses it with query's line naming the family; its rows stay plain SQL. The program
+    is the debug build beside PUZZLEBASE (`cargo test` builds it)."""
+    pancake = os.path.join(os.path.dirname(PB), "examples", "pancake")
+    if not os.path.exists(pancake):
+        print(f"skipped: a family outside puzzlebase ({pancake} is not built: "
+              "cargo build --example pancake)")
+        return
+    db = os.path.join(tmp, "pancakes.sqlite")
+    subprocess.run([pancake, "4", db], check=True, capture_output=True)
+    _, line = query(db, "--puzzle", "pancakes-4", "--state", "2413")
+    if not line or '"pancake"' not in line:
+        fail(f"query on a family outside puzzlebase: {line!r}")
+    same_error(db, "pancakes-4", "2413")
+    # MathWorld, "Pancake Sorting": (2,4,1,3) is one of the three stacks of four that
+    # need the maximum of four flips.
+    rows = plain(db, "SELECT distance FROM positions WHERE puzzle = 'pancakes-4' "
+                     "AND state = '2413'")
+    if rows != [{"distance": 4}]:
+        fail(f"pancakes-4 2413 by plain SQL: {rows}")
+    ok("pancakes-4 2413: 4 flips by plain SQL, without the family")
+
+
 def main(tmp):
     db = os.path.join(tmp, "p.sqlite")
     defs = os.path.join(tmp, "defs")
@@ -193,6 +218,7 @@ def main(tmp):
     same_error(db, "nosuch", "1")
     same_error(db, "eight", "1" * 5000)  # its middle left out, as query prints it
     same_error(db, "magic-triangle", "123456789")
+    outside_family(tmp)
 
     # Moves: best first, each with the distance its position has.
     for puzzle, state in [("eight", "867254301"), ("english33", longest(db, "english33")[0]),
