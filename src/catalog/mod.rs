@@ -69,6 +69,16 @@ const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../data/puzzles/knight-tour-6x6.toml"),
     ),
     ("fifteen", include_str!("../../data/puzzles/fifteen.toml")),
+    (
+        "lights-out-3",
+        include_str!("../../data/puzzles/lights-out-3.toml"),
+    ),
+    (
+        "lights-out-5",
+        include_str!("../../data/puzzles/lights-out-5.toml"),
+    ),
+    ("hanoi-3", include_str!("../../data/puzzles/hanoi-3.toml")),
+    ("hanoi-4", include_str!("../../data/puzzles/hanoi-4.toml")),
 ];
 
 /// A definition that cannot be used: the file, the line (when known) and the problem.

@@ -83,6 +83,9 @@ mod tests {
             let n = if let Some(g) = p.as_graph() {
                 match g.family() {
                     "sliding" => def["adjacency"].as_array().unwrap().len(),
+                    // A light per cell; a place per peg (the discs are drawn on them).
+                    "lights" => def["cells"].as_u64().unwrap() as usize,
+                    "hanoi" => def["pegs"].as_u64().unwrap() as usize,
                     _ if p.name() == "knight-swap" => 12,
                     _ => 8,
                 }

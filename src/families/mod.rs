@@ -4,7 +4,9 @@
 //! is a built puzzle, by the kind of solver that handles it.
 
 pub mod fifteen;
+pub mod hanoi;
 pub mod layout;
+pub mod lights;
 pub mod magic;
 pub mod oshidori;
 pub mod peg;
