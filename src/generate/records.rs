@@ -175,9 +175,9 @@ fn two_bit_graph<'a>(
     let max = u8::try_from(levels.len() - 1)
         .ok()
         .filter(|&m| m < UNREACHED)
-        .ok_or(BackendError::Search(crate::solvers::bfs::SolveError::TooDeep {
-            max: UNREACHED - 1,
-        }))?;
+        .ok_or(BackendError::Search(
+            crate::solvers::bfs::SolveError::TooDeep { max: UNREACHED - 1 },
+        ))?;
     Ok(PuzzleRecord {
         storage: Storage::Packed,
         counts: false,

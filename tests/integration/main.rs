@@ -15,6 +15,7 @@ mod hardened;
 mod hostile;
 mod http;
 mod layers;
+mod lights_hanoi;
 mod newcomer;
 mod nightly;
 mod others;

@@ -24,6 +24,7 @@ pub const LIGHT: &[&str] = &[
     "magic-triangle",
     "knight-tour",
     "knight-tour-6x6",
+    "lights-out-3",
 ];
 
 /// The tests' small packed tables with solution counts: `eight` and `nine` asked for

@@ -265,7 +265,10 @@ mod tests {
             assert_eq!(h4.parse(&h4.format(r)), Ok(r));
         }
         for bad in ["", "AA", "AAAA", "AAD", "A1A"] {
-            assert!(matches!(h.parse(bad), Err(StateError::Malformed { .. })), "{bad}");
+            assert!(
+                matches!(h.parse(bad), Err(StateError::Malformed { .. })),
+                "{bad}"
+            );
         }
     }
 

@@ -29,9 +29,12 @@ pub fn hanoi(spec: &Spec) -> Result<Hanoi, Problem> {
     let pegs = keys
         .pegs
         .ok_or_else(|| problem("pegs", "missing key `pegs` (the number of pegs, 3 or more)"))?;
-    let discs = keys
-        .discs
-        .ok_or_else(|| problem("discs", "missing key `discs` (the number of discs, 1 or more)"))?;
+    let discs = keys.discs.ok_or_else(|| {
+        problem(
+            "discs",
+            "missing key `discs` (the number of discs, 1 or more)",
+        )
+    })?;
     if !(3..=MAX_PEGS as i64).contains(&pegs) {
         return Err(problem(
             "pegs",
@@ -73,10 +76,14 @@ pub fn hanoi(spec: &Spec) -> Result<Hanoi, Problem> {
     let source = crate::families::spec::source(spec, coords, &adjacency);
     let mut h = Hanoi::new(&spec.name, pegs, discs, asked, source);
     if let Some(start) = &spec.start {
-        h = h.with_start(start).map_err(|e| problem("start", e.to_string()))?;
+        h = h
+            .with_start(start)
+            .map_err(|e| problem("start", e.to_string()))?;
     }
     if let Some(goal) = &spec.goal {
-        h = h.with_goal(goal).map_err(|e| problem("goal", e.to_string()))?;
+        h = h
+            .with_goal(goal)
+            .map_err(|e| problem("goal", e.to_string()))?;
     }
     Ok(h)
 }

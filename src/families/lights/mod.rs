@@ -133,8 +133,7 @@ impl Span {
 
     /// The rank of position `x` (its pivot lights), or `None` when `x` is outside the span.
     pub fn rank(&self, x: u64) -> Option<u64> {
-        let rank = (self.pivots.iter().enumerate())
-            .fold(0u64, |r, (j, &p)| r | (x >> p & 1) << j);
+        let rank = (self.pivots.iter().enumerate()).fold(0u64, |r, (j, &p)| r | (x >> p & 1) << j);
         (self.position(rank) == x).then_some(rank)
     }
 
@@ -252,10 +251,7 @@ impl Lights {
     /// The press that leads from `from` to `to`, as its cells.
     fn press(&self, from: u64, to: u64) -> Option<&[usize]> {
         let d = from ^ to;
-        self.moves
-            .iter()
-            .find(|m| m.0 == d)
-            .map(|m| m.1.as_slice())
+        self.moves.iter().find(|m| m.0 == d).map(|m| m.1.as_slice())
     }
 }
 
@@ -374,7 +370,11 @@ mod tests {
         // (1998) 300-303: the 5x5 press matrix has rank 23, so 2^23 positions solvable.
         for n in 1..=6 {
             let s = Span::grid(n, n);
-            assert_eq!(s.dimension() == s.cells, [1, 2, 3, 6].contains(&n), "{n}x{n}");
+            assert_eq!(
+                s.dimension() == s.cells,
+                [1, 2, 3, 6].contains(&n),
+                "{n}x{n}"
+            );
             assert_eq!(s.quiet.len(), s.cells - s.dimension());
             for q in &s.quiet {
                 let x = (0..s.cells)
@@ -422,7 +422,10 @@ mod tests {
             Err(StateError::Unsolvable { .. })
         ));
         for bad in ["", "0101", &"2".repeat(25), &"1".repeat(26)] {
-            assert!(matches!(l.parse(bad), Err(StateError::Malformed { .. })), "{bad}");
+            assert!(
+                matches!(l.parse(bad), Err(StateError::Malformed { .. })),
+                "{bad}"
+            );
         }
         // Rows may be written apart.
         assert_eq!(l.parse("11111 11111\n11111 11111 11111"), Ok(l.start));

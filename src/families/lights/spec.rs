@@ -24,7 +24,9 @@ pub fn lights(spec: &Spec) -> Result<Lights, Problem> {
         ));
     }
     let span = super::Span::grid(rows, cols);
-    let size = 1u64.checked_shl(span.dimension() as u32).filter(|_| span.dimension() < 64);
+    let size = 1u64
+        .checked_shl(span.dimension() as u32)
+        .filter(|_| span.dimension() < 64);
     // Above the line for a row per position the distances are two-bit codes: a row
     // per position would be tens of bytes each, and the counts of shortest press
     // orders (the distance's factorial times the fewest press sets) say little.
