@@ -21,7 +21,7 @@ use crate::util::{assert_clean_failure, assert_legal_path, find, generate_into, 
 /// discs, about ten seconds, is built by an ignored test).
 const BUILT: &[&str] = &["lights-out-3", "lights-out-5", "hanoi-3"];
 
-fn db() -> &'static Path {
+pub fn db() -> &'static Path {
     static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, path) = DB.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
