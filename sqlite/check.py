@@ -130,7 +130,8 @@ def main(tmp):
     defs = os.path.join(tmp, "defs")
     os.mkdir(defs)
     shutil.copy(SEARCHED, os.path.join(defs, "tiles8.toml"))
-    puzzles = ["seven", "eight", "nine", "eleven", "english33", "magic-triangle", "tiles8"]
+    puzzles = ["seven", "eight", "nine", "eleven", "english33", "magic-triangle", "tiles8",
+               "lights-out-5", "hanoi-3"]
     cmd = [PB, "generate", "--db", db, "--quiet", "--definitions", defs]
     for p in puzzles:
         cmd += ["--puzzle", p]
@@ -179,6 +180,22 @@ def main(tmp):
     if d != 1:
         fail("tiles8 and eight disagree")
     ok("tiles8 (search) and eight (table) agree")
+
+    # Lights Out (two-bit codes over the presses' span) and the Tower of Hanoi (rows),
+    # rebuilt from their stored definitions: the start, the farthest and random ranks
+    # answer as query does; a pattern no presses turn off is refused with query's line.
+    for puzzle, ranks in [("lights-out-5", 1 << 23), ("hanoi-3", 3 ** 7)]:
+        start, _ = query(db, "--puzzle", puzzle, "--start")
+        same_answer(db, puzzle, start["state"])
+        for state in longest(db, puzzle)[:4]:
+            same_answer(db, puzzle, state)
+        for _ in range(4):
+            state, e = sql(db, f"pb_unrank({lit(puzzle)}, {rng.randrange(ranks)})")
+            if e:
+                fail(f"pb_unrank {puzzle}: {e}")
+            same_answer(db, puzzle, state)
+    same_error(db, "lights-out-5", "1" + "0" * 24)
+    same_error(db, "hanoi-3", "AAAAAAD")
 
     # A peg position in any orientation; one that cannot finish is NULL.
     english = [3, 3, 7, 7, 7, 3, 3]
