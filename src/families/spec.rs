@@ -124,7 +124,7 @@ pub struct Spec {
     /// (permutation puzzles, Lights Out, Hanoi, a family defined outside this crate)
     /// declares them in [`crate::families::Family::keys`] and reads them with
     /// [`Spec::own_keys`]. (A flattened map: serde cannot combine `flatten` with
-    /// `deny_unknown_fields`, so [`common`] refuses what no family reads.)
+    /// `deny_unknown_fields`, so `common` refuses what no family reads.)
     #[serde(flatten)]
     pub own: BTreeMap<String, Value>,
 }

@@ -860,9 +860,9 @@ fn browser_lights_out_and_hanoi_by_clicking() {
             let press = |k: usize| -> String {
                 let mut b = here.as_bytes().to_vec();
                 let (r, col) = (k / 3, k % 3);
-                for j in 0..9 {
+                for (j, light) in b.iter_mut().enumerate() {
                     if r.abs_diff(j / 3) + col.abs_diff(j % 3) <= 1 {
-                        b[j] ^= b'0' ^ b'1';
+                        *light ^= b'0' ^ b'1';
                     }
                 }
                 String::from_utf8(b).unwrap()

@@ -280,10 +280,10 @@ mod tests {
             stacks[p].push(d); // largest first, so the top is last
         }
         let mut out = HashSet::new();
-        for a in 0..h.pegs {
-            let Some(&d) = stacks[a].last() else { continue };
-            for b in 0..h.pegs {
-                if b != a && stacks[b].last().is_none_or(|&t| t > d) {
+        for (a, from) in stacks.iter().enumerate() {
+            let Some(&d) = from.last() else { continue };
+            for (b, onto) in stacks.iter().enumerate() {
+                if b != a && onto.last().is_none_or(|&t| t > d) {
                     let mut nd = discs.clone();
                     nd[d] = b;
                     out.insert(nd.iter().rev().map(|&p| (b'A' + p as u8) as char).collect());
