@@ -331,3 +331,35 @@ fn the_hanoi_engine_rebuilt_from_the_file_is_the_catalogs() {
         assert_eq!(p.definition(), built.definition(), "{name}");
     }
 }
+
+#[test]
+fn a_tower_deeper_than_a_byte_is_refused_not_cut() {
+    // Eight discs on three pegs: the tower is 255 moves away, one more than a byte holds
+    // beside "unreached". Rows and two-bit codes alike refuse it when generated.
+    let dir = tempfile::tempdir().unwrap();
+    for (name, storage) in [
+        ("hanoi-8", ""),
+        ("hanoi-8-two-bit", "storage = \"two-bit\"\n"),
+    ] {
+        let defs = dir.path().join(name);
+        std::fs::create_dir(&defs).unwrap();
+        std::fs::write(
+            defs.join(format!("{name}.toml")),
+            format!("name = \"{name}\"\nfamily = \"hanoi\"\npegs = 3\ndiscs = 8\n{storage}"),
+        )
+        .unwrap();
+        let db = dir.path().join(format!("{name}.sqlite"));
+        let o = run(&[
+            "generate",
+            "-q",
+            "--db",
+            db.to_str().unwrap(),
+            "--definitions",
+            defs.to_str().unwrap(),
+            "--puzzle",
+            name,
+        ]);
+        let line = assert_clean_failure(&o, 1);
+        assert!(line.contains("distance exceeds 254 moves"), "{line}");
+    }
+}
