@@ -8,6 +8,7 @@ pub mod layout;
 pub mod magic;
 pub mod oshidori;
 pub mod peg;
+pub mod permutation;
 pub mod registry;
 pub mod sliding;
 pub mod spec;

@@ -6,7 +6,7 @@ use thiserror::Error;
 use crate::families::Family;
 use crate::families::Puzzle;
 use crate::families::spec::{Problem, Spec, problem};
-use crate::families::{magic, oshidori, peg, sliding, tokens, tour};
+use crate::families::{magic, oshidori, peg, permutation, sliding, tokens, tour};
 
 /// Every family a definition can name, in the order they are listed to users.
 pub const FAMILIES: &[Family] = &[
@@ -16,6 +16,7 @@ pub const FAMILIES: &[Family] = &[
     peg::spec::FAMILY,
     tour::spec::FAMILY,
     magic::spec::FAMILY,
+    permutation::spec::FAMILY,
 ];
 
 /// The family named `name`.
@@ -78,7 +79,15 @@ mod tests {
         let names: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
         assert_eq!(
             names,
-            ["sliding", "tokens", "oshidori", "peg", "tour", "magic"]
+            [
+                "sliding",
+                "tokens",
+                "oshidori",
+                "peg",
+                "tour",
+                "magic",
+                "permutation"
+            ]
         );
         for f in FAMILIES {
             assert_eq!(family(f.name).unwrap().keys, f.keys);
