@@ -75,15 +75,14 @@ impl Move {
     /// This move followed by `other`.
     pub fn then(&self, other: &Move, modulus: &[u8], name: String) -> Move {
         let n = self.perm.len();
-        let mut perm = vec![0u8; n];
         let mut twist = vec![0u8; n];
-        for a in 0..n {
-            let b = self.perm[a] as usize;
-            let c = other.perm[b] as usize;
-            perm[a] = c as u8;
-            let m = modulus[c].max(1);
-            twist[c] = (self.twist[b] + other.twist[c]) % m;
-        }
+        let perm = (self.perm.iter())
+            .map(|&b| {
+                let c = other.perm[b as usize] as usize;
+                twist[c] = (self.twist[b as usize] + other.twist[c]) % modulus[c].max(1);
+                c as u8
+            })
+            .collect();
         Move { name, perm, twist }
     }
 
@@ -913,7 +912,7 @@ impl GraphPuzzle for Permutation {
         let sums = self.sums(&p);
         for (o, orbit) in self.analysis.orbits.iter().enumerate() {
             let m = orbit.modulus;
-            if (sums[o] + m - self.goal_sums[o]) % m % orbit.sum_step != 0 {
+            if !((sums[o] + m - self.goal_sums[o]) % m).is_multiple_of(orbit.sum_step) {
                 return Err(StateError::unsolvable(
                     text,
                     format!(
@@ -1075,7 +1074,7 @@ mod tests {
                 let mv = p.moves().iter().find(|m| m.name == name).unwrap();
                 let mut to = from;
                 p.apply(mv, &from, &mut to);
-                let mut expected = vec![' '; 24];
+                let mut expected = [' '; 24];
                 for (i, &j) in sperm.iter().enumerate() {
                     expected[j] = before[i];
                 }
