@@ -131,7 +131,7 @@ def main(tmp):
     os.mkdir(defs)
     shutil.copy(SEARCHED, os.path.join(defs, "tiles8.toml"))
     puzzles = ["seven", "eight", "nine", "eleven", "english33", "magic-triangle", "tiles8",
-               "lights-out-5", "hanoi-3"]
+               "lights-out-5", "hanoi-3", "cube2"]
     cmd = [PB, "generate", "--db", db, "--quiet", "--definitions", defs]
     for p in puzzles:
         cmd += ["--puzzle", p]
@@ -202,6 +202,18 @@ def main(tmp):
     for state in longest(db, "english33"):
         same_answer(db, "english33", mirrored(state, english))
     same_answer(db, "english33", "1" * 32 + "0")
+
+    # A permutation puzzle (the pocket cube, rows), rebuilt from its stored definition:
+    # R then U from solved is two face turns; the antipodes answer as query does; a plain
+    # SELECT reads its rows; a corner twisted in place is refused with query's line.
+    for state in ["UUFFUBRRRRFDDBDBFDLLLLUB"] + longest(db, "cube2"):
+        same_answer(db, "cube2", state)
+    rows = plain(db, "SELECT distance FROM positions WHERE puzzle = 'cube2' "
+                     "AND state = 'UUFFUBRRRRFDDBDBFDLLLLUB'")
+    if rows != [{"distance": 2}]:
+        fail(f"plain SELECT cube2: {rows}")
+    ok("plain SELECT cube2 UUFFUBRRRRFDDBDBFDLLLLUB: distance 2")
+    same_error(db, "cube2", "UUUFURRRFRFFDDDDLLLLBBBB")
 
     # Refusals carry query's line.
     same_error(db, "eleven", "2,1,3,4,5,6,7,8,9,10,11,0")

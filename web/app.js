@@ -204,7 +204,7 @@ function drawPosition() {
   svg.innerHTML = "";
   if (family() === "hanoi") { drawHanoi(svg, a); return; }
   const layout = p.layout;
-  const at = frame(svg, layout.cells, UNIT * 0.7);
+  const at = frame(svg, framedCells(layout), UNIT * 0.7);
   // At most its own size (and 640 px); narrower on a narrow screen (the style sheet).
   svg.style.maxWidth = Math.min(svg.viewBox.baseVal.width, 640) + "px";
   const cells = cellsOf(a.state);
@@ -313,9 +313,53 @@ function drawCell(g, fam, v, i) {
     const on = v === "1";
     el("rect", { class: on ? "light on" : "light", x: -r, y: -r, width: 2 * r, height: 2 * r, rx: 8,
                  fill: on ? "#ffeb3b" : "#37474f", stroke: on ? "#f9a825" : "#263238", "stroke-width": 2 }, g);
+  } else if (fam === "permutation") {
+    drawPermutationCell(g, v, i);
   } else if (fam === "tour") {
     el("rect", { x: -UNIT / 2, y: -UNIT / 2, width: UNIT, height: UNIT, fill: "none", stroke: "#bbb" }, g);
     el("text", { "text-anchor": "middle", y: UNIT * 0.38, "font-size": 10, fill: "#999" }, g, String(i));
+  }
+}
+
+// Permutation puzzles say how they are drawn (the definition's `drawing`): a cube's
+// stickers as squares coloured by face, a pancake stack as bars as wide as the
+// pancakes, TopSpin's tokens as discs on their track, other pieces as numbered tiles.
+function permutationDrawing() {
+  const spec = app.puzzle.definition && app.puzzle.definition.spec;
+  return (spec && spec.drawing) || (spec && spec.faces ? "stickers" : "cells");
+}
+
+const STICKER_COLOURS = { U: "#fafafa", R: "#d32f2f", F: "#2e7d32", D: "#fdd835", L: "#ef6c00", B: "#1565c0" };
+const OTHER_COLOURS = ["#8e24aa", "#00897b", "#6d4c41", "#c2185b", "#546e7a", "#7cb342"];
+
+function stickerColour(v) {
+  if (STICKER_COLOURS[v]) return STICKER_COLOURS[v];
+  return OTHER_COLOURS[v.charCodeAt(0) % OTHER_COLOURS.length];
+}
+
+// The cells the board is framed around: a stack's bars reach two cells either side.
+function framedCells(layout) {
+  if (family() !== "permutation" || permutationDrawing() !== "stack") return layout.cells;
+  const [x, y] = layout.cells[0];
+  return layout.cells.concat([[x - 2, y], [x + 2, y]]);
+}
+
+function drawPermutationCell(g, v, i) {
+  const drawing = permutationDrawing(), r = UNIT * 0.4;
+  if (drawing === "stickers") {
+    el("rect", { class: "sticker", x: -UNIT * 0.46, y: -UNIT * 0.46, width: UNIT * 0.92, height: UNIT * 0.92,
+                 rx: 6, fill: stickerColour(v), stroke: "#212121", "stroke-width": 2, "data-face": v }, g);
+  } else if (drawing === "stack") {
+    const n = app.puzzle.layout.cells.length, w = UNIT * (1 + 3 * (Number(v) + 1) / n);
+    el("rect", { class: "pancake", x: -w / 2, y: -UNIT * 0.32, width: w, height: UNIT * 0.64, rx: UNIT * 0.3,
+                 fill: "#e0a96d", stroke: "#8d5524", "stroke-width": 2 }, g);
+    el("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 18, fill: "#3e2723" }, g, v);
+  } else if (drawing === "ring") {
+    el("circle", { class: "token", r: r * 0.9, fill: "#ffe082", stroke: "#6d4c41", "stroke-width": 2 }, g);
+    el("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 22, fill: "#3e2723" }, g, v);
+  } else {
+    el("rect", { x: -r, y: -r, width: 2 * r, height: 2 * r, rx: 8, fill: "#c5e1a5", stroke: "#558b2f", "stroke-width": 2 }, g);
+    el("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 22, fill: "#1b5e20" }, g, v);
   }
 }
 

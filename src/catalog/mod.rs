@@ -79,6 +79,44 @@ const BUILTIN: &[(&str, &str)] = &[
     ),
     ("hanoi-3", include_str!("../../data/puzzles/hanoi-3.toml")),
     ("hanoi-4", include_str!("../../data/puzzles/hanoi-4.toml")),
+    ("cube2", include_str!("../../data/puzzles/cube2.toml")),
+    (
+        "cube2-qtm",
+        include_str!("../../data/puzzles/cube2-qtm.toml"),
+    ),
+    (
+        "pancake-3",
+        include_str!("../../data/puzzles/pancake-3.toml"),
+    ),
+    (
+        "pancake-4",
+        include_str!("../../data/puzzles/pancake-4.toml"),
+    ),
+    (
+        "pancake-5",
+        include_str!("../../data/puzzles/pancake-5.toml"),
+    ),
+    (
+        "pancake-6",
+        include_str!("../../data/puzzles/pancake-6.toml"),
+    ),
+    (
+        "pancake-7",
+        include_str!("../../data/puzzles/pancake-7.toml"),
+    ),
+    (
+        "pancake-8",
+        include_str!("../../data/puzzles/pancake-8.toml"),
+    ),
+    (
+        "pancake-9",
+        include_str!("../../data/puzzles/pancake-9.toml"),
+    ),
+    (
+        "pancake-10",
+        include_str!("../../data/puzzles/pancake-10.toml"),
+    ),
+    ("topspin", include_str!("../../data/puzzles/topspin.toml")),
 ];
 
 /// A definition that cannot be used: the file, the line (when known) and the problem.

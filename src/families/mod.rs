@@ -10,6 +10,7 @@ pub mod lights;
 pub mod magic;
 pub mod oshidori;
 pub mod peg;
+pub mod permutation;
 pub mod registry;
 pub mod sliding;
 pub mod spec;

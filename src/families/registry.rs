@@ -6,7 +6,7 @@ use thiserror::Error;
 use crate::families::Family;
 use crate::families::Puzzle;
 use crate::families::spec::{Problem, Spec, problem};
-use crate::families::{hanoi, lights, magic, oshidori, peg, sliding, tokens, tour};
+use crate::families::{hanoi, lights, magic, oshidori, peg, permutation, sliding, tokens, tour};
 
 /// Every family a definition can name, in the order they are listed to users.
 pub const FAMILIES: &[Family] = &[
@@ -18,6 +18,7 @@ pub const FAMILIES: &[Family] = &[
     magic::spec::FAMILY,
     lights::spec::FAMILY,
     hanoi::spec::FAMILY,
+    permutation::spec::FAMILY,
 ];
 
 /// The family named `name`.
@@ -81,7 +82,15 @@ mod tests {
         assert_eq!(
             names,
             [
-                "sliding", "tokens", "oshidori", "peg", "tour", "magic", "lights", "hanoi"
+                "sliding",
+                "tokens",
+                "oshidori",
+                "peg",
+                "tour",
+                "magic",
+                "lights",
+                "hanoi",
+                "permutation"
             ]
         );
         for f in FAMILIES {

@@ -907,3 +907,42 @@ fn browser_lights_out_and_hanoi_by_clicking() {
         );
     });
 }
+
+/// The permutation puzzles' pages draw their own pictures: the pocket cube as a net of
+/// 24 stickers coloured by face (four of each colour when solved), the pancake stack as
+/// bars, TopSpin as discs on a track; the moves are listed by name.
+#[test]
+#[ignore = "needs chromium and chromium-driver; run by .ci/run"]
+fn browser_permutation_puzzles_draw_a_cube_a_stack_and_a_ring() {
+    let Some(d) = driver() else { return };
+    let addr = start_server(crate::permutation::permutation_db());
+    with_session(&d, move |c| async move {
+        for (hash, selector, count) in [
+            ("#/cube2/UUUURRRRFFFFDDDDLLLLBBBB", "rect.sticker", 24u64),
+            (
+                "#/cube2/UUUURRRRFFFFDDDDLLLLBBBB",
+                "rect.sticker[data-face=\"F\"]",
+                4,
+            ),
+            ("#/pancake-6/2,0,1,5,4,3", "rect.pancake", 6),
+            ("#/topspin/0,1,2,3,4,5,6,7,8,9", "circle.token", 10),
+        ] {
+            open(&c, addr, hash).await;
+            let script = format!("return document.querySelectorAll('#board {selector}').length;");
+            wait_until(&format!("{hash}: {count} of {selector}"), || async {
+                js(&c, &script).await.as_u64().unwrap_or(0) == count
+            })
+            .await;
+        }
+        open(&c, addr, "#/cube2/UUUURRRRFFFFDDDDLLLLBBBB").await;
+        wait_until("the cube's nine named moves", || async {
+            js(&c, "return [...document.querySelectorAll('#moves .what')].map(e => e.textContent).sort().join(' ');")
+                .await
+                .as_str()
+                .unwrap_or("")
+                == "F F' F2 R R' R2 U U' U2"
+        })
+        .await;
+        screenshot_board(&c, "cube2").await;
+    });
+}

@@ -406,7 +406,7 @@ fn check_definition_reports_the_plan() {
 }
 
 /// Every malformed fixture: the line it names and words of the message.
-const BAD: [(&str, usize, &str); 16] = [
+const BAD: [(&str, usize, &str); 19] = [
     ("unknown-family", 3, "unknown family \"hexagon\""),
     (
         "unknown-key",
@@ -446,6 +446,17 @@ const BAD: [(&str, usize, &str); 16] = [
         "lights-unsolvable-start",
         6,
         "cannot be solved: no presses turn it off",
+    ),
+    (
+        "cycle-point-missing",
+        5,
+        "move \"b\" names point 4, which does not exist (points are 0 to 3)",
+    ),
+    ("cycle-point-twice", 5, "move \"a\" names point 1 twice"),
+    (
+        "twist-wrong-length",
+        6,
+        "move \"a\": twist lists 3 values for 4 points",
     ),
 ];
 

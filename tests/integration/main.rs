@@ -22,6 +22,7 @@ mod others;
 mod packed;
 mod peg;
 mod peg_layers;
+mod permutation;
 mod properties;
 mod resident;
 mod rules;
