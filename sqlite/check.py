@@ -155,7 +155,8 @@ def main(tmp):
     defs = os.path.join(tmp, "defs")
     os.mkdir(defs)
     shutil.copy(SEARCHED, os.path.join(defs, "tiles8.toml"))
-    puzzles = ["seven", "eight", "nine", "eleven", "english33", "magic-triangle", "tiles8"]
+    puzzles = ["seven", "eight", "nine", "eleven", "english33", "magic-triangle", "tiles8",
+               "lights-out-5", "hanoi-3", "cube2"]
     cmd = [PB, "generate", "--db", db, "--quiet", "--definitions", defs]
     for p in puzzles:
         cmd += ["--puzzle", p]
@@ -205,11 +206,39 @@ def main(tmp):
         fail("tiles8 and eight disagree")
     ok("tiles8 (search) and eight (table) agree")
 
+    # Lights Out (two-bit codes over the presses' span) and the Tower of Hanoi (rows),
+    # rebuilt from their stored definitions: the start, the farthest and random ranks
+    # answer as query does; a pattern no presses turn off is refused with query's line.
+    for puzzle, ranks in [("lights-out-5", 1 << 23), ("hanoi-3", 3 ** 7)]:
+        start, _ = query(db, "--puzzle", puzzle, "--start")
+        same_answer(db, puzzle, start["state"])
+        for state in longest(db, puzzle)[:4]:
+            same_answer(db, puzzle, state)
+        for _ in range(4):
+            state, e = sql(db, f"pb_unrank({lit(puzzle)}, {rng.randrange(ranks)})")
+            if e:
+                fail(f"pb_unrank {puzzle}: {e}")
+            same_answer(db, puzzle, state)
+    same_error(db, "lights-out-5", "1" + "0" * 24)
+    same_error(db, "hanoi-3", "AAAAAAD")
+
     # A peg position in any orientation; one that cannot finish is NULL.
     english = [3, 3, 7, 7, 7, 3, 3]
     for state in longest(db, "english33"):
         same_answer(db, "english33", mirrored(state, english))
     same_answer(db, "english33", "1" * 32 + "0")
+
+    # A permutation puzzle (the pocket cube, rows), rebuilt from its stored definition:
+    # R then U from solved is two face turns; the antipodes answer as query does; a plain
+    # SELECT reads its rows; a corner twisted in place is refused with query's line.
+    for state in ["UUFFUBRRRRFDDBDBFDLLLLUB"] + longest(db, "cube2"):
+        same_answer(db, "cube2", state)
+    rows = plain(db, "SELECT distance FROM positions WHERE puzzle = 'cube2' "
+                     "AND state = 'UUFFUBRRRRFDDBDBFDLLLLUB'")
+    if rows != [{"distance": 2}]:
+        fail(f"plain SELECT cube2: {rows}")
+    ok("plain SELECT cube2 UUFFUBRRRRFDDBDBFDLLLLUB: distance 2")
+    same_error(db, "cube2", "UUUFURRRFRFFDDDDLLLLBBBB")
 
     # Refusals carry query's line.
     same_error(db, "eleven", "2,1,3,4,5,6,7,8,9,10,11,0")

@@ -202,8 +202,9 @@ function frame(svg, cells, pad) {
 function drawPosition() {
   const p = app.puzzle, a = app.answer, svg = $("board");
   svg.innerHTML = "";
+  if (family() === "hanoi") { drawHanoi(svg, a); return; }
   const layout = p.layout;
-  const at = frame(svg, layout.cells, UNIT * 0.7);
+  const at = frame(svg, framedCells(layout), UNIT * 0.7);
   // At most its own size (and 640 px); narrower on a narrow screen (the style sheet).
   svg.style.maxWidth = Math.min(svg.viewBox.baseVal.width, 640) + "px";
   const cells = cellsOf(a.state);
@@ -218,7 +219,7 @@ function drawPosition() {
     }
   }
   if (fam === "tour") drawTour(svg, layout, at, cells.map(Number), "#1565c0");
-  const hints = hintsFor(moves);
+  const hints = fam === "lights" ? pressHints(cells, moves) : hintsFor(moves);
   layout.cells.forEach((c, i) => {
     const [x, y] = at(c);
     const g = el("g", { class: "cell", "data-cell": i, transform: `translate(${x},${y})` }, svg);
@@ -308,9 +309,57 @@ function drawCell(g, fam, v, i) {
   } else if (fam === "magic") {
     el("circle", { r: r * 0.8, fill: "#fff9c4", stroke: "#f9a825", "stroke-width": 2 }, g);
     el("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 24 }, g, v);
+  } else if (fam === "lights") {
+    const on = v === "1";
+    el("rect", { class: on ? "light on" : "light", x: -r, y: -r, width: 2 * r, height: 2 * r, rx: 8,
+                 fill: on ? "#ffeb3b" : "#37474f", stroke: on ? "#f9a825" : "#263238", "stroke-width": 2 }, g);
+  } else if (fam === "permutation") {
+    drawPermutationCell(g, v, i);
   } else if (fam === "tour") {
     el("rect", { x: -UNIT / 2, y: -UNIT / 2, width: UNIT, height: UNIT, fill: "none", stroke: "#bbb" }, g);
     el("text", { "text-anchor": "middle", y: UNIT * 0.38, "font-size": 10, fill: "#999" }, g, String(i));
+  }
+}
+
+// Permutation puzzles say how they are drawn (the definition's `drawing`): a cube's
+// stickers as squares coloured by face, a pancake stack as bars as wide as the
+// pancakes, TopSpin's tokens as discs on their track, other pieces as numbered tiles.
+function permutationDrawing() {
+  const spec = app.puzzle.definition && app.puzzle.definition.spec;
+  return (spec && spec.drawing) || (spec && spec.faces ? "stickers" : "cells");
+}
+
+const STICKER_COLOURS = { U: "#fafafa", R: "#d32f2f", F: "#2e7d32", D: "#fdd835", L: "#ef6c00", B: "#1565c0" };
+const OTHER_COLOURS = ["#8e24aa", "#00897b", "#6d4c41", "#c2185b", "#546e7a", "#7cb342"];
+
+function stickerColour(v) {
+  if (STICKER_COLOURS[v]) return STICKER_COLOURS[v];
+  return OTHER_COLOURS[v.charCodeAt(0) % OTHER_COLOURS.length];
+}
+
+// The cells the board is framed around: a stack's bars reach two cells either side.
+function framedCells(layout) {
+  if (family() !== "permutation" || permutationDrawing() !== "stack") return layout.cells;
+  const [x, y] = layout.cells[0];
+  return layout.cells.concat([[x - 2, y], [x + 2, y]]);
+}
+
+function drawPermutationCell(g, v, i) {
+  const drawing = permutationDrawing(), r = UNIT * 0.4;
+  if (drawing === "stickers") {
+    el("rect", { class: "sticker", x: -UNIT * 0.46, y: -UNIT * 0.46, width: UNIT * 0.92, height: UNIT * 0.92,
+                 rx: 6, fill: stickerColour(v), stroke: "#212121", "stroke-width": 2, "data-face": v }, g);
+  } else if (drawing === "stack") {
+    const n = app.puzzle.layout.cells.length, w = UNIT * (1 + 3 * (Number(v) + 1) / n);
+    el("rect", { class: "pancake", x: -w / 2, y: -UNIT * 0.32, width: w, height: UNIT * 0.64, rx: UNIT * 0.3,
+                 fill: "#e0a96d", stroke: "#8d5524", "stroke-width": 2 }, g);
+    el("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 18, fill: "#3e2723" }, g, v);
+  } else if (drawing === "ring") {
+    el("circle", { class: "token", r: r * 0.9, fill: "#ffe082", stroke: "#6d4c41", "stroke-width": 2 }, g);
+    el("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 22, fill: "#3e2723" }, g, v);
+  } else {
+    el("rect", { x: -r, y: -r, width: 2 * r, height: 2 * r, rx: 8, fill: "#c5e1a5", stroke: "#558b2f", "stroke-width": 2 }, g);
+    el("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 22, fill: "#1b5e20" }, g, v);
   }
 }
 
@@ -326,6 +375,11 @@ function drawTour(svg, layout, at, seq, stroke) {
 function clickCell(i) {
   const moves = (app.answer && app.answer.legal_moves) || [];
   if (!moves.length) return;
+  if (family() === "lights") {
+    const to = pressed(cellsOf(app.answer.state), i);
+    if (moves.some((m) => m.state === to)) play(to);
+    return;
+  }
   if (app.selected !== null) {
     const to = moves.filter((m) => m.move.from[0] === app.selected && m.move.to[m.move.to.length - 1] === i);
     if (to.length) { play(to[0].state); return; }
@@ -339,6 +393,87 @@ function clickCell(i) {
   } else {
     play(from[0].state);
   }
+}
+
+// ---------------------------------------------------------------------------------
+// Lights Out: a click presses a light, toggling it and its neighbours on the grid.
+
+// The position after pressing cell `i` of the lights `cells`.
+function pressed(cells, i) {
+  const s = cells.slice(), flip = (c) => { s[c] = s[c] === "1" ? "0" : "1"; };
+  flip(i);
+  for (const [u, v] of app.puzzle.layout.edges) {
+    if (u === i) flip(v);
+    if (v === i) flip(u);
+  }
+  return s.join("");
+}
+
+// Each light's press and the distance it leads to, from the legal moves.
+function pressHints(cells, moves) {
+  const hints = new Map(), by = new Map(moves.map((m) => [m.state, m.distance]));
+  cells.forEach((_, i) => {
+    const to = pressed(cells, i);
+    if (by.has(to)) hints.set(i, { kind: "movable", distance: by.get(to) });
+  });
+  return hints;
+}
+
+// ---------------------------------------------------------------------------------
+// The Tower of Hanoi: pegs side by side, each disc as wide as its size. Click a peg to
+// take its top disc, then the peg to put it on.
+
+function drawHanoi(svg, a) {
+  const d = app.puzzle.definition, k = d.pegs, n = d.discs, state = a.state;
+  const discH = 16, widest = UNIT * 1.6, span = widest + 16, pad = 16;
+  const h = (n + 2) * discH + 2 * pad, w = k * span + 2 * pad;
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  svg.style.maxWidth = Math.min(w, 640) + "px";
+  const letter = (p) => String.fromCharCode(65 + p);
+  const moves = a.legal_moves || [];
+  const top = (p) => state.lastIndexOf(letter(p));   // the smallest disc on p
+  for (let p = 0; p < k; p++) {
+    const cx = pad + span * (p + 0.5), base = h - pad;
+    const g = el("g", { class: "cell peg-" + letter(p), "data-cell": p }, svg);
+    el("rect", { x: cx - widest / 2, y: base - 6, width: widest, height: 6, fill: "#8d6e63" }, g);
+    el("rect", { x: cx - 3, y: base - (n + 1.5) * discH, width: 6, height: (n + 1.5) * discH, fill: "#a1887f" }, g);
+    el("text", { x: cx, y: pad - 2, "text-anchor": "middle", "font-size": 13, fill: "#5d4037" }, g, letter(p));
+    // The discs on p, largest (first in the notation) at the bottom.
+    let level = 0;
+    for (let j = 0; j < n; j++) {
+      if (state[j] !== letter(p)) continue;
+      const size = n - j, dw = 16 + (widest - 16) * (size - 1) / Math.max(1, n - 1);
+      el("rect", { class: "disc", x: cx - dw / 2, y: base - 6 - (level + 1) * discH, width: dw,
+                   height: discH - 2, rx: 5, fill: `hsl(${(size * 37) % 360},60%,55%)`, stroke: "#4e342e" }, g);
+      level++;
+    }
+    if (app.selected === p) {
+      el("rect", { x: cx - span / 2 + 2, y: 2, width: span - 4, height: h - 4, fill: "none",
+                   stroke: "#1565c0", "stroke-width": 3, rx: 6 }, g);
+    } else if (app.selected !== null && top(app.selected) >= 0) {
+      const j = top(app.selected), to = state.slice(0, j) + letter(p) + state.slice(j + 1);
+      const m = moves.find((x) => x.state === to);
+      if (m) el("text", { class: "hint " + verdict(m.distance), x: cx, y: pad + 14, "text-anchor": "middle",
+                          "font-size": 15, "font-weight": "bold", fill: colour(verdict(m.distance)) },
+                g, m.distance === null ? "×" : String(m.distance));
+    }
+    g.addEventListener("click", () => clickPeg(p));
+  }
+  drawInfo();
+  document.body.setAttribute("data-shown", app.puzzle.puzzle);
+}
+
+function clickPeg(p) {
+  const a = app.answer, letter = (q) => String.fromCharCode(65 + q);
+  if (app.selected === null || app.selected === p) {
+    app.selected = app.selected === null && a.state.includes(letter(p)) ? p : null;
+    drawPosition();
+    return;
+  }
+  const j = a.state.lastIndexOf(letter(app.selected));
+  const to = a.state.slice(0, j) + letter(p) + a.state.slice(j + 1);
+  app.selected = null;
+  if ((a.legal_moves || []).some((m) => m.state === to)) play(to); else drawPosition();
 }
 
 function drawInfo() {

@@ -102,6 +102,7 @@ pub fn plan(p: &Puzzle) -> Plan {
             let storage = storage.as_str();
             Plan {
                 states: Some(size),
+                states_exact: g.reachable().is_none_or(|r| r == size),
                 storage,
                 seconds: Some(size as f64 / rate),
                 memory_bytes: Some((size as f64 * bytes) as u64),

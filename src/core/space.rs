@@ -132,6 +132,13 @@ pub trait GraphPuzzle: StateSpace + Send {
     fn move_name(&self, _from: u64, _to: u64) -> Option<String> {
         None
     }
+    /// The number of positions the moves reach from the goals, when the puzzle knows it
+    /// without solving (a permutation puzzle's group order); `None` (the default) when
+    /// only the solve tells. Below [`StateSpace::size`], `check-definition` gives the
+    /// ranks as an upper bound.
+    fn reachable(&self) -> Option<u64> {
+        None
+    }
     /// What the definition asks of the storage: packed or two-bit distances even below
     /// the sizes that get them (the file format's storage rule). The default asks
     /// nothing: the size decides.

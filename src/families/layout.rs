@@ -83,6 +83,13 @@ mod tests {
             let n = if let Some(g) = p.as_graph() {
                 match g.family() {
                     "sliding" => def["adjacency"].as_array().unwrap().len(),
+                    // A light per cell; a place per peg (the discs are drawn on them).
+                    "lights" => def["cells"].as_u64().unwrap() as usize,
+                    "hanoi" => def["pegs"].as_u64().unwrap() as usize,
+                    // A cell per sticker (the cube's 24) or else per point.
+                    "permutation" => def["spec"]["stickers"]
+                        .as_array()
+                        .map_or(def["points"].as_u64().unwrap() as usize, Vec::len),
                     _ if p.name() == "knight-swap" => 12,
                     _ => 8,
                 }

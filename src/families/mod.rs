@@ -4,10 +4,13 @@
 //! is a built puzzle, by the kind of solver that handles it.
 
 pub mod fifteen;
+pub mod hanoi;
 pub mod layout;
+pub mod lights;
 pub mod magic;
 pub mod oshidori;
 pub mod peg;
+pub mod permutation;
 pub mod registry;
 pub mod sliding;
 pub mod spec;

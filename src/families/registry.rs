@@ -10,7 +10,7 @@ use thiserror::Error;
 
 use crate::families::spec::{Problem, Spec, common, graph_storage, problem};
 use crate::families::{Family, GraphFamily, Puzzle};
-use crate::families::{magic, oshidori, peg, sliding, tokens, tour};
+use crate::families::{hanoi, lights, magic, oshidori, peg, permutation, sliding, tokens, tour};
 
 /// Every family a definition can name, in the order they are listed to users.
 pub const FAMILIES: &[Family] = &[
@@ -20,6 +20,9 @@ pub const FAMILIES: &[Family] = &[
     peg::spec::FAMILY,
     tour::spec::FAMILY,
     magic::spec::FAMILY,
+    lights::spec::FAMILY,
+    hanoi::spec::FAMILY,
+    permutation::spec::FAMILY,
 ];
 
 /// The families registered at run time, in the order they were registered. Entries are
@@ -194,7 +197,17 @@ mod tests {
         let names: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
         assert_eq!(
             names,
-            ["sliding", "tokens", "oshidori", "peg", "tour", "magic"]
+            [
+                "sliding",
+                "tokens",
+                "oshidori",
+                "peg",
+                "tour",
+                "magic",
+                "lights",
+                "hanoi",
+                "permutation"
+            ]
         );
         for f in FAMILIES {
             assert_eq!(family(f.name).unwrap().keys, f.keys);

@@ -270,8 +270,9 @@ pub(crate) fn common(spec: &Spec, keys: &[&str]) -> Result<(), Problem> {
             format!("the coordinates of cell {i} are not finite numbers"),
         ));
     }
-    // The family is known: its own build (chosen by `spec.family`) calls this with its
-    // keys, so the registry need not be asked.
+    // Only a family's build calls this (the registry refuses an unknown family first),
+    // so `spec.family` names the family whose keys these are; asking the registry here
+    // would make the registry and the families' checks import each other.
     if let Some(key) = spec.own.keys().find(|k| !keys.contains(&k.as_str())) {
         return Err(problem(
             key.clone(),

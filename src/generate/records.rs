@@ -170,7 +170,14 @@ fn two_bit_graph<'a>(
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
     let table = backend.two_bit_graph(g, progress)?;
     let (layout, levels, farthest) = (table.layout, table.levels, table.farthest);
-    let max = (levels.len() - 1) as u8;
+    // Distances are a byte everywhere else (answers, histogram rows): a deeper search
+    // (the Tower of Hanoi's, say) is refused rather than cut to its low byte.
+    let max = u8::try_from(levels.len() - 1)
+        .ok()
+        .filter(|&m| m < UNREACHED)
+        .ok_or(BackendError::Search(
+            crate::solvers::bfs::SolveError::TooDeep { max: UNREACHED - 1 },
+        ))?;
     Ok(PuzzleRecord {
         storage: Storage::Packed,
         counts: false,

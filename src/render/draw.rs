@@ -10,6 +10,8 @@ fn glyph(family: &str, token: &str) -> String {
         ("peg", "1") => "●".into(),
         ("peg", _) => "○".into(),
         ("sliding", "0") | (_, "-") => "·".into(),
+        ("lights", "1") => "■".into(),
+        ("lights", _) => "□".into(),
         _ => token.to_string(),
     }
 }
@@ -49,6 +51,9 @@ fn step(values: impl Iterator<Item = f64>) -> f64 {
 /// The position `state` of a puzzle of `family` drawn on its layout. Tours are drawn
 /// as the visiting order of each square.
 pub fn board(family: &str, layout: &Layout, state: &str) -> Vec<String> {
+    if family == "hanoi" {
+        return pegs(layout.cells.len(), state);
+    }
     let toks = tokens(state);
     let n = layout.cells.len();
     let shown: Vec<String> = if family == "tour" {
@@ -115,6 +120,40 @@ pub fn board(family: &str, layout: &Layout, state: &str) -> Vec<String> {
         .collect()
 }
 
+/// The Tower of Hanoi: `pegs` columns, each disc (the notation lists each disc's peg,
+/// the largest first) drawn as its size in a column of its peg, the largest at the
+/// bottom, the peg letters underneath.
+fn pegs(pegs: usize, state: &str) -> Vec<String> {
+    let n = state.chars().count();
+    let width = n.to_string().len() + 1;
+    let mut stacks: Vec<Vec<usize>> = vec![Vec::new(); pegs];
+    for (i, c) in state.chars().enumerate() {
+        let p = (c as usize).wrapping_sub('A' as usize);
+        if p < pegs {
+            stacks[p].push(n - i);
+        }
+    }
+    let height = stacks.iter().map(Vec::len).max().unwrap_or(0);
+    let mut lines: Vec<String> = (0..height)
+        .rev()
+        .map(|level| {
+            let line: String = (stacks.iter())
+                .map(|s| match s.get(level) {
+                    Some(size) => format!("{size:>width$}"),
+                    None => format!("{:>width$}", "|"),
+                })
+                .collect();
+            line.trim_end().to_string()
+        })
+        .collect();
+    lines.push(
+        (0..pegs)
+            .map(|p| format!("{:>width$}", (b'A' + p as u8) as char))
+            .collect(),
+    );
+    lines
+}
+
 /// One bar of `width` characters at most per count, scaled to the largest.
 pub fn bars(counts: &[u64], width: usize) -> Vec<String> {
     let max = counts.iter().copied().max().unwrap_or(0).max(1);
@@ -176,6 +215,19 @@ mod tests {
             ["   1", " 5   2", "   6", " 3   4", "   ·"]
         );
         assert_eq!(draw("oshidori", "BWBWBW--"), [" B W B W B W · ·"]);
+    }
+
+    #[test]
+    fn lights_and_pegs() {
+        assert_eq!(
+            draw("lights-out-3", "010111010"),
+            [" □ ■ □", " ■ ■ ■", " □ ■ □"]
+        );
+        // Discs 7, 6 and 3 on A, 4 on B, 5, 2 and 1 on C.
+        assert_eq!(
+            draw("hanoi-3", "AACBACC"),
+            [" 3 | 1", " 6 | 2", " 7 4 5", " A B C"]
+        );
     }
 
     #[test]

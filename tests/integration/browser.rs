@@ -836,3 +836,113 @@ fn browser_fifteen_opens_scrambles_and_plays_korf_to_the_goal() {
         );
     });
 }
+
+/// Lights Out played by clicking the lights the answer's path presses, and the Tower of
+/// Hanoi by clicking pegs: each board draws (a light per cell, the pegs with a disc per
+/// disc) and each click is the move it names, one closer.
+#[test]
+#[ignore = "needs chromium and chromium-driver; run by .ci/run"]
+fn browser_lights_out_and_hanoi_by_clicking() {
+    let Some(d) = driver() else { return };
+    let db = crate::lights_hanoi::db();
+    let addr = start_server(db);
+    with_session(&d, move |c| async move {
+        open(&c, addr, "#/lights-out-3").await;
+        wait_distance(&c, 5).await;
+        let lit = "return document.querySelectorAll('#board rect.light.on').length;";
+        assert_eq!(js(&c, lit).await, 9);
+        screenshot_board(&c, "lights-out-3").await;
+        for i in 0..5u64 {
+            // The light whose press leads to the path's next position.
+            let here = position(&c).await;
+            let a = query_json_in(db, &["--puzzle", "lights-out-3", "--state", &here]);
+            let next = a["path"][1].as_str().unwrap().to_string();
+            let press = |k: usize| -> String {
+                let mut b = here.as_bytes().to_vec();
+                let (r, col) = (k / 3, k % 3);
+                for (j, light) in b.iter_mut().enumerate() {
+                    if r.abs_diff(j / 3) + col.abs_diff(j % 3) <= 1 {
+                        *light ^= b'0' ^ b'1';
+                    }
+                }
+                String::from_utf8(b).unwrap()
+            };
+            let cell = (0..9).find(|&k| press(k) == next).expect("a press");
+            click_cell(&c, cell).await;
+            wait_distance(&c, 4 - i).await;
+        }
+        assert_eq!(js(&c, lit).await, 0);
+
+        open(&c, addr, "#/hanoi-3").await;
+        wait_distance(&c, 127).await;
+        assert_eq!(
+            js(
+                &c,
+                "return document.querySelectorAll('#board g.cell').length;"
+            )
+            .await,
+            3
+        );
+        assert_eq!(
+            js(
+                &c,
+                "return document.querySelectorAll('#board rect.disc').length;"
+            )
+            .await,
+            7
+        );
+        screenshot_board(&c, "hanoi-3").await;
+        // The smallest disc from A to C, the first move of the tower's one solution.
+        click_cell(&c, 0).await;
+        click_cell(&c, 2).await;
+        wait_distance(&c, 126).await;
+        assert_eq!(position(&c).await, "AAAAAAC");
+        assert_eq!(
+            js(
+                &c,
+                "return document.querySelectorAll('#board g.peg-C rect.disc').length;"
+            )
+            .await,
+            1
+        );
+    });
+}
+
+/// The permutation puzzles' pages draw their own pictures: the pocket cube as a net of
+/// 24 stickers coloured by face (four of each colour when solved), the pancake stack as
+/// bars, TopSpin as discs on a track; the moves are listed by name.
+#[test]
+#[ignore = "needs chromium and chromium-driver; run by .ci/run"]
+fn browser_permutation_puzzles_draw_a_cube_a_stack_and_a_ring() {
+    let Some(d) = driver() else { return };
+    let addr = start_server(crate::permutation::permutation_db());
+    with_session(&d, move |c| async move {
+        for (hash, selector, count) in [
+            ("#/cube2/UUUURRRRFFFFDDDDLLLLBBBB", "rect.sticker", 24u64),
+            (
+                "#/cube2/UUUURRRRFFFFDDDDLLLLBBBB",
+                "rect.sticker[data-face=\"F\"]",
+                4,
+            ),
+            ("#/pancake-6/2,0,1,5,4,3", "rect.pancake", 6),
+            ("#/topspin/0,1,2,3,4,5,6,7,8,9", "circle.token", 10),
+        ] {
+            open(&c, addr, hash).await;
+            let script = format!("return document.querySelectorAll('#board {selector}').length;");
+            wait_until(&format!("{hash}: {count} of {selector}"), || async {
+                js(&c, &script).await.as_u64().unwrap_or(0) == count
+            })
+            .await;
+        }
+        open(&c, addr, "#/cube2/UUUURRRRFFFFDDDDLLLLBBBB").await;
+        wait_until("the cube's nine named moves", || async {
+            js(&c, "return [...document.querySelectorAll('#moves .what')].map(e => e.textContent).sort().join(' ');")
+                .await
+                .as_str()
+                .unwrap_or("")
+                == "F F' F2 R R' R2 U U' U2"
+        })
+        .await;
+        screenshot_board(&c, "cube2").await;
+    });
+}

@@ -406,7 +406,7 @@ fn check_definition_reports_the_plan() {
 }
 
 /// Every malformed fixture: the line it names and words of the message.
-const BAD: [(&str, usize, &str); 11] = [
+const BAD: [(&str, usize, &str); 19] = [
     ("unknown-family", 3, "unknown family \"hexagon\""),
     (
         "unknown-key",
@@ -429,6 +429,34 @@ const BAD: [(&str, usize, &str); 11] = [
         "packed-not-bipartite",
         16,
         "storage \"packed\": this board cannot be packed",
+    ),
+    ("hanoi-no-discs", 5, "0 discs; give 1 to 64"),
+    ("hanoi-two-pegs", 4, "2 pegs; the puzzle needs 3 to 26"),
+    (
+        "hanoi-bad-start",
+        6,
+        "'E' is not a peg; the pegs are A to C",
+    ),
+    (
+        "lights-grid-too-large",
+        5,
+        "562949953421312 ranks, too large for packed storage",
+    ),
+    (
+        "lights-unsolvable-start",
+        6,
+        "cannot be solved: no presses turn it off",
+    ),
+    (
+        "cycle-point-missing",
+        5,
+        "move \"b\" names point 4, which does not exist (points are 0 to 3)",
+    ),
+    ("cycle-point-twice", 5, "move \"a\" names point 1 twice"),
+    (
+        "twist-wrong-length",
+        6,
+        "move \"a\": twist lists 3 values for 4 points",
     ),
 ];
 

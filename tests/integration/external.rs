@@ -113,6 +113,24 @@ fn a_family_outside_the_crate_is_generated_answered_and_verified() {
     states.sort();
     assert_eq!(states, longest7);
 
+    // The built-in permutation family's `pancake-7` (data/puzzles/pancake-7.toml, sizes
+    // from 0) is the same puzzle by another code path: the same histogram, and the same
+    // hardest stacks.
+    let dir = tempfile::tempdir().unwrap();
+    let builtin = dir.path().join("builtin.sqlite");
+    crate::util::generate_into(&builtin, &["pancake-7"], false);
+    let other = Database::open(&builtin).unwrap();
+    assert_eq!(histogram(&other, "pancake-7"), bfs7);
+    for s in &longest.states {
+        let from_zero: Vec<String> = s.bytes().map(|b| (b - b'1').to_string()).collect();
+        let from_zero = from_zero.join(" ");
+        assert_eq!(
+            other.state("pancake-7", &from_zero).unwrap().distance,
+            8,
+            "{s}"
+        );
+    }
+
     // A position's answer: its path is one flip a step, to the sorted stack.
     let a = db.state("pancakes-6", "4 6 2 5 1 3").unwrap();
     assert_eq!((a.state.as_str(), a.distance), ("462513", 7));
