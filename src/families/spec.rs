@@ -467,6 +467,31 @@ pub(crate) fn graph_storage(
     Ok(storage.as_str())
 }
 
+/// What a family without a packed layout (its graph has no runs of neighbouring ranks)
+/// asks of the storage: `storage = "two-bit"` at any size, and two-bit codes by default
+/// above [`format::PACK_ABOVE`] positions, where a row per position (tens of bytes each)
+/// would outweigh the table; a row per position below. `what` names the puzzle kind in
+/// the refusal of any other value.
+pub(crate) fn two_bit_or_rows(
+    spec: &Spec,
+    size: Option<u64>,
+    what: &str,
+) -> Result<format::GraphAsk, Problem> {
+    use format::GraphAsk;
+    match spec.storage.as_deref() {
+        None if size.is_none_or(|s| s > format::PACK_ABOVE) => Ok(GraphAsk::TwoBit),
+        None => Ok(GraphAsk::BySize),
+        Some("two-bit") => Ok(GraphAsk::TwoBit),
+        Some(other) => Err(problem(
+            "storage",
+            format!(
+                "storage {other:?}: {what} may ask for \"two-bit\" (two bits per position, the default above {} positions); leave it out otherwise",
+                format::PACK_ABOVE
+            ),
+        )),
+    }
+}
+
 pub(crate) fn source<T: Copy>(spec: &Spec, coords: Vec<[f64; 2]>, adjacency: &[Vec<T>]) -> Source
 where
     usize: From<T>,

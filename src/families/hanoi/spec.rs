@@ -4,8 +4,7 @@
 use serde::Deserialize;
 
 use super::{Hanoi, MAX_DISCS, MAX_PEGS, rank_space};
-use crate::core::format::{self, GraphAsk};
-use crate::families::spec::{Problem, Spec, common, graph_storage, problem};
+use crate::families::spec::{Problem, Spec, common, graph_storage, problem, two_bit_or_rows};
 use crate::families::{Family, Puzzle};
 
 /// The `hanoi` family in the registry.
@@ -51,22 +50,7 @@ pub fn hanoi(spec: &Spec) -> Result<Hanoi, Problem> {
     }
     let (pegs, discs) = (pegs as usize, discs as usize);
     let size = rank_space(pegs, discs);
-    let asked = match spec.storage.as_deref() {
-        // Above the line for a row per position, two-bit codes: a packed layout needs
-        // runs of neighbouring ranks on a bipartite graph, which Hanoi's is not.
-        None if size.is_some_and(|s| s > format::PACK_ABOVE) => GraphAsk::TwoBit,
-        None => GraphAsk::BySize,
-        Some("two-bit") => GraphAsk::TwoBit,
-        Some(other) => {
-            return Err(problem(
-                "storage",
-                format!(
-                    "storage {other:?}: the Tower of Hanoi may ask for \"two-bit\" (distances modulo 3, two bits per position; the default above {} positions); leave it out otherwise",
-                    format::PACK_ABOVE
-                ),
-            ));
-        }
-    };
+    let asked = two_bit_or_rows(spec, size, "the Tower of Hanoi")?;
     graph_storage(size, None, asked, "discs")?;
     // The drawing: the pegs in a row, any peg to any other.
     let coords: Vec<[f64; 2]> = (0..pegs).map(|p| [p as f64, 0.0]).collect();

@@ -2,8 +2,9 @@
 //! and built into a [`Lights`] engine.
 
 use super::{Lights, MAX_CELLS, grid_neighbours};
-use crate::core::format::{self, GraphAsk};
-use crate::families::spec::{Problem, Spec, common, graph_storage, problem, required, source};
+use crate::families::spec::{
+    Problem, Spec, common, graph_storage, problem, required, source, two_bit_or_rows,
+};
 use crate::families::{Family, Puzzle};
 
 /// The `lights` family in the registry.
@@ -27,23 +28,7 @@ pub fn lights(spec: &Spec) -> Result<Lights, Problem> {
     let size = 1u64
         .checked_shl(span.dimension() as u32)
         .filter(|_| span.dimension() < 64);
-    // Above the line for a row per position the distances are two-bit codes: a row
-    // per position would be tens of bytes each, and the counts of shortest press
-    // orders (the distance's factorial times the fewest press sets) say little.
-    let asked = match spec.storage.as_deref() {
-        None if size.is_some_and(|s| s > format::PACK_ABOVE) => GraphAsk::TwoBit,
-        None => GraphAsk::BySize,
-        Some("two-bit") => GraphAsk::TwoBit,
-        Some(other) => {
-            return Err(problem(
-                "storage",
-                format!(
-                    "storage {other:?}: Lights Out may ask for \"two-bit\" (distances modulo 4 or 3, two bits per position; the default above {} positions); leave it out otherwise",
-                    format::PACK_ABOVE
-                ),
-            ));
-        }
-    };
+    let asked = two_bit_or_rows(spec, size, "Lights Out")?;
     graph_storage(size, None, asked, "rows")?;
     let coords: Vec<[f64; 2]> = (0..rows * cols)
         .map(|i| [(i % cols) as f64, (i / cols) as f64])

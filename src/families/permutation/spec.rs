@@ -8,7 +8,7 @@ use super::{MAX_ORBIT, MAX_POINTS, Move, Notation, Permutation};
 use crate::core::definition::{Source, layout};
 use crate::core::format::GraphAsk;
 use crate::core::space::GraphPuzzle;
-use crate::families::spec::{Problem, Spec, common, graph_storage, problem};
+use crate::families::spec::{Problem, Spec, common, graph_storage, problem, two_bit_or_rows};
 use crate::families::{Family, Puzzle};
 
 /// The `permutation` family in the registry.
@@ -333,26 +333,16 @@ pub fn permutation(spec: &Spec) -> Result<Permutation, Problem> {
         serde_json::to_value(spec).unwrap_or(serde_json::Value::Null),
         layout(coords, &edges),
     );
-    let storage = match spec.storage.as_deref() {
-        None => GraphAsk::BySize,
-        Some("two-bit") => GraphAsk::TwoBit,
-        Some(other) => {
-            return Err(problem(
-                "storage",
-                format!(
-                    "storage {other:?}: a permutation puzzle may ask for \"two-bit\" (distances modulo 3, two bits per position); leave it out for a row per position"
-                ),
-            ));
-        }
-    };
-    let p = Permutation::new(
+    // Refused before the analysis if it names no storage; decided by the size after.
+    two_bit_or_rows(spec, Some(0), "a permutation puzzle")?;
+    let mut p = Permutation::new(
         &spec.name,
         modulus,
         moves,
         &generators,
         notation,
         metric,
-        storage,
+        GraphAsk::BySize,
         source,
     );
     for orbit in &p.analysis().orbits {
@@ -366,6 +356,8 @@ pub fn permutation(spec: &Spec) -> Result<Permutation, Problem> {
             ));
         }
     }
+    let storage = two_bit_or_rows(spec, p.analysis().size, "a permutation puzzle")?;
+    p.storage = storage;
     graph_storage(p.analysis().size, None, storage, "points")?;
     let p = p
         .with_goal(spec.goal.as_deref())
