@@ -186,10 +186,18 @@ fn hanoi_3_the_tower_and_the_farthest_take_2_to_the_n_minus_1() {
 /// 2014): the tower of n discs, n = 0, 1, ..., 13.
 const FRAME_STEWART: [u64; 14] = [0, 1, 3, 5, 9, 13, 17, 25, 33, 41, 49, 65, 81, 97];
 
+/// OEIS A382111, the values from Korf's breadth-first searches (R. E. Korf, "Best-first
+/// frontier search with delayed duplicate detection", AAAI 2004, table 2): the most moves
+/// from the tower of n discs on four pegs to any position, n = 0, 1, ..., 13. It first
+/// differs from the tower-to-tower distance (A007664) at 15 discs (130 against 129),
+/// beyond what these tests build.
+const KORF_RADIUS: [u64; 14] = [0, 1, 3, 5, 9, 13, 17, 25, 33, 41, 49, 65, 81, 97];
+
 #[test]
 fn hanoi_4_towers_take_the_frame_stewart_numbers() {
     // Every tower up to 11 discs (4^11 positions), by the shared search; 13 discs, the
-    // built-in `hanoi-4`, end to end in the ignored test below.
+    // built-in `hanoi-4`, end to end in the ignored test below. The goal is a tower, so
+    // the largest distance in the table is the tower's radius that Korf searched.
     for (n, &moves) in FRAME_STEWART.iter().enumerate().take(12).skip(1) {
         let h = Hanoi::new(
             "t",
@@ -201,6 +209,7 @@ fn hanoi_4_towers_take_the_frame_stewart_numbers() {
         let t = bfs::solve(&h, &Silent).unwrap();
         assert_eq!(t.dist[0] as u64, moves, "{n} discs");
         assert_eq!(t.reached(), h.size(), "every position reaches the tower");
+        assert_eq!(t.max_distance() as u64, KORF_RADIUS[n], "{n} discs: radius");
     }
 }
 
@@ -213,6 +222,12 @@ fn hanoi_4_built_in_tower_of_13_takes_97() {
     let start = crate::util::query_json_in(&path, &["--puzzle", "hanoi-4", "--start"]);
     assert_eq!(start["distance"].as_u64(), Some(FRAME_STEWART[13]));
     assert_legal_path("hanoi-4", start["path"].as_array().unwrap());
+    let longest = crate::util::query_json_in(&path, &["--puzzle", "hanoi-4", "--longest"]);
+    assert_eq!(
+        longest["distance"].as_u64(),
+        Some(KORF_RADIUS[13]),
+        "{longest}"
+    );
     let o = run(&[
         "verify",
         "--db",
