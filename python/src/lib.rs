@@ -313,6 +313,7 @@ impl PyDatabase {
         let a = self.with(py, |db| db.longest(puzzle))?;
         let dict = PyDict::new(py);
         dict.set_item("distance", a.distance)?;
+        dict.set_item("count", a.count)?;
         dict.set_item("states", a.states)?;
         Ok(dict)
     }

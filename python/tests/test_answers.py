@@ -131,7 +131,11 @@ def test_longest_is_query_longest(cli, db, puzzle):
             db.longest(puzzle)
         assert str(e.value) == message
         return
-    assert db.longest(puzzle) == {"distance": answer["distance"], "states": answer["states"]}
+    assert db.longest(puzzle) == {
+        "distance": answer["distance"],
+        "count": answer["count"],
+        "states": answer["states"],
+    }
 
 
 @pytest.mark.parametrize("puzzle", PUZZLES)

@@ -42,7 +42,7 @@ pub fn state(a: &StateAnswer) -> Value {
 /// `query --longest`.
 pub fn longest(a: &LongestAnswer) -> Value {
     json!({
-        "puzzle": a.puzzle, "distance": a.distance, "count": a.states.len(), "states": a.states,
+        "puzzle": a.puzzle, "distance": a.distance, "count": a.count, "states": a.states,
     })
 }
 

@@ -208,6 +208,7 @@ impl Database {
         Ok(LongestAnswer {
             puzzle: name.to_string(),
             distance,
+            count: rows.len() as u64,
             states: rows.into_iter().map(|r| r.state).collect(),
         })
     }

@@ -211,7 +211,11 @@ pub struct LongestAnswer {
     pub puzzle: String,
     /// The maximum distance.
     pub distance: u8,
-    /// Every position at that distance (one per symmetry class for peg boards).
+    /// How many positions (symmetry classes for peg boards) lie at that distance.
+    pub count: u64,
+    /// Every position at that distance (one per symmetry class for peg boards); none
+    /// when there are more than a two-bit table keeps (65,536: the file then holds the
+    /// distance and `count` alone).
     pub states: Vec<String>,
 }
 

@@ -197,16 +197,20 @@ impl Database {
                     )));
                 }
             }
-            let distance = max
-                .filter(|_| at_max.is_some_and(|h| h.positions == rows.len() as u64))
-                .ok_or_else(|| {
-                    self.inconsistent(format!(
-                        "{name}: the farthest positions do not match the histogram"
-                    ))
-                })?;
+            // A two-bit search keeps the ranks of its last level only up to
+            // FARTHEST_KEPT; above, the file holds none and the histogram says how many.
+            let count = at_max.map_or(0, |h| h.positions);
+            let all_or_too_many = count == rows.len() as u64
+                || (rows.is_empty() && count > crate::solvers::twobit::FARTHEST_KEPT);
+            let distance = max.filter(|_| all_or_too_many).ok_or_else(|| {
+                self.inconsistent(format!(
+                    "{name}: the farthest positions do not match the histogram"
+                ))
+            })?;
             return Ok(LongestAnswer {
                 puzzle: name.to_string(),
                 distance,
+                count,
                 states: rows.into_iter().map(|r| r.state).collect(),
             });
         }
@@ -225,6 +229,7 @@ impl Database {
         Ok(LongestAnswer {
             puzzle: name.to_string(),
             distance,
+            count: rows.len() as u64,
             states: rows.into_iter().map(|r| r.state).collect(),
         })
     }

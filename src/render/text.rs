@@ -62,10 +62,15 @@ fn board_drawer(db: &Database, name: &str) -> impl Fn(&str) -> Vec<String> {
 /// The longest positions.
 pub fn longest(a: &LongestAnswer) -> Vec<String> {
     let mut out = vec![format!(
-        "{}: maximum distance {} moves, {} position(s):",
+        "{}: maximum distance {} moves, {} position(s){}",
         a.puzzle,
         a.distance,
-        a.states.len()
+        a.count,
+        if a.states.is_empty() && a.count > 0 {
+            " (too many for the file to keep them; `query --histogram` counts them)"
+        } else {
+            ":"
+        }
     )];
     out.extend(a.states.iter().map(|s| format!("  {s}")));
     out
