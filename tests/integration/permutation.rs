@@ -9,13 +9,17 @@ use std::sync::OnceLock;
 use crate::serve::start_server;
 use crate::util::{assert_clean_failure, assert_legal_path, generate_into, query_json_in, run};
 
-/// cube2 (rows), pancake-6 (rows) and topspin (two-bit), built once.
+/// cube2 (rows), pancake-6 (rows), pancake-10 and topspin (two-bit), built once.
 pub fn permutation_db() -> &'static Path {
     static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, path) = DB.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("permutation.sqlite");
-        generate_into(&path, &["cube2", "pancake-6", "topspin"], false);
+        generate_into(
+            &path,
+            &["cube2", "pancake-6", "pancake-10", "topspin"],
+            false,
+        );
         (dir, path)
     });
     path
@@ -165,4 +169,53 @@ fn the_api_names_each_move_and_carries_the_layout() {
             .iter()
             .any(|m| m["move"]["name"] == "flip 6")
     );
+}
+
+/// Every new built-in puzzle is a puzzle like the others: `--histogram`, `--longest`
+/// (its distance the histogram's last, its count the last level's), `--start` (a path of
+/// legal moves to the goal) and `--state` of the start (the same distance).
+#[test]
+fn every_classic_puzzle_answers_every_kind_of_query() {
+    let perm = permutation_db();
+    let lights = crate::lights_hanoi::db();
+    for (db, name) in [
+        (perm, "cube2"),
+        (perm, "pancake-6"),
+        (perm, "pancake-10"),
+        (perm, "topspin"),
+        (lights, "lights-out-3"),
+        (lights, "lights-out-5"),
+        (lights, "hanoi-3"),
+    ] {
+        let h = query_json_in(db, &["--puzzle", name, "--histogram"]);
+        let levels: Vec<u64> = (h["histogram"].as_array().unwrap().iter())
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        let l = query_json_in(db, &["--puzzle", name, "--longest"]);
+        assert_eq!(
+            l["distance"].as_u64(),
+            Some(levels.len() as u64 - 1),
+            "{name}"
+        );
+        assert_eq!(l["count"].as_u64(), levels.last().copied(), "{name}");
+        let s = query_json_in(db, &["--puzzle", name, "--start"]);
+        let path = s["path"].as_array().unwrap();
+        assert_legal_path(name, path);
+        assert_eq!(
+            s["distance"].as_u64(),
+            Some(path.len() as u64 - 1),
+            "{name}"
+        );
+        let start = path[0].as_str().unwrap();
+        let a = query_json_in(db, &["--puzzle", name, "--state", start]);
+        assert_eq!(a["distance"], s["distance"], "{name}");
+    }
+    // OEIS A058986: ten pancakes need at most 11 flips; Don Woods's count of the stacks
+    // that need 11 (A092113's row 10) is more than the file keeps by position.
+    let l = query_json_in(perm, &["--puzzle", "pancake-10", "--longest"]);
+    assert_eq!(
+        (l["distance"].as_u64(), l["count"].as_u64()),
+        (Some(11), Some(73_232))
+    );
+    assert_eq!(l["states"].as_array().map(Vec::len), Some(0));
 }
