@@ -54,7 +54,7 @@ use serde_json::json;
 
 use crate::core::definition::Source;
 use crate::core::format::GraphAsk;
-use crate::core::rank::{FACT, perm_rank, perm_unrank};
+use crate::core::rank::{FACT, parity, perm_rank, perm_unrank};
 use crate::core::space::{GraphPuzzle, StateError, StateSpace};
 
 /// At most this many points (a position is held in fixed arrays on the stack).
@@ -127,26 +127,6 @@ fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
-/// Parity of a permutation given as images (0 even).
-fn parity_of(images: &[u8]) -> u8 {
-    let mut seen = [false; MAX_POINTS];
-    let mut odd = 0u8;
-    for s in 0..images.len() {
-        if seen[s] {
-            continue;
-        }
-        let mut len = 0;
-        let mut j = s;
-        while !seen[j] {
-            seen[j] = true;
-            j = images[j] as usize;
-            len += 1;
-        }
-        odd ^= ((len - 1) & 1) as u8;
-    }
-    odd
-}
-
 /// Finds the orbits, parities and orientation sums of the moves on `n` points with
 /// the given moduli. The moves are the generators as listed (powers and inverses add
 /// nothing to what they imply).
@@ -198,7 +178,7 @@ pub fn analyse(n: usize, modulus: &[u8], moves: &[Move]) -> Analysis {
                 .iter()
                 .map(|&p| index_in[m.perm[p as usize] as usize])
                 .collect();
-            v |= (parity_of(&images) as u64) << o;
+            v |= (parity(&images) as u64) << o;
         }
         for &(pivot, row) in &rows {
             if v >> pivot & 1 == 1 {
@@ -530,7 +510,7 @@ impl Permutation {
                 .iter()
                 .map(|&q| self.analysis.index_in[p.piece[q as usize] as usize])
                 .collect();
-            v |= (parity_of(&images) as u64) << o;
+            v |= (parity(&images) as u64) << o;
         }
         v
     }
