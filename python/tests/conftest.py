@@ -39,12 +39,8 @@ PUZZLES = [
 ]
 
 
-def _binary():
-    if os.environ.get("PUZZLEBASE_BIN"):
-        return os.environ["PUZZLEBASE_BIN"]
-    subprocess.run(
-        ["cargo", "build", "--quiet", "--bin", "puzzlebase"], cwd=ROOT, check=True
-    )
+def target_dir():
+    """Cargo's target directory for this workspace (wherever CARGO_TARGET_DIR puts it)."""
     meta = subprocess.run(
         ["cargo", "metadata", "--format-version", "1", "--no-deps"],
         cwd=ROOT,
@@ -52,7 +48,16 @@ def _binary():
         capture_output=True,
         text=True,
     )
-    return str(pathlib.Path(json.loads(meta.stdout)["target_directory"]) / "debug" / "puzzlebase")
+    return pathlib.Path(json.loads(meta.stdout)["target_directory"])
+
+
+def _binary():
+    if os.environ.get("PUZZLEBASE_BIN"):
+        return os.environ["PUZZLEBASE_BIN"]
+    subprocess.run(
+        ["cargo", "build", "--quiet", "--bin", "puzzlebase"], cwd=ROOT, check=True
+    )
+    return str(target_dir() / "debug" / "puzzlebase")
 
 
 class Cli:
@@ -84,6 +89,11 @@ class Cli:
         code, out, err = self.run(*args)
         assert code == 0, err
         return [json.loads(line) for line in out.splitlines()]
+
+
+@pytest.fixture(scope="session")
+def cargo_target():
+    return target_dir()
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,6 @@ is refused as `puzzlebase query` refuses it: a FileError carrying query's one li
 names the family. The rows themselves stay readable with Python's own sqlite3.
 """
 
-import json
 import pathlib
 import sqlite3
 import subprocess
@@ -18,18 +17,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def pancakes(tmp_path_factory):
+def pancakes(tmp_path_factory, cargo_target):
     """A file holding `pancakes-4`, written by the example program, which registers the
     family (built with `cargo build --example pancake`, a no-op after `cargo test`)."""
     subprocess.run(["cargo", "build", "--quiet", "--example", "pancake"], cwd=ROOT, check=True)
-    meta = subprocess.run(
-        ["cargo", "metadata", "--format-version", "1", "--no-deps"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    target = pathlib.Path(json.loads(meta.stdout)["target_directory"])
+    target = cargo_target
     db = tmp_path_factory.mktemp("pancakes") / "pancakes.sqlite"
     subprocess.run(
         [str(target / "debug" / "examples" / "pancake"), "4", str(db)],
