@@ -39,6 +39,22 @@ pub trait StateSpace: Sync {
             ends.push(out.len());
         }
     }
+    /// The moves between consecutive ranks among the 32 from `base` (a multiple of 32):
+    /// bit `i` set when ranks `base + i` and `base + i + 1` are neighbours (bit 31: `base +
+    /// 31` and `base + 32`). 0, the default, when the space does not say.
+    ///
+    /// A space that says leaves these moves out of [`StateSpace::far_neighbors_of`]; the
+    /// two-bit search then makes them with a few operations on a word of 32 ranks instead
+    /// of one rank at a time (the blank moving along a row of a sliding puzzle).
+    fn run_links(&self, _base: u64) -> u32 {
+        0
+    }
+    /// [`StateSpace::neighbors_of`] without the moves [`StateSpace::run_links`] gives:
+    /// together they are every move. The default, for a space without links, is every
+    /// neighbour.
+    fn far_neighbors_of(&self, ranks: &[u64], out: &mut Vec<u64>, ends: &mut Vec<usize>) {
+        self.neighbors_of(ranks, out, ends)
+    }
     /// The parities of the 32 ranks from `base`: bit `i` set when rank `base + i` has
     /// parity 1 ([`StateSpace::parity`]), `None` when the parity is not known. The
     /// two-bit search asks this once per word of its table, not once per rank.

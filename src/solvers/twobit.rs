@@ -357,12 +357,17 @@ impl Search {
         let old = self.word(rank).fetch_and(!clear, Relaxed);
         let was_unreached = (old >> shift & 3) as u8 == UNREACHED;
         if was_unreached {
-            let flag = &self.marks[d % 2][((rank - self.first) / CHUNK) as usize];
-            if !flag.load(Relaxed) {
-                flag.store(true, Relaxed);
-            }
+            self.flag(rank, d);
         }
         was_unreached
+    }
+
+    /// Flags the chunk of `rank` as holding level `d`.
+    fn flag(&self, rank: u64, d: usize) {
+        let flag = &self.marks[d % 2][((rank - self.first) / CHUNK) as usize];
+        if !flag.load(Relaxed) {
+            flag.store(true, Relaxed);
+        }
     }
 
     fn chunk(&self, c: usize) -> std::ops::Range<u64> {
@@ -379,6 +384,10 @@ impl Search {
     /// neighbours (as frontier, of the other parity) and becomes `(d / 2) mod 2`.
     /// Returns the ranks claimed and the neighbours outside the cells (sorted, distinct),
     /// which another process claims.
+    ///
+    /// The moves inside a word ([`StateSpace::run_links`]) are made a word at a time:
+    /// one compare-and-swap turns the word's frontier to done and claims the unreached
+    /// ranks next to it; the rest go rank by rank.
     pub(crate) fn push_front<S: StateSpace + ?Sized>(
         &self,
         space: &S,
@@ -387,34 +396,70 @@ impl Search {
     ) -> (u64, Vec<u64>) {
         let parity = (d % 2) as u8;
         let done = (FRONT ^ ((d / 2) % 2) as u8) as u64;
-        self.push_from(space, d, FRONT, chunks, |ranks| {
-            ranks.step_by(PER_WORD as usize).flat_map(move |base| {
+        self.push_from(space, d, FRONT, true, chunks, |ranks, reach| {
+            for base in ranks.step_by(PER_WORD as usize) {
                 let word = self.word(base);
-                let w = word.load(Relaxed);
+                let mut w = word.load(Relaxed);
                 let front = front_cells(w);
-                let mine = match front {
-                    0 => 0,
-                    _ => match space.odd_ranks(base) {
-                        Some(odd) => {
-                            front
-                                & if parity == 1 {
-                                    spread(odd)
-                                } else {
-                                    !spread(odd)
-                                }
-                        }
-                        None => 0,
-                    },
-                };
-                // Flipped before they are expanded: only this thread reads the frontier
-                // cells of its chunk, and claims change unreached cells alone. Other
-                // threads may be claiming other cells of the word: flip only these.
-                // (`mine` has the low bit of each cell: times `done` is `done` in each.)
-                if mine != 0 {
-                    word.fetch_xor(mine * done, Relaxed);
+                if front == 0 {
+                    continue;
                 }
-                set_bits(mine).map(move |bit| base + (bit / 2) as u64)
-            })
+                let mine = match space.odd_ranks(base) {
+                    Some(odd) => {
+                        front
+                            & if parity == 1 {
+                                spread(odd)
+                            } else {
+                                !spread(odd)
+                            }
+                    }
+                    None => 0,
+                };
+                if mine == 0 {
+                    continue;
+                }
+                let links = space.run_links(base);
+                // Bit 31's link leaves the word: made rank by rank, as is the link into
+                // bit 0 from the word before.
+                let inside = spread(links & 0x7FFF_FFFF);
+                let next = (mine & inside) << 2 | (mine >> 2 & inside);
+                // Only this thread reads the frontier cells of its chunk, and other
+                // threads change unreached cells alone (to FRONT): the word is flipped
+                // and its neighbours claimed in one step, retried if another thread got
+                // in between. (`mine` has the low bit of each cell: times `done` is
+                // `done` in each; FRONT is unreached less its low bit.)
+                let claimed = loop {
+                    let new = next & unreached_cells(w);
+                    match word.compare_exchange_weak(
+                        w,
+                        (w ^ (mine * done)) & !new,
+                        Relaxed,
+                        Relaxed,
+                    ) {
+                        Ok(_) => break new,
+                        Err(now) => w = now,
+                    }
+                };
+                if claimed != 0 {
+                    reach.found += claimed.count_ones() as u64;
+                    self.flag(base, d + 1);
+                    if reach.claimed.len() as u64 <= FARTHEST_KEPT {
+                        reach
+                            .claimed
+                            .extend(set_bits(claimed).map(|bit| base + (bit / 2) as u64));
+                    }
+                }
+                if links >> 31 != 0 && mine >> 62 != 0 {
+                    reach.direct.push(base + PER_WORD);
+                }
+                if mine & 1 != 0 && base >= PER_WORD && space.run_links(base - PER_WORD) >> 31 != 0
+                {
+                    reach.direct.push(base - 1);
+                }
+                reach
+                    .ranks
+                    .extend(set_bits(mine).map(|bit| base + (bit / 2) as u64));
+            }
         })
     }
 
@@ -453,57 +498,74 @@ impl Search {
     /// Level `d + 1` from the ranks of residue `d mod 3` in the chunks flagged for `d`.
     fn push<S: StateSpace + ?Sized>(&self, space: &S, d: usize) -> (u64, Vec<u64>) {
         let want = (d % 3) as u8;
-        self.push_from(space, d, ((d + 1) % 3) as u8, 0..self.chunks(), |ranks| {
-            ranks.filter(move |&r| self.get(r) == want)
+        let code = ((d + 1) % 3) as u8;
+        self.push_from(space, d, code, false, 0..self.chunks(), |ranks, reach| {
+            reach.ranks.extend(ranks.filter(|&r| self.get(r) == want))
         })
     }
 
-    /// Level `d + 1` by pushing: in every chunk of `chunks` flagged for `d`, each rank
-    /// `frontier` picks from the chunk's ranks claims its unreached neighbours with
-    /// `code`. Returns the ranks claimed and the neighbours outside the cells (sorted,
-    /// distinct).
-    fn push_from<S, I>(
+    /// Level `d + 1` by pushing: in every chunk of `chunks` flagged for `d`, `frontier`
+    /// picks the ranks to expand (and may claim some of their neighbours itself, `far`
+    /// then saying that only [`StateSpace::far_neighbors_of`] are left); each claims its
+    /// unreached neighbours with `code`. Returns the ranks claimed and the neighbours
+    /// outside the cells (sorted, distinct).
+    fn push_from<S, F>(
         &self,
         space: &S,
         d: usize,
         code: u8,
+        far: bool,
         chunks: std::ops::Range<usize>,
-        frontier: impl Fn(std::ops::Range<u64>) -> I + Sync,
+        frontier: F,
     ) -> (u64, Vec<u64>)
     where
         S: StateSpace + ?Sized,
-        I: Iterator<Item = u64>,
+        F: Fn(std::ops::Range<u64>, &mut Reach) + Sync,
     {
         let (found, mut outside) = chunks
             .into_par_iter()
             .filter(|&c| self.marks[d % 2][c].load(Relaxed))
             .map_init(
-                || (Batch::default(), Vec::new()),
-                |(batch, claimed), c| {
-                    let mut found = 0;
+                || ([Batch::default(), Batch::default()], Reach::default()),
+                |(batches, reach), c| {
+                    reach.found = 0;
                     let mut outside = Vec::new();
-                    let mut settle = |batch: &mut Batch| {
-                        batch.expand(space, self);
-                        for (_, nbs) in batch.drain() {
-                            for &nb in nbs {
-                                if !self.holds(nb) {
-                                    outside.push(nb);
-                                } else if self.get(nb) == UNREACHED && self.claim(nb, code, d + 1) {
-                                    found += 1;
-                                    if claimed.len() as u64 <= FARTHEST_KEPT {
-                                        claimed.push(nb);
-                                    }
-                                }
+                    frontier(self.chunk(c), reach);
+                    let Reach {
+                        ranks,
+                        direct,
+                        claimed,
+                        found,
+                    } = reach;
+                    let mut claim = |nb: u64| {
+                        if !self.holds(nb) {
+                            outside.push(nb);
+                        } else if self.get(nb) == UNREACHED && self.claim(nb, code, d + 1) {
+                            *found += 1;
+                            if claimed.len() as u64 <= FARTHEST_KEPT {
+                                claimed.push(nb);
                             }
                         }
-                        batch.clear();
                     };
-                    for r in frontier(self.chunk(c)) {
-                        if batch.add(r) {
-                            settle(batch);
+                    for nb in direct.drain(..) {
+                        claim(nb);
+                    }
+                    // Each batch is claimed after the next one is generated, so that its
+                    // prefetched words have arrived by then.
+                    let parts = ranks.len().div_ceil(BATCH);
+                    for i in 0..=parts {
+                        if i < parts {
+                            let part = &ranks[i * BATCH..((i + 1) * BATCH).min(ranks.len())];
+                            batches[i % 2].expand(space, self, part, far);
+                        }
+                        if i > 0 {
+                            for &nb in &batches[(i - 1) % 2].nbs {
+                                claim(nb);
+                            }
                         }
                     }
-                    settle(batch);
+                    ranks.clear();
+                    let found = *found;
                     self.keep(claimed);
                     (found, outside)
                 },
@@ -526,12 +588,27 @@ impl Search {
         (0..self.marks[0].len())
             .into_par_iter()
             .map_init(
-                || (Batch::default(), Vec::new()),
-                |(batch, claimed), c| {
+                || (Batch::default(), Vec::new(), Vec::new()),
+                |(batch, ranks, claimed), c| {
                     let mut found = 0;
-                    let mut settle = |batch: &mut Batch| {
-                        batch.expand(space, self);
-                        for (r, nbs) in batch.drain() {
+                    let chunk = self.chunk(c);
+                    let mut r = chunk.start;
+                    while r < chunk.end {
+                        // A word with no unreached rank is skipped whole (chunks start on
+                        // word boundaries).
+                        let word = self.word(r).load(Relaxed);
+                        if r.is_multiple_of(PER_WORD) && !has_unreached(word) {
+                            r += PER_WORD;
+                            continue;
+                        }
+                        if cell(word, r) == UNREACHED {
+                            ranks.push(r);
+                        }
+                        r += 1;
+                    }
+                    for part in ranks.chunks(BATCH) {
+                        batch.expand(space, self, part, false);
+                        for (&r, nbs) in part.iter().zip(batch.each()) {
                             if nbs.iter().any(|&nb| self.get(nb) == want)
                                 && self.claim(r, ((d + 1) % 3) as u8, d + 1)
                             {
@@ -541,24 +618,8 @@ impl Search {
                                 }
                             }
                         }
-                        batch.clear();
-                    };
-                    let ranks = self.chunk(c);
-                    let mut r = ranks.start;
-                    while r < ranks.end {
-                        // A word with no unreached rank is skipped whole (chunks start on
-                        // word boundaries).
-                        let word = self.word(r).load(Relaxed);
-                        if r.is_multiple_of(PER_WORD) && !has_unreached(word) {
-                            r += PER_WORD;
-                            continue;
-                        }
-                        if cell(word, r) == UNREACHED && batch.add(r) {
-                            settle(batch);
-                        }
-                        r += 1;
                     }
-                    settle(batch);
+                    ranks.clear();
                     self.keep(claimed);
                     found
                 },
@@ -567,13 +628,22 @@ impl Search {
     }
 }
 
-/// Ranks whose neighbours are generated, and their words prefetched, before any is
+/// What a chunk's frontier gives [`Search::push_from`]: the ranks whose neighbours are
+/// to be claimed, neighbours to claim as they are, and what was claimed already.
+#[derive(Default)]
+pub(crate) struct Reach {
+    ranks: Vec<u64>,
+    direct: Vec<u64>,
+    claimed: Vec<u64>,
+    found: u64,
+}
+
+/// Neighbours generated for a batch of ranks, and their words prefetched, before any is
 /// read: the table is gigabytes read at random, and a batch lets the cache misses
 /// overlap instead of stalling one after another.
 #[derive(Default)]
 struct Batch {
-    ranks: Vec<u64>,
-    /// The neighbours of all `ranks`, those of `ranks[i]` ending at `ends[i]`.
+    /// The neighbours of the batch's ranks, those of the `i`-th ending at `ends[i]`.
     nbs: Vec<u64>,
     ends: Vec<usize>,
 }
@@ -582,16 +652,17 @@ struct Batch {
 const BATCH: usize = 32;
 
 impl Batch {
-    /// Adds `r` (ranks come in ascending order); true once full.
-    fn add(&mut self, r: u64) -> bool {
-        self.ranks.push(r);
-        self.ranks.len() == BATCH
-    }
-
-    /// Generates the neighbours of the batch's ranks in one call (a space computes the
-    /// ranks of one block together) and prefetches their words.
-    fn expand<S: StateSpace + ?Sized>(&mut self, space: &S, t: &Search) {
-        space.neighbors_of(&self.ranks, &mut self.nbs, &mut self.ends);
+    /// Generates the neighbours of `ranks` (ascending) in one call (a space computes the
+    /// ranks of one block together), only the far ones with `far`, and prefetches their
+    /// words.
+    fn expand<S: StateSpace + ?Sized>(&mut self, space: &S, t: &Search, ranks: &[u64], far: bool) {
+        self.nbs.clear();
+        self.ends.clear();
+        if far {
+            space.far_neighbors_of(ranks, &mut self.nbs, &mut self.ends);
+        } else {
+            space.neighbors_of(ranks, &mut self.nbs, &mut self.ends);
+        }
         for &nb in &self.nbs {
             if t.holds(nb) {
                 prefetch(t.word(nb));
@@ -599,20 +670,14 @@ impl Batch {
         }
     }
 
-    /// Each rank with its neighbours, once [`Batch::expand`]ed.
-    fn drain(&self) -> impl Iterator<Item = (u64, &[u64])> {
+    /// Each rank's neighbours, in the order of the ranks given to [`Batch::expand`].
+    fn each(&self) -> impl Iterator<Item = &[u64]> {
         let mut start = 0;
-        self.ranks.iter().zip(&self.ends).map(move |(&r, &end)| {
+        self.ends.iter().map(move |&end| {
             let nbs = &self.nbs[start..end];
             start = end;
-            (r, nbs)
+            nbs
         })
-    }
-
-    fn clear(&mut self) {
-        self.ranks.clear();
-        self.nbs.clear();
-        self.ends.clear();
     }
 }
 
@@ -640,6 +705,11 @@ fn spread(x: u32) -> u64 {
 /// The low bits of the cells of `w` that hold [`FRONT`] (0b10).
 fn front_cells(w: u64) -> u64 {
     w >> 1 & !w & LOW
+}
+
+/// The low bits of the cells of `w` that hold [`UNREACHED`] (0b11).
+fn unreached_cells(w: u64) -> u64 {
+    w & w >> 1 & LOW
 }
 
 /// Whether some two-bit cell of `w` is 0b11.

@@ -75,6 +75,9 @@ struct Fast {
     /// With a colouring, `odd_from[c]`: bit `i` set when the rank `i` places after one
     /// with the blank in cell `c` has parity 1 ([`StateSpace::odd_ranks`]).
     odd_from: Vec<u32>,
+    /// `link_from[c]`: bit `i` set when the rank `i` places after one with the blank in
+    /// cell `c` and the rank after it are one move apart ([`StateSpace::run_links`]).
+    link_from: Vec<u32>,
 }
 
 /// The tiles of the block (value of `t`) a thread last generated neighbours for. The
@@ -110,6 +113,58 @@ struct Arrangement {
 /// (see [`BlockCache::prefix`]): 7! = 5040 ranks of the tiles share a prefix, more than the
 /// blocks of one chunk of the solver's scan.
 const LOW_DIGITS: usize = 7;
+
+/// The last [`LOW_DIGITS`] tiles of a rank, by the rank's remainder modulo `7!`: their
+/// Lehmer digits, which of the 7 values left by the prefix each one is (0 = the
+/// smallest), and the digits' sum modulo 2. A table of 5040 entries instead of 7
+/// divisions and 7 selections per block: the two-bit search visits a new block for
+/// nearly every rank it expands.
+#[derive(Clone, Copy)]
+struct LowTiles {
+    digits: [u8; LOW_DIGITS],
+    order: [u8; LOW_DIGITS],
+    parity: u8,
+    /// `digits` and `order`, four bits each, the first lowest.
+    packed_digits: u32,
+    packed_order: u32,
+}
+
+static LOW_TILES: [LowTiles; 5040] = {
+    let mut t = [LowTiles {
+        digits: [0; LOW_DIGITS],
+        order: [0; LOW_DIGITS],
+        parity: 0,
+        packed_digits: 0,
+        packed_order: 0,
+    }; 5040];
+    let mut r = 0;
+    while r < 5040 {
+        // The digits as `lehmer_digits` gives them, then the picks as
+        // `perm_from_digits_in` makes them from the pool 0..7.
+        let mut rest = r;
+        let mut i = LOW_DIGITS;
+        while i > 0 {
+            i -= 1;
+            let radix = LOW_DIGITS - i;
+            t[r].digits[i] = (rest % radix) as u8;
+            rest /= radix;
+        }
+        let mut pool: u64 = 0x0654_3210;
+        let mut sum = 0;
+        while i < LOW_DIGITS {
+            let at = 4 * t[r].digits[i] as u32;
+            t[r].order[i] = ((pool >> at) & 0xF) as u8;
+            pool = (pool & ((1u64 << at) - 1)) | ((pool >> at >> 4) << at);
+            sum += t[r].digits[i];
+            t[r].packed_digits |= (t[r].digits[i] as u32) << (4 * i);
+            t[r].packed_order |= (t[r].order[i] as u32) << (4 * i);
+            i += 1;
+        }
+        t[r].parity = sum & 1;
+        r += 1;
+    }
+    t
+};
 
 thread_local! {
     static LAST_BLOCK: RefCell<BlockCache> = const {
@@ -162,6 +217,17 @@ impl Sliding {
                 .collect(),
             None => Vec::new(),
         };
+        // Rank r and r + 1 are one move apart when they share the tiles (r + 1 is not the
+        // next block's first) and the blank's cells, c and c + 1, are adjacent.
+        let link_from: Vec<u32> = (0..n)
+            .map(|first| {
+                (0..32).fold(0u32, |m, i| {
+                    let c = (first + i) % n;
+                    let linked = c + 1 < n && adjacency[c].contains(&(c as u8 + 1));
+                    m | (linked as u32) << i
+                })
+            })
+            .collect();
         Sliding {
             name: name.to_string(),
             adjacency,
@@ -176,6 +242,7 @@ impl Sliding {
             fast: Box::new(Fast {
                 cells: StrengthReducedU64::new(n as u64),
                 odd_from,
+                link_from,
             }),
         }
     }
@@ -438,16 +505,32 @@ impl StateSpace for Sliding {
     }
 
     fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
-        self.push_neighbors(rank, &mut None, out);
+        self.push_neighbors(rank, &mut None, false, out);
     }
 
     fn neighbors_of(&self, ranks: &[u64], out: &mut Vec<u64>, ends: &mut Vec<usize>) {
         // The ranks come in order, and those of one block share its arrangement.
         let mut here = None;
         for &rank in ranks {
-            self.push_neighbors(rank, &mut here, out);
+            self.push_neighbors(rank, &mut here, false, out);
             ends.push(out.len());
         }
+    }
+
+    fn run_links(&self, base: u64) -> u32 {
+        self.fast.link_from[(base % self.fast.cells) as usize]
+    }
+
+    fn far_neighbors_of(&self, ranks: &[u64], out: &mut Vec<u64>, ends: &mut Vec<usize>) {
+        if self.cells() - 1 < LOW_DIGITS + 1 {
+            let mut here = None;
+            for &rank in ranks {
+                self.push_neighbors(rank, &mut here, true, out);
+                ends.push(out.len());
+            }
+            return;
+        }
+        self.far_packed(ranks, out, ends);
     }
 
     /// Every move takes the blank to the other colour, so the parity of any path to the
@@ -499,15 +582,118 @@ fn shifted_rank(a: &Arrangement, m: usize, blank: usize, c: usize) -> u64 {
     (a.lehmer as i64 + delta) as u64
 }
 
+/// [`shifted_rank`] on tiles and digits kept four bits each (tile `i` in bits `4 i`),
+/// as [`Sliding::far_packed`] keeps them: no arrays in memory to write byte by byte and
+/// read back.
+fn shifted_rank_packed(
+    tiles: u64,
+    digits: u64,
+    lehmer: u64,
+    m: usize,
+    blank: usize,
+    c: usize,
+) -> u64 {
+    let f = |i: usize| FACT[m - 1 - i] as i64;
+    let s = |i: usize| (tiles >> (4 * i) & 0xF) as i64;
+    let l = |i: usize| (digits >> (4 * i) & 0xF) as i64;
+    let mut delta = 0i64;
+    let mut smaller = 0i64;
+    if c > blank {
+        let (lo, q) = (blank, c - 1);
+        let x = s(q);
+        for k in lo..q {
+            let above = (x < s(k)) as i64;
+            smaller += 1 - above;
+            delta += (l(k) - above) * f(k + 1) - l(k) * f(k);
+        }
+        delta += (l(q) + smaller) * f(lo) - l(q) * f(q);
+    } else {
+        let (lo, q) = (c, blank - 1);
+        let x = s(lo);
+        for k in lo + 1..=q {
+            let above = (x < s(k)) as i64;
+            smaller += 1 - above;
+            delta += (l(k) + above) * f(k - 1) - l(k) * f(k);
+        }
+        delta += (l(lo) - smaller) * f(q) - l(lo) * f(lo);
+    }
+    (lehmer as i64 + delta) as u64
+}
+
 impl Sliding {
+    /// [`StateSpace::far_neighbors_of`] for 9 cells and more: each rank's tiles from
+    /// the prefix its batch shares (unranked once per call while it lasts) and the
+    /// [`LOW_TILES`] entry of its last 7, kept in registers.
+    fn far_packed(&self, ranks: &[u64], out: &mut Vec<u64>, ends: &mut Vec<usize>) {
+        let n = self.cells();
+        let m = n - 1;
+        let low_at = 4 * (m - LOW_DIGITS);
+        let mut prefix = u64::MAX;
+        let (mut high_tiles, mut high_digits, mut pool, mut high_parity) = (0u64, 0u64, 0u64, 0u8);
+        for &rank in ranks {
+            let (t, blank) = StrengthReducedU64::div_rem(rank, self.fast.cells);
+            let blank = blank as usize;
+            let mut lehmer = if self.colour.is_some() { 2 * t } else { t };
+            let (p, rest) = (lehmer / FACT[LOW_DIGITS], lehmer % FACT[LOW_DIGITS]);
+            if p != prefix {
+                prefix = p;
+                let mut digits = [0u8; MAX_CELLS];
+                let mut tiles = [0u8; MAX_CELLS];
+                lehmer_digits(lehmer, &mut digits[..m]);
+                let (par, left) = perm_from_digits_in(
+                    &digits[..m - LOW_DIGITS],
+                    ALL_VALUES,
+                    &mut tiles[..m - LOW_DIGITS],
+                );
+                (high_parity, pool) = (par, left);
+                (high_tiles, high_digits) = (0, 0);
+                for i in 0..m - LOW_DIGITS {
+                    high_tiles |= (tiles[i] as u64) << (4 * i);
+                    high_digits |= (digits[i] as u64) << (4 * i);
+                }
+            }
+            let e = &LOW_TILES[rest as usize];
+            let mut low = 0u64;
+            for i in 0..LOW_DIGITS {
+                let at = 4 * (e.packed_order >> (4 * i) & 0xF);
+                low |= (pool >> at & 0xF) << (4 * i);
+            }
+            let mut tiles = high_tiles | low << low_at;
+            let mut digits = high_digits | (e.packed_digits as u64) << low_at;
+            if let Some(colour) = &self.colour
+                && high_parity ^ e.parity ^ (blank & 1) as u8 ^ colour[blank]
+                    != self.solvable_parity
+            {
+                // As in `block_tiles`: the last two tiles swap, rank 2t + 1.
+                let (a, b) = (4 * (m - 2), 4 * (m - 1));
+                let (x, y) = (tiles >> a & 0xF, tiles >> b & 0xF);
+                tiles = tiles & !(0xF << a) & !(0xF << b) | y << a | x << b;
+                digits ^= 1 << a;
+                lehmer += 1;
+            }
+            for &c in &self.adjacency[blank] {
+                let c = c as usize;
+                if c.abs_diff(blank) == 1 {
+                    continue;
+                }
+                let l = shifted_rank_packed(tiles, digits, lehmer, m, blank, c);
+                let t = if self.colour.is_some() { l / 2 } else { l };
+                out.push(t * n as u64 + c as u64);
+            }
+            ends.push(out.len());
+        }
+    }
+
     /// Appends the neighbours of `rank` to `out`. `here` keeps the arrangement of the
     /// last block unranked, by block and by what decides the swap of the last two tiles
     /// in [`Sliding::block_tiles`] (the blank's colour and the parity of its cell), so
-    /// that the ranks of one block share one unrank.
+    /// that the ranks of one block share one unrank. With `far`, leaves out the moves
+    /// to the rank before or after ([`StateSpace::run_links`]).
     fn push_neighbors(
         &self,
         rank: u64,
         here: &mut Option<(u64, u8, Arrangement)>,
+        far: bool,
         out: &mut Vec<u64>,
     ) {
         let n = self.cells();
@@ -517,7 +703,9 @@ impl Sliding {
             let c = c as usize;
             if c.abs_diff(blank) == 1 {
                 // The tiles in cell order are unchanged (see the module docs).
-                out.push(rank - blank as u64 + c as u64);
+                if !far {
+                    out.push(rank - blank as u64 + c as u64);
+                }
                 continue;
             }
             let swap = (self.colour.as_ref()).map_or(0, |k| k[blank] ^ (blank & 1) as u8);
@@ -569,9 +757,17 @@ impl Sliding {
                     (*prefix_parity, *pool) =
                         perm_from_digits_in(&digits[..m - low], ALL_VALUES, &mut tiles[..m - low]);
                 }
-                lehmer_digits(rest, &mut digits[m - low..m]);
-                let (p, _) =
-                    perm_from_digits_in(&digits[m - low..m], *pool, &mut tiles[m - low..m]);
+                let p = if low == LOW_DIGITS {
+                    let e = &LOW_TILES[rest as usize];
+                    for i in 0..LOW_DIGITS {
+                        digits[m - low + i] = e.digits[i];
+                        tiles[m - low + i] = (*pool >> (4 * e.order[i]) & 0xF) as u8;
+                    }
+                    e.parity
+                } else {
+                    lehmer_digits(rest, &mut digits[m - low..m]);
+                    perm_from_digits_in(&digits[m - low..m], *pool, &mut tiles[m - low..m]).0
+                };
                 *parity = *prefix_parity ^ p;
                 cache.puzzle = self.id;
                 cache.t = t;
@@ -663,7 +859,7 @@ mod tests {
     }
 
     /// The batch form the two-bit search calls gives, rank by rank, what `neighbors`
-    /// gives, and `odd_ranks` what `parity` gives, on grids with and without a
+    /// gives (its far neighbours with the run links too), and `odd_ranks` what `parity` gives, on grids with and without a
     /// colouring (the 2x7 beyond 2^32 ranks included).
     #[test]
     fn batched_neighbours_and_parities_are_the_single_ones() {
@@ -702,7 +898,24 @@ mod tests {
                     p.neighbors(r, &mut want);
                     want_ends.push(want.len());
                 }
-                assert_eq!((out, ends), (want, want_ends), "{}x cells", n);
+                assert_eq!((&out, &ends), (&want, &want_ends), "{}x cells", n);
+                // The far neighbours and the links between consecutive ranks are every
+                // neighbour, each once.
+                let (mut far, mut far_ends) = (Vec::new(), Vec::new());
+                p.far_neighbors_of(&ranks, &mut far, &mut far_ends);
+                let mut from = 0;
+                for (i, &r) in ranks.iter().enumerate() {
+                    let linked = |a: u64| p.run_links(a / 32 * 32) >> (a % 32) & 1 == 1;
+                    let mut got = far[from..far_ends[i]].to_vec();
+                    got.extend((r + 1 < p.size() && linked(r)).then_some(r + 1));
+                    got.extend((r > 0 && linked(r - 1)).then(|| r - 1));
+                    got.sort_unstable();
+                    let mut all =
+                        want[if i == 0 { 0 } else { want_ends[i - 1] }..want_ends[i]].to_vec();
+                    all.sort_unstable();
+                    assert_eq!(got, all, "rank {r} of {n} cells");
+                    from = far_ends[i];
+                }
                 let base = start / 32 * 32;
                 let odd = p.odd_ranks(base);
                 let single: Option<u32> = (0..32)
