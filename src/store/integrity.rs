@@ -86,7 +86,7 @@ pub fn expected_schema_objects() -> Sql<Vec<(String, String)>> {
 
 /// Planner statistics (`sqlite_stat1`) for tools that query the file with their own
 /// SQL, the file's [`seal`] over them and the rest of what `generate` wrote, then a
-/// compact file without the free pages left by the bulk writes. The copy VACUUM makes
+/// compact file without free pages (VACUUM, when there are any). The copy VACUUM makes
 /// goes to a temporary file, not memory: the file may be as large as the tables (10.9
 /// GB with `fourteen`), and memory is what the largest builds run short of.
 pub fn finish(conn: &Writer) -> Sql<()> {
@@ -96,7 +96,14 @@ pub fn finish(conn: &Writer) -> Sql<()> {
         "INSERT OR REPLACE INTO meta (key, value) VALUES ('seal', ?1)",
         [seal],
     )?;
-    conn.execute_batch("PRAGMA temp_store = FILE; VACUUM;")
+    // VACUUM rewrites the whole file through a copy (11 GB twice over with `fourteen`,
+    // a minute or more) only to give back free pages: a file without any, what a fresh
+    // build or one that only adds puzzles leaves, is as compact already.
+    let free: i64 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0))?;
+    if free > 0 {
+        conn.execute_batch("PRAGMA temp_store = FILE; VACUUM;")?;
+    }
+    Ok(())
 }
 
 /// The file's seal (`meta` key `seal`): SHA-256, in hex, over what `generate` wrote
