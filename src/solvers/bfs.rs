@@ -256,18 +256,20 @@ impl Tables {
         (0..marks.len())
             .into_par_iter()
             .filter(|&ci| marks[ci].load(Relaxed))
-            .map_init(Batch::default, |batch, ci| {
+            .map_init(Pipeline::default, |pipe, ci| {
                 let (mut here, mut found) = (0u64, 0u64);
                 for r in self.chunk_range(ci) {
                     if self.dist[r].load(Relaxed) != d {
                         continue;
                     }
                     here += 1;
-                    if batch.add(space, r, &self.dist) {
+                    if let Some(batch) = pipe.add(space, r, &self.dist) {
                         found += self.claim(batch, d);
                     }
                 }
-                found += self.claim(batch, d);
+                for batch in pipe.rest() {
+                    found += self.claim(batch, d);
+                }
                 (here, found)
             })
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
@@ -316,7 +318,7 @@ impl Tables {
         let by_words = !count_here && (self.dist.as_ptr() as usize).is_multiple_of(8);
         (0..self.marks[0].len())
             .into_par_iter()
-            .map_init(Batch::default, |batch, ci| {
+            .map_init(Pipeline::default, |pipe, ci| {
                 let (mut here, mut found) = (0u64, 0u64);
                 let range = self.chunk_range(ci);
                 let mut r = range.start;
@@ -332,12 +334,14 @@ impl Tables {
                     let now = self.dist[r].load(Relaxed);
                     if now != UNREACHED {
                         here += (now == d) as u64;
-                    } else if batch.add(space, r, &self.dist) {
+                    } else if let Some(batch) = pipe.add(space, r, &self.dist) {
                         found += self.settle(batch, d);
                     }
                     r += 1;
                 }
-                found += self.settle(batch, d);
+                for batch in pipe.rest() {
+                    found += self.settle(batch, d);
+                }
                 if found > 0 {
                     self.mark(d + 1, ci * CHUNK);
                 }
@@ -409,6 +413,39 @@ struct Batch {
     /// The ranks, each with the end of its neighbours in `nbs`.
     ranks: Vec<(usize, usize)>,
     nbs: Vec<u64>,
+}
+
+/// Two [`Batch`]es: one is read while the next is generated, so that its prefetched
+/// entries have arrived by the time they are read.
+#[derive(Default)]
+struct Pipeline {
+    batches: [Batch; 2],
+    filling: usize,
+}
+
+impl Pipeline {
+    /// Adds `r` to the batch being filled; once that is full, the other batch (full
+    /// since the last switch) is returned to be read and emptied, and filled next.
+    fn add<S: StateSpace + ?Sized>(
+        &mut self,
+        space: &S,
+        r: usize,
+        dist: &[AtomicU8],
+    ) -> Option<&mut Batch> {
+        if !self.batches[self.filling].add(space, r, dist) {
+            return None;
+        }
+        self.filling ^= 1;
+        let older = &mut self.batches[self.filling];
+        (!older.ranks.is_empty()).then_some(older)
+    }
+
+    /// The batches left, the older first.
+    fn rest(&mut self) -> impl Iterator<Item = &mut Batch> {
+        let [a, b] = &mut self.batches;
+        let order = if self.filling == 0 { [b, a] } else { [a, b] };
+        order.into_iter().filter(|b| !b.ranks.is_empty())
+    }
 }
 
 /// Ranks per [`Batch`]: enough misses in flight to cover memory latency, few enough

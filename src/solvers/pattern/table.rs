@@ -365,8 +365,8 @@ impl<'a> Rule<'a> {
 
 /// The relation that defines the search's distances, checked state by state; the first
 /// failure reported is at the smallest rank. The neighbours of a few dozen states are
-/// generated and their distances prefetched before any is read, as the search does, so
-/// that the reads at random overlap.
+/// generated and their distances prefetched a batch before any is read, so that the
+/// reads at random overlap and have landed when they are needed.
 fn relation(
     pattern: &Pattern,
     by_region: &[u8],
@@ -383,29 +383,39 @@ fn relation(
         let ranks = b * per..((b + 1) * per).min(n);
         let len = ranks.end - ranks.start;
         let mut cells = [0u8; MAX_CELLS];
-        // (rank, is a state, is a goal, end of its neighbours in `nbs`)
-        let mut batch: Vec<(u64, bool, bool, usize)> = Vec::with_capacity(BATCH);
-        let mut nbs: Vec<u64> = Vec::new();
-        let mut found = None;
+        // Two batches: each is checked after the next one is generated, so that the
+        // distances prefetched for it have arrived by then.
+        let mut batches = [RelationBatch::default(), RelationBatch::default()];
         let mut r = ranks.start;
-        while r < ranks.end && found.is_none() {
-            batch.clear();
-            nbs.clear();
-            while batch.len() < BATCH && r < ranks.end {
-                if r % slots == 0 {
-                    pattern.unrank(r / slots, &mut cells);
+        let mut fill = |b: &mut RelationBatch, r: &mut u64| {
+            b.states.clear();
+            b.nbs.clear();
+            while b.states.len() < BATCH && *r < ranks.end {
+                if (*r).is_multiple_of(slots) {
+                    pattern.unrank(*r / slots, &mut cells);
                 }
-                let start = nbs.len();
-                let (state, goal) = rule.neighbours(&space, r, &mut cells, &mut nbs);
-                for &nb in &nbs[start..] {
+                let start = b.nbs.len();
+                let (state, goal) = rule.neighbours(&space, *r, &mut cells, &mut b.nbs);
+                for &nb in &b.nbs[start..] {
                     prefetch(&by_region[nb as usize]);
                 }
-                batch.push((r, state, goal, nbs.len()));
-                r += 1;
+                b.states.push((*r, state, goal, b.nbs.len()));
+                *r += 1;
             }
+        };
+        fill(&mut batches[0], &mut r);
+        let mut found = None;
+        let mut cur = 0;
+        while !batches[cur].states.is_empty() && found.is_none() {
+            let [a, b] = &mut batches;
+            let (now, next) = if cur == 0 { (&*a, b) } else { (&*b, a) };
+            fill(next, &mut r);
             let mut start = 0;
-            for &(r, state, goal, end) in &batch {
-                let best = nbs[start..end].iter().map(|&n| by_region[n as usize]).min();
+            for &(r, state, goal, end) in &now.states {
+                let best = now.nbs[start..end]
+                    .iter()
+                    .map(|&n| by_region[n as usize])
+                    .min();
                 start = end;
                 let want = match best {
                     _ if !state => UNREACHED,
@@ -428,6 +438,7 @@ fn relation(
                     break;
                 }
             }
+            cur ^= 1;
         }
         progress.advance(len);
         found
@@ -436,6 +447,14 @@ fn relation(
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// States of [`relation`] whose neighbours are generated and prefetched together:
+/// (rank, is a state, is a goal, end of its neighbours in `nbs`).
+#[derive(Default)]
+struct RelationBatch {
+    states: Vec<(u64, bool, bool, usize)>,
+    nbs: Vec<u64>,
 }
 
 /// Every byte of `table` is what [`encode`] makes of `by_region`.
