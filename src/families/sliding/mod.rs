@@ -585,15 +585,17 @@ fn shifted_rank(a: &Arrangement, m: usize, blank: usize, c: usize) -> u64 {
 /// [`shifted_rank`] on tiles and digits kept four bits each (tile `i` in bits `4 i`),
 /// as [`Sliding::far_packed`] keeps them: no arrays in memory to write byte by byte and
 /// read back.
+/// `weights[i]` is `(m - 1 - i)!`, the weight of digit `i` (0 past the last).
 fn shifted_rank_packed(
     tiles: u64,
     digits: u64,
     lehmer: u64,
-    m: usize,
+    weights: &[i64; MAX_CELLS],
     blank: usize,
     c: usize,
 ) -> u64 {
-    let f = |i: usize| FACT[m - 1 - i] as i64;
+    // Masked, so that the index needs no bounds check: it is below 16 anyway.
+    let f = |i: usize| weights[i % MAX_CELLS];
     let s = |i: usize| (tiles >> (4 * i) & 0xF) as i64;
     let l = |i: usize| (digits >> (4 * i) & 0xF) as i64;
     let mut delta = 0i64;
@@ -628,6 +630,10 @@ impl Sliding {
         let n = self.cells();
         let m = n - 1;
         let low_at = 4 * (m - LOW_DIGITS);
+        let mut weights = [0i64; MAX_CELLS];
+        for (i, w) in weights.iter_mut().enumerate().take(m) {
+            *w = FACT[m - 1 - i] as i64;
+        }
         let mut prefix = u64::MAX;
         let (mut high_tiles, mut high_digits, mut pool, mut high_parity) = (0u64, 0u64, 0u64, 0u8);
         for &rank in ranks {
@@ -676,7 +682,7 @@ impl Sliding {
                 if c.abs_diff(blank) == 1 {
                     continue;
                 }
-                let l = shifted_rank_packed(tiles, digits, lehmer, m, blank, c);
+                let l = shifted_rank_packed(tiles, digits, lehmer, &weights, blank, c);
                 let t = if self.colour.is_some() { l / 2 } else { l };
                 out.push(t * n as u64 + c as u64);
             }
