@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use crate::core::memory::prefetch;
+use crate::core::memory::{advise_huge_pages, prefetch};
 use crate::core::progress::Progress;
 use crate::core::space::StateSpace;
 
@@ -47,11 +47,14 @@ const CHUNK: u64 = 1 << 11;
 /// solver (which compares with the frontier alone).
 const PULL_RATIO: u64 = 1;
 
-/// Words per block of the table. The table is kept in blocks of 8 MB rather than one
+/// Words per block of the table. The table is kept in blocks of 32 MB rather than one
 /// allocation so that it can be handed on (packed, written) a block at a time and freed
-/// as it goes: a 10.9 GB table is never held twice.
+/// as it goes: a 10.9 GB table is never held twice. Each block is backed by huge pages
+/// where the kernel allows (all of it but the start before the first 2 MiB boundary):
+/// with 4 KiB pages, nearly every neighbour read at random in gigabytes also missed the
+/// TLB and walked page tables that are not in the cache either.
 /// (Small in the tests, so that they cross block boundaries.)
-pub const BLOCK_WORDS: usize = if cfg!(test) { 1 << 8 } else { 1 << 20 };
+pub const BLOCK_WORDS: usize = if cfg!(test) { 1 << 8 } else { 1 << 22 };
 
 /// The most ranks a level may have for its ranks to be kept as the farthest.
 pub const FARTHEST_KEPT: u64 = 1 << 16;
@@ -162,6 +165,9 @@ pub(crate) struct Search {
     marks: [Vec<AtomicBool>; 2],
     /// The ranks claimed in the level under way, while there are few.
     last: std::sync::Mutex<Vec<u64>>,
+    /// Set once the level under way has more than [`FARTHEST_KEPT`] ranks: claims are
+    /// then no longer collected (at the widest levels that was a store per rank).
+    full: AtomicBool,
 }
 
 impl Search {
@@ -172,10 +178,13 @@ impl Search {
         let blocks = (0..words.div_ceil(BLOCK_WORDS))
             .map(|b| {
                 let len = BLOCK_WORDS.min(words - b * BLOCK_WORDS);
+                let mut block = Vec::with_capacity(len);
+                advise_huge_pages(block.as_mut_ptr() as *mut u8, 8 * len);
                 (0..len)
                     .into_par_iter()
                     .map(|_| AtomicU64::new(u64::MAX))
-                    .collect()
+                    .collect_into_vec(&mut block);
+                block
             })
             .collect();
         let chunks = n.div_ceil(CHUNK) as usize;
@@ -185,6 +194,7 @@ impl Search {
             blocks,
             marks: [0, 1].map(|_| (0..chunks).map(|_| AtomicBool::new(false)).collect()),
             last: std::sync::Mutex::new(Vec::new()),
+            full: AtomicBool::new(false),
         }
     }
 
@@ -204,7 +214,7 @@ impl Search {
         while levels[d] > 0 {
             self.clear_marks(d + 1);
             let found = step(&levels, d);
-            let last = std::mem::take(&mut *self.last.lock().unwrap());
+            let last = self.take_last();
             if found > 0 {
                 farthest = if found <= FARTHEST_KEPT {
                     last
@@ -261,7 +271,13 @@ impl Search {
     /// The ranks claimed since the last call while the level under way had at most
     /// about [`FARTHEST_KEPT`] (empty, or some of them, beyond).
     pub(crate) fn take_last(&self) -> Vec<u64> {
+        self.full.store(false, Relaxed);
         std::mem::take(&mut *self.last.lock().unwrap())
+    }
+
+    /// Whether a rank claimed now is to be collected for [`Search::keep`].
+    fn collecting(&self, claimed: &[u64]) -> bool {
+        claimed.len() as u64 <= FARTHEST_KEPT && !self.full.load(Relaxed)
     }
 
     /// Writes every cell, words of 32 in little-endian order.
@@ -340,6 +356,8 @@ impl Search {
             let mut last = self.last.lock().unwrap();
             if last.len() as u64 <= FARTHEST_KEPT {
                 last.append(claimed);
+            } else {
+                self.full.store(true, Relaxed);
             }
         }
         claimed.clear();
@@ -443,7 +461,7 @@ impl Search {
                 if claimed != 0 {
                     reach.found += claimed.count_ones() as u64;
                     self.flag(base, d + 1);
-                    if reach.claimed.len() as u64 <= FARTHEST_KEPT {
+                    if self.collecting(&reach.claimed) {
                         reach
                             .claimed
                             .extend(set_bits(claimed).map(|bit| base + (bit / 2) as u64));
@@ -477,20 +495,21 @@ impl Search {
             })
             .map(|(offset, word)| {
                 let w = word.load(Relaxed);
-                let (mut out, mut unreached) = (w, 0);
                 let odd = space.odd_ranks(self.first + offset).unwrap_or(0);
-                for i in 0..PER_WORD.min(self.n - offset) {
-                    let code = cell(w, i);
-                    if code == UNREACHED {
-                        unreached += 1;
-                    } else {
-                        let p = (odd >> i & 1) as u64;
-                        let shift = 2 * i;
-                        out = out & !(3 << shift) | (2 * code as u64 + p) << shift;
-                    }
-                }
-                word.store(out, Relaxed);
-                unreached
+                // The whole word at once: each reached cell holds (d / 2) mod 2, which
+                // moves to the high bit beside the parity; unreached cells and those
+                // past the last rank stay 0b11.
+                let ranks = PER_WORD.min(self.n - offset);
+                let valid = if ranks == PER_WORD {
+                    LOW
+                } else {
+                    LOW & ((1 << (2 * ranks)) - 1)
+                };
+                let unreached = unreached_cells(w) & valid;
+                let reached = valid & !unreached;
+                let codes = (w & reached) << 1 | (spread(odd) & reached);
+                word.store(w & !(reached * 3) | codes, Relaxed);
+                unreached.count_ones() as u64
             })
             .sum()
     }
@@ -542,7 +561,7 @@ impl Search {
                             outside.push(nb);
                         } else if self.get(nb) == UNREACHED && self.claim(nb, code, d + 1) {
                             *found += 1;
-                            if claimed.len() as u64 <= FARTHEST_KEPT {
+                            if self.collecting(claimed) {
                                 claimed.push(nb);
                             }
                         }
