@@ -21,8 +21,9 @@
 //! `d` the neighbour whose code is `d - 1` (mod 3 or 4) is exactly one closer, and
 //! walking such neighbours finds the distance and an optimal path.
 //!
-//! Claims are atomic (`fetch_and` on the word of 32 ranks), so every level's size is
-//! exact and the table is the same whatever the number of threads. The cells may be a
+//! Claims are atomic (`fetch_and` on the word of 32 ranks; the moves between ranks of one
+//! word, [`StateSpace::run_links`], one compare-and-swap of the word), so every level's
+//! size is exact and the table is the same whatever the number of threads. The cells may be a
 //! share of the ranks: [`crate::solvers::distributed::twobit`] runs the mod-4 search
 //! across processes on the same cells, with the neighbours outside a share handed back.
 
