@@ -734,7 +734,7 @@ fn unreached_cells(w: u64) -> u64 {
 
 /// Whether some two-bit cell of `w` is 0b11.
 fn has_unreached(w: u64) -> bool {
-    w & (w >> 1) & LOW != 0
+    unreached_cells(w) != 0
 }
 
 #[cfg(test)]
