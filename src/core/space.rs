@@ -55,6 +55,13 @@ pub trait StateSpace: Sync {
     fn far_neighbors_of(&self, ranks: &[u64], out: &mut Vec<u64>, ends: &mut Vec<usize>) {
         self.neighbors_of(ranks, out, ends)
     }
+    /// A number of words of 32 ranks after which [`StateSpace::odd_ranks`] and
+    /// [`StateSpace::run_links`] repeat: theirs for `base` are those for `base + 32 *
+    /// period`. `None`, the default, when they do not (or the space does not say); the
+    /// two-bit search then asks for each word instead of looking them up.
+    fn word_period(&self) -> Option<u64> {
+        None
+    }
     /// The parities of the 32 ranks from `base`: bit `i` set when rank `base + i` has
     /// parity 1 ([`StateSpace::parity`]), `None` when the parity is not known. The
     /// two-bit search asks this once per word of its table, not once per rank.

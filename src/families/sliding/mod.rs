@@ -634,6 +634,13 @@ impl StateSpace for Sliding {
         Some(colour[blank] ^ colour[self.goal_blank])
     }
 
+    /// Both depend on the blank cell of the word's first rank, `base mod n`, which
+    /// repeats every `n / gcd(n, 32)` words.
+    fn word_period(&self) -> Option<u64> {
+        let n = self.cells() as u64;
+        Some(n >> n.trailing_zeros().min(5))
+    }
+
     fn odd_ranks(&self, base: u64) -> Option<u32> {
         self.colour.as_ref()?;
         Some(self.fast.odd_from[(base % self.fast.cells) as usize])

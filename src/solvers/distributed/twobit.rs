@@ -29,11 +29,11 @@ use super::{
 };
 use crate::core::progress::Progress;
 use crate::core::space::StateSpace;
-use crate::solvers::twobit::{FARTHEST_KEPT, Search};
+use crate::solvers::twobit::{CHUNK, FARTHEST_KEPT, Search};
 
-/// Chunks of the share (2048 ranks each) expanded at a time: bounds the neighbours for
+/// Chunks of the share expanded at a time (2^24 ranks): bounds the neighbours for
 /// other processes held before they are coded.
-const SLICE_CHUNKS: usize = 1 << 13;
+const SLICE_CHUNKS: usize = (1 << 24) / CHUNK as usize;
 
 /// The least time between two snapshots of a share.
 pub const SNAPSHOT_SECONDS: u64 = 600;
