@@ -61,16 +61,26 @@ impl CodeLayout {
         blocks: Vec<Vec<u64>>,
     ) -> impl Iterator<Item = Vec<u8>> + use<> {
         let layout = *self;
-        let mut bytes = blocks
-            .into_iter()
-            .flat_map(|b| b.into_iter().flat_map(u64::to_le_bytes));
+        // Copied a run of words at a time (a byte at a time, `fourteen`'s 10.9 GB took
+        // several seconds more).
+        let mut blocks = blocks.into_iter();
+        let (mut block, mut at) = (Vec::new(), 0);
         (first..self.chunks()).map_while(move |c| {
             let len = layout.chunk_bytes(c) as usize;
-            let mut chunk = Vec::with_capacity(len);
-            chunk.extend(bytes.by_ref().take(len));
-            if chunk.len() < len {
-                return None;
+            let mut chunk = Vec::with_capacity(len.next_multiple_of(8));
+            while chunk.len() < len {
+                if at == block.len() {
+                    block = blocks.next()?;
+                    at = 0;
+                    continue;
+                }
+                let take = ((len - chunk.len()).div_ceil(8)).min(block.len() - at);
+                for w in &block[at..at + take] {
+                    chunk.extend_from_slice(&w.to_le_bytes());
+                }
+                at += take;
             }
+            chunk.truncate(len);
             if c + 1 == layout.chunks() {
                 layout.clear_unused(&mut chunk);
             }
