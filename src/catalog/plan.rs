@@ -93,9 +93,9 @@ pub fn plan(p: &Puzzle) -> Plan {
         Puzzle::Graph(g) => {
             let size = g.size();
             let (storage, two_bit, _) = crate::core::space::graph_tables(g.as_ref());
-            // Two bits: fourteen's 43.6 G ranks in about 19 min (docs/performance.md).
+            // Two bits: fourteen's 43.6 G ranks in about 15 min (docs/performance.md).
             let (rate, bytes) = match storage {
-                Storage::Packed if two_bit => (37e6, 0.26),
+                Storage::Packed if two_bit => (48e6, 0.26),
                 Storage::Packed => (11e6, 3.0),
                 _ => (0.6e6, 13.0),
             };

@@ -61,8 +61,8 @@ impl CodeLayout {
         blocks: Vec<Vec<u64>>,
     ) -> impl Iterator<Item = Vec<u8>> + use<> {
         let layout = *self;
-        // Copied a run of words at a time (a byte at a time, `fourteen`'s 10.9 GB took
-        // several seconds more).
+        // Copied a run of words at a time: a byte at a time through nested iterators
+        // took about a nanosecond a byte (`perf` of `twelve` at two bits).
         let mut blocks = blocks.into_iter();
         let (mut block, mut at) = (Vec::new(), 0);
         (first..self.chunks()).map_while(move |c| {

@@ -754,8 +754,9 @@ impl Sliding {
             for mv in &far[blank] {
                 // The moving tile's limit: the keys at or past it are the tiles above it.
                 // A pool tile (order o): orders and `below` past o. A prefix tile (value
-                // v, b pool values below it): values past v, and orders + 1 past b.
-                let o = order.wrapping_shr(8 * mv.x.wrapping_sub(h as u32)) & 0xFF;
+                // v, b pool values below it): values past v, and orders + 1 past b. (The
+                // shifts wrap: the unused one of the two reads some byte or other.)
+                let o = order.wrapping_shr(mv.x.wrapping_sub(h as u32).wrapping_mul(8)) & 0xFF;
                 let v = values.wrapping_shr(8 * mv.x) & 0xFF;
                 let b = below.wrapping_shr(8 * mv.x) & 0xFF;
                 let prefix_limits =
