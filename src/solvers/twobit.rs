@@ -469,7 +469,7 @@ impl Search {
                             .extend(set_bits(claimed).map(|bit| base + (bit / 2) as u64));
                     }
                 }
-                if m.links >> 31 != 0 && mine >> 62 != 0 {
+                if m.linked_after && mine >> 62 != 0 {
                     reach.direct.push(base + PER_WORD);
                 }
                 if mine & 1 != 0 && base >= PER_WORD && m.linked_before {
@@ -655,8 +655,8 @@ struct WordMasks {
     known: bool,
     /// The low bits of the cells of the ranks of parity 1.
     odd_cells: u64,
-    /// [`StateSpace::run_links`].
-    links: u32,
+    /// Whether the word's last rank links to the next word's first.
+    linked_after: bool,
     /// The low bits of the cells of the ranks linked to the next one in the word.
     inside: u64,
     /// Whether the last rank of the word before links to this word's first.
@@ -670,7 +670,7 @@ impl WordMasks {
         WordMasks {
             known: odd.is_some(),
             odd_cells: spread(odd.unwrap_or(0)),
-            links,
+            linked_after: links >> 31 != 0,
             inside: spread(links & 0x7FFF_FFFF),
             linked_before: space.run_links(before) >> 31 != 0,
         }

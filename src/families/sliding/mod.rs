@@ -83,7 +83,8 @@ struct Fast {
     /// [`LOW_DIGITS`] + 1 tiles, or a move across more than 8 of them).
     far: Option<Vec<Vec<FarMove>>>,
     /// With a colouring, `swap_at[c]`: whether the ranks of blank cell `c` swap the last
-    /// two tiles when the digit sum is even ([`Sliding::block_tiles`]).
+    /// two tiles when the digit sum is even ([`Sliding::block_tiles`] and
+    /// [`Sliding::far_bytes`] both decide by it).
     swap_at: Vec<u8>,
 }
 
@@ -891,9 +892,7 @@ impl Sliding {
                 digits: cache.digits,
                 lehmer,
             };
-            if let Some(colour) = &self.colour
-                && cache.parity ^ (blank & 1) as u8 ^ colour[blank] != self.solvable_parity
-            {
+            if self.colour.is_some() && cache.parity ^ self.fast.swap_at[blank] != 0 {
                 // Swapping the last two tiles flips the second-to-last digit: rank 2t + 1.
                 a.tiles.swap(m - 2, m - 1);
                 a.digits[m - 2] ^= 1;
