@@ -382,12 +382,18 @@ pub fn generate_signed(
         return Ok(summaries);
     }
     let tmp = TempFile::new(store::paths::temporary(db));
-    let (summaries, created_at) = write_new_file(
+    let (summaries, created_at, sealed) = write_new_file(
         backend, &tmp.path, db, &registry, &previous, &carried, opts, full_check, observer,
     )?;
     let comment = signature::trusted_comment(&base, &created_at);
     match (
-        persist(tmp, db, &base, sign.map(|key| (key, comment.as_str())))?,
+        persist(
+            tmp,
+            sealed,
+            db,
+            &base,
+            sign.map(|key| (key, comment.as_str())),
+        )?,
         sign,
     ) {
         (Signed::Yes(path), Some(key)) => observer.signed(&path, &key.key_id()),
@@ -578,7 +584,7 @@ fn write_new_file(
     opts: &Options,
     full_check: bool,
     observer: &dyn Observer,
-) -> Result<(Vec<Summary>, String)> {
+) -> Result<(Vec<Summary>, String, integrity::Sealed)> {
     let mut conn = store::create(tmp)?;
     // Nothing needs rolling back in a file that is discarded on failure.
     store::connection::without_journal(&conn).map_err(sql(tmp))?;
@@ -652,22 +658,36 @@ fn write_new_file(
     progress.phase("compacting", 1);
     integrity::write_contents(&conn).map_err(sql(tmp))?;
     integrity::finish(&conn).map_err(sql(tmp))?;
-    progress.advance(1);
-    progress.phase("checking", 1);
-    verify(&conn, tmp, &summaries)?;
-    progress.advance(1);
-    drop(progress);
-    if full_check {
-        let built: Vec<String> = (summaries.iter())
-            .filter(|s| !s.reused)
-            .map(|s| s.name.clone())
-            .collect();
-        check_new_file(&conn, tmp, &built, observer)?;
-    }
+    // The file's last write.
     store::connection::with_journal(&conn).map_err(sql(tmp))?;
     let created = created_at(&conn).map_err(sql(tmp))?;
+    progress.advance(1);
+    progress.phase("checking", 1);
+    // The file is flushed and hashed for its sidecar on a second thread while the
+    // checks read it; `persist` hashes it again if it changed after all.
+    let (sealed, checked) = std::thread::scope(|scope| {
+        let sealed = scope.spawn(|| integrity::Sealed::take(tmp));
+        let checked = verify(&conn, tmp, &summaries).and_then(|()| {
+            progress.advance(1);
+            if full_check {
+                let built: Vec<String> = (summaries.iter())
+                    .filter(|s| !s.reused)
+                    .map(|s| s.name.clone())
+                    .collect();
+                check_new_file(&conn, tmp, &built, observer)?;
+            }
+            Ok(())
+        });
+        (sealed.join(), checked)
+    });
+    drop(progress);
+    checked?;
+    let sealed = match sealed {
+        Ok(sealed) => sealed.map_err(io(tmp))?,
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
     conn.close().map_err(sql(tmp))?;
-    Ok((summaries, created))
+    Ok((summaries, created, sealed))
 }
 
 /// `--verify`: re-derives the puzzles this run computed (`built`); the others were
@@ -730,23 +750,22 @@ enum Signed {
     No,
 }
 
-/// Flushes the finished file to disk and renames it over the target, then its
-/// `<db>.sha256` over the old sidecar, then (with `sign`: the key and the trusted
+/// Renames the finished file, flushed to disk and hashed (`sealed`, taken again if
+/// the file changed since), over the target, then its `<db>.sha256` over the old
+/// sidecar, then (with `sign`: the key and the trusted
 /// comment) its `<db>.minisig`. Every temporary is complete before the first rename. A
 /// crash between the renames leaves a stale sidecar or signature, which the next run
 /// rewrites (see [`integrity::repair_sidecar`], [`signature::repair`]). Without `sign`, a
 /// `<db>.minisig` of the previous file is removed.
 fn persist(
     mut tmp: TempFile,
+    sealed: integrity::Sealed,
     db: &Path,
     base: &str,
     sign: Option<(&SigningKey, &str)>,
 ) -> Result<Signed> {
-    File::open(&tmp.path)
-        .and_then(|f| f.sync_all())
-        .map_err(io(&tmp.path))?;
-    let sidecar =
-        TempFile::new(integrity::write_sidecar_temporary(&tmp.path, db, base).map_err(io(db))?);
+    let sealed = sealed.of(&tmp.path).map_err(io(&tmp.path))?;
+    let sidecar = TempFile::new(integrity::write_sidecar_of(sealed, db, base).map_err(io(db))?);
     let signed = match sign {
         Some((key, comment)) => Some(TempFile::new(signature::write_temporary(
             &tmp.path, db, key, comment,

@@ -194,10 +194,70 @@ fn sidecar_line(hex: &str, base: &str) -> String {
     format!("{hex}  {base}\n")
 }
 
+/// A finished file flushed to disk and hashed ([`Sealed::take`]), so that its sidecar
+/// can be written later without reading it again: `generate` takes it while SQLite's
+/// structure check reads the same file, which on `fourteen`'s 11 GB is seconds of
+/// each.
+pub struct Sealed {
+    hex: String,
+    /// The file as it was when hashed.
+    stamp: Stamp,
+}
+
+impl Sealed {
+    /// Flushes `path` to disk, then hashes it.
+    pub fn take(path: &Path) -> std::io::Result<Sealed> {
+        let stamp = stamp(path)?;
+        File::open(path)?.sync_all()?;
+        let hex = sha256_file(path)?;
+        // A write while it was read would leave a hash of neither version.
+        if stamp != self::stamp(path)? {
+            return Err(std::io::Error::other(
+                "the file changed while it was hashed",
+            ));
+        }
+        Ok(Sealed { hex, stamp })
+    }
+
+    /// The hash of `path` as it is now: the one taken, when the file is still as it
+    /// was then ([`Stamp`]), else flushed and hashed afresh.
+    pub fn of(self, path: &Path) -> std::io::Result<Sealed> {
+        if stamp(path)? == self.stamp {
+            Ok(self)
+        } else {
+            Sealed::take(path)
+        }
+    }
+}
+
+/// What changes when a file is written: its length, its modification time (as fine as
+/// the file system keeps it) and, for an SQLite file, the header's change counter,
+/// which every write transaction advances.
+type Stamp = (u64, std::time::SystemTime, [u8; 4]);
+
+fn stamp(path: &Path) -> std::io::Result<Stamp> {
+    let m = fs::metadata(path)?;
+    let mut header = [0u8; 28];
+    let counter = match File::open(path)?.read_exact(&mut header) {
+        Ok(()) => [header[24], header[25], header[26], header[27]],
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => [0; 4],
+        Err(e) => return Err(e),
+    };
+    Ok((m.len(), m.modified()?, counter))
+}
+
 /// Writes the sidecar for `file` (the finished temporary) as it will be named `base`,
 /// into `<sidecar>.tmp-<pid>`, flushed; returns that temporary's path.
 pub fn write_sidecar_temporary(file: &Path, db: &Path, base: &str) -> std::io::Result<PathBuf> {
-    let hex = sha256_file(file)?;
+    write_sidecar_hex(&sha256_file(file)?, db, base)
+}
+
+/// As [`write_sidecar_temporary`], from the file's [`Sealed`] hash.
+pub fn write_sidecar_of(sealed: Sealed, db: &Path, base: &str) -> std::io::Result<PathBuf> {
+    write_sidecar_hex(&sealed.hex, db, base)
+}
+
+fn write_sidecar_hex(hex: &str, db: &Path, base: &str) -> std::io::Result<PathBuf> {
     let tmp = temporary(&sidecar(db));
     let mut f = File::create(&tmp)?;
     f.write_all(sidecar_line(&hex, base).as_bytes())?;
@@ -318,6 +378,26 @@ pub fn older_puzzles(db: &Path) -> Sql<OlderFile> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sealed_hash_is_taken_again_when_the_file_was_written_since() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.sqlite");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1)")
+            .unwrap();
+        let sealed = Sealed::take(&path).unwrap();
+        assert_eq!(sealed.hex, sha256_file(&path).unwrap());
+        let unchanged = sealed.of(&path).unwrap();
+        assert_eq!(unchanged.hex, sha256_file(&path).unwrap());
+        // A write in place: same length, and within the file system's clock tick,
+        // perhaps the same modification time; the header's change counter moves.
+        conn.execute("UPDATE t SET x = 2", []).unwrap();
+        let before = unchanged.hex.clone();
+        let again = unchanged.of(&path).unwrap();
+        assert_ne!(again.hex, before);
+        assert_eq!(again.hex, sha256_file(&path).unwrap());
+    }
 
     #[test]
     fn only_numbered_temporaries_with_our_content_are_ours() {
