@@ -260,7 +260,7 @@ pub fn write_sidecar_of(sealed: Sealed, db: &Path, base: &str) -> std::io::Resul
 fn write_sidecar_hex(hex: &str, db: &Path, base: &str) -> std::io::Result<PathBuf> {
     let tmp = temporary(&sidecar(db));
     let mut f = File::create(&tmp)?;
-    f.write_all(sidecar_line(&hex, base).as_bytes())?;
+    f.write_all(sidecar_line(hex, base).as_bytes())?;
     f.sync_all()?;
     Ok(tmp)
 }
