@@ -205,17 +205,12 @@ pub struct Sealed {
 }
 
 impl Sealed {
-    /// Flushes `path` to disk, then hashes it.
+    /// Flushes `path` to disk, then hashes it. The stamp is taken first, so that a
+    /// write while it is read makes [`Sealed::of`] hash it again.
     pub fn take(path: &Path) -> std::io::Result<Sealed> {
         let stamp = stamp(path)?;
         File::open(path)?.sync_all()?;
         let hex = sha256_file(path)?;
-        // A write while it was read would leave a hash of neither version.
-        if stamp != self::stamp(path)? {
-            return Err(std::io::Error::other(
-                "the file changed while it was hashed",
-            ));
-        }
         Ok(Sealed { hex, stamp })
     }
 
@@ -246,13 +241,8 @@ fn stamp(path: &Path) -> std::io::Result<Stamp> {
     Ok((m.len(), m.modified()?, counter))
 }
 
-/// Writes the sidecar for `file` (the finished temporary) as it will be named `base`,
-/// into `<sidecar>.tmp-<pid>`, flushed; returns that temporary's path.
-pub fn write_sidecar_temporary(file: &Path, db: &Path, base: &str) -> std::io::Result<PathBuf> {
-    write_sidecar_hex(&sha256_file(file)?, db, base)
-}
-
-/// As [`write_sidecar_temporary`], from the file's [`Sealed`] hash.
+/// Writes the sidecar of the finished temporary whose hash is `sealed`, as it will be
+/// named `base`, into `<sidecar>.tmp-<pid>`, flushed; returns that temporary's path.
 pub fn write_sidecar_of(sealed: Sealed, db: &Path, base: &str) -> std::io::Result<PathBuf> {
     write_sidecar_hex(&sealed.hex, db, base)
 }
@@ -271,12 +261,12 @@ pub fn repair_sidecar(db: &Path, base: &str) -> std::io::Result<bool> {
     if !db.is_file() {
         return Ok(false);
     }
-    let want = sidecar_line(&sha256_file(db)?, base);
+    let hex = sha256_file(db)?;
     let path = sidecar(db);
-    if fs::read(&path).is_ok_and(|have| have == want.as_bytes()) {
+    if fs::read(&path).is_ok_and(|have| have == sidecar_line(&hex, base).as_bytes()) {
         return Ok(false);
     }
-    let tmp = write_sidecar_temporary(db, db, base)?;
+    let tmp = write_sidecar_hex(&hex, db, base)?;
     fs::rename(&tmp, &path)?;
     Ok(true)
 }
