@@ -1,8 +1,8 @@
 //! fifteen's pattern tables, the only data a fifteen puzzle stores: each table is checked
-//! entry by entry ([`pattern::check_with`]: a search, the relation at every state and
-//! the encoding of every byte, which prove each entry; the local check of the table
-//! alone names a damaged entry when they fail), and nothing else may be stored for the
-//! puzzle.
+//! entry by entry ([`pattern::check_with`]: a search led by the table that checks the
+//! relation at every state, and the encoding of every byte, which prove each entry; the
+//! local check of the table alone names a damaged entry when they fail), and nothing
+//! else may be stored for the puzzle.
 
 use crate::store::Reader;
 

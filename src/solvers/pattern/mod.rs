@@ -17,8 +17,10 @@
 //! so ranks run densely over `0..P(n, k)` (5,765,760 for six tiles of 16 cells,
 //! 57,657,600 for seven, 518,918,400 for eight).
 //!
-//! The tables themselves, how they are built and what a byte holds, are in its `table` module.
+//! The tables themselves, how they are built and what a byte holds, are in its `table` module;
+//! how a stored table is checked without a search of its own, in its `led` module.
 
+mod led;
 mod placement;
 mod table;
 
@@ -30,7 +32,7 @@ pub use table::{
 
 #[cfg(test)]
 mod tests {
-    use super::table::{encode, solve_regions};
+    use super::table::{encode, relation, solve_regions};
     use super::*;
     use crate::core::format::UNREACHED;
     use crate::core::progress::Silent;
@@ -56,6 +58,87 @@ mod tests {
         assert_eq!(big.placements(), 518_918_400);
         assert_eq!(PatternSpace::new(&big).size(), 4_151_347_200);
         assert!(PatternSpace::new(&big).size() < u32::MAX as u64);
+    }
+
+    /// The search led by the table finds the shared search's distances, from a table
+    /// that splits regions or one that does not; a table it cannot lead (a minimum too
+    /// deep) is left to the shared search, whose relation pass holds of its distances.
+    #[test]
+    fn the_search_led_by_the_table_finds_the_searched_distances() {
+        let g = Grid::new(4, 4);
+        for tiles in [&[2u8, 3, 4][..], &[1, 5, 6, 9], &[9, 10, 13, 14, 15]] {
+            let p = Pattern::new(g.clone(), tiles).unwrap();
+            let by_region = solve_regions(&p, &Silent).unwrap();
+            let table = encode(&p, &by_region);
+            assert_eq!(table.entry, Entry::LargestRegion);
+            let led = super::led::distances(&p, &table, &Silent).unwrap();
+            assert_eq!(led.as_ref(), Some(&by_region), "{tiles:?}");
+            let plain = PatternTable {
+                entry: Entry::Minimum,
+                bytes: table.bytes.iter().map(|&b| b & 63).collect(),
+            };
+            let led = super::led::distances(&p, &plain, &Silent).unwrap();
+            assert_eq!(led.as_ref(), Some(&by_region), "{tiles:?}");
+            relation(&p, &by_region, &Silent).unwrap();
+            let mut deep = plain.clone();
+            deep.bytes[1] = 120;
+            assert_eq!(super::led::distances(&p, &deep, &Silent).unwrap(), None);
+            assert!(check(&p, &deep).is_err());
+            let mut wrong = by_region.clone();
+            let r = wrong.iter().position(|&d| d > 1 && d != UNREACHED).unwrap();
+            wrong[r] += 2;
+            assert!(relation(&p, &wrong, &Silent).is_err());
+        }
+    }
+
+    /// Every way a byte can be wrong fails the check: a minimum too high or too low, a
+    /// region bit set or cleared, a reachable placement marked unreachable.
+    #[test]
+    fn every_damaged_byte_fails_the_check_led_by_the_table() {
+        let p = Pattern::new(Grid::new(4, 4), &[1, 5, 6, 9]).unwrap();
+        let table = build(&p, &Silent).unwrap();
+        let home = p.rank(&p.home()) as usize;
+        let mut damaged = 0;
+        for r in (0..table.bytes.len()).step_by(997).chain([home]) {
+            for change in [
+                |b: u8| b.wrapping_add(2),
+                |b: u8| b.wrapping_sub(2),
+                |b: u8| b ^ 1 << 6,
+                |b: u8| b ^ 1 << 7,
+                |_| UNREACHED,
+                |b: u8| b.wrapping_add(1),
+            ] {
+                let mut t = table.clone();
+                t.bytes[r] = change(t.bytes[r]);
+                if t.bytes[r] != table.bytes[r] {
+                    assert!(check(&p, &t).is_err(), "placement {r}: {}", t.bytes[r]);
+                    damaged += 1;
+                }
+            }
+        }
+        assert!(damaged > 250, "{damaged}");
+    }
+
+    #[test]
+    fn stepping_through_placements_is_unranking_each() {
+        for (rows, cols, tiles) in [
+            (4, 4, &[1u8, 2, 3][..]),
+            (2, 3, &[1, 2, 3, 4, 5]),
+            (3, 3, &[2, 5, 8, 1]),
+        ] {
+            let p = Pattern::new(Grid::new(rows, cols), tiles).unwrap();
+            let k = tiles.len();
+            let (mut cells, mut want) = ([0u8; MAX_CELLS], [0u8; MAX_CELLS]);
+            p.unrank(0, &mut cells);
+            for r in 1..p.placements() {
+                assert!(p.step(&mut cells[..k]));
+                p.unrank(r, &mut want);
+                assert_eq!(cells[..k], want[..k], "rank {r}");
+            }
+            let last = cells;
+            assert!(!p.step(&mut cells[..k]));
+            assert_eq!(cells, last);
+        }
     }
 
     #[test]

@@ -258,6 +258,34 @@ impl Pattern {
         }
     }
 
+    /// Steps `cells` (one cell per tile) from the placement of rank `r` to that of rank
+    /// `r + 1`, as [`Pattern::unrank`] would give it but without its divisions: `false`
+    /// (and `cells` left as it was) at the last placement. A pass over placements in
+    /// rank order unranks its first and steps through the rest.
+    #[inline]
+    pub fn step(&self, cells: &mut [u8]) -> bool {
+        let k = self.tiles.len();
+        let full = self.grid.full();
+        let mut used = cells[..k].iter().fold(0u32, |m, &c| m | 1 << c);
+        // The last tile that can move to a higher cell unused by the tiles before it
+        // does; those after it take the lowest cells left, in order.
+        for i in (0..k).rev() {
+            used &= !(1 << cells[i]);
+            let higher = full & !used & !((2u64 << cells[i]) - 1) as u32;
+            if higher != 0 {
+                cells[i] = higher.trailing_zeros() as u8;
+                used |= 1 << cells[i];
+                let mut free = full & !used;
+                for c in &mut cells[i + 1..k] {
+                    *c = free.trailing_zeros() as u8;
+                    free &= free - 1;
+                }
+                return true;
+            }
+        }
+        false
+    }
+
     /// The placement with every tile home.
     pub fn home(&self) -> Vec<u8> {
         self.tiles.iter().map(|&t| t - 1).collect()

@@ -94,7 +94,13 @@ impl PatternSpace<'_> {
     /// The states one pattern-tile move away from the placement `cells` with the blank in
     /// `region` of its free cells `empty` (as [`StateSpace::neighbors`] gives them).
     #[inline]
-    fn moves(&self, cells: &mut [u8; MAX_CELLS], empty: u32, region: u32, out: &mut Vec<u64>) {
+    pub(super) fn moves(
+        &self,
+        cells: &mut [u8; MAX_CELLS],
+        empty: u32,
+        region: u32,
+        out: &mut Vec<u64>,
+    ) {
         let p = self.pattern;
         let k = p.tiles.len();
         for i in 0..k {
@@ -223,13 +229,17 @@ pub fn encode_placements(pattern: &Pattern, entry: Entry, first: u64, by_region:
         return by_region.par_chunks(slots).map(minimum).collect();
     }
     let k = pattern.tiles.len();
-    (by_region.par_chunks(slots))
+    // Blocks of placements, the first of each unranked and the rest stepped to.
+    (by_region.par_chunks(BLOCK * slots))
         .enumerate()
-        .map_init(
-            || [0u8; MAX_CELLS],
-            |cells, (i, s)| {
+        .flat_map_iter(|(b, block)| {
+            let mut cells = [0u8; MAX_CELLS];
+            pattern.unrank(first + (b * BLOCK) as u64, &mut cells);
+            block.chunks(slots).enumerate().map(move |(j, s)| {
+                if j > 0 {
+                    pattern.step(&mut cells[..k]);
+                }
                 let m = minimum(s);
-                pattern.unrank(first + i as u64, cells);
                 let occupied = cells[..k].iter().fold(0u32, |o, &c| o | 1 << c);
                 let empty = pattern.grid.full() & !occupied;
                 let largest = pattern.grid.largest_region(empty);
@@ -252,8 +262,8 @@ pub fn encode_placements(pattern: &Pattern, entry: Entry, first: u64, by_region:
                 // A placement with one region has no other side: its bit stays clear.
                 let farther = |d: u8| (d != UNREACHED && d >= m + 2) as u8;
                 m | farther(inside) << 6 | farther(outside) << 7
-            },
-        )
+            })
+        })
         .collect()
 }
 
@@ -263,13 +273,13 @@ pub fn encode_placements(pattern: &Pattern, entry: Entry, first: u64, by_region:
 /// * no entry is below one more than its smallest neighbour's (a move of one pattern tile
 ///   into an adjacent free cell), which is what the tables' additivity rests on;
 /// * each byte is what [`build`] makes of the distances of (placement, region), which are
-///   recomputed by the shared BFS and are themselves checked against the relation that
-///   defines them: 0 exactly at home, and otherwise 1 + the minimum over the states one
-///   pattern-tile move away (free moves of the blank being the region itself).
+///   found again and checked against the relation that defines them: 0 exactly at home,
+///   and otherwise 1 + the minimum over the states one pattern-tile move away (free
+///   moves of the blank being the region itself).
 ///
 /// The last implies the first two (see [`check_with`]), which are checked on their own
-/// only to name a damaged entry when it fails. Costs one breadth-first search of the
-/// pattern and one pass over its states (seconds for six tiles).
+/// only to name a damaged entry when it fails. Costs about one pass over the pattern's
+/// states (seconds for six tiles), no search of its own where the table is right.
 pub fn check(pattern: &Pattern, table: &PatternTable) -> Result<(), PatternError> {
     check_with(pattern, table, &crate::core::progress::Silent)
 }
@@ -277,8 +287,12 @@ pub fn check(pattern: &Pattern, table: &PatternTable) -> Result<(), PatternError
 /// [`check`], drawing its phases on `progress`.
 ///
 /// # What proves each entry
-/// The distances of the (placement, region) states are recomputed by the shared search,
-/// and are then checked against the relation that defines them, at *every* state: a
+/// The distances of the (placement, region) states are found again by a search led by
+/// the table (its module `led`: each state is looked at from the level its byte bounds it
+/// by, so a right table costs about one look per state), which checks the relation that
+/// defines them at *every* state as it settles it; where the table holds minima deeper
+/// than that search runs, they are recomputed by the shared search and the relation is
+/// checked in a pass of its own. Either way the relation holds at every state: a
 /// vector that is 0 exactly at the goals and, everywhere else, 1 + the minimum over the
 /// states one move away ([`UNREACHED`] where all of them are, or there are none) *is*
 /// the vector of distances to the goals, whatever computed it: a finite value `d` has a
@@ -299,9 +313,16 @@ pub fn check_with(
     if table.bytes.len() as u64 != pattern.placements() {
         return check_local(pattern, table);
     }
-    let by_region = solve_regions(pattern, progress)?;
-    let proven = relation(pattern, &by_region, progress)
-        .and_then(|()| encoding_is(pattern, table, &by_region));
+    let by_region = match super::led::distances(pattern, table, progress) {
+        Ok(Some(by_region)) => Ok(by_region),
+        Ok(None) => {
+            let by_region = solve_regions(pattern, progress)?;
+            relation(pattern, &by_region, progress).map(|()| by_region)
+        }
+        Err(e) => Err(e),
+    };
+    progress.phase("checking the encoding", 0);
+    let proven = by_region.and_then(|by_region| encoding_is(pattern, table, &by_region));
     if proven.is_err() {
         check_local(pattern, table)?;
     }
@@ -367,7 +388,7 @@ impl<'a> Rule<'a> {
 /// failure reported is at the smallest rank. The neighbours of a few dozen states are
 /// generated and their distances prefetched a batch before any is read, so that the
 /// reads at random overlap and have landed when they are needed.
-fn relation(
+pub(super) fn relation(
     pattern: &Pattern,
     by_region: &[u8],
     progress: &dyn Progress,
