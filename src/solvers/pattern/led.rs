@@ -47,6 +47,42 @@ const BLOCK: usize = 64;
 /// Blocks per parallel work item.
 const ITEM: usize = 64;
 
+/// The regions of every set of free cells of a grid, looked up rather than grown: the
+/// led search names the regions of each state it looks at and of each neighbour.
+struct Regions {
+    /// By set of free cells, by ordinal: the region that ordinal names (0: none).
+    by_ordinal: Vec<[u16; MAX_CELLS]>,
+    /// By set of free cells, by cell: the ordinal of the cell's region.
+    ordinal: Vec<[u8; MAX_CELLS]>,
+}
+
+impl Regions {
+    fn new(grid: &super::Grid) -> Regions {
+        let sets = grid.full() as usize + 1;
+        let (mut by_ordinal, mut ordinal) =
+            (vec![[0; MAX_CELLS]; sets], vec![[0; MAX_CELLS]; sets]);
+        for empty in 0..sets as u32 {
+            let mut rest = empty;
+            while rest != 0 {
+                let cell = rest & rest.wrapping_neg();
+                let region = grid.region(cell, empty);
+                let o = (empty & (cell - 1)).count_ones() as u8;
+                by_ordinal[empty as usize][o as usize] = region as u16;
+                let mut r = region;
+                while r != 0 {
+                    ordinal[empty as usize][r.trailing_zeros() as usize] = o;
+                    r &= r - 1;
+                }
+                rest &= !region;
+            }
+        }
+        Regions {
+            by_ordinal,
+            ordinal,
+        }
+    }
+}
+
 /// The distances of every (placement, region) state of `pattern`, proven by the led
 /// search against the relation that defines them ([`UNREACHED`] for a rank naming no
 /// region, or a state no move leads home from); `None` where the table holds a minimum
@@ -68,6 +104,7 @@ pub(super) fn distances(
         return Ok(None);
     }
     let space = PatternSpace::new(pattern);
+    let regions = Regions::new(&pattern.grid);
     let slots = space.slots() as usize;
     let home = pattern.rank(&pattern.home()) as usize;
     let mut by_region = vec![UNREACHED; table.bytes.len() * slots];
@@ -84,7 +121,7 @@ pub(super) fn distances(
                 if j > 0 {
                     pattern.step(&mut cells[..k]);
                 }
-                states += bounds(pattern, table, i == home, i, &cells, s);
+                states += bounds(pattern, &regions, table, i == home, i, &cells, s);
                 for &v in s.iter().filter(|&&v| v != UNREACHED && v & BOUND != 0) {
                     mask |= 1 << (v & !BOUND);
                 }
@@ -101,6 +138,7 @@ pub(super) fn distances(
     let led = Led {
         pattern,
         space: &space,
+        regions: &regions,
         slots,
         dist,
         too_deep: AtomicBool::new(false),
@@ -151,6 +189,7 @@ pub(super) fn distances(
 #[inline]
 fn bounds(
     pattern: &Pattern,
+    regions: &Regions,
     table: &PatternTable,
     at_home: bool,
     i: usize,
@@ -162,30 +201,28 @@ fn bounds(
     let empty = pattern.grid.full() & !occupied;
     let byte = table.bytes[i];
     let m = table.entry.minimum(byte);
-    // (ordinal, cells) of each region, in the order of their lowest cells; the largest
-    // is the first with the most cells, as `Grid::largest_region` chooses.
-    let mut regions = [(0u8, 0u32); MAX_CELLS];
-    let (mut count, mut largest, mut rest) = (0, 0, empty);
-    while rest != 0 {
-        let cell = rest & rest.wrapping_neg();
-        let region = pattern.grid.region(cell, empty);
-        regions[count] = ((empty & (cell - 1)).count_ones() as u8, region);
-        if region.count_ones() > regions[largest].1.count_ones() {
-            largest = count;
+    // The regions by ordinal, so in the order of their lowest cells; the largest is the
+    // first with the most cells, as `Grid::largest_region` chooses.
+    let of = &regions.by_ordinal[empty as usize];
+    let (mut count, mut largest) = (0, 0);
+    for (o, &r) in of.iter().enumerate() {
+        if r != 0 {
+            if r.count_ones() > of[largest].count_ones() {
+                largest = o;
+            }
+            count += 1;
         }
-        count += 1;
-        rest &= !region;
     }
     let single = count == 1;
-    for (x, &(ordinal, _)) in regions[..count].iter().enumerate() {
-        s[ordinal as usize] = if at_home {
+    for (ordinal, _) in of.iter().enumerate().filter(|(_, r)| **r != 0) {
+        s[ordinal] = if at_home {
             0
         } else {
             // A placement the table says cannot reach home gets a bound no level
             // reaches; the final pass then checks that no neighbour is settled.
             let farther = match table.entry {
                 Entry::LargestRegion if !single => {
-                    let bit = if x == largest { 6 } else { 7 };
+                    let bit = if ordinal == largest { 6 } else { 7 };
                     2 * (byte >> bit & 1)
                 }
                 _ => 0,
@@ -205,6 +242,7 @@ fn bounds(
 struct Led<'a> {
     pattern: &'a Pattern,
     space: &'a PatternSpace<'a>,
+    regions: &'a Regions,
     slots: usize,
     dist: &'a [AtomicU8],
     /// Set when a bound would rise past [`DEEPEST`].
@@ -248,9 +286,9 @@ impl Led<'_> {
                 let occupied = cells[..k].iter().fold(0u32, |m, &c| m | 1 << c);
                 let empty = p.grid.full() & !occupied;
                 let start = work.nbs.len();
-                if let Some(region) = p.grid.region_by_ordinal(empty, o as u8) {
-                    self.space.moves(&mut cells, empty, region, &mut work.nbs);
-                }
+                let region = self.regions.by_ordinal[empty as usize][o] as u32;
+                let ordinal = |e: u32, c: usize| self.regions.ordinal[e as usize][c];
+                (self.space).moves_with(&mut cells, empty, region, &mut work.nbs, ordinal);
                 for &n in &work.nbs[start..] {
                     prefetch(&self.dist[n as usize]);
                 }

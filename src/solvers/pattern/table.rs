@@ -94,12 +94,22 @@ impl PatternSpace<'_> {
     /// The states one pattern-tile move away from the placement `cells` with the blank in
     /// `region` of its free cells `empty` (as [`StateSpace::neighbors`] gives them).
     #[inline]
-    pub(super) fn moves(
+    fn moves(&self, cells: &mut [u8; MAX_CELLS], empty: u32, region: u32, out: &mut Vec<u64>) {
+        let grid = &self.pattern.grid;
+        self.moves_with(cells, empty, region, out, |e, c| grid.ordinal(e, c));
+    }
+
+    /// [`PatternSpace::moves`], naming the region of a cell in a set of free cells by
+    /// `ordinal` (as [`Grid::ordinal`](super::Grid::ordinal) does: a caller may look it
+    /// up instead).
+    #[inline]
+    pub(super) fn moves_with(
         &self,
         cells: &mut [u8; MAX_CELLS],
         empty: u32,
         region: u32,
         out: &mut Vec<u64>,
+        ordinal: impl Fn(u32, usize) -> u8,
     ) {
         let p = self.pattern;
         let k = p.tiles.len();
@@ -111,7 +121,7 @@ impl PatternSpace<'_> {
                 to &= to - 1;
                 cells[i] = d;
                 let now_empty = (empty | 1 << from) & !(1 << d);
-                let ord = p.grid.ordinal(now_empty, from as usize);
+                let ord = ordinal(now_empty, from as usize);
                 out.push(p.rank(&cells[..k]) * self.slots + ord as u64);
             }
             cells[i] = from;
