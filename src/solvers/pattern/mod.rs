@@ -20,19 +20,19 @@
 //! The tables themselves, how they are built and what a byte holds, are in its `table` module;
 //! how a stored table is checked without a search of its own, in its `led` module.
 
+mod check;
 mod led;
 mod placement;
 mod table;
 
+pub use check::{check, check_local, check_with};
 pub use placement::{Grid, MAX_CELLS, Pattern, PatternError};
-pub use table::{
-    Entry, PatternSpace, PatternTable, build, check, check_local, check_with, encode_placements,
-    needs_minimum,
-};
+pub use table::{Entry, PatternSpace, PatternTable, build, encode_placements, needs_minimum};
 
 #[cfg(test)]
 mod tests {
-    use super::table::{encode, relation, solve_regions};
+    use super::check::relation;
+    use super::table::{encode, solve_regions};
     use super::*;
     use crate::core::format::UNREACHED;
     use crate::core::progress::Silent;
