@@ -83,8 +83,7 @@ struct Rule<'a> {
 impl<'a> Rule<'a> {
     fn new(pattern: &'a Pattern) -> Rule<'a> {
         let home = pattern.rank(&pattern.home());
-        let home_empty =
-            pattern.grid.full() & !pattern.home().iter().fold(0u32, |m, &c| m | 1 << c);
+        let home_empty = pattern.free_cells(&pattern.home());
         Rule {
             pattern,
             home,
@@ -104,9 +103,7 @@ impl<'a> Rule<'a> {
     ) -> (bool, bool) {
         let p = self.pattern;
         let slots = space.slots();
-        let k = p.tiles.len();
-        let occupied = cells[..k].iter().fold(0u32, |m, &c| m | 1 << c);
-        let empty = p.grid.full() & !occupied;
+        let empty = p.free_cells(cells);
         let start = out.len();
         if let Some(region) = p.grid.region_by_ordinal(empty, (r % slots) as u8) {
             space.moves(cells, empty, region, out);

@@ -54,6 +54,9 @@ struct Regions {
     by_ordinal: Vec<[u16; MAX_CELLS]>,
     /// By set of free cells, by cell: the ordinal of the cell's region.
     ordinal: Vec<[u8; MAX_CELLS]>,
+    /// By set of free cells: the ordinal of its largest region
+    /// ([`Grid::largest_region`](super::Grid::largest_region)).
+    largest: Vec<u8>,
 }
 
 impl Regions {
@@ -61,6 +64,7 @@ impl Regions {
         let sets = grid.full() as usize + 1;
         let (mut by_ordinal, mut ordinal) =
             (vec![[0; MAX_CELLS]; sets], vec![[0; MAX_CELLS]; sets]);
+        let mut largest = vec![0; sets];
         for empty in 0..sets as u32 {
             let mut rest = empty;
             while rest != 0 {
@@ -75,10 +79,16 @@ impl Regions {
                 }
                 rest &= !region;
             }
+            let biggest = grid.largest_region(empty);
+            if biggest != 0 {
+                largest[empty as usize] =
+                    ordinal[empty as usize][biggest.trailing_zeros() as usize];
+            }
         }
         Regions {
             by_ordinal,
             ordinal,
+            largest,
         }
     }
 }
@@ -196,23 +206,12 @@ fn bounds(
     cells: &[u8; MAX_CELLS],
     s: &mut [u8],
 ) -> u64 {
-    let k = pattern.tiles.len();
-    let occupied = cells[..k].iter().fold(0u32, |m, &c| m | 1 << c);
-    let empty = pattern.grid.full() & !occupied;
+    let empty = pattern.free_cells(cells);
     let byte = table.bytes[i];
     let m = table.entry.minimum(byte);
-    // The regions by ordinal, so in the order of their lowest cells; the largest is the
-    // first with the most cells, as `Grid::largest_region` chooses.
     let of = &regions.by_ordinal[empty as usize];
-    let (mut count, mut largest) = (0, 0);
-    for (o, &r) in of.iter().enumerate() {
-        if r != 0 {
-            if r.count_ones() > of[largest].count_ones() {
-                largest = o;
-            }
-            count += 1;
-        }
-    }
+    let largest = regions.largest[empty as usize] as usize;
+    let count = of.iter().filter(|&&r| r != 0).count();
     let single = count == 1;
     for (ordinal, _) in of.iter().enumerate().filter(|(_, r)| **r != 0) {
         s[ordinal] = if at_home {
@@ -268,26 +267,25 @@ impl Led<'_> {
         let mut cells = [0u8; MAX_CELLS];
         let first = b * BLOCK;
         let last = (first + BLOCK).min(self.dist.len() / self.slots);
+        let ordinal = |e: u32, c: usize| self.regions.ordinal[e as usize][c];
         // Unranked when the first state is picked, then stepped to each placement.
-        let mut at = None;
+        let (mut at, mut empty) = (None, 0);
         for i in first..last {
             let base = i * self.slots;
             let picked = (0..self.slots).filter(|&o| want(self.dist[base + o].load(Relaxed)));
             for o in picked {
-                match at {
-                    None => p.unrank(i as u64, &mut cells),
-                    Some(j) => {
-                        for _ in j..i {
+                if at != Some(i) {
+                    match at {
+                        None => p.unrank(i as u64, &mut cells),
+                        Some(j) => (j..i).for_each(|_| {
                             p.step(&mut cells[..k]);
-                        }
+                        }),
                     }
+                    at = Some(i);
+                    empty = p.free_cells(&cells);
                 }
-                at = Some(i);
-                let occupied = cells[..k].iter().fold(0u32, |m, &c| m | 1 << c);
-                let empty = p.grid.full() & !occupied;
                 let start = work.nbs.len();
                 let region = self.regions.by_ordinal[empty as usize][o] as u32;
-                let ordinal = |e: u32, c: usize| self.regions.ordinal[e as usize][c];
                 (self.space).moves_with(&mut cells, empty, region, &mut work.nbs, ordinal);
                 for &n in &work.nbs[start..] {
                     prefetch(&self.dist[n as usize]);

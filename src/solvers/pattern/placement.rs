@@ -286,6 +286,16 @@ impl Pattern {
         false
     }
 
+    /// The cells free of the pattern's tiles in the placement `cells` (one cell per tile;
+    /// cells beyond the pattern's tiles are ignored).
+    #[inline]
+    pub fn free_cells(&self, cells: &[u8]) -> u32 {
+        let occupied = cells[..self.tiles.len()]
+            .iter()
+            .fold(0u32, |m, &c| m | 1 << c);
+        self.grid.full() & !occupied
+    }
+
     /// The placement with every tile home.
     pub fn home(&self) -> Vec<u8> {
         self.tiles.iter().map(|&t| t - 1).collect()
@@ -305,10 +315,10 @@ impl Pattern {
         let mut cells = [0u8; MAX_CELLS];
         let k = self.tiles.len();
         self.unrank(rank, &mut cells);
-        let occupied = cells[..k].iter().fold(0u32, |m, &c| m | 1 << c);
+        let empty = self.free_cells(&cells);
         for i in 0..k {
             let c = cells[i];
-            let mut to = self.grid.adjacent(c as usize) & !occupied;
+            let mut to = self.grid.adjacent(c as usize) & empty;
             while to != 0 {
                 cells[i] = to.trailing_zeros() as u8;
                 out.push(self.rank(&cells[..k]));

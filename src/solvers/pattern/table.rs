@@ -65,8 +65,7 @@ impl StateSpace for PatternSpace<'_> {
     fn goals(&self) -> Vec<u64> {
         let p = self.pattern;
         let home = p.home();
-        let occupied = home.iter().fold(0u32, |m, &c| m | 1 << c);
-        let empty = p.grid.full() & !occupied;
+        let empty = p.free_cells(&home);
         let base = p.rank(&home) * self.slots;
         (0..self.slots as u8)
             .filter(|&o| p.grid.region_by_ordinal(empty, o).is_some())
@@ -76,12 +75,10 @@ impl StateSpace for PatternSpace<'_> {
 
     fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
         let p = self.pattern;
-        let k = p.tiles.len();
         let (placement, ordinal) = (rank / self.slots, (rank % self.slots) as u8);
         let mut cells = [0u8; MAX_CELLS];
         p.unrank(placement, &mut cells);
-        let occupied = cells[..k].iter().fold(0u32, |m, &c| m | 1 << c);
-        let empty = p.grid.full() & !occupied;
+        let empty = p.free_cells(&cells);
         let Some(region) = p.grid.region_by_ordinal(empty, ordinal) else {
             return;
         };
@@ -258,8 +255,7 @@ pub fn encode_placements(pattern: &Pattern, entry: Entry, first: u64, by_region:
                     pattern.step(&mut cells[..k]);
                 }
                 let m = minimum(s);
-                let occupied = cells[..k].iter().fold(0u32, |o, &c| o | 1 << c);
-                let empty = pattern.grid.full() & !occupied;
+                let empty = pattern.free_cells(&cells);
                 let largest = pattern.grid.largest_region(empty);
                 // Slot i is the i-th free cell; only a region's lowest cell is a state,
                 // the other slots stay unreached, so a minimum over a side's cells is
