@@ -1,4 +1,5 @@
-//! The solvers: breadth-first search over a rank space ([`bfs`]), pattern databases
+//! The solvers: breadth-first search over a rank space ([`bfs`], [`twobit`], and
+//! [`twobit_led`], which checks a stored two-bit table), pattern databases
 //! ([`pattern`]), IDA* over them ([`search`]), the peg solitaire solver ([`peg`]) and the
 //! shapes enumeration results take ([`enumerate`]). They depend only on [`crate::core`].
 
@@ -9,3 +10,4 @@ pub mod pattern;
 pub mod peg;
 pub mod search;
 pub mod twobit;
+pub mod twobit_led;

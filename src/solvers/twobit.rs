@@ -106,13 +106,27 @@ pub fn solve<S: StateSpace + ?Sized>(
     if let Some(&g) = goals.iter().find(|&&g| g >= space.size()) {
         return Err(g);
     }
-    if !goals.is_empty()
-        && goals.iter().all(|&g| space.parity(g) == Some(0))
+    if goals_even(space, &goals)
         && let Some(t) = by_parity(space, progress)
     {
         return Ok(t);
     }
     Ok(by_residue(space, progress))
+}
+
+/// The modulus [`solve`] gives `space` once its search has reached `reached` ranks: 4
+/// when the goals are all of parity 0 and every rank was reached, 3 otherwise.
+pub fn modulus_of<S: StateSpace + ?Sized>(space: &S, reached: u64) -> u8 {
+    if goals_even(space, &space.goals()) && reached == space.size() {
+        4
+    } else {
+        3
+    }
+}
+
+/// Whether there are goals and all are of parity 0: the mod-4 search is tried.
+fn goals_even<S: StateSpace + ?Sized>(space: &S, goals: &[u64]) -> bool {
+    !goals.is_empty() && goals.iter().all(|&g| space.parity(g) == Some(0))
 }
 
 /// The mod-4 search (see the module docs); `None` if some rank stays unreached.
@@ -776,7 +790,7 @@ impl Batch {
 }
 
 /// The positions of the set bits of `mask`, lowest first.
-fn set_bits(mut mask: u64) -> impl Iterator<Item = u32> {
+pub(crate) fn set_bits(mut mask: u64) -> impl Iterator<Item = u32> {
     std::iter::from_fn(move || {
         (mask != 0).then(|| {
             let bit = mask.trailing_zeros();

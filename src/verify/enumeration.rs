@@ -1,6 +1,8 @@
-//! Enumerations (the magic triangle, knight's tours): each stored row is checked against
-//! the rule first, then the whole enumeration is re-run (it is cheap) and compared with
-//! the rows one by one, so a missing, extra or changed solution is named.
+//! Enumerations (the magic triangle, knight's tours): the whole enumeration is re-run (it
+//! is cheap) and compared with the rows one by one, so a missing, extra or changed
+//! solution is named; a row unlike the enumeration's is first checked against the rule,
+//! so that a broken one is named by the rule it breaks. (Rows equal to the enumeration's
+//! keep the rule by construction, so the rule is not re-checked on each.)
 
 use crate::store::Reader;
 
@@ -41,36 +43,6 @@ pub(super) fn enumeration(conn: &Reader, name: &str, e: Enumeration<'_>) -> Chec
         let at = || format!("rank {rank} (state {state})");
         let value = int(row[2], &|| format!("{}: value", at()))?;
         let canonical = int_in(row[3], 0, 1, &|| format!("{}: canonical", at()))? == 1;
-        // The rule itself, row by row, before the comparison with the enumeration.
-        match &e {
-            Enumeration::Magic(m) => {
-                let Ok(digits) = m.parse(&state) else {
-                    return bad(format!("{}: not an arrangement of 1..9", at()));
-                };
-                let Some(sum) = m.side_sum(&digits) else {
-                    return bad(format!("{}: its three sides have different sums", at()));
-                };
-                if value != Some(sum) {
-                    return bad(format!(
-                        "{}: side sum {} stored, its sides sum to {sum}",
-                        at(),
-                        show_opt(value)
-                    ));
-                }
-                let r = m.rank(&digits);
-                if r != rank as u64 || crate::families::magic::format_magic(&digits) != state {
-                    return bad(format!("{}: the arrangement's rank is {r}", at()));
-                }
-            }
-            Enumeration::Tour(board) => {
-                if let Err(err) = board.parse_tour(&state) {
-                    return bad(format!("{}: not a closed knight's tour: {err}", at()));
-                }
-                if value.is_some() {
-                    return bad(format!("{}: a value is stored, but tours have none", at()));
-                }
-            }
-        }
         stored.push(Solution {
             rank: rank as u64,
             state,
@@ -85,6 +57,9 @@ pub(super) fn enumeration(conn: &Reader, name: &str, e: Enumeration<'_>) -> Chec
     };
     for (i, w) in want.iter().enumerate() {
         let at = format!("rank {} (state {})", w.rank, w.state);
+        if let Some(s) = stored.get(i).filter(|&s| s != w) {
+            rule(&e, s)?;
+        }
         match stored.get(i) {
             Some(s) if s == w => {}
             Some(s) if s.rank < w.rank => {
@@ -114,6 +89,7 @@ pub(super) fn enumeration(conn: &Reader, name: &str, e: Enumeration<'_>) -> Chec
         }
     }
     if let Some(s) = stored.get(want.len()) {
+        rule(&e, s)?;
         return bad(format!(
             "rank {} (state {}): stored, but not a solution the enumeration finds",
             s.rank, s.state
@@ -129,4 +105,41 @@ pub(super) fn enumeration(conn: &Reader, name: &str, e: Enumeration<'_>) -> Chec
         solvable: want.len() as u64,
         max_distance: None,
     })
+}
+
+/// The rule itself, for one stored row: a row that breaks it is named by the rule it
+/// breaks, rather than only as unlike the enumeration's.
+fn rule(e: &Enumeration<'_>, s: &Solution) -> Check<()> {
+    let (rank, state, value) = (s.rank, &s.state, s.value);
+    let at = || format!("rank {rank} (state {state})");
+    match e {
+        Enumeration::Magic(m) => {
+            let Ok(digits) = m.parse(state) else {
+                return bad(format!("{}: not an arrangement of 1..9", at()));
+            };
+            let Some(sum) = m.side_sum(&digits) else {
+                return bad(format!("{}: its three sides have different sums", at()));
+            };
+            if value != Some(sum) {
+                return bad(format!(
+                    "{}: side sum {} stored, its sides sum to {sum}",
+                    at(),
+                    show_opt(value)
+                ));
+            }
+            let r = m.rank(&digits);
+            if r != rank || crate::families::magic::format_magic(&digits) != *state {
+                return bad(format!("{}: the arrangement's rank is {r}", at()));
+            }
+        }
+        Enumeration::Tour(board) => {
+            if let Err(err) = board.parse_tour(state) {
+                return bad(format!("{}: not a closed knight's tour: {err}", at()));
+            }
+            if value.is_some() {
+                return bad(format!("{}: a value is stored, but tours have none", at()));
+            }
+        }
+    }
+    Ok(())
 }

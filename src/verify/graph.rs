@@ -14,6 +14,7 @@
 use crate::store::Reader;
 use crate::store::Value;
 use rayon::prelude::*;
+use std::sync::atomic::AtomicU64;
 
 use super::check::{Check, Derived, bad, first_failure, same, show_count, show_dist, show_opt};
 use super::stored::{
@@ -21,10 +22,10 @@ use super::stored::{
     packed_table_rows, read_chunks, same_rows, table_columns_are, text,
 };
 use crate::core::format::{COUNT_OVERFLOW, UNREACHED, add_counts};
-use crate::core::packed::{ChunkLayout, CodeLayout, CountLayout, RunLayout};
+use crate::core::packed::{CODE_RANKS_PER_CHUNK, ChunkLayout, CodeLayout, CountLayout, RunLayout};
 use crate::core::progress::Progress;
 use crate::core::space::GraphPuzzle;
-use crate::solvers::twobit;
+use crate::solvers::{twobit, twobit_led};
 use crate::store::audit::{self, PackedTableRow, Table};
 
 /// A move puzzle's tables as read from the file, indexed by rank.
@@ -442,11 +443,12 @@ fn histogram_is(conn: &Reader, name: &str, levels: &[u64]) -> Check<()> {
 }
 
 /// Packed storage with two-bit distances (`mod4`/`mod3`): one distance table and the
-/// `farthest` rows. The two-bit search is run again and every chunk must be byte for
-/// byte the one it gives, with the histogram and the farthest positions; and, checked
-/// on the stored codes alone, independently of the search: the goals have code 0, every
-/// other reached rank has a neighbour one code lower, and neighbours' codes differ by one
-/// (`mod4`; with `mod3` an unreached rank has no reached neighbour).
+/// `farthest` rows. Every chunk must be whole, with the bits past the last rank clear;
+/// the codes then lead a breadth-first search from the goals
+/// ([`twobit_led::check`]) that proves each is its rank's distance modulo 4 or 3 (or, in
+/// `mod3`, that the goal is out of reach), and gives the histogram and the farthest
+/// positions. The modulus must be the one the solver's rule gives
+/// ([`twobit::modulus_of`]).
 pub(super) fn two_bit_graph(
     conn: &Reader,
     name: &str,
@@ -455,9 +457,6 @@ pub(super) fn two_bit_graph(
 ) -> Check<Derived> {
     must_be_empty(conn, name, UNUSED_WHEN_PACKED)?;
     let n = g.size();
-    let table = twobit::solve(g, progress)
-        .or_else(|goal| bad(format!("goal rank {goal} is outside the space")))?;
-    let layout = CodeLayout::new(n, table.modulus).or_else(|e| bad(e.to_string()))?;
     let stored = packed_table_rows(conn, name)?;
     let [s] = stored.as_slice() else {
         return bad(format!(
@@ -466,86 +465,81 @@ pub(super) fn two_bit_graph(
         ));
     };
     same("packed_tables distance kind", s.kind.as_str(), "distance")?;
+    let modulus = match s.encoding.as_str() {
+        "mod4" => 4,
+        "mod3" => 3,
+        other => {
+            return bad(format!(
+                "packed_tables distance encoding: {other} is not a two-bit encoding (mod4 or mod3)"
+            ));
+        }
+    };
+    let layout = CodeLayout::new(n, modulus).or_else(|e| bad(e.to_string()))?;
     table_is(s, &layout)?;
     let extra = audit::chunks_outside_move_tables(conn, name, false)?;
     if extra != 0 {
         return bad(format!("packed_chunks: {extra} chunks of no table"));
     }
-    let word = |i: u64| {
-        let i = i as usize;
-        table.blocks[i / twobit::BLOCK_WORDS][i % twobit::BLOCK_WORDS]
-    };
+
+    // The codes as the solver holds them, 32 to a little-endian word: a chunk is a whole
+    // number of words, since its bytes are.
+    const _: () = assert!(CODE_RANKS_PER_CHUNK.is_multiple_of(32));
+    progress.phase("reading the codes", layout.chunks());
+    let mut codes: Vec<AtomicU64> = (0..n.div_ceil(32)).map(|_| AtomicU64::new(0)).collect();
     each_chunk(conn, name, "distance", layout.chunks(), |c, blob| {
-        let want = layout.chunk_from_words(c, word);
-        if blob == want.as_slice() {
-            return Ok(());
-        }
-        if blob.len() != want.len() {
+        let want = layout.chunk_bytes(c);
+        if blob.len() as u64 != want {
             return bad(format!(
-                "distance chunk {c}: {} bytes, {} expected",
-                blob.len(),
-                want.len()
+                "distance chunk {c}: {} bytes, {want} expected",
+                blob.len()
             ));
         }
-        let byte = (0..want.len()).find(|&i| blob[i] != want[i]).unwrap_or(0);
-        let rank = c * layout.ranks_per_chunk() + 4 * byte as u64;
-        bad(format!(
-            "distance chunk {c} byte {byte} (ranks {rank} to {}): not the codes the search gives",
-            rank + 3
-        ))
+        if c + 1 == layout.chunks()
+            && !n.is_multiple_of(4)
+            && blob[blob.len() - 1] >> (2 * (n % 4)) != 0
+        {
+            return bad(format!(
+                "distance chunk {c} byte {}: bits past the last rank are set",
+                blob.len() - 1
+            ));
+        }
+        let first = (c * CODE_RANKS_PER_CHUNK / 32) as usize;
+        for (i, bytes) in blob.chunks(8).enumerate() {
+            let mut word = [0u8; 8];
+            word[..bytes.len()].copy_from_slice(bytes);
+            *codes[first + i].get_mut() = u64::from_le_bytes(word);
+        }
+        progress.advance(1);
+        Ok(())
     })?;
 
-    // The local conditions, on the codes just shown to be the stored ones.
-    let goals = g.goals();
-    let modulus = table.modulus;
-    let check = |nbs: &mut Vec<u64>, r: u64| {
-        let code = table.get(r);
-        nbs.clear();
-        g.neighbors(r, nbs);
-        let codes = nbs.iter().map(|&nb| table.get(nb));
-        let at = || format!("rank {r} (state {})", g.format(r));
-        // Only mod 3 has an "unreached" code; in mod 4 every code is a distance.
-        if modulus == 3 && code == twobit::UNREACHED {
-            return (codes.clone().any(|c| c != twobit::UNREACHED))
-                .then(|| format!("{}: unreached beside a reached neighbour", at()));
+    let led = twobit_led::check(g, modulus, codes, progress).or_else(|f| {
+        if f.rank >= n {
+            return bad(format!("rank {}: {}", f.rank, f.fact));
         }
-        if goals.contains(&r) {
-            return (code != 0).then(|| format!("{}: a goal with code {code}", at()));
-        }
-        let closer = (code + modulus - 1) % modulus;
-        if !codes.clone().any(|c| c == closer) {
-            return Some(format!(
-                "{}: code {code}, no neighbour one move closer",
-                at()
-            ));
-        }
-        if modulus == 4 && codes.clone().any(|c| c != closer && c != (code + 1) % 4) {
-            return Some(format!("{}: a neighbour's code differs by two", at()));
-        }
-        None
-    };
-    const BLOCK: u64 = 1 << 16;
-    progress.phase("checking codes", n);
-    let failure = (0..n.div_ceil(BLOCK))
-        .into_par_iter()
-        .map_init(Vec::new, |nbs, b| {
-            let ranks = b * BLOCK..((b + 1) * BLOCK).min(n);
-            let len = ranks.end - ranks.start;
-            let found = ranks.into_iter().find_map(|r| check(nbs, r));
-            progress.advance(len);
-            found
-        })
-        .find_map_any(|f| f);
-    if let Some(fact) = failure {
-        return bad(fact);
+        let at = layout.locate(f.rank);
+        bad(format!(
+            "distance chunk {} byte {} (rank {}, state {}): {}",
+            at.chunk,
+            at.offset,
+            f.rank,
+            g.format(f.rank),
+            f.fact
+        ))
+    })?;
+    let rule = twobit::modulus_of(g, led.levels.iter().sum());
+    if rule != modulus {
+        return bad(format!(
+            "packed_tables distance encoding: mod{modulus}, but the rules give mod{rule} (the goals' parities and the ranks reached decide)"
+        ));
     }
-    histogram_is(conn, name, &table.levels)?;
-    let max = (table.levels.len() - 1) as u8;
-    farthest_rows_are(conn, name, &table.farthest, Some(max), &|r| g.format(r))?;
+    histogram_is(conn, name, &led.levels)?;
+    let max = (led.levels.len() - 1) as u8;
+    farthest_rows_are(conn, name, &led.farthest, Some(max), &|r| g.format(r))?;
     Ok(Derived {
         entries: n,
         states: n,
-        solvable: table.levels.iter().sum(),
+        solvable: led.levels.iter().sum(),
         max_distance: Some(max),
     })
 }

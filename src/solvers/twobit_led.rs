@@ -1,0 +1,765 @@
+//! The check of a stored two-bit table ([`crate::solvers::twobit`]'s `mod4` or `mod3`
+//! codes): a breadth-first search from the goals, **led by the table**, that proves
+//! every code is its rank's distance modulo 4 or 3 (or "not reached") in one pass.
+//!
+//! Level `d + 1` is every rank not yet reached that is one move from a rank of level
+//! `d`, as in any breadth-first search; each such rank is reached once, and its stored
+//! code must then be `(d + 1) mod m`. The table leads the search: a reached rank is
+//! open until expanded, and the open ranks of level `d` are told from those just
+//! reached for `d + 1` by their (already checked) codes. So every reached rank is
+//! expanded once, where the solver that wrote the table expands the older levels of a
+//! residue again (mod 3). Late levels **pull** instead (each rank not reached looks for
+//! a neighbour open at `d`) once fewer ranks are left than level `d` has; every rank
+//! not reached is looked at, whatever its code, so a wrong one cannot hide. When no
+//! level is left, the ranks never reached must say so (`mod3`'s code 3); a `mod4` table
+//! must have reached them all.
+//!
+//! It shares nothing with the solver but the space's moves (and, for `mod4`, its
+//! parities): passing means the stored codes are exactly the distances modulo `m`, with
+//! the exact number of ranks at each level.
+//!
+//! Memory: a `mod4` table above 2^31 ranks (the 2x7's 43.6 billion), of a space that
+//! knows its parities, is searched **in place**, in the table's own two bits per rank: a
+//! code's low bit is its rank's parity, checked first, which leaves room for its high
+//! bit and for two marks (open, closed). Otherwise the codes are kept and two bits per
+//! rank are added (reached; open), which spares a parity per rank reached.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+
+use rayon::prelude::*;
+
+use crate::core::memory::prefetch;
+use crate::core::progress::Progress;
+use crate::core::space::StateSpace;
+use crate::solvers::twobit::{FARTHEST_KEPT, UNREACHED, set_bits};
+
+/// Ranks per unit of work (a multiple of 64): the open ranks of a level are found a unit
+/// at a time, in the units flagged as having some.
+const UNIT: u64 = 1 << 13;
+/// Ranks expanded together: their neighbours are generated in one call and their words
+/// prefetched before any is read.
+const BATCH: usize = 64;
+/// Ranks per group: the codes of 32 ranks are one word.
+const GROUP: u64 = 32;
+/// The low bit of every two-bit cell.
+const LOW: u64 = 0x5555_5555_5555_5555;
+
+/// What the search led by a table found: the number of ranks at each distance and the
+/// ranks at the largest, sorted (empty when that level has more than
+/// [`FARTHEST_KEPT`], as the solver keeps them).
+#[derive(Debug, PartialEq, Eq)]
+pub struct LedLevels {
+    pub levels: Vec<u64>,
+    pub farthest: Vec<u64>,
+}
+
+/// Where a table is not the distances modulo `m`: the smallest rank found wrong at the
+/// first level where one was, and what is wrong with it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct LedFailure {
+    pub rank: u64,
+    pub fact: String,
+}
+
+/// Checks `codes` (rank `r` in bits `2 (r mod 32)` of word `r / 32`, as the solver and
+/// the file store them; at least `space.size()` codes) against `space` with modulus
+/// `modulus` (3 or 4). Returns the levels when every code is the distance of its rank
+/// modulo `modulus` (`mod3`: 3 where no goal can be reached; `mod4`: every rank
+/// reached), and otherwise the first wrong rank (which may be outside the space when the
+/// space gives such a goal or neighbour). The codes are used up: a large `mod4` table is
+/// searched in place.
+pub fn check<S: StateSpace + ?Sized>(
+    space: &S,
+    modulus: u8,
+    codes: Vec<AtomicU64>,
+    progress: &dyn Progress,
+) -> Result<LedLevels, LedFailure> {
+    let in_place = space.size() > IN_PLACE_ABOVE;
+    check_with(
+        space,
+        modulus,
+        codes,
+        in_place,
+        progress,
+        |unreached, frontier| unreached < frontier,
+    )
+}
+
+/// Ranks above which a `mod4` table is searched in place (where the space knows its
+/// parities): below, the two bits per rank of the marks kept beside the codes cost at
+/// most 512 MiB, and save a parity per rank reached.
+const IN_PLACE_ABOVE: u64 = 1 << 31;
+
+/// [`check`], searching a `mod4` table in place if `in_place` (and the space knows its
+/// parities), and pulling level `d + 1` when `pull(ranks unreached, ranks at d)` says so.
+fn check_with<S: StateSpace + ?Sized>(
+    space: &S,
+    modulus: u8,
+    codes: Vec<AtomicU64>,
+    in_place: bool,
+    progress: &dyn Progress,
+    pull: impl Fn(u64, u64) -> bool,
+) -> Result<LedLevels, LedFailure> {
+    let n = space.size();
+    assert!(
+        codes.len() as u64 >= n.div_ceil(GROUP),
+        "a code for every rank"
+    );
+    assert!(modulus == 3 || modulus == 4, "codes modulo 3 or 4");
+    let mut goals = space.goals();
+    goals.sort_unstable();
+    goals.dedup();
+    for &g in &goals {
+        let code = (g < n).then(|| cell(codes[(g / GROUP) as usize].load(Relaxed), g));
+        match code {
+            None => return Err(failure(g, "a goal outside the space".to_string())),
+            Some(0) => {}
+            Some(c) => return Err(failure(g, format!("a goal, but its code is {c}"))),
+        }
+    }
+    let marks = [0, 1].map(|_| {
+        (0..n.div_ceil(UNIT))
+            .map(|_| AtomicBool::new(false))
+            .collect()
+    });
+    let odd = (in_place && modulus == 4)
+        .then(|| Parities::new(space))
+        .flatten();
+    match odd {
+        Some(odd) => {
+            let cells = InPlace::new(space, codes, odd)?;
+            search(space, cells, n, marks, goals, progress, pull)
+        }
+        None => {
+            let cells = Coded {
+                modulus,
+                n,
+                codes,
+                seen: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+                open: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+            };
+            search(space, cells, n, marks, goals, progress, pull)
+        }
+    }
+}
+
+fn failure(rank: u64, fact: String) -> LedFailure {
+    LedFailure { rank, fact }
+}
+
+#[inline]
+fn cell(word: u64, rank: u64) -> u8 {
+    (word >> (2 * (rank % GROUP)) & 3) as u8
+}
+
+/// What reaching a rank found.
+enum Reached {
+    /// It was reached before.
+    Already,
+    /// Reached now, its code right; it is open.
+    Now,
+    /// Not reached before, but its code is this one, not the level's.
+    Wrong(u8),
+}
+
+/// The marks of the search, kept beside the codes or in them.
+trait Marks: Sync {
+    /// Reaches `rank` at level `d`: if not reached before, checks its code and opens it.
+    fn reach(&self, rank: u64, d: usize) -> Reached;
+    /// The ranks of group `g` open at level `d`, closed as they are returned.
+    fn take_open(&self, g: u64, d: usize) -> u32;
+    /// Whether `rank` is open at level `d`.
+    fn open_at(&self, rank: u64, d: usize) -> bool;
+    /// The ranks of group `g` not reached.
+    fn not_reached(&self, g: u64) -> u32;
+    /// The word to prefetch before `rank` is reached or looked at.
+    fn word(&self, rank: u64) -> &AtomicU64;
+    /// After the search: the ranks never reached, checked.
+    fn unreached_say_so(&self) -> Result<(), LedFailure>;
+}
+
+/// The codes as stored, with a bit for "reached" and a bit for "open" per rank.
+struct Coded {
+    modulus: u8,
+    n: u64,
+    codes: Vec<AtomicU64>,
+    seen: Vec<AtomicU64>,
+    open: Vec<AtomicU64>,
+}
+
+impl Coded {
+    fn code(&self, rank: u64) -> u8 {
+        cell(self.codes[(rank / GROUP) as usize].load(Relaxed), rank)
+    }
+
+    fn bits(set: &[AtomicU64], g: u64) -> u32 {
+        (set[(g / 2) as usize].load(Relaxed) >> (32 * (g % 2))) as u32
+    }
+}
+
+impl Marks for Coded {
+    fn reach(&self, rank: u64, d: usize) -> Reached {
+        let (w, bit) = ((rank / 64) as usize, 1u64 << (rank % 64));
+        if self.seen[w].load(Relaxed) & bit != 0 || self.seen[w].fetch_or(bit, Relaxed) & bit != 0 {
+            return Reached::Already;
+        }
+        let code = self.code(rank);
+        if code as usize != d % self.modulus as usize {
+            return Reached::Wrong(code);
+        }
+        self.open[w].fetch_or(bit, Relaxed);
+        Reached::Now
+    }
+
+    fn take_open(&self, g: u64, d: usize) -> u32 {
+        let open = Coded::bits(&self.open, g);
+        let want = (d % self.modulus as usize) as u8;
+        let mine = set_bits(open as u64)
+            .filter(|&b| self.code(g * GROUP + b as u64) == want)
+            .fold(0u32, |m, b| m | 1 << b);
+        if mine != 0 {
+            self.open[(g / 2) as usize].fetch_and(!((mine as u64) << (32 * (g % 2))), Relaxed);
+        }
+        mine
+    }
+
+    fn open_at(&self, rank: u64, d: usize) -> bool {
+        self.open[(rank / 64) as usize].load(Relaxed) >> (rank % 64) & 1 != 0
+            && self.code(rank) as usize == d % self.modulus as usize
+    }
+
+    fn not_reached(&self, g: u64) -> u32 {
+        !Coded::bits(&self.seen, g)
+    }
+
+    fn word(&self, rank: u64) -> &AtomicU64 {
+        &self.seen[(rank / 64) as usize]
+    }
+
+    fn unreached_say_so(&self) -> Result<(), LedFailure> {
+        let wrong = (0..self.n.div_ceil(GROUP)).into_par_iter().find_map_first(|g| {
+            let left = self.not_reached(g);
+            let ranks = g * GROUP..((g + 1) * GROUP).min(self.n);
+            ranks
+                .filter(|&r| left >> (r % GROUP) & 1 != 0)
+                .find_map(|r| match (self.modulus, self.code(r)) {
+                    (3, UNREACHED) => None,
+                    (3, code) => Some(failure(
+                        r,
+                        format!("no goal can be reached from it, but its code is {code}"),
+                    )),
+                    (_, code) => Some(failure(
+                        r,
+                        format!(
+                            "no goal can be reached from it, but it has code {code} in a mod4 table, which has no code for that"
+                        ),
+                    )),
+                })
+        });
+        wrong.map_or(Ok(()), Err)
+    }
+}
+
+/// Each group's parities ([`StateSpace::odd_ranks`]), looked up in one period of groups
+/// when the space has a short one ([`StateSpace::word_period`]).
+struct Parities<'a, S: ?Sized> {
+    space: &'a S,
+    period: Vec<u32>,
+}
+
+impl<'a, S: StateSpace + ?Sized> Parities<'a, S> {
+    /// `None` when the space does not know the parities of every rank.
+    fn new(space: &'a S) -> Option<Parities<'a, S>> {
+        let period = match space.word_period() {
+            Some(p) if (1..=1024).contains(&p) => (0..p)
+                .map(|k| space.odd_ranks(k * GROUP))
+                .collect::<Option<Vec<u32>>>()?,
+            _ => {
+                let groups = space.size().div_ceil(GROUP);
+                let known = (0..groups)
+                    .into_par_iter()
+                    .all(|g| space.odd_ranks(g * GROUP).is_some());
+                known.then(Vec::new)?
+            }
+        };
+        Some(Parities { space, period })
+    }
+
+    /// The parity of `rank` (0 where the space does not know it: checked at the start).
+    fn of(&self, rank: u64) -> u8 {
+        match self.period.len() {
+            0 => self.space.parity(rank).unwrap_or(0),
+            p => (self.period[(rank / GROUP % p as u64) as usize] >> (rank % GROUP) & 1) as u8,
+        }
+    }
+
+    /// The parities of group `g` (bit `i`: rank `32 g + i` is odd); `None` where the
+    /// space does not know them.
+    fn odd(&self, g: u64) -> Option<u32> {
+        match self.period.len() {
+            0 => self.space.odd_ranks(g * GROUP),
+            p => Some(self.period[(g % p as u64) as usize]),
+        }
+    }
+}
+
+/// A `mod4` table searched in its own two bits per rank: a rank not reached keeps the
+/// high bit of its code (its low bit, the parity, was checked against the space's
+/// first); a reached one is open or closed.
+struct InPlace<'a, S: ?Sized> {
+    n: u64,
+    cells: Vec<AtomicU64>,
+    odd: Parities<'a, S>,
+}
+
+/// Cells of [`InPlace`]: not reached with high bit 0 or 1, then these two.
+const OPEN: u8 = 2;
+const CLOSED: u8 = 3;
+
+impl<'a, S: StateSpace + ?Sized> InPlace<'a, S> {
+    /// Checks that every code's low bit is its rank's parity, then keeps only the high
+    /// bits (and [`CLOSED`] past the last rank, which is never reached).
+    fn new(
+        space: &S,
+        cells: Vec<AtomicU64>,
+        odd: Parities<'a, S>,
+    ) -> Result<InPlace<'a, S>, LedFailure> {
+        let n = space.size();
+        let groups = n.div_ceil(GROUP);
+        let wrong = (0..groups).into_par_iter().find_map_first(|g| {
+            let base = g * GROUP;
+            let ranks = GROUP.min(n - base);
+            let valid = if ranks == GROUP {
+                LOW
+            } else {
+                LOW & ((1 << (2 * ranks)) - 1)
+            };
+            let w = cells[g as usize].load(Relaxed);
+            let odd = odd.odd(g).unwrap_or(0);
+            let differ = (w ^ spread(odd)) & valid;
+            if differ != 0 {
+                let r = base + (differ.trailing_zeros() / 2) as u64;
+                return Some(failure(
+                    r,
+                    format!(
+                        "its code is {}, which is not its parity ({}) modulo 2",
+                        cell(w, r),
+                        odd >> (r % GROUP) & 1
+                    ),
+                ));
+            }
+            let past = !(valid | valid << 1) & (LOW * CLOSED as u64);
+            cells[g as usize].store(w >> 1 & valid | past, Relaxed);
+            None
+        });
+        match wrong {
+            Some(f) => Err(f),
+            None => Ok(InPlace { n, cells, odd }),
+        }
+    }
+
+    fn parity(&self, rank: u64) -> u8 {
+        self.odd.of(rank)
+    }
+}
+
+impl<S: StateSpace + ?Sized> Marks for InPlace<'_, S> {
+    fn reach(&self, rank: u64, d: usize) -> Reached {
+        let word = &self.cells[(rank / GROUP) as usize];
+        let shift = 2 * (rank % GROUP);
+        let mut w = word.load(Relaxed);
+        loop {
+            let c = cell(w, rank);
+            if c >= OPEN {
+                return Reached::Already;
+            }
+            let parity = self.parity(rank);
+            if c as usize != d / 2 % 2 || parity as usize != d % 2 {
+                return Reached::Wrong(2 * c + parity);
+            }
+            let opened = w & !(3 << shift) | (OPEN as u64) << shift;
+            match word.compare_exchange_weak(w, opened, Relaxed, Relaxed) {
+                Ok(_) => return Reached::Now,
+                Err(now) => w = now,
+            }
+        }
+    }
+
+    fn take_open(&self, g: u64, d: usize) -> u32 {
+        let word = &self.cells[g as usize];
+        let w = word.load(Relaxed);
+        // Open cells are 0b10: the high bit without the low one.
+        let open = w >> 1 & !w & LOW;
+        if open == 0 {
+            return 0;
+        }
+        let odd = spread(self.odd.odd(g).unwrap_or(0));
+        let mine = open & if d % 2 == 1 { odd } else { !odd };
+        if mine != 0 {
+            // 0b10 | 0b01 = CLOSED; other threads only open cells not reached.
+            word.fetch_or(mine, Relaxed);
+        }
+        squeeze(mine)
+    }
+
+    fn open_at(&self, rank: u64, d: usize) -> bool {
+        cell(self.cells[(rank / GROUP) as usize].load(Relaxed), rank) == OPEN
+            && self.parity(rank) as usize == d % 2
+    }
+
+    fn not_reached(&self, g: u64) -> u32 {
+        let w = self.cells[g as usize].load(Relaxed);
+        squeeze(!(w >> 1) & LOW)
+    }
+
+    fn word(&self, rank: u64) -> &AtomicU64 {
+        &self.cells[(rank / GROUP) as usize]
+    }
+
+    fn unreached_say_so(&self) -> Result<(), LedFailure> {
+        let wrong = (0..self.n.div_ceil(GROUP)).into_par_iter().find_map_first(|g| {
+            let left = self.not_reached(g);
+            (left != 0).then(|| {
+                let r = g * GROUP + left.trailing_zeros() as u64;
+                let code = 2 * cell(self.cells[g as usize].load(Relaxed), r) + self.parity(r);
+                failure(
+                    r,
+                    format!(
+                        "no goal can be reached from it, but it has code {code} in a mod4 table, which has no code for that"
+                    ),
+                )
+            })
+        });
+        wrong.map_or(Ok(()), Err)
+    }
+}
+
+/// Bit `i` of `x` moved to bit `2 i`.
+fn spread(x: u32) -> u64 {
+    let mut x = x as u64;
+    x = (x | x << 16) & 0x0000_FFFF_0000_FFFF;
+    x = (x | x << 8) & 0x00FF_00FF_00FF_00FF;
+    x = (x | x << 4) & 0x0F0F_0F0F_0F0F_0F0F;
+    x = (x | x << 2) & 0x3333_3333_3333_3333;
+    (x | x << 1) & LOW
+}
+
+/// Bit `2 i` of `x` moved to bit `i` (the inverse of [`spread`] on cells' low bits).
+fn squeeze(x: u64) -> u32 {
+    let mut x = x & LOW;
+    x = (x | x >> 1) & 0x3333_3333_3333_3333;
+    x = (x | x >> 2) & 0x0F0F_0F0F_0F0F_0F0F;
+    x = (x | x >> 4) & 0x00FF_00FF_00FF_00FF;
+    x = (x | x >> 8) & 0x0000_FFFF_0000_FFFF;
+    (x | x >> 16) as u32
+}
+
+/// The search itself, on either kind of marks.
+fn search<S: StateSpace + ?Sized, M: Marks>(
+    space: &S,
+    cells: M,
+    n: u64,
+    marks: [Vec<AtomicBool>; 2],
+    goals: Vec<u64>,
+    progress: &dyn Progress,
+    pull: impl Fn(u64, u64) -> bool,
+) -> Result<LedLevels, LedFailure> {
+    let led = Led {
+        space,
+        cells,
+        n,
+        marks,
+    };
+    progress.phase("distances, led by the stored codes", n);
+    let mut found = 0;
+    for &g in &goals {
+        if let Reached::Now = led.cells.reach(g, 0) {
+            led.flag(g, 0);
+            found += 1;
+        }
+    }
+    progress.advance(found);
+    let mut levels = vec![found];
+    let mut last = goals;
+    loop {
+        let d = levels.len() - 1;
+        let unreached = n - levels.iter().sum::<u64>();
+        let step = led.level(d, pull(unreached, levels[d]), progress)?;
+        if step.found == 0 {
+            break;
+        }
+        levels.push(step.found);
+        last = step.kept;
+    }
+    if levels.iter().sum::<u64>() < n {
+        led.cells.unreached_say_so()?;
+    }
+    let max = levels.len() - 1;
+    let farthest = if levels[max] <= FARTHEST_KEPT {
+        last.sort_unstable();
+        last
+    } else {
+        Vec::new()
+    };
+    Ok(LedLevels { levels, farthest })
+}
+
+struct Led<'a, S: ?Sized, M> {
+    space: &'a S,
+    cells: M,
+    n: u64,
+    /// Per unit, for a level's parity: whether a rank of the unit was reached at a level
+    /// of that parity (and so may be open at it).
+    marks: [Vec<AtomicBool>; 2],
+}
+
+/// One level's outcome: the ranks reached, and which (while they are few).
+struct Step {
+    found: u64,
+    kept: Vec<u64>,
+}
+
+impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
+    fn flag(&self, rank: u64, d: usize) {
+        self.marks[d % 2][(rank / UNIT) as usize].store(true, Relaxed);
+    }
+
+    /// The groups of unit `u`.
+    fn groups(&self, u: usize) -> std::ops::Range<u64> {
+        u as u64 * UNIT / GROUP..((u as u64 + 1) * UNIT).min(self.n).div_ceil(GROUP)
+    }
+
+    /// Level `d + 1`, unit by unit: by **pushing** from the open ranks of level `d`
+    /// (their neighbours not reached), or by **pulling** (the ranks not reached with a
+    /// neighbour open at `d`; the moves are undone by moves, as every search here
+    /// assumes). Either way each rank reached must have the code of `d + 1`. A wrong code
+    /// ends the search after the level, with the smallest wrong rank (the same whatever
+    /// the number of threads).
+    fn level(&self, d: usize, pull: bool, progress: &dyn Progress) -> Result<Step, LedFailure> {
+        let units = self.marks[0].len();
+        let kept = Mutex::new(Vec::new());
+        let wrong_code = |rank: u64, code: u8| {
+            failure(
+                rank,
+                format!(
+                    "at distance {} (one move from a rank at {d}), but its code is {code}",
+                    d + 1
+                ),
+            )
+        };
+        let (found, wrong) = (0..units)
+            .into_par_iter()
+            .filter(|&u| pull || self.marks[d % 2][u].swap(false, Relaxed))
+            .map_init(
+                || (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
+                |(ranks, nbs, ends, mine), u| {
+                    let mut wrong: Option<LedFailure> = None;
+                    let mut fail = |f: LedFailure| {
+                        if wrong.as_ref().is_none_or(|w| f.rank < w.rank) {
+                            wrong = Some(f);
+                        }
+                    };
+                    let mut found = 0u64;
+                    let mut reach =
+                        |r: u64, fail: &mut dyn FnMut(LedFailure)| match self.cells.reach(r, d + 1)
+                        {
+                            Reached::Already => {}
+                            Reached::Wrong(code) => fail(wrong_code(r, code)),
+                            Reached::Now => {
+                                self.flag(r, d + 1);
+                                found += 1;
+                                if found <= FARTHEST_KEPT {
+                                    mine.push(r);
+                                }
+                            }
+                        };
+                    for g in self.groups(u) {
+                        let base = g * GROUP;
+                        let these = if pull {
+                            let all = GROUP.min(self.n - base);
+                            let all = if all == GROUP { !0 } else { (1u32 << all) - 1 };
+                            self.cells.not_reached(g) & all
+                        } else {
+                            self.cells.take_open(g, d)
+                        };
+                        ranks.extend(set_bits(these as u64).map(|b| base + b as u64));
+                    }
+                    for part in ranks.chunks(BATCH) {
+                        nbs.clear();
+                        ends.clear();
+                        self.space.neighbors_of(part, nbs, ends);
+                        if let Some(&nb) = nbs.iter().find(|&&nb| nb >= self.n) {
+                            fail(failure(nb, "a neighbour outside the space".to_string()));
+                            continue;
+                        }
+                        for &nb in nbs.iter() {
+                            prefetch(self.cells.word(nb));
+                        }
+                        if pull {
+                            let mut start = 0;
+                            for (&r, &end) in part.iter().zip(ends.iter()) {
+                                let near =
+                                    nbs[start..end].iter().any(|&nb| self.cells.open_at(nb, d));
+                                start = end;
+                                if near {
+                                    reach(r, &mut fail);
+                                }
+                            }
+                        } else {
+                            for &nb in nbs.iter() {
+                                reach(nb, &mut fail);
+                            }
+                        }
+                    }
+                    ranks.clear();
+                    progress.advance(found);
+                    if !mine.is_empty() {
+                        let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+                        if kept.len() as u64 <= FARTHEST_KEPT {
+                            kept.append(mine);
+                        }
+                        mine.clear();
+                    }
+                    (found, wrong)
+                },
+            )
+            .reduce(
+                || (0, None),
+                |(a, x), (b, y)| {
+                    let wrong = match (x, y) {
+                        (Some(x), Some(y)) => Some(if y.rank < x.rank { y } else { x }),
+                        (x, y) => x.or(y),
+                    };
+                    (a + b, wrong)
+                },
+            );
+        if let Some(f) = wrong {
+            return Err(f);
+        }
+        if pull {
+            // Level d's ranks were not expanded: closed here, so that every open rank is
+            // again at the next level or the one after.
+            (0..units)
+                .into_par_iter()
+                .filter(|&u| self.marks[d % 2][u].swap(false, Relaxed))
+                .for_each(|u| {
+                    for g in self.groups(u) {
+                        self.cells.take_open(g, d);
+                    }
+                });
+        }
+        Ok(Step {
+            found,
+            kept: kept.into_inner().unwrap_or_else(|e| e.into_inner()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::progress::Silent;
+    use crate::solvers::twobit;
+
+    fn words(t: &twobit::TwoBitTable) -> Vec<u64> {
+        t.blocks.concat()
+    }
+
+    fn atomic(words: &[u64]) -> Vec<AtomicU64> {
+        words.iter().map(|&w| AtomicU64::new(w)).collect()
+    }
+
+    /// A path 0 - 1 - ... - 9 to the goal 0, and two ranks (10, 11) that cannot reach it.
+    struct Path;
+    impl StateSpace for Path {
+        fn size(&self) -> u64 {
+            12
+        }
+        fn goals(&self) -> Vec<u64> {
+            vec![0]
+        }
+        fn neighbors(&self, r: u64, out: &mut Vec<u64>) {
+            match r {
+                10 => out.push(11),
+                11 => out.push(10),
+                _ => out.extend(
+                    [r.checked_sub(1), (r < 9).then_some(r + 1)]
+                        .into_iter()
+                        .flatten(),
+                ),
+            }
+        }
+    }
+
+    /// `squeeze` undoes `spread`.
+    #[test]
+    fn squeeze_undoes_spread() {
+        for x in [0u32, 1, 0x8000_0001, 0xDEAD_BEEF, !0] {
+            assert_eq!(squeeze(spread(x)), x);
+        }
+    }
+
+    /// Every code of the solver's tables passes, with its levels and farthest ranks
+    /// (mod 4 for the 2x3 rectangle, searched in place and not, and with its parities
+    /// unknown;
+    /// mod 3 for the hexagonal six, with triangles, and for a space with ranks that
+    /// cannot reach the goal); every single changed code fails, naming that rank,
+    /// whether levels are pushed or pulled.
+    #[test]
+    fn the_solver_s_codes_pass_and_every_changed_code_fails() {
+        struct NoParity(crate::families::sliding::Sliding);
+        impl StateSpace for NoParity {
+            fn size(&self) -> u64 {
+                self.0.size()
+            }
+            fn goals(&self) -> Vec<u64> {
+                self.0.goals()
+            }
+            fn neighbors(&self, r: u64, out: &mut Vec<u64>) {
+                self.0.neighbors(r, out)
+            }
+        }
+        let grid = || crate::families::sliding::Sliding::grid("2x3", 2, 3);
+        let spaces: Vec<(Box<dyn StateSpace>, u8)> = vec![
+            (Box::new(grid()), 4),
+            (Box::new(NoParity(grid())), 3),
+            (Box::new(twobit::tests::hexagonal_six()), 3),
+            (Box::new(Path), 3),
+        ];
+        for (space, modulus) in &spaces {
+            let t = twobit::solve(space.as_ref(), &Silent).unwrap();
+            assert_eq!(t.modulus, *modulus);
+            // The in-place search, and the codes kept, on the same mod-4 table.
+            let mut tables = vec![space.as_ref()];
+            if *modulus == 4 {
+                tables.push(spaces[1].0.as_ref());
+            }
+            // Pushing and pulling as the sizes say, and each of them alone.
+            let ways: [fn(u64, u64) -> bool; 3] = [
+                |unreached, frontier| unreached < frontier,
+                |_, _| false,
+                |_, _| true,
+            ];
+            let (codes, m) = (words(&t), t.modulus);
+            for space in tables {
+                for (pull, in_place) in ways.into_iter().flat_map(|w| [(w, true), (w, false)]) {
+                    let led =
+                        check_with(space, m, atomic(&codes), in_place, &Silent, pull).unwrap();
+                    assert_eq!(led.levels, t.levels);
+                    assert_eq!(led.farthest, t.farthest);
+                    // Every rank of the small spaces; every 7th of the hexagonal six's 5040.
+                    for r in (0..space.size()).step_by(if space.size() > 1000 { 7 } else { 1 }) {
+                        for flip in 1..4u64 {
+                            let mut bad = codes.clone();
+                            bad[(r / 32) as usize] ^= flip << (2 * (r % 32));
+                            let err = check_with(space, m, atomic(&bad), in_place, &Silent, pull)
+                                .expect_err("a changed code fails");
+                            assert_eq!(err.rank, r, "{err:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
