@@ -171,7 +171,7 @@ fn by_residue<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Two
 /// The frontier's code in the mod-4 search.
 const FRONT: u8 = 2;
 /// The low bit of every two-bit cell.
-const LOW: u64 = 0x5555_5555_5555_5555;
+pub(crate) const LOW: u64 = 0x5555_5555_5555_5555;
 
 /// The cells of ranks `first..first + n` (all of them in the one-process search, a
 /// process's share in [`crate::solvers::distributed::twobit`]).
@@ -801,7 +801,7 @@ pub(crate) fn set_bits(mut mask: u64) -> impl Iterator<Item = u32> {
 }
 
 /// Bit `i` of `x` moved to bit `2 i`: a mask of ranks as the low bits of their cells.
-fn spread(x: u32) -> u64 {
+pub(crate) fn spread(x: u32) -> u64 {
     let mut x = x as u64;
     x = (x | x << 16) & 0x0000_FFFF_0000_FFFF;
     x = (x | x << 8) & 0x00FF_00FF_00FF_00FF;

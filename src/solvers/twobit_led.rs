@@ -32,7 +32,7 @@ use rayon::prelude::*;
 use crate::core::memory::prefetch;
 use crate::core::progress::Progress;
 use crate::core::space::StateSpace;
-use crate::solvers::twobit::{FARTHEST_KEPT, UNREACHED, set_bits};
+use crate::solvers::twobit::{FARTHEST_KEPT, LOW, UNREACHED, set_bits, spread};
 
 /// Ranks per unit of work (a multiple of 64): the open ranks of a level are found a unit
 /// at a time, in the units flagged as having some.
@@ -42,8 +42,6 @@ const UNIT: u64 = 1 << 13;
 const BATCH: usize = 64;
 /// Ranks per group: the codes of 32 ranks are one word.
 const GROUP: u64 = 32;
-/// The low bit of every two-bit cell.
-const LOW: u64 = 0x5555_5555_5555_5555;
 
 /// What the search led by a table found: the number of ranks at each distance and the
 /// ranks at the largest, sorted (empty when that level has more than
@@ -433,16 +431,6 @@ impl<S: StateSpace + ?Sized> Marks for InPlace<'_, S> {
         });
         wrong.map_or(Ok(()), Err)
     }
-}
-
-/// Bit `i` of `x` moved to bit `2 i`.
-fn spread(x: u32) -> u64 {
-    let mut x = x as u64;
-    x = (x | x << 16) & 0x0000_FFFF_0000_FFFF;
-    x = (x | x << 8) & 0x00FF_00FF_00FF_00FF;
-    x = (x | x << 4) & 0x0F0F_0F0F_0F0F_0F0F;
-    x = (x | x << 2) & 0x3333_3333_3333_3333;
-    (x | x << 1) & LOW
 }
 
 /// Bit `2 i` of `x` moved to bit `i` (the inverse of [`spread`] on cells' low bits).
