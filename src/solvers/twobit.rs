@@ -919,27 +919,29 @@ pub(crate) mod tests {
         assert_eq!(cells_in(0), 0);
     }
 
+    /// Ranks below 40 form a path to the goal 0; the rest (40 to 69) pair up among
+    /// themselves and never reach it.
+    pub(crate) struct Islands;
+    impl StateSpace for Islands {
+        fn size(&self) -> u64 {
+            70
+        }
+        fn goals(&self) -> Vec<u64> {
+            vec![0]
+        }
+        fn neighbors(&self, r: u64, out: &mut Vec<u64>) {
+            if r < 40 {
+                out.extend((r > 0).then(|| r - 1));
+                out.extend((r + 1 < 40).then_some(r + 1));
+            } else {
+                out.push(40 + ((r - 40) ^ 1));
+            }
+        }
+    }
+
     /// A graph with ranks that never reach the goal keeps them unreached.
     #[test]
     fn unreachable_ranks_stay_unreached() {
-        struct Islands;
-        impl StateSpace for Islands {
-            fn size(&self) -> u64 {
-                70
-            }
-            fn goals(&self) -> Vec<u64> {
-                vec![0]
-            }
-            // Ranks below 40 form a path; the rest pair up among themselves.
-            fn neighbors(&self, r: u64, out: &mut Vec<u64>) {
-                if r < 40 {
-                    out.extend((r > 0).then(|| r - 1));
-                    out.extend((r + 1 < 40).then_some(r + 1));
-                } else {
-                    out.push(40 + ((r - 40) ^ 1));
-                }
-            }
-        }
         let t = solve(&Islands, &Silent).unwrap();
         assert_eq!((t.modulus, &t.levels), (3, &vec![1; 40]));
         for r in 0..70 {

@@ -658,28 +658,6 @@ mod tests {
         words.iter().map(|&w| AtomicU64::new(w)).collect()
     }
 
-    /// A path 0 - 1 - ... - 9 to the goal 0, and two ranks (10, 11) that cannot reach it.
-    struct Path;
-    impl StateSpace for Path {
-        fn size(&self) -> u64 {
-            12
-        }
-        fn goals(&self) -> Vec<u64> {
-            vec![0]
-        }
-        fn neighbors(&self, r: u64, out: &mut Vec<u64>) {
-            match r {
-                10 => out.push(11),
-                11 => out.push(10),
-                _ => out.extend(
-                    [r.checked_sub(1), (r < 9).then_some(r + 1)]
-                        .into_iter()
-                        .flatten(),
-                ),
-            }
-        }
-    }
-
     /// `squeeze` undoes `spread`.
     #[test]
     fn squeeze_undoes_spread() {
@@ -713,7 +691,7 @@ mod tests {
             (Box::new(grid()), 4),
             (Box::new(NoParity(grid())), 3),
             (Box::new(twobit::tests::hexagonal_six()), 3),
-            (Box::new(Path), 3),
+            (Box::new(twobit::tests::Islands), 3),
         ];
         for (space, modulus) in &spaces {
             let t = twobit::solve(space.as_ref(), &Silent).unwrap();
