@@ -55,6 +55,26 @@ pub fn huge_vec(len: usize) -> Vec<u8> {
     v
 }
 
+/// `len` zeroed atomic words, written by every thread; from [`HUGE_WORDS_FROM`] bytes
+/// in memory the kernel is asked to back with huge pages ([`huge_vec`]): for a table
+/// of gigabytes that a search then reads and writes at random. (Below, the kernel's
+/// compaction for the huge pages costs more than the misses it saves.)
+pub(crate) fn huge_words(len: usize) -> Vec<std::sync::atomic::AtomicU64> {
+    use rayon::prelude::*;
+    let mut v = Vec::with_capacity(len);
+    if 8 * len >= HUGE_WORDS_FROM {
+        advise_huge_pages(v.as_mut_ptr() as *mut u8, 8 * len);
+    }
+    (0..len)
+        .into_par_iter()
+        .map(|_| std::sync::atomic::AtomicU64::new(0))
+        .collect_into_vec(&mut v);
+    v
+}
+
+/// Bytes from which [`huge_words`] asks for huge pages.
+const HUGE_WORDS_FROM: usize = 1 << 30;
+
 /// Asks the kernel to back the 2 MiB-aligned part of `bytes` bytes from `ptr` with huge
 /// pages. `ptr..ptr + bytes` must lie inside one allocation the caller owns (its pages
 /// need not be touched yet). Elsewhere than Linux, and on refusal, nothing changes.

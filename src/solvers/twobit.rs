@@ -664,17 +664,17 @@ impl Search {
 
 /// What [`Search::push_front`] needs to know of a word's 32 ranks besides their cells.
 #[derive(Clone, Copy, Default)]
-struct WordMasks {
+pub(crate) struct WordMasks {
     /// Whether the space knows the ranks' parities ([`StateSpace::odd_ranks`]).
     known: bool,
     /// The low bits of the cells of the ranks of parity 1.
     odd_cells: u64,
     /// Whether the word's last rank links to the next word's first.
-    linked_after: bool,
+    pub(crate) linked_after: bool,
     /// The low bits of the cells of the ranks linked to the next one in the word.
-    inside: u64,
+    pub(crate) inside: u64,
     /// Whether the last rank of the word before links to this word's first.
-    linked_before: bool,
+    pub(crate) linked_before: bool,
 }
 
 impl WordMasks {
@@ -695,12 +695,12 @@ impl WordMasks {
 /// by a word's place in it instead of asked of the space for every word (two divisions
 /// and two spreads of 32 bits for each word with a frontier rank); empty when the space
 /// has no period (or a long one), and then asked after all.
-struct Periodic {
+pub(crate) struct Periodic {
     table: Vec<WordMasks>,
 }
 
 impl Periodic {
-    fn new<S: StateSpace + ?Sized>(space: &S) -> Periodic {
+    pub(crate) fn new<S: StateSpace + ?Sized>(space: &S) -> Periodic {
         let table = match space.word_period() {
             Some(p) if (1..=1024).contains(&p) => (0..p)
                 .map(|k| {
@@ -713,8 +713,13 @@ impl Periodic {
         Periodic { table }
     }
 
+    /// Whether the space has a period short enough to be looked up.
+    pub(crate) fn periodic(&self) -> bool {
+        !self.table.is_empty()
+    }
+
     /// The place in the period of the word from `base`.
-    fn place(&self, base: u64) -> usize {
+    pub(crate) fn place(&self, base: u64) -> usize {
         if self.table.is_empty() {
             0
         } else {
@@ -723,12 +728,12 @@ impl Periodic {
     }
 
     /// The place of the word after the one at `k`.
-    fn next(&self, k: usize) -> usize {
+    pub(crate) fn next(&self, k: usize) -> usize {
         if k + 1 >= self.table.len() { 0 } else { k + 1 }
     }
 
     /// The masks of the word from `base`, at place `k`.
-    fn at<S: StateSpace + ?Sized>(&self, space: &S, base: u64, k: usize) -> WordMasks {
+    pub(crate) fn at<S: StateSpace + ?Sized>(&self, space: &S, base: u64, k: usize) -> WordMasks {
         match self.table.get(k) {
             Some(m) => *m,
             None => WordMasks::of(space, base, base.saturating_sub(PER_WORD)),

@@ -14,7 +14,6 @@
 use crate::store::Reader;
 use crate::store::Value;
 use rayon::prelude::*;
-use std::sync::atomic::AtomicU64;
 
 use super::check::{Check, Derived, bad, first_failure, same, show_count, show_dist, show_opt};
 use super::stored::{
@@ -485,7 +484,7 @@ pub(super) fn two_bit_graph(
     // number of words, since its bytes are.
     const _: () = assert!(CODE_RANKS_PER_CHUNK.is_multiple_of(32));
     progress.phase("reading the codes", layout.chunks());
-    let mut codes: Vec<AtomicU64> = (0..n.div_ceil(32)).map(|_| AtomicU64::new(0)).collect();
+    let mut codes = crate::core::memory::huge_words(n.div_ceil(32) as usize);
     each_chunk(conn, name, "distance", layout.chunks(), |c, blob| {
         let want = layout.chunk_bytes(c);
         if blob.len() as u64 != want {
