@@ -6,6 +6,7 @@
 
 use crate::store::Reader;
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 
 use super::check::{Check, Derived, bad, first_failure, show_count, show_dist, show_opt};
 use super::stored::{int, int_in, int_rows, must_be_empty, same_rows, text};
@@ -23,11 +24,14 @@ struct PegRows {
     /// [`COUNT_OVERFLOW`] where NULL.
     count: Vec<u64>,
     moves: Vec<Option<String>>,
+    /// Each row's place by its rank: the move check looks up every successor of every
+    /// row, and a binary search over millions of ranks costs a cache miss per step.
+    index: FxHashMap<u64, u32>,
 }
 
 impl PegRows {
     fn find(&self, bits: u64) -> Option<usize> {
-        self.bits.binary_search(&bits).ok()
+        self.index.get(&bits).map(|&i| i as usize)
     }
 }
 
@@ -59,6 +63,7 @@ pub(super) fn peg_board(
         next: Vec::new(),
         count: Vec::new(),
         moves: Vec::new(),
+        index: FxHashMap::default(),
     };
     audit::for_each_row(conn, Table::Positions, name, |row| -> Check<()> {
         let b = int_in(row[0], 0, limit, &|| "positions.rank".to_string())? as u64;
@@ -99,6 +104,9 @@ pub(super) fn peg_board(
 
     // Canonical form first: every later lookup relies on it.
     let n = rows.bits.len() as u64;
+    rows.index = (rows.bits.iter().enumerate())
+        .map(|(i, &b)| (b, i as u32))
+        .collect();
     progress.phase("canonical forms", n);
     first_failure(n, progress, |i, _| {
         let b = rows.bits[i as usize];
@@ -210,21 +218,34 @@ pub(super) fn peg_board(
             }
             return Ok(());
         }
-        let succ: Vec<(Vec<u8>, u64, u8)> = board
-            .moves(b)
-            .into_iter()
-            .map(|(m, after)| {
-                let c = board.canonical(after).0;
-                (m, c, dist_of(c))
-            })
-            .collect();
-        let min = succ.iter().map(|s| s.2).filter(|&x| x != UNREACHED).min();
+        // Each successor's rank and distance; the first move (in enumeration order) of
+        // the least distance, kept as it goes.
+        let mut succ: Vec<(u64, u8)> = Vec::with_capacity(16);
+        let mut first: Option<(Vec<u8>, u64)> = None;
+        let mut least = UNREACHED;
+        board.for_each_move(b, |m, after| {
+            let c = board.canonical(after).0;
+            let dd = dist_of(c);
+            succ.push((c, dd));
+            if dd != UNREACHED && (least == UNREACHED || dd < least) {
+                least = dd;
+                first = Some((m.to_vec(), c));
+            }
+        });
+        let min = first.is_some().then_some(least);
         if d == UNREACHED {
-            if let Some((m, c, dd)) = succ.iter().find(|s| s.2 != UNREACHED) {
+            if min.is_some() {
+                let (m, c, dd) = (board.moves(b).into_iter())
+                    .map(|(m, after)| {
+                        let c = board.canonical(after).0;
+                        (m, c, dist_of(c))
+                    })
+                    .find(|s| s.2 != UNREACHED)
+                    .expect("a successor with a distance");
                 return bad(format!(
                     "{}: no distance stored, but move {} reaches rank {c} at distance {dd}",
                     at(b),
-                    Board::format_moves(std::slice::from_ref(m))
+                    Board::format_moves(std::slice::from_ref(&m))
                 ));
             }
             if count != 0 || next.is_some() || mv.is_some() {
@@ -253,7 +274,7 @@ pub(super) fn peg_board(
                 at(b)
             ));
         }
-        let (first, first_next, _) = succ.iter().find(|s| s.2 == min).expect("attained");
+        let (first, first_next) = first.expect("attained");
         let Some(text) = mv else {
             return bad(format!("{}: no move stored", at(b)));
         };
@@ -275,8 +296,8 @@ pub(super) fn peg_board(
                 show_dist(dist_of(after))
             ));
         }
-        let want = Board::format_moves(std::slice::from_ref(first));
-        if text != want || next != Some(*first_next) {
+        let want = Board::format_moves(std::slice::from_ref(&first));
+        if text != want || next != Some(first_next) {
             return bad(format!(
                 "{}: move {text} is not the first optimal move in enumeration order ({want} is)",
                 at(b)
@@ -284,8 +305,8 @@ pub(super) fn peg_board(
         }
         // The seeds' counting: every optimal move contributes its result's count.
         let sum = (succ.iter())
-            .filter(|s| s.2 == min)
-            .fold(0, |s, x| add_counts(s, rows.count[rows.find(x.1).unwrap()]));
+            .filter(|s| s.1 == min)
+            .fold(0, |s, x| add_counts(s, rows.count[rows.find(x.0).unwrap()]));
         if count != sum {
             return bad(format!(
                 "{}: {} shortest solutions stored but its optimal moves' counts add up to {}",
