@@ -458,8 +458,7 @@ impl<S: StateSpace + ?Sized> Marks for InPlace<'_, S> {
     fn take_open(&self, g: u64, d: usize) -> u32 {
         let word = &self.cells[g as usize];
         let w = word.load(Relaxed);
-        // Open cells are 0b10: the high bit without the low one.
-        let open = w >> 1 & !w & LOW;
+        let open = open_cells(w);
         if open == 0 {
             return 0;
         }
@@ -496,7 +495,7 @@ impl<S: StateSpace + ?Sized> Marks for InPlace<'_, S> {
         loop {
             // Open cells are 0b10; only this thread closes those at `d` (their unit is
             // its), and other threads only open cells not reached, at `d + 1`.
-            let open = w >> 1 & !w & at_d;
+            let open = open_cells(w) & at_d;
             let next = (open & links) << 2 | (open >> 2 & links);
             let new = next & !(w >> 1) & LOW;
             // A cell not reached holds its code's high bit; the code of `d + 1` has the
@@ -526,7 +525,7 @@ impl<S: StateSpace + ?Sized> Marks for InPlace<'_, S> {
 
     fn any_open(&self, g: u64) -> bool {
         let w = self.cells[g as usize].load(Relaxed);
-        w >> 1 & !w & LOW != 0
+        open_cells(w) != 0
     }
 
     fn unreached_say_so(&self) -> Result<(), LedFailure> {
@@ -534,7 +533,7 @@ impl<S: StateSpace + ?Sized> Marks for InPlace<'_, S> {
             let left = self.not_reached(g);
             (left != 0).then(|| {
                 let r = g * GROUP + left.trailing_zeros() as u64;
-                let code = 2 * cell(self.cells[g as usize].load(Relaxed), r) + self.parity(r);
+                let code = self.stored(r);
                 failure(
                     r,
                     format!(
@@ -545,6 +544,12 @@ impl<S: StateSpace + ?Sized> Marks for InPlace<'_, S> {
         });
         wrong.map_or(Ok(()), Err)
     }
+}
+
+/// The low bits of the [`OPEN`] cells of an [`InPlace`] word: the high bit without the
+/// low one.
+fn open_cells(w: u64) -> u64 {
+    w >> 1 & !w & LOW
 }
 
 /// Bit `2 i` of `x` moved to bit `i` (the inverse of [`spread`] on cells' low bits).
