@@ -7,13 +7,14 @@
 //! never asserted: the levels of `fourteen` are checked against OEIS A346736 by `cargo
 //! test --release --test integration fourteen -- --ignored`.
 
+use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
 use puzzlebase::internals::core::memory;
 use puzzlebase::internals::core::progress::{Progress, Silent};
 use puzzlebase::internals::core::space::StateSpace;
 use puzzlebase::internals::families::sliding::Sliding;
-use puzzlebase::internals::solvers::{bfs, twobit};
+use puzzlebase::internals::solvers::{bfs, twobit, twobit_led};
 
 /// Prints each level as it is found, with the time since the start.
 struct Levels(Instant, std::sync::Mutex<u64>);
@@ -102,6 +103,30 @@ fn main() {
             assert_eq!(
                 again.levels, two.levels,
                 "the same levels whatever the threads"
+            );
+        }
+    }
+    if !fourteen {
+        // The check `verify` makes of such a table, in place as for `fourteen` and with
+        // the codes kept, on the same threads: checking should not be slower than
+        // building.
+        for in_place in [true, false] {
+            let codes: Vec<AtomicU64> = two
+                .blocks
+                .concat()
+                .into_iter()
+                .map(AtomicU64::new)
+                .collect();
+            let t = Instant::now();
+            let led = twobit_led::check_as(&g, two.modulus, codes, in_place, &Silent).unwrap();
+            println!(
+                "check, {}: {:.1} s",
+                if in_place { "in place" } else { "codes kept" },
+                t.elapsed().as_secs_f64()
+            );
+            assert_eq!(
+                led.levels, two.levels,
+                "the check finds the search's levels"
             );
         }
     }

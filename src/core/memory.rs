@@ -3,6 +3,10 @@
 //! `/proc/self/clear_refs`, `madvise`); elsewhere nothing is measured and the figures are
 //! simply absent, and tables keep ordinary pages.
 
+use std::sync::atomic::AtomicU64;
+
+use rayon::prelude::*;
+
 /// The process's peak resident set size in bytes (`VmHWM`), if the platform says.
 pub fn peak() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -55,22 +59,26 @@ pub fn huge_vec(len: usize) -> Vec<u8> {
     v
 }
 
-/// `len` zeroed atomic words, written by every thread; from [`HUGE_WORDS_FROM`] bytes
-/// in memory the kernel is asked to back with huge pages ([`huge_vec`]): for a table
-/// of gigabytes that a search then reads and writes at random. (Smaller tables keep
-/// ordinary pages, as they had before this helper; their checks were not timed with
-/// huge pages apart from other changes.)
-pub(crate) fn huge_words(len: usize) -> Vec<std::sync::atomic::AtomicU64> {
-    use rayon::prelude::*;
+/// `len` atomic words holding `fill`, written by every thread, in memory the kernel is
+/// asked to back with huge pages ([`huge_vec`]) when `huge`: for a table that a search
+/// then reads and writes at random.
+pub(crate) fn atomic_words(len: usize, fill: u64, huge: bool) -> Vec<AtomicU64> {
     let mut v = Vec::with_capacity(len);
-    if 8 * len >= HUGE_WORDS_FROM {
+    if huge {
         advise_huge_pages(v.as_mut_ptr() as *mut u8, 8 * len);
     }
     (0..len)
         .into_par_iter()
-        .map(|_| std::sync::atomic::AtomicU64::new(0))
+        .map(|_| AtomicU64::new(fill))
         .collect_into_vec(&mut v);
     v
+}
+
+/// `len` zeroed [`atomic_words`], in huge pages from [`HUGE_WORDS_FROM`] bytes: for a
+/// table of gigabytes. (Smaller tables keep ordinary pages, as they had before this
+/// helper; their checks were not timed with huge pages apart from other changes.)
+pub(crate) fn huge_words(len: usize) -> Vec<AtomicU64> {
+    atomic_words(len, 0, 8 * len >= HUGE_WORDS_FROM)
 }
 
 /// Bytes from which [`huge_words`] asks for huge pages.

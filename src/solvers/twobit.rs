@@ -31,7 +31,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use crate::core::memory::{advise_huge_pages, prefetch};
+use crate::core::memory::{atomic_words, prefetch};
 use crate::core::progress::Progress;
 use crate::core::space::StateSpace;
 
@@ -196,13 +196,7 @@ impl Search {
         let blocks = (0..words.div_ceil(BLOCK_WORDS))
             .map(|b| {
                 let len = BLOCK_WORDS.min(words - b * BLOCK_WORDS);
-                let mut block = Vec::with_capacity(len);
-                advise_huge_pages(block.as_mut_ptr() as *mut u8, 8 * len);
-                (0..len)
-                    .into_par_iter()
-                    .map(|_| AtomicU64::new(u64::MAX))
-                    .collect_into_vec(&mut block);
-                block
+                atomic_words(len, u64::MAX, true)
             })
             .collect();
         let chunks = n.div_ceil(CHUNK) as usize;
@@ -514,12 +508,7 @@ impl Search {
                 // The whole word at once: each reached cell holds (d / 2) mod 2, which
                 // moves to the high bit beside the parity; unreached cells and those
                 // past the last rank stay 0b11.
-                let ranks = PER_WORD.min(self.n - offset);
-                let valid = if ranks == PER_WORD {
-                    LOW
-                } else {
-                    LOW & ((1 << (2 * ranks)) - 1)
-                };
+                let valid = low_cells(self.n - offset);
                 let unreached = unreached_cells(w) & valid;
                 let reached = valid & !unreached;
                 let codes = (w & reached) << 1 | (spread(odd) & reached);
@@ -666,9 +655,9 @@ impl Search {
 #[derive(Clone, Copy, Default)]
 pub(crate) struct WordMasks {
     /// Whether the space knows the ranks' parities ([`StateSpace::odd_ranks`]).
-    known: bool,
+    pub(crate) known: bool,
     /// The low bits of the cells of the ranks of parity 1.
-    odd_cells: u64,
+    pub(crate) odd_cells: u64,
     /// Whether the word's last rank links to the next word's first.
     pub(crate) linked_after: bool,
     /// The low bits of the cells of the ranks linked to the next one in the word.
@@ -803,6 +792,16 @@ pub(crate) fn set_bits(mut mask: u64) -> impl Iterator<Item = u32> {
             bit
         })
     })
+}
+
+/// The low bits of the cells of a word's first `ranks` ranks (all 32 from 32 on): a
+/// last word may be partly past the last rank.
+pub(crate) fn low_cells(ranks: u64) -> u64 {
+    if ranks >= PER_WORD {
+        LOW
+    } else {
+        LOW & ((1 << (2 * ranks)) - 1)
+    }
 }
 
 /// Bit `i` of `x` moved to bit `2 i`: a mask of ranks as the low bits of their cells.

@@ -9,8 +9,9 @@
 //! reached for `d + 1` by their (already checked) codes. So every reached rank is
 //! expanded once, where the solver that wrote the table expands the older levels of a
 //! residue again (mod 3). Late levels **pull** instead (each rank not reached looks for
-//! a neighbour open at `d`) once fewer ranks are left than level `d` has; every rank
-//! not reached is looked at, whatever its code, so a wrong one cannot hide. When no
+//! a neighbour open at `d`) once fewer ranks are left than level `d` has, by more than
+//! what reading the whole table costs; every rank not reached is looked at, whatever
+//! its code, so a wrong one cannot hide. When no
 //! level is left, the ranks never reached must say so (`mod3`'s code 3); a `mod4` table
 //! must have reached them all.
 //!
@@ -38,7 +39,7 @@ use crate::core::memory::prefetch;
 use crate::core::progress::Progress;
 use crate::core::space::StateSpace;
 use crate::solvers::twobit::{
-    FARTHEST_KEPT, LOW, Periodic, UNREACHED, WordMasks, set_bits, spread,
+    FARTHEST_KEPT, LOW, Periodic, UNREACHED, WordMasks, low_cells, set_bits, spread,
 };
 
 /// Ranks per unit of work (a multiple of 64): the open ranks of a level are found a unit
@@ -47,8 +48,13 @@ const UNIT: u64 = 1 << 13;
 /// Ranks expanded together: their neighbours are generated in one call and their words
 /// prefetched before any is read.
 const BATCH: usize = 64;
+/// Ranks reached between two calls to the progress of a thread.
+const SHOW_EVERY: u64 = 1 << 20;
 /// Ranks per group: the codes of 32 ranks are one word.
 const GROUP: u64 = 32;
+/// The neighbours generated for a batch of ranks, those of the `i`-th ending at
+/// `.1[i]`.
+type Batch = (Vec<u64>, Vec<usize>);
 
 /// What the search led by a table found: the number of ranks at each distance and the
 /// ranks at the largest, sorted (empty when that level has more than
@@ -81,14 +87,40 @@ pub fn check<S: StateSpace + ?Sized>(
     progress: &dyn Progress,
 ) -> Result<LedLevels, LedFailure> {
     let in_place = space.size() > IN_PLACE_ABOVE;
+    check_as(space, modulus, codes, in_place, progress)
+}
+
+/// [`check`] with the way of keeping the marks chosen: in place when `in_place` (a
+/// `mod4` table of a space that knows its parities), beside the codes otherwise; for
+/// the benches, which time both on tables smaller than those [`check`] searches in place.
+#[doc(hidden)]
+pub fn check_as<S: StateSpace + ?Sized>(
+    space: &S,
+    modulus: u8,
+    codes: Vec<AtomicU64>,
+    in_place: bool,
+    progress: &dyn Progress,
+) -> Result<LedLevels, LedFailure> {
+    let n = space.size();
     check_with(
         space,
         modulus,
         codes,
         in_place,
         progress,
-        |unreached, frontier| unreached < frontier,
+        |unreached, frontier| pulls(n, unreached, frontier),
     )
+}
+
+/// Whether level `d + 1` of a table of `n` ranks is pulled, with `unreached` ranks left
+/// and `frontier` at `d`: a push expands the frontier, a pull each rank not reached,
+/// but a pull also reads every group of the table, flagged or not. A word read in order
+/// costs far less than a rank expanded (its neighbours generated and read at random);
+/// the reading is counted as `n / 4096` ranks, a word as 1/128 of a rank (an estimate,
+/// not a measurement). Without it, `fourteen`'s last twelve levels were pulled, each
+/// reading the whole 10.9 GB table to find fewer than two million ranks.
+fn pulls(n: u64, unreached: u64, frontier: u64) -> bool {
+    unreached + n / 4096 < frontier
 }
 
 /// Ranks above which a `mod4` table is searched in place (where the space knows its
@@ -182,11 +214,12 @@ trait Marks: Sync {
     fn word(&self, rank: u64) -> &AtomicU64;
     /// After the search: the ranks never reached, checked.
     fn unreached_say_so(&self) -> Result<(), LedFailure>;
-    /// The moves inside group `g` ([`StateSpace::run_links`]; `links` has the low bit of
-    /// the cell of each rank linked to the next), made together: the ranks open at `d`
+    /// The moves inside group `g` ([`StateSpace::run_links`]; `m.inside` has the low bit
+    /// of the cell of each rank linked to the next), made together: the ranks open at `d`
     /// (closed if `close`) reach each neighbour in the group not reached yet, which is
-    /// opened at `d + 1` if its code is that level's.
-    fn inside(&self, g: u64, d: usize, links: u64, close: bool) -> Inside;
+    /// opened at `d + 1` if its code is that level's. (`m` has the group's parities too,
+    /// where known: they are not looked up again.)
+    fn inside(&self, g: u64, d: usize, m: &WordMasks, close: bool) -> Inside;
     /// The code stored for `rank`, while it is not reached.
     fn stored(&self, rank: u64) -> u8;
     /// Whether a rank of group `g` is open, at any level.
@@ -268,13 +301,13 @@ impl Marks for Coded {
         &self.seen[(rank / 64) as usize]
     }
 
-    fn inside(&self, g: u64, d: usize, links: u64, close: bool) -> Inside {
+    fn inside(&self, g: u64, d: usize, m: &WordMasks, close: bool) -> Inside {
         let open = if close {
             self.take_open(g, d)
         } else {
             self.open_now(g, d)
         };
-        let links = squeeze(links);
+        let links = squeeze(m.inside);
         let base = g * GROUP;
         let next = ((open & links) << 1 | (open >> 1 & links)) as u64;
         let next = next & ((1 << GROUP.min(self.n - base)) - 1);
@@ -397,12 +430,7 @@ impl<'a, S: StateSpace + ?Sized> InPlace<'a, S> {
         let groups = n.div_ceil(GROUP);
         let wrong = (0..groups).into_par_iter().find_map_first(|g| {
             let base = g * GROUP;
-            let ranks = GROUP.min(n - base);
-            let valid = if ranks == GROUP {
-                LOW
-            } else {
-                LOW & ((1 << (2 * ranks)) - 1)
-            };
+            let valid = low_cells(n - base);
             let w = cells[g as usize].load(Relaxed);
             let odd = odd.odd(g).unwrap_or(0);
             let differ = (w ^ spread(odd)) & valid;
@@ -485,9 +513,14 @@ impl<S: StateSpace + ?Sized> Marks for InPlace<'_, S> {
         &self.cells[(rank / GROUP) as usize]
     }
 
-    fn inside(&self, g: u64, d: usize, links: u64, close: bool) -> Inside {
+    fn inside(&self, g: u64, d: usize, m: &WordMasks, close: bool) -> Inside {
         let word = &self.cells[g as usize];
-        let odd = spread(self.odd.odd(g).unwrap_or(0));
+        let links = m.inside;
+        let odd = if m.known {
+            m.odd_cells
+        } else {
+            spread(self.odd.odd(g).unwrap_or(0))
+        };
         let at_d = if d % 2 == 1 { odd } else { LOW & !odd };
         let next_level = d + 1;
         let high = if next_level / 2 % 2 == 1 { LOW } else { 0 };
@@ -633,7 +666,35 @@ struct Step {
 
 impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
     fn flag(&self, rank: u64, d: usize) {
-        self.marks[d % 2][(rank / UNIT) as usize].store(true, Relaxed);
+        // Read first: a store to a flag already set would still take its cache line
+        // from the other threads.
+        let flag = &self.marks[d % 2][(rank / UNIT) as usize];
+        if !flag.load(Relaxed) {
+            flag.store(true, Relaxed);
+        }
+    }
+
+    /// Generates the moves of `part` not made a group at a time into `batch` (all of
+    /// them when the space has no period of links) and prefetches their words; a
+    /// neighbour outside the space fails the batch, which is then left empty.
+    fn expand(&self, part: &[u64], batch: &mut Batch, t: &mut Tally) {
+        let (nbs, ends) = batch;
+        nbs.clear();
+        ends.clear();
+        if self.links.is_some() {
+            self.space.far_neighbors_of(part, nbs, ends);
+        } else {
+            self.space.neighbors_of(part, nbs, ends);
+        }
+        if let Some(&nb) = nbs.iter().find(|&&nb| nb >= self.n) {
+            t.fail(failure(nb, "a neighbour outside the space".to_string()));
+            nbs.clear();
+            ends.clear();
+            return;
+        }
+        for &nb in nbs.iter() {
+            prefetch(self.cells.word(nb));
+        }
     }
 
     /// The groups of unit `u`.
@@ -670,13 +731,19 @@ impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
     fn level(&self, d: usize, pull: bool, progress: &dyn Progress) -> Result<Step, LedFailure> {
         let units = self.marks[0].len();
         let kept = Mutex::new(Vec::new());
+        // Set once the level has more ranks than are kept: from then on they are not
+        // collected (at the widest levels that was a store per rank reached).
+        let full = AtomicBool::new(false);
+        // What the threads have shown of the level so far; the rest is shown at its end.
+        let shown = AtomicU64::new(0);
         let (found, wrong) = (0..units)
             .into_par_iter()
             .filter(|&u| pull || self.marks[d % 2][u].swap(false, Relaxed))
             .map_init(
-                || (Vec::new(), Vec::new(), Vec::new(), Tally::default()),
-                |(ranks, nbs, ends, t), u| {
+                || (Vec::new(), <[Batch; 2]>::default(), Tally::default()),
+                |(ranks, batches, t), u| {
                     t.found = 0;
+                    t.collect = !full.load(Relaxed);
                     let groups = self.groups(u);
                     let mut k = self
                         .links
@@ -697,7 +764,7 @@ impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
                             None => WordMasks::default(),
                         };
                         let inside = if open {
-                            self.cells.inside(g, d, m.inside, !pull)
+                            self.cells.inside(g, d, &m, !pull)
                         } else {
                             Inside::default()
                         };
@@ -744,22 +811,20 @@ impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
                         };
                         ranks.extend(set_bits(these as u64).map(|b| base + b as u64));
                     }
-                    for part in ranks.chunks(BATCH) {
-                        nbs.clear();
-                        ends.clear();
-                        if self.links.is_some() {
-                            self.space.far_neighbors_of(part, nbs, ends);
-                        } else {
-                            self.space.neighbors_of(part, nbs, ends);
+                    // Each batch is reached after the next one is generated, so that
+                    // its prefetched words have arrived by then (as the solver does).
+                    let parts = ranks.len().div_ceil(BATCH);
+                    for i in 0..=parts {
+                        if i < parts {
+                            let part = &ranks[i * BATCH..((i + 1) * BATCH).min(ranks.len())];
+                            self.expand(part, &mut batches[i % 2], t);
                         }
-                        if let Some(&nb) = nbs.iter().find(|&&nb| nb >= self.n) {
-                            t.fail(failure(nb, "a neighbour outside the space".to_string()));
+                        if i == 0 {
                             continue;
                         }
-                        for &nb in nbs.iter() {
-                            prefetch(self.cells.word(nb));
-                        }
+                        let (nbs, ends) = &batches[(i - 1) % 2];
                         if pull {
+                            let part = &ranks[(i - 1) * BATCH..(i * BATCH).min(ranks.len())];
                             let mut start = 0;
                             for (&r, &end) in part.iter().zip(ends.iter()) {
                                 let near =
@@ -776,11 +841,20 @@ impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
                         }
                     }
                     ranks.clear();
-                    progress.advance(t.found);
+                    // Shown in steps: a unit at a time was a call (and the bar's lock)
+                    // per 8192 ranks at every level.
+                    t.unshown += t.found;
+                    if t.unshown >= SHOW_EVERY {
+                        progress.advance(t.unshown);
+                        shown.fetch_add(t.unshown, Relaxed);
+                        t.unshown = 0;
+                    }
                     if !t.mine.is_empty() {
                         let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
                         if kept.len() as u64 <= FARTHEST_KEPT {
                             kept.append(&mut t.mine);
+                        } else {
+                            full.store(true, Relaxed);
                         }
                         t.mine.clear();
                     }
@@ -797,6 +871,7 @@ impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
                     (a + b, wrong)
                 },
             );
+        progress.advance(found - shown.load(Relaxed));
         if let Some(f) = wrong {
             return Err(f);
         }
@@ -824,15 +899,20 @@ impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
 #[derive(Default)]
 struct Tally {
     found: u64,
+    /// Whether the ranks reached are still collected (the level is not yet known to
+    /// have more than [`FARTHEST_KEPT`]).
+    collect: bool,
     mine: Vec<u64>,
     wrong: Option<LedFailure>,
+    /// Ranks reached but not yet shown as progress.
+    unshown: u64,
 }
 
 impl Tally {
     #[inline]
     fn arrived(&mut self, rank: u64) {
         self.found += 1;
-        if self.found <= FARTHEST_KEPT {
+        if self.collect && self.found <= FARTHEST_KEPT {
             self.mine.push(rank);
         }
     }

@@ -218,15 +218,16 @@ pub(super) fn peg_board(
             }
             return Ok(());
         }
-        // Each successor's rank and distance; the first move (in enumeration order) of
-        // the least distance, kept as it goes.
-        let mut succ: Vec<(u64, u8)> = Vec::with_capacity(16);
+        // Each successor's row (if stored) and distance; the first move (in enumeration
+        // order) of the least distance, kept as it goes.
+        let mut succ: Vec<(Option<usize>, u8)> = Vec::with_capacity(16);
         let mut first: Option<(Vec<u8>, u64)> = None;
         let mut least = UNREACHED;
         board.for_each_move(b, |m, after| {
             let c = board.canonical(after).0;
-            let dd = dist_of(c);
-            succ.push((c, dd));
+            let row = rows.find(c);
+            let dd = row.map_or(UNREACHED, |j| rows.dist[j]);
+            succ.push((row, dd));
             if dd != UNREACHED && (least == UNREACHED || dd < least) {
                 least = dd;
                 first = Some((m.to_vec(), c));
@@ -306,7 +307,8 @@ pub(super) fn peg_board(
         // The seeds' counting: every optimal move contributes its result's count.
         let sum = (succ.iter())
             .filter(|s| s.1 == min)
-            .fold(0, |s, x| add_counts(s, rows.count[rows.find(x.0).unwrap()]));
+            .filter_map(|s| s.0)
+            .fold(0, |s, j| add_counts(s, rows.count[j]));
         if count != sum {
             return bad(format!(
                 "{}: {} shortest solutions stored but its optimal moves' counts add up to {}",
