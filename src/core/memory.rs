@@ -75,8 +75,8 @@ pub(crate) fn atomic_words(len: usize, fill: u64, huge: bool) -> Vec<AtomicU64> 
 }
 
 /// `len` zeroed [`atomic_words`], in huge pages from [`HUGE_WORDS_FROM`] bytes: for a
-/// table of gigabytes. (Smaller tables keep ordinary pages, as they had before this
-/// helper; their checks were not timed with huge pages apart from other changes.)
+/// table of gigabytes. Smaller tables keep ordinary pages: huge pages for them were
+/// never timed on their own.
 pub(crate) fn huge_words(len: usize) -> Vec<AtomicU64> {
     atomic_words(len, 0, 8 * len >= HUGE_WORDS_FROM)
 }

@@ -11,9 +11,8 @@
 //! residue again (mod 3). Late levels **pull** instead (each rank not reached looks for
 //! a neighbour open at `d`) once fewer ranks are left than level `d` has, by more than
 //! what reading the whole table costs; every rank not reached is looked at, whatever
-//! its code, so a wrong one cannot hide. When no
-//! level is left, the ranks never reached must say so (`mod3`'s code 3); a `mod4` table
-//! must have reached them all.
+//! its code, so a wrong one cannot hide. When no level is left, the ranks never reached
+//! must say so (`mod3`'s code 3); a `mod4` table must have reached them all.
 //!
 //! It shares nothing with the solver but the space's moves (and, for `mod4`, its
 //! parities): passing means the stored codes are exactly the distances modulo `m`, with

@@ -218,16 +218,16 @@ pub(super) fn peg_board(
             }
             return Ok(());
         }
-        // Each successor's row (if stored) and distance; the first move (in enumeration
+        // The rows of the successors that are stored; the first move (in enumeration
         // order) of the least distance, kept as it goes.
-        let mut succ: Vec<(Option<usize>, u8)> = Vec::with_capacity(16);
+        let mut succ: Vec<usize> = Vec::with_capacity(16);
         let mut first: Option<(Vec<u8>, u64)> = None;
         let mut least = UNREACHED;
         board.for_each_move(b, |m, after| {
             let c = board.canonical(after).0;
             let row = rows.find(c);
+            succ.extend(row);
             let dd = row.map_or(UNREACHED, |j| rows.dist[j]);
-            succ.push((row, dd));
             if dd != UNREACHED && (least == UNREACHED || dd < least) {
                 least = dd;
                 first = Some((m.to_vec(), c));
@@ -306,9 +306,8 @@ pub(super) fn peg_board(
         }
         // The seeds' counting: every optimal move contributes its result's count.
         let sum = (succ.iter())
-            .filter(|s| s.1 == min)
-            .filter_map(|s| s.0)
-            .fold(0, |s, j| add_counts(s, rows.count[j]));
+            .filter(|&&j| rows.dist[j] == min)
+            .fold(0, |s, &j| add_counts(s, rows.count[j]));
         if count != sum {
             return bad(format!(
                 "{}: {} shortest solutions stored but its optimal moves' counts add up to {}",
