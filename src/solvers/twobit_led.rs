@@ -137,47 +137,212 @@ fn check_with<S: StateSpace + ?Sized>(
     progress: &dyn Progress,
     pull: impl Fn(u64, u64) -> bool,
 ) -> Result<LedLevels, LedFailure> {
-    let n = space.size();
-    assert!(
-        codes.len() as u64 >= n.div_ceil(GROUP),
-        "a code for every rank"
-    );
-    assert!(modulus == 3 || modulus == 4, "codes modulo 3 or 4");
-    let mut goals = space.goals();
-    goals.sort_unstable();
-    goals.dedup();
-    for &g in &goals {
-        let code = (g < n).then(|| cell(codes[(g / GROUP) as usize].load(Relaxed), g));
-        match code {
-            None => return Err(failure(g, "a goal outside the space".to_string())),
-            Some(0) => {}
-            Some(c) => return Err(failure(g, format!("a goal, but its code is {c}"))),
+    Codes::from_words(space, modulus, codes, in_place).search_with(progress, pull)
+}
+
+/// A table's codes read into memory for [`Codes::check`], a run of words at a time in
+/// rank order (as a file stores them), each made ready as it arrives: the goals' codes
+/// are checked, and a table searched in place has its parities checked and its marks
+/// made, so that no pass over the whole table is left for after the read.
+pub struct Codes<'a, S: ?Sized> {
+    space: &'a S,
+    modulus: u8,
+    n: u64,
+    words: Vec<AtomicU64>,
+    /// Words read so far.
+    read: usize,
+    /// Sorted, distinct; those before `next_goal` are checked.
+    goals: Vec<u64>,
+    next_goal: usize,
+    /// The parities, where the table is searched in place.
+    odd: Option<Parities<'a, S>>,
+    /// The first goal whose code is not 0.
+    wrong_goal: Option<LedFailure>,
+    /// The first rank whose code's low bit is not its parity (in place).
+    wrong_parity: Option<LedFailure>,
+}
+
+impl<'a, S: StateSpace + ?Sized> Codes<'a, S> {
+    /// Room for the codes of `space`'s table modulo `modulus` (3 or 4), searched in
+    /// place as [`check`] would.
+    pub fn new(space: &'a S, modulus: u8) -> Codes<'a, S> {
+        let words = crate::core::memory::huge_words(space.size().div_ceil(GROUP) as usize);
+        Codes::unread(space, modulus, words, space.size() > IN_PLACE_ABOVE)
+    }
+
+    fn unread(space: &'a S, modulus: u8, words: Vec<AtomicU64>, in_place: bool) -> Codes<'a, S> {
+        let n = space.size();
+        assert!(
+            words.len() as u64 >= n.div_ceil(GROUP),
+            "a code for every rank"
+        );
+        assert!(modulus == 3 || modulus == 4, "codes modulo 3 or 4");
+        let mut goals = space.goals();
+        goals.sort_unstable();
+        goals.dedup();
+        let odd = (in_place && modulus == 4)
+            .then(|| Parities::new(space))
+            .flatten();
+        Codes {
+            space,
+            modulus,
+            n,
+            words,
+            read: 0,
+            goals,
+            next_goal: 0,
+            odd,
+            wrong_goal: None,
+            wrong_parity: None,
         }
     }
-    let marks = [0, 1].map(|_| {
-        (0..n.div_ceil(UNIT))
-            .map(|_| AtomicBool::new(false))
-            .collect()
-    });
-    let odd = (in_place && modulus == 4)
-        .then(|| Parities::new(space))
-        .flatten();
-    match odd {
-        Some(odd) => {
-            let cells = InPlace::new(space, codes, odd)?;
-            search(space, cells, n, marks, goals, progress, pull)
+
+    /// `codes` (at least a word per 32 ranks) as read whole, made ready in parallel.
+    fn from_words(
+        space: &'a S,
+        modulus: u8,
+        codes: Vec<AtomicU64>,
+        in_place: bool,
+    ) -> Codes<'a, S> {
+        let mut c = Codes::unread(space, modulus, codes, in_place);
+        let groups = c.n.div_ceil(GROUP);
+        while let Some(&g) = c.goals.get(c.next_goal).filter(|&&g| g < c.n) {
+            let w = c.words[(g / GROUP) as usize].load(Relaxed);
+            c.goal_code(g, w);
         }
-        None => {
-            let cells = Coded {
-                modulus,
-                n,
-                codes,
-                seen: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
-                open: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
-            };
-            search(space, cells, n, marks, goals, progress, pull)
+        if let Some(odd) = &c.odd {
+            let (n, words) = (c.n, &c.words);
+            c.wrong_parity = (0..groups).into_par_iter().find_map_first(|g| {
+                let w = words[g as usize].load(Relaxed);
+                match in_place_word(n, g, w, odd.odd(g).unwrap_or(0)) {
+                    Ok(w) => {
+                        words[g as usize].store(w, Relaxed);
+                        None
+                    }
+                    Err(f) => Some(f),
+                }
+            });
+        }
+        c.read = groups as usize;
+        c
+    }
+
+    /// Checks goal `g`, in word `w` as read; the first wrong one is kept.
+    fn goal_code(&mut self, g: u64, w: u64) {
+        let code = cell(w, g);
+        if code != 0 && self.wrong_goal.is_none() {
+            self.wrong_goal = Some(failure(g, format!("a goal, but its code is {code}")));
+        }
+        self.next_goal += 1;
+    }
+
+    /// The next words of the table, as little-endian bytes: 8 to a word, but for a
+    /// shorter last word (its missing bytes are 0).
+    ///
+    /// # Panics
+    /// If `bytes` holds more words than the table has left.
+    pub fn extend(&mut self, bytes: &[u8]) {
+        let groups = self.n.div_ceil(GROUP);
+        assert!(
+            (self.read + bytes.len().div_ceil(8)) as u64 <= groups,
+            "more codes than ranks"
+        );
+        for part in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..part.len()].copy_from_slice(part);
+            let mut w = u64::from_le_bytes(word);
+            let g = self.read as u64;
+            while let Some(&r) = self.goals.get(self.next_goal).filter(|&&r| r / GROUP == g) {
+                self.goal_code(r, w);
+            }
+            if let Some(odd) = self.odd.as_ref().filter(|_| self.wrong_parity.is_none()) {
+                match in_place_word(self.n, g, w, odd.odd(g).unwrap_or(0)) {
+                    Ok(marks) => w = marks,
+                    Err(f) => self.wrong_parity = Some(f),
+                }
+            }
+            *self.words[self.read].get_mut() = w;
+            self.read += 1;
         }
     }
+
+    /// [`check`] on the codes read: every word must have been.
+    ///
+    /// # Panics
+    /// If fewer words were read than the table has.
+    pub fn check(self, progress: &dyn Progress) -> Result<LedLevels, LedFailure> {
+        let n = self.n;
+        self.search_with(progress, |unreached, frontier| {
+            pulls(n, unreached, frontier)
+        })
+    }
+
+    fn search_with(
+        self,
+        progress: &dyn Progress,
+        pull: impl Fn(u64, u64) -> bool,
+    ) -> Result<LedLevels, LedFailure> {
+        let n = self.n;
+        assert!(self.read as u64 >= n.div_ceil(GROUP), "every code read");
+        // In the order of the goals (those outside the space last), then the parities.
+        if let Some(f) = self.wrong_goal {
+            return Err(f);
+        }
+        if let Some(&g) = self.goals.iter().find(|&&g| g >= n) {
+            return Err(failure(g, "a goal outside the space".to_string()));
+        }
+        if let Some(f) = self.wrong_parity {
+            return Err(f);
+        }
+        let marks = [0, 1].map(|_| {
+            (0..n.div_ceil(UNIT))
+                .map(|_| AtomicBool::new(false))
+                .collect()
+        });
+        let (space, goals) = (self.space, self.goals);
+        match self.odd {
+            Some(odd) => {
+                let cells = InPlace {
+                    n,
+                    cells: self.words,
+                    odd,
+                };
+                search(space, cells, n, marks, goals, progress, pull)
+            }
+            None => {
+                let cells = Coded {
+                    modulus: self.modulus,
+                    n,
+                    codes: self.words,
+                    seen: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+                    open: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+                };
+                search(space, cells, n, marks, goals, progress, pull)
+            }
+        }
+    }
+}
+
+/// Word `g` of a table searched in place, `w` as stored, with the parities `odd` of its
+/// ranks: every code's low bit must be its rank's parity; then only the high bits are
+/// kept (and [`CLOSED`] past the last rank, which is never reached).
+fn in_place_word(n: u64, g: u64, w: u64, odd: u32) -> Result<u64, LedFailure> {
+    let base = g * GROUP;
+    let valid = low_cells(n - base);
+    let differ = (w ^ spread(odd)) & valid;
+    if differ != 0 {
+        let r = base + (differ.trailing_zeros() / 2) as u64;
+        return Err(failure(
+            r,
+            format!(
+                "its code is {}, which is not its parity ({}) modulo 2",
+                cell(w, r),
+                odd >> (r % GROUP) & 1
+            ),
+        ));
+    }
+    let past = !(valid | valid << 1) & (LOW * CLOSED as u64);
+    Ok(w >> 1 & valid | past)
 }
 
 fn failure(rank: u64, fact: String) -> LedFailure {
@@ -417,43 +582,7 @@ struct InPlace<'a, S: ?Sized> {
 const OPEN: u8 = 2;
 const CLOSED: u8 = 3;
 
-impl<'a, S: StateSpace + ?Sized> InPlace<'a, S> {
-    /// Checks that every code's low bit is its rank's parity, then keeps only the high
-    /// bits (and [`CLOSED`] past the last rank, which is never reached).
-    fn new(
-        space: &S,
-        cells: Vec<AtomicU64>,
-        odd: Parities<'a, S>,
-    ) -> Result<InPlace<'a, S>, LedFailure> {
-        let n = space.size();
-        let groups = n.div_ceil(GROUP);
-        let wrong = (0..groups).into_par_iter().find_map_first(|g| {
-            let base = g * GROUP;
-            let valid = low_cells(n - base);
-            let w = cells[g as usize].load(Relaxed);
-            let odd = odd.odd(g).unwrap_or(0);
-            let differ = (w ^ spread(odd)) & valid;
-            if differ != 0 {
-                let r = base + (differ.trailing_zeros() / 2) as u64;
-                return Some(failure(
-                    r,
-                    format!(
-                        "its code is {}, which is not its parity ({}) modulo 2",
-                        cell(w, r),
-                        odd >> (r % GROUP) & 1
-                    ),
-                ));
-            }
-            let past = !(valid | valid << 1) & (LOW * CLOSED as u64);
-            cells[g as usize].store(w >> 1 & valid | past, Relaxed);
-            None
-        });
-        match wrong {
-            Some(f) => Err(f),
-            None => Ok(InPlace { n, cells, odd }),
-        }
-    }
-
+impl<S: StateSpace + ?Sized> InPlace<'_, S> {
     fn parity(&self, rank: u64) -> u8 {
         self.odd.of(rank)
     }
@@ -673,6 +802,14 @@ impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
         }
     }
 
+    /// Whether unit `u` is flagged for level `d`, clearing the flag. Read first, as in
+    /// [`Led::flag`]: most units are not flagged at most levels, and a swap on each was
+    /// a write to every flag's cache line at every level.
+    fn unflag(&self, u: usize, d: usize) -> bool {
+        let flag = &self.marks[d % 2][u];
+        flag.load(Relaxed) && flag.swap(false, Relaxed)
+    }
+
     /// Generates the moves of `part` not made a group at a time into `batch` (all of
     /// them when the space has no period of links) and prefetches their words; a
     /// neighbour outside the space fails the batch, which is then left empty.
@@ -737,7 +874,7 @@ impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
         let shown = AtomicU64::new(0);
         let (found, wrong) = (0..units)
             .into_par_iter()
-            .filter(|&u| pull || self.marks[d % 2][u].swap(false, Relaxed))
+            .filter(|&u| pull || self.unflag(u, d))
             .map_init(
                 || (Vec::new(), <[Batch; 2]>::default(), Tally::default()),
                 |(ranks, batches, t), u| {
@@ -879,7 +1016,7 @@ impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
             // again at the next level or the one after.
             (0..units)
                 .into_par_iter()
-                .filter(|&u| self.marks[d % 2][u].swap(false, Relaxed))
+                .filter(|&u| self.unflag(u, d))
                 .for_each(|u| {
                     for g in self.groups(u) {
                         self.cells.take_open(g, d);
@@ -945,6 +1082,33 @@ mod tests {
 
     fn atomic(words: &[u64]) -> Vec<AtomicU64> {
         words.iter().map(|&w| AtomicU64::new(w)).collect()
+    }
+
+    /// `words` handed to [`Codes::extend`] as little-endian bytes in runs of 1 to 4
+    /// words, the last one cut to the bytes that hold ranks.
+    fn read_as_stored<'a>(
+        space: &'a dyn StateSpace,
+        modulus: u8,
+        words: &[u64],
+        in_place: bool,
+    ) -> Codes<'a, dyn StateSpace + 'a> {
+        let groups = space.size().div_ceil(GROUP) as usize;
+        let mut bytes: Vec<u8> = words[..groups]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        bytes.truncate(space.size().div_ceil(4) as usize);
+        let mut c = Codes::unread(space, modulus, atomic(&vec![0; groups]), in_place);
+        let mut at = 0;
+        for run in (1..=4).cycle() {
+            if at == bytes.len() {
+                break;
+            }
+            let end = (at + 8 * run).min(bytes.len());
+            c.extend(&bytes[at..end]);
+            at = end;
+        }
+        c
     }
 
     /// `squeeze` undoes `spread`.
@@ -1014,12 +1178,18 @@ mod tests {
                         1001..=10_000 => 7,
                         _ => 389,
                     };
+                    let read = read_as_stored(space, m, &codes, in_place);
+                    assert_eq!(read.search_with(&Silent, pull).unwrap(), led);
                     for r in (0..space.size()).step_by(every) {
                         for flip in 1..4u64 {
                             let mut bad = codes.clone();
                             bad[(r / 32) as usize] ^= flip << (2 * (r % 32));
                             let err = check_with(space, m, atomic(&bad), in_place, &Silent, pull)
                                 .expect_err("a changed code fails");
+                            assert_eq!(err.rank, r, "{err:?}");
+                            // Read as a file stores them, made ready word by word.
+                            let read = read_as_stored(space, m, &bad, in_place);
+                            let err = read.search_with(&Silent, pull).expect_err("read");
                             assert_eq!(err.rank, r, "{err:?}");
                         }
                     }

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::core::format::{COUNT_OVERFLOW, UNREACHED};
 use crate::core::progress::Progress;
-use crate::store::SqlError;
+use crate::store::{SqlError, StoreError};
 
 /// Why one puzzle's check stopped: a stored fact that does not hold, or a read failure.
 pub(super) enum Fail {
@@ -20,6 +20,16 @@ pub(super) enum Fail {
 impl From<SqlError> for Fail {
     fn from(e: SqlError) -> Self {
         Fail::Sql(e)
+    }
+}
+
+/// A failed read is a read failure; any other error of the store is a bad fact.
+impl From<StoreError> for Fail {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Sqlite { source, .. } => Fail::Sql(source),
+            other => Fail::Bad(other.to_string()),
+        }
     }
 }
 

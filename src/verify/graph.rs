@@ -11,13 +11,15 @@
 //! encoding of the entries it decodes to, and counts stored in the narrowest encoding
 //! that holds them.
 
-use crate::store::Reader;
+use std::path::Path;
+
 use crate::store::Value;
+use crate::store::{self, Reader};
 use rayon::prelude::*;
 
 use super::check::{Check, Derived, bad, first_failure, same, show_count, show_dist, show_opt};
 use super::stored::{
-    UNUSED_WHEN_PACKED, each_chunk, farthest_rows_are, int, int_in, int_rows, must_be_empty,
+    ChunkOrder, UNUSED_WHEN_PACKED, farthest_rows_are, int, int_in, int_rows, must_be_empty,
     packed_table_rows, read_chunks, same_rows, table_columns_are, text,
 };
 use crate::core::format::{COUNT_OVERFLOW, UNREACHED, add_counts};
@@ -450,10 +452,11 @@ fn histogram_is(conn: &Reader, name: &str, levels: &[u64]) -> Check<()> {
 /// ([`twobit::modulus_of`]).
 pub(super) fn two_bit_graph(
     conn: &Reader,
+    path: &Path,
     name: &str,
     g: &dyn GraphPuzzle,
     progress: &dyn Progress,
-) -> Check<Derived> {
+) -> Check<(Derived, String)> {
     must_be_empty(conn, name, UNUSED_WHEN_PACKED)?;
     let n = g.size();
     let stored = packed_table_rows(conn, name)?;
@@ -481,11 +484,14 @@ pub(super) fn two_bit_graph(
     }
 
     // The codes as the solver holds them, 32 to a little-endian word: a chunk is a whole
-    // number of words, since its bytes are.
+    // number of words, since its bytes are. They are read with the checksum, in one pass
+    // over the file, and made ready for the search as they come.
     const _: () = assert!(CODE_RANKS_PER_CHUNK.is_multiple_of(32));
     progress.phase("reading the codes", layout.chunks());
-    let mut codes = crate::core::memory::huge_words(n.div_ceil(32) as usize);
-    each_chunk(conn, name, "distance", layout.chunks(), |c, blob| {
+    let mut codes = twobit_led::Codes::new(g, modulus);
+    let mut order = ChunkOrder::new("distance", layout.chunks());
+    let sum = store::checksum_reading(conn, path, name, "distance", |chunk, data| {
+        let (c, blob) = order.next(chunk, data)?;
         let want = layout.chunk_bytes(c);
         if blob.len() as u64 != want {
             return bad(format!(
@@ -502,17 +508,13 @@ pub(super) fn two_bit_graph(
                 blob.len() - 1
             ));
         }
-        let first = (c * CODE_RANKS_PER_CHUNK / 32) as usize;
-        for (i, bytes) in blob.chunks(8).enumerate() {
-            let mut word = [0u8; 8];
-            word[..bytes.len()].copy_from_slice(bytes);
-            *codes[first + i].get_mut() = u64::from_le_bytes(word);
-        }
+        codes.extend(blob);
         progress.advance(1);
         Ok(())
     })?;
+    order.end()?;
 
-    let led = twobit_led::check(g, modulus, codes, progress).or_else(|f| {
+    let led = codes.check(progress).or_else(|f| {
         if f.rank >= n {
             return bad(format!("rank {}: {}", f.rank, f.fact));
         }
@@ -535,10 +537,11 @@ pub(super) fn two_bit_graph(
     histogram_is(conn, name, &led.levels)?;
     let max = (led.levels.len() - 1) as u8;
     farthest_rows_are(conn, name, &led.farthest, Some(max), &|r| g.format(r))?;
-    Ok(Derived {
+    let derived = Derived {
         entries: n,
         states: n,
         solvable: led.levels.iter().sum(),
         max_distance: Some(max),
-    })
+    };
+    Ok((derived, sum))
 }

@@ -303,13 +303,17 @@ fn by_checksum(conn: &Reader, path: &Path, name: &str) -> Check<()> {
 
 fn verify_puzzle(conn: &Reader, path: &Path, name: &str, progress: &dyn Progress) -> Check<Report> {
     let (p, info, storage, counts) = row_facts(conn, name)?;
+    // The rows' checksum, where it was taken as they were read.
+    let mut sum = None;
     let derived = match &p {
         Puzzle::Graph(g) => {
             let g = g.as_ref();
             let (_, two_bit, _) = crate::core::space::graph_tables(g);
             match g.packing().filter(|_| storage == Storage::Packed) {
                 _ if storage == Storage::Packed && two_bit => {
-                    two_bit_graph(conn, name, g, progress)?
+                    let (derived, read) = two_bit_graph(conn, path, name, g, progress)?;
+                    sum = Some(read);
+                    derived
                 }
                 Some(layout) => packed_graph(conn, name, g, layout, counts, progress)?,
                 None => row_graph(conn, name, g, progress)?,
@@ -330,7 +334,10 @@ fn verify_puzzle(conn: &Reader, path: &Path, name: &str, progress: &dyn Progress
         show_opt(info.max_distance).as_str(),
         show_opt(derived.max_distance).as_str(),
     )?;
-    checksum(conn, path, &info)?;
+    match sum {
+        Some(sum) => checksum_is(&info, &sum)?,
+        None => checksum(conn, path, &info)?,
+    }
     Ok(Report {
         puzzle: name.to_string(),
         storage,
@@ -342,10 +349,11 @@ fn verify_puzzle(conn: &Reader, path: &Path, name: &str, progress: &dyn Progress
 }
 
 fn checksum(conn: &Reader, path: &Path, info: &PuzzleInfo) -> Check<()> {
-    let sum = store::checksum(conn, path, &info.name).map_err(|e| match e {
-        StoreError::Sqlite { source, .. } => Fail::Sql(source),
-        other => Fail::Bad(other.to_string()),
-    })?;
+    checksum_is(info, &store::checksum(conn, path, &info.name)?)
+}
+
+/// `sum`, the checksum of the puzzle's rows, is the one its `puzzles` row records.
+fn checksum_is(info: &PuzzleInfo, sum: &str) -> Check<()> {
     if sum != info.checksum {
         return bad(format!(
             "puzzles.checksum is {} but the rows give {sum}",

@@ -159,8 +159,36 @@ pub(super) fn each_chunk(
     chunks: u64,
     mut each: impl FnMut(u64, &[u8]) -> Check<()>,
 ) -> Check<()> {
-    let mut seen = 0u64;
+    let mut order = ChunkOrder::new(kind, chunks);
     audit::for_each_chunk(conn, name, kind, |chunk, data| {
+        let (c, blob) = order.next(chunk, data)?;
+        each(c, blob)
+    })?;
+    order.end()
+}
+
+/// The chunks of one packed table as they are read, in the order of their numbers:
+/// chunks `0..chunks`, each present exactly once ([`each_chunk`], and the reads that
+/// take the chunks with the checksum).
+pub(super) struct ChunkOrder<'k> {
+    kind: &'k str,
+    chunks: u64,
+    seen: u64,
+}
+
+impl<'k> ChunkOrder<'k> {
+    pub(super) fn new(kind: &'k str, chunks: u64) -> ChunkOrder<'k> {
+        ChunkOrder {
+            kind,
+            chunks,
+            seen: 0,
+        }
+    }
+
+    /// The next chunk read (its stored number and data): its number, if it is the one
+    /// due, and its blob.
+    pub(super) fn next<'v>(&mut self, chunk: Value<'_>, data: Value<'v>) -> Check<(u64, &'v [u8])> {
+        let (kind, seen, chunks) = (self.kind, self.seen, self.chunks);
         let c = int(chunk, &|| format!("{kind} chunk number"))?;
         if c != Some(seen as i64) {
             return bad(format!(
@@ -174,16 +202,21 @@ pub(super) fn each_chunk(
             ));
         }
         match data {
-            Value::Blob(b) => each(seen, b)?,
-            _ => return bad(format!("{kind} chunk {seen}: its data is not a blob")),
+            Value::Blob(b) => {
+                self.seen += 1;
+                Ok((seen, b))
+            }
+            _ => bad(format!("{kind} chunk {seen}: its data is not a blob")),
         }
-        seen += 1;
-        Ok(())
-    })?;
-    if seen < chunks {
-        return bad(format!("{kind} chunk {seen}: missing"));
     }
-    Ok(())
+
+    /// After the last chunk read: none is missing.
+    pub(super) fn end(self) -> Check<()> {
+        if self.seen < self.chunks {
+            return bad(format!("{} chunk {}: missing", self.kind, self.seen));
+        }
+        Ok(())
+    }
 }
 
 /// The stored `farthest` rows are `far` (sorted ranks), each with the notation `notation`

@@ -415,5 +415,33 @@ mod small {
         let err = assert_clean_failure(&o, 1);
         assert!(err.contains("inconsistent file"), "{err}");
         assert!(err.contains("no neighbour one move closer"), "{err}");
+
+        // The checksum is taken as the codes are read: a recorded one that is not the
+        // rows' fails, as does a chunk gone (for either table).
+        for (name, change, says) in [
+            (
+                "nine-codes",
+                "UPDATE puzzles SET checksum = '00' || substr(checksum, 3) WHERE name = 'nine-codes'",
+                "puzzles.checksum is 00",
+            ),
+            (
+                "six-codes",
+                "DELETE FROM packed_chunks WHERE puzzle = 'six-codes' AND chunk = 0",
+                "distance chunk 0: missing",
+            ),
+        ] {
+            let copy = dir.path().join(format!("{name}.sqlite"));
+            std::fs::copy(&db, &copy).unwrap();
+            Connection::open(&copy)
+                .unwrap()
+                .execute(change, [])
+                .unwrap();
+            let o = run(&["verify", "--db", copy.to_str().unwrap(), "--puzzle", name]);
+            let err = assert_clean_failure(&o, 1);
+            assert!(
+                err.contains(&format!("{name}: ")) && err.contains(says),
+                "{err}"
+            );
+        }
     }
 }
