@@ -26,7 +26,10 @@
 //! knows its parities, is searched **in place**, in the table's own two bits per rank: a
 //! code's low bit is its rank's parity, checked first, which leaves room for its high
 //! bit and for two marks (open, closed). Otherwise the codes are kept and two bits per
-//! rank are added (reached; open), which spares a parity per rank reached.
+//! rank are added (reached; open), which spares a parity per rank reached. A table read
+//! from a file goes through [`Codes`], which makes each word ready as it is read (the
+//! parities checked, the marks made), so that no pass over the whole table follows the
+//! read.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};

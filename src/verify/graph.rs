@@ -446,10 +446,11 @@ fn histogram_is(conn: &Reader, name: &str, levels: &[u64]) -> Check<()> {
 /// Packed storage with two-bit distances (`mod4`/`mod3`): one distance table and the
 /// `farthest` rows. Every chunk must be whole, with the bits past the last rank clear;
 /// the codes then lead a breadth-first search from the goals
-/// ([`twobit_led::check`]) that proves each is its rank's distance modulo 4 or 3 (or, in
-/// `mod3`, that the goal is out of reach), and gives the histogram and the farthest
-/// positions. The modulus must be the one the solver's rule gives
-/// ([`twobit::modulus_of`]).
+/// ([`twobit_led::Codes::check`]) that proves each is its rank's distance modulo 4 or 3
+/// (or, in `mod3`, that the goal is out of reach), and gives the histogram and the
+/// farthest positions. The modulus must be the one the solver's rule gives
+/// ([`twobit::modulus_of`]). Returns, beside what the rows give, their checksum, taken in
+/// the same read of the file as the codes.
 pub(super) fn two_bit_graph(
     conn: &Reader,
     path: &Path,
