@@ -88,8 +88,7 @@ pub fn check<S: StateSpace + ?Sized>(
     codes: Vec<AtomicU64>,
     progress: &dyn Progress,
 ) -> Result<LedLevels, LedFailure> {
-    let in_place = space.size() > IN_PLACE_ABOVE;
-    check_as(space, modulus, codes, in_place, progress)
+    check_as(space, modulus, codes, searched_in_place(space), progress)
 }
 
 /// [`check`] with the way of keeping the marks chosen: in place when `in_place` (a
@@ -103,15 +102,7 @@ pub fn check_as<S: StateSpace + ?Sized>(
     in_place: bool,
     progress: &dyn Progress,
 ) -> Result<LedLevels, LedFailure> {
-    let n = space.size();
-    check_with(
-        space,
-        modulus,
-        codes,
-        in_place,
-        progress,
-        |unreached, frontier| pulls(n, unreached, frontier),
-    )
+    Codes::from_words(space, modulus, codes, in_place).check(progress)
 }
 
 /// Whether level `d + 1` of a table of `n` ranks is pulled, with `unreached` ranks left
@@ -125,22 +116,11 @@ fn pulls(n: u64, unreached: u64, frontier: u64) -> bool {
     unreached + n / 4096 < frontier
 }
 
-/// Ranks above which a `mod4` table is searched in place (where the space knows its
-/// parities): below, the two bits per rank of the marks kept beside the codes cost at
-/// most 512 MiB, and save a parity per rank reached.
-const IN_PLACE_ABOVE: u64 = 1 << 31;
-
-/// [`check`], searching a `mod4` table in place if `in_place` (and the space knows its
-/// parities), and pulling level `d + 1` when `pull(ranks unreached, ranks at d)` says so.
-fn check_with<S: StateSpace + ?Sized>(
-    space: &S,
-    modulus: u8,
-    codes: Vec<AtomicU64>,
-    in_place: bool,
-    progress: &dyn Progress,
-    pull: impl Fn(u64, u64) -> bool,
-) -> Result<LedLevels, LedFailure> {
-    Codes::from_words(space, modulus, codes, in_place).search_with(progress, pull)
+/// Whether [`check`] searches a `mod4` table of `space` in place (where the space knows
+/// its parities): above 2^31 ranks. Below, the two bits per rank of the marks kept
+/// beside the codes cost at most 512 MiB, and save a parity per rank reached.
+fn searched_in_place<S: StateSpace + ?Sized>(space: &S) -> bool {
+    space.size() > 1 << 31
 }
 
 /// A table's codes read into memory for [`Codes::check`], a run of words at a time in
@@ -170,7 +150,7 @@ impl<'a, S: StateSpace + ?Sized> Codes<'a, S> {
     /// place as [`check`] would.
     pub fn new(space: &'a S, modulus: u8) -> Codes<'a, S> {
         let words = crate::core::memory::huge_words(space.size().div_ceil(GROUP) as usize);
-        Codes::unread(space, modulus, words, space.size() > IN_PLACE_ABOVE)
+        Codes::unread(space, modulus, words, searched_in_place(space))
     }
 
     fn unread(space: &'a S, modulus: u8, words: Vec<AtomicU64>, in_place: bool) -> Codes<'a, S> {
@@ -1170,8 +1150,9 @@ mod tests {
             let (codes, m) = (words(&t), t.modulus);
             for space in tables {
                 for (pull, in_place) in ways.into_iter().flat_map(|w| [(w, true), (w, false)]) {
-                    let led =
-                        check_with(space, m, atomic(&codes), in_place, &Silent, pull).unwrap();
+                    let led = Codes::from_words(space, m, atomic(&codes), in_place)
+                        .search_with(&Silent, pull)
+                        .unwrap();
                     assert_eq!(led.levels, t.levels);
                     assert_eq!(led.farthest, t.farthest);
                     // Every rank of the small spaces; every 7th of the hexagonal six's 5040,
@@ -1187,7 +1168,8 @@ mod tests {
                         for flip in 1..4u64 {
                             let mut bad = codes.clone();
                             bad[(r / 32) as usize] ^= flip << (2 * (r % 32));
-                            let err = check_with(space, m, atomic(&bad), in_place, &Silent, pull)
+                            let err = Codes::from_words(space, m, atomic(&bad), in_place)
+                                .search_with(&Silent, pull)
                                 .expect_err("a changed code fails");
                             assert_eq!(err.rank, r, "{err:?}");
                             // Read as a file stores them, made ready word by word.
