@@ -62,7 +62,7 @@ pub fn huge_vec(len: usize) -> Vec<u8> {
 /// `len` atomic words holding `fill`, written by every thread, in memory the kernel is
 /// asked to back with huge pages ([`huge_vec`]) when `huge`: for a table that a search
 /// then reads and writes at random.
-pub(crate) fn atomic_words(len: usize, fill: u64, huge: bool) -> Vec<AtomicU64> {
+pub fn atomic_words(len: usize, fill: u64, huge: bool) -> Vec<AtomicU64> {
     let mut v = Vec::with_capacity(len);
     if huge {
         advise_huge_pages(v.as_mut_ptr() as *mut u8, 8 * len);

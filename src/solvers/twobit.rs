@@ -816,7 +816,7 @@ pub(crate) fn spread(x: u32) -> u64 {
 
 /// The number of cells in `mask`, a mask of cells' low bits (without POPCNT, which the
 /// baseline x86-64 target lacks, `count_ones` takes twice the operations).
-fn cells_in(mask: u64) -> u64 {
+pub(crate) fn cells_in(mask: u64) -> u64 {
     let pairs = (mask + (mask >> 2)) & 0x3333_3333_3333_3333;
     let bytes = (pairs + (pairs >> 4)) & 0x0F0F_0F0F_0F0F_0F0F;
     bytes.wrapping_mul(0x0101_0101_0101_0101) >> 56

@@ -41,7 +41,7 @@ use crate::core::memory::prefetch;
 use crate::core::progress::Progress;
 use crate::core::space::StateSpace;
 use crate::solvers::twobit::{
-    FARTHEST_KEPT, LOW, Periodic, UNREACHED, WordMasks, low_cells, set_bits, spread,
+    FARTHEST_KEPT, LOW, Periodic, UNREACHED, WordMasks, cells_in, low_cells, set_bits, spread,
 };
 
 /// Ranks per unit of work (a multiple of 64): the open ranks of a level are found a unit
@@ -373,15 +373,16 @@ trait Marks: Sync {
     fn any_open(&self, g: u64) -> bool;
 }
 
-/// What [`Marks::inside`] did in a group (bit `i`: its rank `i`).
+/// What [`Marks::inside`] did in a group, as the low bits of the ranks' cells (bit
+/// `2 i`: its rank `i`), the form a group's word has: none is squeezed on the way.
 #[derive(Default)]
 struct Inside {
     /// The ranks open at the level.
-    taken: u32,
+    taken: u64,
     /// The neighbours reached and opened.
-    reached: u32,
+    reached: u64,
     /// The neighbours not reached before whose codes are not the next level's.
-    wrong: u32,
+    wrong: u64,
 }
 
 /// The codes as stored, with a bit for "reached" and a bit for "open" per rank.
@@ -467,9 +468,9 @@ impl Marks for Coded {
             }
         }
         Inside {
-            taken: open,
-            reached,
-            wrong,
+            taken: spread(open),
+            reached: spread(reached),
+            wrong: spread(wrong),
         }
     }
 
@@ -624,6 +625,7 @@ impl<S: StateSpace + ?Sized> Marks for InPlace<'_, S> {
         &self.cells[(rank / GROUP) as usize]
     }
 
+    #[inline(always)]
     fn inside(&self, g: u64, d: usize, m: &WordMasks, close: bool) -> Inside {
         let word = &self.cells[g as usize];
         let links = m.inside;
@@ -649,9 +651,9 @@ impl<S: StateSpace + ?Sized> Marks for InPlace<'_, S> {
             let closed = if close { open } else { 0 };
             let to = (w | closed) & !(good * 3) | good << 1;
             let done = || Inside {
-                taken: squeeze(open),
-                reached: squeeze(good),
-                wrong: squeeze(wrong),
+                taken: open,
+                reached: good,
+                wrong,
             };
             if to == w {
                 return done();
@@ -805,14 +807,19 @@ impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
         } else {
             self.space.neighbors_of(part, nbs, ends);
         }
-        if let Some(&nb) = nbs.iter().find(|&&nb| nb >= self.n) {
+        // One pass: the words of those inside prefetched, the first outside kept.
+        let mut outside = None;
+        for &nb in nbs.iter() {
+            if nb < self.n {
+                prefetch(self.cells.word(nb));
+            } else if outside.is_none() {
+                outside = Some(nb);
+            }
+        }
+        if let Some(nb) = outside {
             t.fail(failure(nb, "a neighbour outside the space".to_string()));
             nbs.clear();
             ends.clear();
-            return;
-        }
-        for &nb in nbs.iter() {
-            prefetch(self.cells.word(nb));
         }
     }
 
@@ -889,18 +896,16 @@ impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
                         };
                         if inside.reached != 0 {
                             self.flag(base, d + 1);
-                            for b in set_bits(inside.reached as u64) {
-                                t.arrived(base + b as u64);
-                            }
+                            t.arrived_in(base, inside.reached);
                         }
-                        for b in set_bits(inside.wrong as u64) {
-                            let r = base + b as u64;
+                        for b in set_bits(inside.wrong) {
+                            let r = base + (b / 2) as u64;
                             t.fail(wrong_code(r, self.cells.stored(r), d));
                         }
                         let these = if pull {
                             let all = GROUP.min(self.n - base);
                             let all = if all == GROUP { !0 } else { (1u32 << all) - 1 };
-                            let mut rest = self.cells.not_reached(g) & all & !inside.wrong;
+                            let mut rest = self.cells.not_reached(g) & all & !squeeze(inside.wrong);
                             let last = base + GROUP - 1;
                             if m.linked_after
                                 && rest >> 31 != 0
@@ -918,9 +923,9 @@ impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
                                 self.reach(base, d, t);
                                 rest &= !1;
                             }
-                            rest
+                            spread(rest)
                         } else {
-                            if m.linked_after && inside.taken >> 31 != 0 {
+                            if m.linked_after && inside.taken >> 62 != 0 {
                                 self.reach(base + GROUP, d, t);
                             }
                             if m.linked_before && inside.taken & 1 != 0 && base > 0 {
@@ -928,7 +933,7 @@ impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
                             }
                             inside.taken
                         };
-                        ranks.extend(set_bits(these as u64).map(|b| base + b as u64));
+                        ranks.extend(set_bits(these).map(|b| base + (b / 2) as u64));
                     }
                     // Each batch is reached after the next one is generated, so that
                     // its prefetched words have arrived by then (as the solver does).
@@ -1033,6 +1038,19 @@ impl Tally {
         self.found += 1;
         if self.collect && self.found <= FARTHEST_KEPT {
             self.mine.push(rank);
+        }
+    }
+
+    /// [`Tally::arrived`] for the ranks `base + i` of the cells whose low bits (bit
+    /// `2 i`) are set in `cells`.
+    #[inline]
+    fn arrived_in(&mut self, base: u64, cells: u64) {
+        if self.collect && self.found < FARTHEST_KEPT {
+            for b in set_bits(cells) {
+                self.arrived(base + (b / 2) as u64);
+            }
+        } else {
+            self.found += cells_in(cells);
         }
     }
 
