@@ -74,16 +74,6 @@ pub fn atomic_words(len: usize, fill: u64, huge: bool) -> Vec<AtomicU64> {
     v
 }
 
-/// `len` zeroed [`atomic_words`], in huge pages from [`HUGE_WORDS_FROM`] bytes: for a
-/// table of gigabytes. Smaller tables keep ordinary pages: huge pages for them were
-/// never timed on their own.
-pub(crate) fn huge_words(len: usize) -> Vec<AtomicU64> {
-    atomic_words(len, 0, 8 * len >= HUGE_WORDS_FROM)
-}
-
-/// Bytes from which [`huge_words`] asks for huge pages.
-const HUGE_WORDS_FROM: usize = 1 << 30;
-
 /// Asks the kernel to back the 2 MiB-aligned part of `bytes` bytes from `ptr` with huge
 /// pages. `ptr..ptr + bytes` must lie inside one allocation the caller owns (its pages
 /// need not be touched yet). Elsewhere than Linux, and on refusal, nothing changes.

@@ -22,11 +22,13 @@
 //! ([`StateSpace::far_neighbors_of`]); a space's promise that the two are every move is
 //! tested with the space.
 //!
-//! Memory: a `mod4` table above 2^31 ranks (the 2x7's 43.6 billion), of a space that
-//! knows its parities, is searched **in place**, in the table's own two bits per rank: a
-//! code's low bit is its rank's parity, checked first, which leaves room for its high
-//! bit and for two marks (open, closed). Otherwise the codes are kept and two bits per
-//! rank are added (reached; open), which spares a parity per rank reached. A table read
+//! Memory: a `mod4` table of a space that knows its parities (the 2x7's 43.6 billion
+//! ranks) is searched **in place**, in the table's own two bits per rank: a code's low
+//! bit is its rank's parity, checked first, which leaves room for its high bit and for
+//! two marks (open, closed). Otherwise (`mod3`, or no parities) the codes are kept and
+//! two bits per rank are added (reached; open). In place is also the faster of the two
+//! where both can be had, though it looks up a parity per rank reached: on `twelve` as
+//! two bits 5.9 s against 10.5 s (`cargo bench --bench twobit`). A table read
 //! from a file goes through [`Codes`], which makes each word ready as it is read (the
 //! parities checked, the marks made), so that no pass over the whole table follows the
 //! read.
@@ -80,8 +82,8 @@ pub struct LedFailure {
 /// `modulus` (3 or 4). Returns the levels when every code is the distance of its rank
 /// modulo `modulus` (`mod3`: 3 where no goal can be reached; `mod4`: every rank
 /// reached), and otherwise the first wrong rank (which may be outside the space when the
-/// space gives such a goal or neighbour). The codes are used up: a large `mod4` table is
-/// searched in place.
+/// space gives such a goal or neighbour). The codes are used up: a `mod4` table is
+/// searched in place where the space knows its parities.
 pub fn check<S: StateSpace + ?Sized>(
     space: &S,
     modulus: u8,
@@ -93,7 +95,7 @@ pub fn check<S: StateSpace + ?Sized>(
 
 /// [`check`] with the way of keeping the marks chosen: in place when `in_place` (a
 /// `mod4` table of a space that knows its parities), beside the codes otherwise; for
-/// the benches, which time both on tables smaller than those [`check`] searches in place.
+/// the benches and tests, which time and test both on the same tables.
 #[doc(hidden)]
 pub fn check_as<S: StateSpace + ?Sized>(
     space: &S,
@@ -105,6 +107,17 @@ pub fn check_as<S: StateSpace + ?Sized>(
     Codes::from_words(space, modulus, codes, in_place).check(progress)
 }
 
+/// Whether [`check`] searches a `mod4` table of `space` in place (where the space knows
+/// its parities): where they are looked up in a short period ([`Parities::period`], a
+/// sliding puzzle's), and above 2^31 ranks whatever they cost (beside the codes, the
+/// marks would take 512 MiB or more). Both measured (`cargo bench --bench twobit`;
+/// `verify`): `twelve` as two bits 5.9 s in place against 10.5 s with the marks beside
+/// the codes; `lights-out-5`, whose parities are computed rank by rank, 0.45 s against
+/// 0.31 s.
+fn searched_in_place<S: StateSpace + ?Sized>(space: &S) -> bool {
+    space.size() > 1 << 31 || Parities::period(space).is_some()
+}
+
 /// Whether level `d + 1` of a table of `n` ranks is pulled, with `unreached` ranks left
 /// and `frontier` at `d`: a push expands the frontier, a pull each rank not reached,
 /// but a pull also reads every group of the table, flagged or not. A word read in order
@@ -114,13 +127,6 @@ pub fn check_as<S: StateSpace + ?Sized>(
 /// reading the whole 10.9 GB table to find fewer than two million ranks.
 fn pulls(n: u64, unreached: u64, frontier: u64) -> bool {
     unreached + n / 4096 < frontier
-}
-
-/// Whether [`check`] searches a `mod4` table of `space` in place (where the space knows
-/// its parities): above 2^31 ranks. Below, the two bits per rank of the marks kept
-/// beside the codes cost at most 512 MiB, and save a parity per rank reached.
-fn searched_in_place<S: StateSpace + ?Sized>(space: &S) -> bool {
-    space.size() > 1 << 31
 }
 
 /// A table's codes read into memory for [`Codes::check`], a run of words at a time in
@@ -147,9 +153,12 @@ pub struct Codes<'a, S: ?Sized> {
 
 impl<'a, S: StateSpace + ?Sized> Codes<'a, S> {
     /// Room for the codes of `space`'s table modulo `modulus` (3 or 4), searched in
-    /// place as [`check`] would.
+    /// place as [`check`] would. On huge pages, as the search's own table is: the
+    /// check reads it at random (on ordinary pages the check of `twelve`'s 60 MB took 6%
+    /// longer).
     pub fn new(space: &'a S, modulus: u8) -> Codes<'a, S> {
-        let words = crate::core::memory::huge_words(space.size().div_ceil(GROUP) as usize);
+        let words =
+            crate::core::memory::atomic_words(space.size().div_ceil(GROUP) as usize, 0, true);
         Codes::unread(space, modulus, words, searched_in_place(space))
     }
 
@@ -519,11 +528,11 @@ struct Parities<'a, S: ?Sized> {
 impl<'a, S: StateSpace + ?Sized> Parities<'a, S> {
     /// `None` when the space does not know the parities of every rank.
     fn new(space: &'a S) -> Option<Parities<'a, S>> {
-        let period = match space.word_period() {
-            Some(p) if (1..=1024).contains(&p) => (0..p)
+        let period = match Parities::period(space) {
+            Some(p) => (0..p)
                 .map(|k| space.odd_ranks(k * GROUP))
                 .collect::<Option<Vec<u32>>>()?,
-            _ => {
+            None => {
                 let groups = space.size().div_ceil(GROUP);
                 let known = (0..groups)
                     .into_par_iter()
@@ -533,6 +542,12 @@ impl<'a, S: StateSpace + ?Sized> Parities<'a, S> {
         };
         let len = StrengthReducedU64::new(period.len().max(1) as u64);
         Some(Parities { space, period, len })
+    }
+
+    /// The space's period of groups, where it has a short one
+    /// ([`StateSpace::word_period`]): the parities are then looked up in it.
+    fn period(space: &S) -> Option<u64> {
+        space.word_period().filter(|p| (1..=1024).contains(p))
     }
 
     /// The parity of `rank` (0 where the space does not know it: checked at the start).
