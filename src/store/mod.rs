@@ -539,24 +539,24 @@ const DATA_TABLES: &[(&str, &str)] = &[
 /// SHA-256 over every row of `puzzle` in every data table, in key order. Identical
 /// contents give identical checksums whatever produced them.
 pub fn checksum(reader: &Reader, path: &Path, puzzle: &str) -> Result<String> {
-    checksum_reading(reader, path, puzzle, "", |_, _| Ok::<_, StoreError>(()))
+    checksum_reading(reader, path, puzzle, None, |_, _| Ok::<_, StoreError>(()))
 }
 
-/// [`checksum`], handing each chunk of `puzzle`'s packed table `kind` to `each` (its
-/// chunk number and data, as stored, in chunk order) as it is hashed: a puzzle whose
-/// chunks are read anyway is then read once, not once more for its checksum. Stops at
-/// the first error `each` returns.
+/// [`checksum`], handing each chunk of `puzzle`'s packed table `kind` (none when `None`)
+/// to `each` (its chunk number and data, as stored, in chunk order) as it is hashed: a
+/// puzzle whose chunks are read anyway is then read once, not once more for its
+/// checksum. Stops at the first error `each` returns.
 pub fn checksum_reading<E: From<StoreError>>(
     reader: &Reader,
     path: &Path,
     puzzle: &str,
-    kind: &str,
+    kind: Option<&str>,
     mut each: impl FnMut(Value<'_>, Value<'_>) -> std::result::Result<(), E>,
 ) -> std::result::Result<String, E> {
     let conn = reader.conn();
     let mut rows = |h: &mut Aside| -> std::result::Result<(), E> {
         for (table, order) in DATA_TABLES {
-            if *table == "packed_chunks" {
+            if let Some(kind) = kind.filter(|_| *table == "packed_chunks") {
                 hash_table(
                     h,
                     conn,
