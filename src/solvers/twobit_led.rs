@@ -22,16 +22,15 @@
 //! ([`StateSpace::far_neighbors_of`]); a space's promise that the two are every move is
 //! tested with the space.
 //!
-//! Memory: a `mod4` table of a space that knows its parities (the 2x7's 43.6 billion
-//! ranks) is searched **in place**, in the table's own two bits per rank: a code's low
-//! bit is its rank's parity, checked first, which leaves room for its high bit and for
-//! two marks (open, closed). Otherwise (`mod3`, or no parities) the codes are kept and
-//! two bits per rank are added (reached; open). In place is also the faster of the two
-//! where both can be had, though it looks up a parity per rank reached: on `twelve` as
-//! two bits 5.9 s against 10.5 s (`cargo bench --bench twobit`). A table read
-//! from a file goes through [`Codes`], which makes each word ready as it is read (the
-//! parities checked, the marks made), so that no pass over the whole table follows the
-//! read.
+//! Memory: a `mod4` table of a space that knows its parities is searched **in place**
+//! where they are cheap to look up, or where the table is too large for more (the 2x7's
+//! 43.6 billion ranks; the rule and its figures: `searched_in_place`), in the table's
+//! own two bits per rank: a code's low bit is its rank's parity, checked first, which
+//! leaves room for its high bit and for two marks (open, closed). Otherwise the codes
+//! are kept and two bits per rank are added (reached; open), which spares a parity per
+//! rank reached. A table read from a file goes through [`Codes`], which makes each word
+//! ready as it is read (the parities checked, the marks made), so that no pass over the
+//! whole table follows the read.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
