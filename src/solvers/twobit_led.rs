@@ -94,7 +94,7 @@ pub fn check<S: StateSpace + ?Sized>(
 
 /// [`check`] with the way of keeping the marks chosen: in place when `in_place` (a
 /// `mod4` table of a space that knows its parities), beside the codes otherwise; for
-/// the benches and tests, which time and test both on the same tables.
+/// the bench, which times both on the same table.
 #[doc(hidden)]
 pub fn check_as<S: StateSpace + ?Sized>(
     space: &S,
