@@ -509,7 +509,7 @@ pub fn write_puzzle(
             let tables = std::mem::take(&mut packed);
             write_chunks(conn, path, &rec.name, tables, streamed.as_mut(), written)?;
         } else if let Some(h) = &mut streamed {
-            hash_table(h, conn, path, table, order, &rec.name, |_| Ok(()))?;
+            hash_table(h, conn, path, (table, order), &rec.name, [], |[]| Ok(()))?;
         }
     }
     let sum = match streamed {
@@ -554,49 +554,43 @@ pub fn checksum_reading<E: From<StoreError>>(
     mut each: impl FnMut(Value<'_>, Value<'_>) -> std::result::Result<(), E>,
 ) -> std::result::Result<String, E> {
     let conn = reader.conn();
-    let mut rows = |h: &mut Aside| -> std::result::Result<(), E> {
+    let mut rows = |h: &mut Aside<'_, '_>| -> std::result::Result<(), E> {
         for (table, order) in DATA_TABLES {
-            if let Some(kind) = kind.filter(|_| *table == "packed_chunks") {
-                hash_table(
-                    h,
-                    conn,
-                    path,
-                    table,
-                    order,
-                    puzzle,
-                    |row| -> std::result::Result<(), E> {
-                        let at = |c: &str| row.get_ref(c).map_err(sql(path));
-                        if at("kind")? == rusqlite::types::ValueRef::Text(kind.as_bytes()) {
-                            each(at("chunk")?.into(), at("data")?.into())?;
-                        }
-                        Ok(())
-                    },
-                )?;
-            } else {
-                hash_table(h, conn, path, table, order, puzzle, |_| Ok::<_, E>(()))?;
+            match kind.filter(|_| *table == "packed_chunks") {
+                Some(kind) => {
+                    let kind = rusqlite::types::ValueRef::Text(kind.as_bytes());
+                    let wanted = ["kind", "chunk", "data"];
+                    hash_table(
+                        h,
+                        conn,
+                        path,
+                        (table, order),
+                        puzzle,
+                        wanted,
+                        |[k, c, d]| {
+                            if k == kind {
+                                each(c.into(), d.into())
+                            } else {
+                                Ok(())
+                            }
+                        },
+                    )?
+                }
+                None => hash_table(h, conn, path, (table, order), puzzle, [], |[]| {
+                    Ok::<_, E>(())
+                })?,
             }
         }
         Ok(())
     };
-    // The hashing runs beside the reading, on the core the read leaves idle: hashed in
-    // line, fourteen's codes took 39.6 s to read and check, and 30.9 s this way.
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
     std::thread::scope(|s| {
-        let hasher = s.spawn(move || {
-            let mut h = Sha256::new();
-            for bytes in rx {
-                h.update(&bytes);
-            }
-            h
-        });
         let mut aside = Aside {
+            scope: s,
             bytes: Vec::with_capacity(ASIDE_BYTES),
-            to: tx,
+            hasher: None,
         };
         let read = rows(&mut aside);
-        aside.pass();
-        drop(aside);
-        let h = hasher.join().expect("hashing bytes does not panic");
+        let h = aside.finish();
         read.map(|()| sha256_hex(h))
     })
 }
@@ -615,23 +609,54 @@ impl Feed for Sha256 {
     }
 }
 
-/// Bytes for a SHA-256 taken on another thread, handed to it in runs of
-/// [`ASIDE_BYTES`].
-struct Aside {
+/// Bytes for a SHA-256, taken on another thread once there are more than
+/// [`ASIDE_BYTES`] of them: the hashing then runs beside the reading, on the core the
+/// read leaves idle (hashed in line, fourteen's codes took 39.6 s to read and check,
+/// and 30.9 s this way). A puzzle with fewer bytes is hashed in line when the reading
+/// ends, without starting a thread.
+struct Aside<'scope, 'env> {
+    scope: &'scope std::thread::Scope<'scope, 'env>,
     bytes: Vec<u8>,
-    to: std::sync::mpsc::SyncSender<Vec<u8>>,
+    hasher: Option<(
+        std::sync::mpsc::SyncSender<Vec<u8>>,
+        std::thread::ScopedJoinHandle<'scope, Sha256>,
+    )>,
 }
 
-impl Aside {
-    /// Hands on the bytes gathered.
+impl Aside<'_, '_> {
+    /// Hands on the bytes gathered, starting the hashing thread the first time.
     fn pass(&mut self) {
         let run = std::mem::replace(&mut self.bytes, Vec::with_capacity(ASIDE_BYTES));
-        // The hashing thread ends only when this side is dropped.
-        self.to.send(run).expect("the hashing thread is waiting");
+        let (to, _) = self.hasher.get_or_insert_with(|| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
+            let hashing = self.scope.spawn(move || {
+                let mut h = Sha256::new();
+                for bytes in rx {
+                    h.update(&bytes);
+                }
+                h
+            });
+            (tx, hashing)
+        });
+        // The hashing thread ends only when its sender is dropped, in `finish`.
+        to.send(run).expect("the hashing thread is waiting");
+    }
+
+    /// The SHA-256 of every byte fed.
+    fn finish(mut self) -> Sha256 {
+        match self.hasher.take() {
+            None => Sha256::new_with_prefix(&self.bytes),
+            Some((to, hashing)) => {
+                to.send(std::mem::take(&mut self.bytes))
+                    .expect("the hashing thread is waiting");
+                drop(to);
+                hashing.join().expect("hashing bytes does not panic")
+            }
+        }
     }
 }
 
-impl Feed for Aside {
+impl Feed for Aside<'_, '_> {
     fn feed(&mut self, bytes: &[u8]) {
         self.bytes.extend_from_slice(bytes);
         if self.bytes.len() >= ASIDE_BYTES {
@@ -641,15 +666,15 @@ impl Feed for Aside {
 }
 
 /// Feeds one table's rows of `puzzle`, in `order`, into the checksum, calling `row`
-/// with each row after it is hashed.
-fn hash_table<E: From<StoreError>>(
+/// with each row's `wanted` columns, in that order, after the row is hashed.
+fn hash_table<E: From<StoreError>, const N: usize>(
     h: &mut impl Feed,
     conn: &Connection,
     path: &Path,
-    table: &str,
-    order: &str,
+    (table, order): (&str, &str),
     puzzle: &str,
-    mut row: impl FnMut(&rusqlite::Row<'_>) -> std::result::Result<(), E>,
+    wanted: [&str; N],
+    mut row: impl FnMut([rusqlite::types::ValueRef<'_>; N]) -> std::result::Result<(), E>,
 ) -> std::result::Result<(), E> {
     h.feed(table.as_bytes());
     let mut st = conn
@@ -658,14 +683,19 @@ fn hash_table<E: From<StoreError>>(
         ))
         .map_err(sql(path))?;
     let cols = st.column_count();
+    // Looked up once: by name on each row, it was a search of the columns per row.
+    let mut at = [0; N];
+    for (i, name) in at.iter_mut().zip(wanted) {
+        *i = st.column_index(name).map_err(sql(path))?;
+    }
     let mut rows = st.query([puzzle]).map_err(sql(path))?;
     while let Some(r) = rows.next().map_err(sql(path))? {
         let values = (0..cols)
             .map(|i| r.get_ref(i))
             .collect::<rusqlite::Result<Vec<_>>>()
             .map_err(sql(path))?;
-        hash_row(h, values);
-        row(r)?;
+        hash_row(h, values.iter().copied());
+        row(at.map(|i| values[i]))?;
     }
     Ok(())
 }
@@ -778,6 +808,33 @@ pub fn copy_puzzle(writer: &Writer, path: &Path, puzzle: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Fed in line or through its thread, [`Aside`] gives the SHA-256 of the bytes.
+    #[test]
+    fn aside_hashes_what_it_is_fed_either_way() {
+        for len in [0, 1000, ASIDE_BYTES - 1, ASIDE_BYTES, 3 * ASIDE_BYTES + 7] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 + i / 251) as u8).collect();
+            let got = std::thread::scope(|s| {
+                let mut aside = Aside {
+                    scope: s,
+                    bytes: Vec::new(),
+                    hasher: None,
+                };
+                for piece in bytes.chunks(4099) {
+                    aside.feed(piece);
+                }
+                let started = aside.hasher.is_some();
+                (sha256_hex(aside.finish()), started)
+            });
+            assert_eq!(
+                got,
+                (
+                    sha256_hex(Sha256::new_with_prefix(&bytes)),
+                    len >= ASIDE_BYTES
+                )
+            );
+        }
+    }
 
     fn record<'a>(name: &str, streamed: Chunks<'a>) -> PuzzleRecord<'a> {
         let table = |kind, chunks| PackedTable {
