@@ -539,46 +539,47 @@ const DATA_TABLES: &[(&str, &str)] = &[
 /// SHA-256 over every row of `puzzle` in every data table, in key order. Identical
 /// contents give identical checksums whatever produced them.
 pub fn checksum(reader: &Reader, path: &Path, puzzle: &str) -> Result<String> {
-    checksum_reading(reader, path, puzzle, None, |_, _| Ok::<_, StoreError>(()))
+    checksum_reading(reader, path, puzzle, &[], |_, _, _| Ok::<_, StoreError>(()))
 }
 
-/// [`checksum`], handing each chunk of `puzzle`'s packed table `kind` (none when `None`)
-/// to `each` (its chunk number and data, as stored, in chunk order) as it is hashed: a
-/// puzzle whose chunks are read anyway is then read once, not once more for its
-/// checksum. Stops at the first error `each` returns.
+/// [`checksum`], handing each chunk of `puzzle`'s packed tables `kinds` (none when empty)
+/// to `each` (the kind's place in `kinds`, then the chunk's number and data as stored)
+/// as it is hashed, by kind and then chunk number: a puzzle whose chunks are read anyway
+/// is then read once, not once more for its checksum. Stops at the first error `each`
+/// returns.
 pub fn checksum_reading<E: From<StoreError>>(
     reader: &Reader,
     path: &Path,
     puzzle: &str,
-    kind: Option<&str>,
-    mut each: impl FnMut(Value<'_>, Value<'_>) -> std::result::Result<(), E>,
+    kinds: &[&str],
+    mut each: impl FnMut(usize, Value<'_>, Value<'_>) -> std::result::Result<(), E>,
 ) -> std::result::Result<String, E> {
     let conn = reader.conn();
     let mut rows = |h: &mut Aside<'_, '_>| -> std::result::Result<(), E> {
         for (table, order) in DATA_TABLES {
-            match kind.filter(|_| *table == "packed_chunks") {
-                Some(kind) => {
-                    let kind = rusqlite::types::ValueRef::Text(kind.as_bytes());
-                    let wanted = ["kind", "chunk", "data"];
-                    hash_table(
-                        h,
-                        conn,
-                        path,
-                        (table, order),
-                        puzzle,
-                        wanted,
-                        |[k, c, d]| {
-                            if k == kind {
-                                each(c.into(), d.into())
-                            } else {
-                                Ok(())
-                            }
-                        },
-                    )?
-                }
-                None => hash_table(h, conn, path, (table, order), puzzle, [], |[]| {
+            if *table == "packed_chunks" && !kinds.is_empty() {
+                let wanted = ["kind", "chunk", "data"];
+                hash_table(
+                    h,
+                    conn,
+                    path,
+                    (table, order),
+                    puzzle,
+                    wanted,
+                    |[k, c, d]| {
+                        let rusqlite::types::ValueRef::Text(k) = k else {
+                            return Ok(());
+                        };
+                        match kinds.iter().position(|kind| kind.as_bytes() == k) {
+                            Some(i) => each(i, c.into(), d.into()),
+                            None => Ok(()),
+                        }
+                    },
+                )?
+            } else {
+                hash_table(h, conn, path, (table, order), puzzle, [], |[]| {
                     Ok::<_, E>(())
-                })?,
+                })?
             }
         }
         Ok(())

@@ -491,7 +491,7 @@ pub(super) fn two_bit_graph(
     progress.phase("reading the codes", layout.chunks());
     let mut codes = twobit_led::Codes::new(g, modulus);
     let mut order = ChunkOrder::new("distance", layout.chunks());
-    let sum = store::checksum_reading(conn, path, name, Some("distance"), |chunk, data| {
+    let sum = store::checksum_reading(conn, path, name, &["distance"], |_, chunk, data| {
         let (c, blob) = order.next(chunk, data)?;
         let want = layout.chunk_bytes(c);
         if blob.len() as u64 != want {

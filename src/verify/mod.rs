@@ -325,7 +325,11 @@ fn verify_puzzle(conn: &Reader, path: &Path, name: &str, progress: &dyn Progress
         Puzzle::Peg(board) => peg_board(conn, name, board, progress)?,
         Puzzle::Magic(m) => enumeration(conn, name, Enumeration::Magic(m))?,
         Puzzle::Tour(board) => enumeration(conn, name, Enumeration::Tour(board))?,
-        Puzzle::Patterns(f) => pattern_tables(conn, name, f, progress)?,
+        Puzzle::Patterns(f) => {
+            let (derived, read) = pattern_tables(conn, path, name, f, progress)?;
+            sum = Some(read);
+            derived
+        }
     };
     same("puzzles.states", &info.states, &derived.states)?;
     same("puzzles.solvable", &info.solvable, &derived.solvable)?;

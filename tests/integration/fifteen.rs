@@ -305,6 +305,59 @@ fn verify_names_a_changed_pattern_table_byte() {
     assert!(err.contains("placement 4007 holds 0"), "{err}");
 }
 
+/// `verify` reads the tables once and checks each while the next is read: a chunk
+/// missing from a later table is named, and where an earlier table is also wrong, the
+/// earlier one is the failure reported, as when they were checked one after another.
+/// A table with no chunks at all is named by its first chunk.
+#[test]
+fn verify_reports_the_first_table_found_wrong() {
+    let missing =
+        "DELETE FROM packed_chunks WHERE puzzle = 'fifteen' AND kind = 'pattern-1' AND chunk = 5";
+    let verify = |damaged: &std::path::Path| {
+        run(&[
+            "verify",
+            "--db",
+            damaged.to_str().unwrap(),
+            "--puzzle",
+            NAME,
+        ])
+    };
+    let (_dir, damaged) = damaged_copy(db(), |conn| {
+        assert_eq!(conn.execute(missing, []).unwrap(), 1);
+    });
+    let err = assert_clean_failure(&verify(&damaged), 1);
+    assert!(err.contains("pattern-1 chunk 5: missing"), "{err}");
+
+    let (_dir, damaged) = damaged_copy(db(), |conn| {
+        assert_eq!(conn.execute(missing, []).unwrap(), 1);
+        let select = "SELECT data FROM packed_chunks WHERE puzzle = 'fifteen' AND kind = 'pattern-0' AND chunk = 1";
+        let mut data: Vec<u8> = conn.query_row(select, [], |r| r.get(0)).unwrap();
+        data[7] = 0;
+        conn.execute(
+            "UPDATE packed_chunks SET data = ?1 WHERE puzzle = 'fifteen' AND kind = 'pattern-0' AND chunk = 1",
+            [data],
+        )
+        .unwrap();
+    });
+    let err = assert_clean_failure(&verify(&damaged), 1);
+    assert!(
+        err.contains("pattern-0 (partition 6-6-3 pattern 0)"),
+        "{err}"
+    );
+    assert!(err.contains("placement 4007 holds 0"), "{err}");
+
+    // A table in the middle and the last one, each with no chunks.
+    for kind in ["pattern-1", "pattern-2"] {
+        let (_dir, damaged) = damaged_copy(db(), |conn| {
+            let gone =
+                format!("DELETE FROM packed_chunks WHERE puzzle = 'fifteen' AND kind = '{kind}'");
+            assert!(conn.execute(&gone, []).unwrap() >= 1);
+        });
+        let err = assert_clean_failure(&verify(&damaged), 1);
+        assert!(err.contains(&format!("{kind} chunk 0: missing")), "{err}");
+    }
+}
+
 /// The tables are read in parts by several threads: a chunk missing or cut short in
 /// any part (the first, read over the query's own connection, or the last, over
 /// another) makes `query` refuse the file, exit 1, rather than search with a hole.
