@@ -688,16 +688,23 @@ pub(crate) struct Periodic {
     table: Vec<WordMasks>,
 }
 
+/// The space's period of words ([`StateSpace::word_period`]) where it is short enough
+/// for what depends on it to be looked up in a table of one period (at most 1,024
+/// words): [`Periodic`] here, and the parities of the check led by a table.
+pub(crate) fn short_period<S: StateSpace + ?Sized>(space: &S) -> Option<u64> {
+    space.word_period().filter(|p| (1..=1024).contains(p))
+}
+
 impl Periodic {
     pub(crate) fn new<S: StateSpace + ?Sized>(space: &S) -> Periodic {
-        let table = match space.word_period() {
-            Some(p) if (1..=1024).contains(&p) => (0..p)
+        let table = match short_period(space) {
+            Some(p) => (0..p)
                 .map(|k| {
                     let before = (k + p - 1) % p;
                     WordMasks::of(space, k * PER_WORD, before * PER_WORD)
                 })
                 .collect(),
-            _ => Vec::new(),
+            None => Vec::new(),
         };
         Periodic { table }
     }

@@ -42,7 +42,8 @@ use crate::core::memory::prefetch;
 use crate::core::progress::Progress;
 use crate::core::space::StateSpace;
 use crate::solvers::twobit::{
-    FARTHEST_KEPT, LOW, Periodic, UNREACHED, WordMasks, cells_in, low_cells, set_bits, spread,
+    FARTHEST_KEPT, LOW, Periodic, UNREACHED, WordMasks, cells_in, low_cells, set_bits,
+    short_period, spread,
 };
 
 /// Ranks per unit of work (a multiple of 64): the open ranks of a level are found a unit
@@ -107,14 +108,14 @@ pub fn check_as<S: StateSpace + ?Sized>(
 }
 
 /// Whether [`check`] searches a `mod4` table of `space` in place (where the space knows
-/// its parities): where they are looked up in a short period ([`Parities::period`], a
+/// its parities): where they are looked up in a short period ([`short_period`], a
 /// sliding puzzle's), and above 2^31 ranks whatever they cost (beside the codes, the
 /// marks would take 512 MiB or more). Both measured (`cargo bench --bench twobit`;
 /// `verify`): `twelve` as two bits 5.9 s in place against 10.5 s with the marks beside
 /// the codes; `lights-out-5`, whose parities are computed rank by rank, 0.45 s against
 /// 0.31 s.
 fn searched_in_place<S: StateSpace + ?Sized>(space: &S) -> bool {
-    space.size() > 1 << 31 || Parities::period(space).is_some()
+    space.size() > 1 << 31 || short_period(space).is_some()
 }
 
 /// Whether level `d + 1` of a table of `n` ranks is pulled, with `unreached` ranks left
@@ -527,7 +528,7 @@ struct Parities<'a, S: ?Sized> {
 impl<'a, S: StateSpace + ?Sized> Parities<'a, S> {
     /// `None` when the space does not know the parities of every rank.
     fn new(space: &'a S) -> Option<Parities<'a, S>> {
-        let period = match Parities::period(space) {
+        let period = match short_period(space) {
             Some(p) => (0..p)
                 .map(|k| space.odd_ranks(k * GROUP))
                 .collect::<Option<Vec<u32>>>()?,
@@ -541,12 +542,6 @@ impl<'a, S: StateSpace + ?Sized> Parities<'a, S> {
         };
         let len = StrengthReducedU64::new(period.len().max(1) as u64);
         Some(Parities { space, period, len })
-    }
-
-    /// The space's period of groups, where it has a short one
-    /// ([`StateSpace::word_period`]): the parities are then looked up in it.
-    fn period(space: &S) -> Option<u64> {
-        space.word_period().filter(|p| (1..=1024).contains(p))
     }
 
     /// The parity of `rank` (0 where the space does not know it: checked at the start).
