@@ -288,6 +288,7 @@ impl Search {
     }
 
     /// Whether a rank claimed now is to be collected for [`Search::keep`].
+    #[inline]
     fn collecting(&self, claimed: &[u64]) -> bool {
         claimed.len() as u64 <= FARTHEST_KEPT && !self.full.load(Relaxed)
     }
@@ -353,11 +354,15 @@ impl Search {
         }
     }
 
+    // (`#[inline]` on these: the search is generic, so a crate that calls it (a bench)
+    // instantiates it, and without the attribute calls each of them per neighbour.)
+    #[inline]
     fn word(&self, rank: u64) -> &AtomicU64 {
         let w = ((rank - self.first) / PER_WORD) as usize;
         &self.blocks[w / BLOCK_WORDS][w % BLOCK_WORDS]
     }
 
+    #[inline]
     fn get(&self, rank: u64) -> u8 {
         cell(self.word(rank).load(Relaxed), rank)
     }
@@ -377,6 +382,7 @@ impl Search {
 
     /// Sets `rank`, if unreached, to `code` and flags its chunk for level `d`; true if
     /// this call reached it.
+    #[inline]
     fn claim(&self, rank: u64, code: u8, d: usize) -> bool {
         let shift = 2 * (rank % PER_WORD);
         // Unreached is 0b11: clearing the bits that `code` lacks sets it, and leaves a
@@ -393,6 +399,7 @@ impl Search {
     }
 
     /// Flags the chunk of `rank` as holding level `d`.
+    #[inline]
     fn flag(&self, rank: u64, d: usize) {
         let flag = &self.marks[d % 2][((rank - self.first) / CHUNK) as usize];
         if !flag.load(Relaxed) {
@@ -400,11 +407,13 @@ impl Search {
         }
     }
 
+    #[inline]
     fn chunk(&self, c: usize) -> std::ops::Range<u64> {
         let lo = c as u64 * CHUNK;
         self.first + lo..self.first + (lo + CHUNK).min(self.n)
     }
 
+    #[inline]
     fn holds(&self, rank: u64) -> bool {
         rank.wrapping_sub(self.first) < self.n
     }
