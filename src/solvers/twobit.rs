@@ -381,17 +381,37 @@ impl Search {
     }
 
     /// Sets `rank`, if unreached, to `code` and flags its chunk for level `d`; true if
-    /// this call reached it.
+    /// this call reached it. The rank must be unreached or hold `code` already: every
+    /// caller has seen it unreached, and since then only a claim of the same level, with
+    /// the same code, can have changed it.
     #[inline]
     fn claim(&self, rank: u64, code: u8, d: usize) -> bool {
         let shift = 2 * (rank % PER_WORD);
         // Unreached is 0b11: clearing the bits that `code` lacks sets it, and leaves a
         // rank already claimed (by another thread in this level, same code) as it is.
-        // No other rank is in the way: the neighbours of a level are reached before it,
-        // claimed in it, or unreached.
         let clear = (3 ^ code as u64) << shift;
-        let old = self.word(rank).fetch_and(!clear, Relaxed);
-        let was_unreached = (old >> shift & 3) as u8 == UNREACHED;
+        let was_unreached = if code == FRONT {
+            // So the cell holds 0b11 or, claimed since, 0b10, and its low bit alone says
+            // which: tested as it is cleared, in one instruction (`lock btr`) where the
+            // whole old cell would take a compare-and-swap loop (the mod-4 search's
+            // every claim).
+            let bit = 1 << shift;
+            self.word(rank).fetch_and(!bit, Relaxed) & bit != 0
+        } else {
+            // (A loop of its own: written as `fetch_and`, both arms became one
+            // compare-and-swap loop.)
+            let word = self.word(rank);
+            let mut w = word.load(Relaxed);
+            loop {
+                if (w >> shift & 3) as u8 != UNREACHED {
+                    break false;
+                }
+                match word.compare_exchange_weak(w, w & !clear, Relaxed, Relaxed) {
+                    Ok(_) => break true,
+                    Err(now) => w = now,
+                }
+            }
+        };
         if was_unreached {
             self.flag(rank, d);
         }

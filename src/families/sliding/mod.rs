@@ -24,6 +24,8 @@
 //! exactly one. The cells joined this way form [`Sliding::runs`] (the rows of a
 //! rectangle), the unit of the packed distance tables ([`crate::core::packed`]).
 
+mod far;
+mod low;
 pub mod spec;
 
 use std::cell::RefCell;
@@ -32,6 +34,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde_json::json;
 use strength_reduce::StrengthReducedU64;
 
+use self::far::Far;
+use self::low::{LOW_DIGITS, LOW_TILES};
 use crate::core::definition::Source;
 use crate::core::format::GraphAsk;
 use crate::core::packed::RunLayout;
@@ -78,46 +82,14 @@ struct Fast {
     /// `link_from[c]`: bit `i` set when the rank `i` places after one with the blank in
     /// cell `c` and the rank after it are one move apart ([`StateSpace::run_links`]).
     link_from: Vec<u32>,
-    /// `far[c]`: the moves of a blank in cell `c` other than to `c - 1` and `c + 1`, as
-    /// [`Sliding::far_bytes`] makes them; `None` when it cannot (fewer than
-    /// [`LOW_DIGITS`] + 1 tiles, or a move across more than 8 of them).
-    far: Option<Vec<Vec<FarMove>>>,
+    /// The moves of the blank other than to `c - 1` and `c + 1`, with what makes their
+    /// neighbours quick to find; `None` when it cannot (fewer than [`LOW_DIGITS`] + 1
+    /// tiles, or a move across more than 8 of them).
+    far: Option<Far>,
     /// With a colouring, `swap_at[c]`: whether the ranks of blank cell `c` swap the last
     /// two tiles when the digit sum is even ([`Sliding::block_tiles`] and
-    /// [`Sliding::far_bytes`] both decide by it).
+    /// [`StateSpace::far_neighbors_of`] both decide by it).
     swap_at: Vec<u8>,
-}
-
-/// A move of the blank from one cell to another that is not next to it in cell order:
-/// the tile from the other cell jumps over the `len - 1` tiles in between, which rotates
-/// the stretch `lo..lo + len` of the tile sequence by one place. Only the Lehmer digits
-/// of the stretch change, each by a little (see [`Sliding::far_bytes`]). Everything
-/// that depends on the move alone, so that a rank's neighbour is found without a branch
-/// on which move it is (the blank's cell is as good as random from rank to rank).
-#[derive(Clone, Copy)]
-struct FarMove {
-    /// The blank's new cell.
-    to: u64,
-    /// `8 lo`: the stretch's first byte in a word of a byte per tile.
-    shift: u32,
-    /// `8 (len - 1)`: its last byte in the stretch.
-    last: u32,
-    /// The stretch's bytes.
-    window: u64,
-    /// The high bit of each byte of the stretch but the moving tile's.
-    others: u64,
-    /// The moving tile's index in the tile sequence.
-    x: u32,
-    /// All ones when the moving tile is one of the last [`LOW_DIGITS`] (the pool's).
-    x_in_pool: u64,
-    /// All ones when the tile moves from the stretch's end to its start.
-    to_start: u64,
-    /// The bytes of the stretch that hold tiles before the last [`LOW_DIGITS`].
-    prefix_bytes: u64,
-    /// `(m - 1 - lo - i)!`, the weight of the stretch's digit `i` (0 past its end).
-    weights: [u64; 8],
-    /// `16 * sum(weights)`.
-    offset: u64,
 }
 
 /// The tiles of the block (value of `t`) a thread last generated neighbours for. The
@@ -148,66 +120,6 @@ struct Arrangement {
     digits: [u8; MAX_CELLS],
     lehmer: u64,
 }
-
-/// Lehmer digits recomputed when a thread moves to a block whose other digits it has
-/// (see [`BlockCache::prefix`]): 7! = 5040 ranks of the tiles share a prefix, more than the
-/// blocks of one chunk of the solver's scan.
-const LOW_DIGITS: usize = 7;
-
-/// The last [`LOW_DIGITS`] tiles of a rank, by the rank's remainder modulo `7!`: their
-/// Lehmer digits, which of the 7 values left by the prefix each one is (0 = the
-/// smallest), and the digits' sum modulo 2. A table of 5040 entries instead of 7
-/// divisions and 7 selections per block: the two-bit search visits a new block for
-/// nearly every rank it expands.
-#[derive(Clone, Copy)]
-struct LowTiles {
-    /// The Lehmer digits, a byte each, the first lowest.
-    digits: u64,
-    /// Which of the 7 values left by the prefix each tile is (0 = the smallest), a byte
-    /// each, the first lowest.
-    order: u64,
-    parity: u8,
-}
-
-static LOW_TILES: [LowTiles; 5040] = {
-    let mut t = [LowTiles {
-        digits: 0,
-        order: 0,
-        parity: 0,
-    }; 5040];
-    let mut r = 0;
-    while r < 5040 {
-        // The digits as `lehmer_digits` gives them, then the picks as
-        // `perm_from_digits_in` makes them from the pool 0..7.
-        let mut digits = [0u8; LOW_DIGITS];
-        let mut rest = r;
-        let mut i = LOW_DIGITS;
-        while i > 0 {
-            i -= 1;
-            let radix = LOW_DIGITS - i;
-            digits[i] = (rest % radix) as u8;
-            rest /= radix;
-        }
-        let mut pool: u64 = 0x0654_3210;
-        let mut sum = 0;
-        while i < LOW_DIGITS {
-            let at = 4 * digits[i] as u32;
-            let order = (pool >> at) & 0xF;
-            pool = (pool & ((1u64 << at) - 1)) | ((pool >> at >> 4) << at);
-            sum += digits[i];
-            t[r].digits |= (digits[i] as u64) << (8 * i);
-            t[r].order |= order << (8 * i);
-            i += 1;
-        }
-        t[r].parity = sum & 1;
-        r += 1;
-    }
-    t
-};
-
-/// Bytes of a `u64`, each `0x01`, and each `0x80`.
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 thread_local! {
     static LAST_BLOCK: RefCell<BlockCache> = const {
@@ -271,48 +183,7 @@ impl Sliding {
                 })
             })
             .collect();
-        let m = n - 1;
-        let far = (m > LOW_DIGITS)
-            .then(|| {
-                (0..n)
-                    .map(|blank| {
-                        (adjacency[blank].iter())
-                            .map(|&c| c as usize)
-                            .filter(|c| c.abs_diff(blank) != 1)
-                            .map(|c| {
-                                // The stretch of the tile sequence (blank skipped) between
-                                // the two cells.
-                                let (lo, len) = (blank.min(c), blank.abs_diff(c));
-                                let to_start = c > blank;
-                                let x_at = if to_start { len - 1 } else { 0 };
-                                let window = u64::MAX >> (64 - 8 * len.min(8));
-                                let mut weights = [0; 8];
-                                for (i, w) in weights.iter_mut().enumerate().take(len) {
-                                    *w = FACT[m - 1 - lo - i];
-                                }
-                                let h = m - LOW_DIGITS;
-                                (len <= 8).then(|| FarMove {
-                                    to: c as u64,
-                                    shift: 8 * lo as u32,
-                                    last: 8 * (len as u32 - 1),
-                                    window,
-                                    others: HIGHS & window & !(0x80 << (8 * x_at)),
-                                    x: (lo + x_at) as u32,
-                                    x_in_pool: 0u64.wrapping_sub((lo + x_at >= h) as u64),
-                                    to_start: 0u64.wrapping_sub(to_start as u64),
-                                    prefix_bytes: match h.saturating_sub(lo) {
-                                        8.. => u64::MAX,
-                                        k => (1 << (8 * k)) - 1,
-                                    },
-                                    weights,
-                                    offset: 16 * weights.iter().sum::<u64>(),
-                                })
-                            })
-                            .collect::<Option<Vec<FarMove>>>()
-                    })
-                    .collect::<Option<Vec<_>>>()
-            })
-            .flatten();
+        let far = Far::new(&adjacency);
         let swap_at = match &colour {
             Some(k) => (0..n)
                 .map(|c| (c & 1) as u8 ^ k[c] ^ solvable_parity)
@@ -616,7 +487,10 @@ impl StateSpace for Sliding {
 
     fn far_neighbors_of(&self, ranks: &[u64], out: &mut Vec<u64>, ends: &mut Vec<usize>) {
         match &self.fast.far {
-            Some(far) => self.far_bytes(far, ranks, out, ends),
+            Some(far) => {
+                let swap_at = self.colour.is_some().then_some(&self.fast.swap_at[..]);
+                far.neighbors_of(&self.fast.cells, swap_at, ranks, out, ends)
+            }
             None => {
                 let mut here = None;
                 for &rank in ranks {
@@ -684,119 +558,6 @@ fn shifted_rank(a: &Arrangement, m: usize, blank: usize, c: usize) -> u64 {
 }
 
 impl Sliding {
-    /// [`StateSpace::far_neighbors_of`] with [`Fast::far`]: each rank's tiles and digits
-    /// a byte each, those of the prefix its batch shares computed once while it lasts and
-    /// the last [`LOW_DIGITS`] from [`LOW_TILES`]; each move compares the moving tile
-    /// with the others of its stretch all at once (a byte each in a word) and adds the
-    /// digits' changes to the rank.
-    ///
-    /// The last [`LOW_DIGITS`] tiles are not written out as values: a tile there is known
-    /// by its `order` among the values the prefix leaves (the pool), and a prefix tile `v`
-    /// by its value and by how many pool values are below it (`below`). A pool tile of
-    /// order `o` is above a pool tile `o'` when `o > o'`, and above a prefix tile `v`
-    /// when `o >= below(v)`; a prefix tile `v` is above a pool tile `o` when
-    /// `below(v) > o`. So a pool tile compares with every tile by its order against
-    /// `below` and orders, and a prefix tile by its value against values and `order + 1`
-    /// against `below + 1`.
-    fn far_bytes(
-        &self,
-        far: &[Vec<FarMove>],
-        ranks: &[u64],
-        out: &mut Vec<u64>,
-        ends: &mut Vec<usize>,
-    ) {
-        let n = self.cells();
-        let m = n - 1;
-        let h = m - LOW_DIGITS;
-        let low_at = 8 * h as u32;
-        let colour = self.colour.is_some();
-        let mut prefix = u64::MAX;
-        // The prefix's tile values, pool counts below them and digits, a byte each (the
-        // digits as u128, to take the pool's 7 after the prefix's 8 at most).
-        let (mut values, mut below, mut high_digits, mut high_parity) = (0u64, 0u64, 0u128, 0u8);
-        for &rank in ranks {
-            let (t, blank) = StrengthReducedU64::div_rem(rank, self.fast.cells);
-            let blank = blank as usize;
-            let mut lehmer = if colour { 2 * t } else { t };
-            let (p, rest) = (lehmer / FACT[LOW_DIGITS], lehmer % FACT[LOW_DIGITS]);
-            if p != prefix {
-                prefix = p;
-                let mut digits = [0u8; MAX_CELLS];
-                let mut tiles = [0u8; MAX_CELLS];
-                lehmer_digits(lehmer, &mut digits[..m]);
-                let (par, pool) = perm_from_digits_in(&digits[..h], ALL_VALUES, &mut tiles[..h]);
-                high_parity = par;
-                (values, below, high_digits) = (0, 0, 0);
-                for i in 0..h {
-                    let under =
-                        (0..LOW_DIGITS).filter(|&k| (pool >> (4 * k) & 0xF) < tiles[i] as u64);
-                    values |= (tiles[i] as u64) << (8 * i);
-                    below |= (under.count() as u64) << (8 * i);
-                    high_digits |= (digits[i] as u128) << (8 * i);
-                }
-            }
-            let e = &LOW_TILES[rest as usize];
-            let (mut order, mut low_digits) = (e.order, e.digits);
-            if colour {
-                // As in `block_tiles`: the last two tiles swap, rank 2t + 1. Without a
-                // branch: which way it goes is a coin toss from rank to rank.
-                let swap = (high_parity ^ e.parity ^ self.fast.swap_at[blank]) & 1;
-                let mask = 0u64.wrapping_sub(swap as u64);
-                let x = (order >> 40 ^ order >> 48) & 0xFF;
-                order ^= (x << 40 | x << 48) & mask;
-                low_digits ^= 1 << 40 & mask;
-                lehmer += swap as u64;
-            }
-            // Each tile's key against a pool tile (`below` or order) and against a prefix
-            // tile (value or order + 1), and the digits, a byte each.
-            let by_order = below as u128 | (order as u128) << low_at;
-            let by_value = values as u128 | ((order + ONES) as u128) << low_at;
-            let digits = high_digits | (low_digits as u128) << low_at;
-            for mv in &far[blank] {
-                // The moving tile's limit: the keys at or past it are the tiles above it.
-                // A pool tile (order o): orders and `below` past o. A prefix tile (value
-                // v, b pool values below it): values past v, and orders + 1 past b. (The
-                // shifts wrap: the unused one of the two reads some byte or other.)
-                let o = order.wrapping_shr(mv.x.wrapping_sub(h as u32).wrapping_mul(8)) & 0xFF;
-                let v = values.wrapping_shr(8 * mv.x) & 0xFF;
-                let b = below.wrapping_shr(8 * mv.x) & 0xFF;
-                let prefix_limits =
-                    (((v + 1) * ONES) & mv.prefix_bytes) | (((b + 1) * ONES) & !mv.prefix_bytes);
-                let limits = (((o + 1) * ONES) & mv.x_in_pool) | (prefix_limits & !mv.x_in_pool);
-                let keys = if mv.x_in_pool != 0 {
-                    by_order
-                } else {
-                    by_value
-                };
-                let keys = (keys >> mv.shift) as u64;
-                // Bytes 0 or 1: whether each other tile of the stretch is above the
-                // moving one (keys below 0x80, limits at most 17: no borrow between bytes).
-                let above = (((keys | HIGHS) - limits) & mv.others) >> 7;
-                // (Their number by a multiplication: without the POPCNT instruction, which
-                // the baseline x86-64 target lacks, `count_ones` is a dozen operations.)
-                let smaller = (mv.last / 8) as u64 - (above.wrapping_mul(ONES) >> 56);
-                let old = (digits >> mv.shift) as u64 & mv.window;
-                // To the start: each tile the moving one passes keeps it on its right no
-                // longer. To the end: each now has it on its right.
-                let to_start =
-                    (old.wrapping_sub(above) << 8) & mv.window | ((old >> mv.last) + smaller);
-                let to_end =
-                    (old.wrapping_add(above) >> 8) | (old & 0xFF).wrapping_sub(smaller) << mv.last;
-                let new = (to_start & mv.to_start) | (to_end & !mv.to_start);
-                // The change of each digit plus 16 (between 4 and 28), weighted.
-                let change = ((new + 16 * ONES) & mv.window) - old;
-                let mut sum = 0u64;
-                for (i, w) in mv.weights.iter().enumerate() {
-                    sum += (change >> (8 * i) & 0xFF) * w;
-                }
-                let l = (lehmer + sum) - mv.offset;
-                let t = if colour { l / 2 } else { l };
-                out.push(t * n as u64 + mv.to);
-            }
-            ends.push(out.len());
-        }
-    }
-
     /// Appends the neighbours of `rank` to `out`. `here` keeps the arrangement of the
     /// last block unranked, by block and by what decides the swap of the last two tiles
     /// in [`Sliding::block_tiles`] (the blank's colour and the parity of its cell), so
