@@ -813,6 +813,45 @@ mod tests {
         }
     }
 
+    /// The far moves keep what they found of the last prefix a thread saw: a puzzle
+    /// asked in between must not be answered with another's. The 2x6 and the 2x7 have
+    /// the same prefix numbers at small ranks, but not the same prefixes; the 2x7 with
+    /// another goal swaps the last two tiles of other ranks.
+    #[test]
+    fn far_neighbours_of_puzzles_asked_in_turn_are_each_their_own() {
+        let a = Sliding::grid("a", 2, 7);
+        let b = Sliding::new(
+            "b",
+            a.adjacency.clone(),
+            (0..14u8).map(|v| (v + 7) % 14).collect(),
+        );
+        let c = Sliding::grid("c", 2, 6);
+        for base in [0u64, 5040 * 14 * 3 + 17, 1 << 33] {
+            for p in [&a, &b, &c, &a, &c, &b] {
+                let ranks: Vec<u64> = (0..40)
+                    .map(|i| (base + 7 * i) % p.size())
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .collect();
+                let (mut far, mut ends) = (Vec::new(), Vec::new());
+                p.far_neighbors_of(&ranks, &mut far, &mut ends);
+                let mut from = 0;
+                for (i, &r) in ranks.iter().enumerate() {
+                    let mut all = Vec::new();
+                    p.neighbors(r, &mut all);
+                    for nb in &far[from..ends[i]] {
+                        assert!(
+                            all.contains(nb),
+                            "{}: {nb} is not a neighbour of {r}",
+                            p.name
+                        );
+                    }
+                    from = ends[i];
+                }
+            }
+        }
+    }
+
     fn all() -> Vec<Sliding> {
         vec![
             Sliding::six(),
