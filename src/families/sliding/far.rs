@@ -119,13 +119,27 @@ pub(super) struct Far {
     /// Tiles, and the prefix's length `m - LOW_DIGITS`.
     m: usize,
     h: usize,
+    /// For move `id`, its `C` and `V_k` (see [`FarMove::new`]).
+    terms: Vec<AboveTerms>,
+    /// Made the first time they are needed: a puzzle is built for many a query that
+    /// never needs them.
+    tables: OnceLock<Tables>,
+}
+
+/// A move's `C` and `V_k` (see [`FarMove::new`]; `V_k` by stretch byte `k - lo`).
+struct AboveTerms {
+    c: i64,
+    v: [i64; 8],
+}
+
+/// What [`Far::neighbors_of`] looks up.
+struct Tables {
     /// For move `id`, the part `C + sum(a_k V_k)` of its change by the bits of the
     /// `a_k` gathered (256 entries per move).
     above: Vec<i64>,
     /// For move `id`, the part of its change from the last [`LOW_DIGITS`] digits, by the
-    /// rank's remainder modulo `7!` ([`LOW_RANKS`] entries per move); made the first time
-    /// it is needed (a puzzle is built for many a query that never needs it).
-    low: OnceLock<Vec<i64>>,
+    /// rank's remainder modulo `7!` ([`LOW_RANKS`] entries per move).
+    low: Vec<i64>,
 }
 
 impl FarMove {
@@ -146,7 +160,7 @@ impl FarMove {
         to: usize,
         m: usize,
         h: usize,
-    ) -> Option<(FarMove, [i64; 256])> {
+    ) -> Option<(FarMove, AboveTerms)> {
         let (lo, len) = (blank.min(to), blank.abs_diff(to));
         if len > 8 {
             return None;
@@ -172,14 +186,6 @@ impl FarMove {
             }
             weights[0] = f(q) - f(lo);
             c = -(len as i64 - 1) * f(q);
-        }
-        let mut above = [0i64; 256];
-        for (bits, part) in above.iter_mut().enumerate() {
-            *part = c
-                + (0..8)
-                    .filter(|j| bits >> j & 1 == 1)
-                    .map(|j| v[j])
-                    .sum::<i64>();
         }
         let window = u64::MAX >> (64 - 8 * len);
         let x_in_pool = x >= h;
@@ -210,7 +216,7 @@ impl FarMove {
                 x_order: if x_in_pool { 8 * (x - h) as u32 } else { 0 },
                 weights,
             },
-            above,
+            AboveTerms { c, v },
         ))
     }
 }
@@ -225,7 +231,7 @@ impl Far {
             return None;
         }
         let h = m - LOW_DIGITS;
-        let mut above = Vec::new();
+        let mut terms = Vec::new();
         let mut count = 0;
         let mut moves = Vec::with_capacity(adjacency.len());
         for (blank, cells) in adjacency.iter().enumerate() {
@@ -235,8 +241,8 @@ impl Far {
                 if to.abs_diff(blank) == 1 {
                     continue;
                 }
-                let (mv, part) = FarMove::new(count, blank, to, m, h)?;
-                above.extend(part);
+                let (mv, t) = FarMove::new(count, blank, to, m, h)?;
+                terms.push(t);
                 here.push(mv);
                 count += 1;
             }
@@ -248,13 +254,22 @@ impl Far {
             count,
             m,
             h,
-            above,
-            low: OnceLock::new(),
+            terms,
+            tables: OnceLock::new(),
         })
     }
 
-    fn low(&self) -> &[i64] {
-        self.low.get_or_init(|| {
+    fn tables(&self) -> &Tables {
+        self.tables.get_or_init(|| {
+            let mut above = Vec::with_capacity(256 * self.count);
+            for AboveTerms { c, v } in &self.terms {
+                above.extend((0..256).map(|bits| {
+                    c + (0..8)
+                        .filter(|j| bits >> j & 1 == 1)
+                        .map(|j| v[j])
+                        .sum::<i64>()
+                }));
+            }
             let mut low = vec![0i64; self.count * LOW_RANKS];
             for mv in self.moves.iter().flatten() {
                 for (r, e) in LOW_TILES.iter().enumerate() {
@@ -266,7 +281,7 @@ impl Far {
                     low[mv.id * LOW_RANKS + r] = part;
                 }
             }
-            low
+            Tables { above, low }
         })
     }
 
@@ -283,7 +298,7 @@ impl Far {
         ends: &mut Vec<usize>,
     ) {
         let n = self.m as u64 + 1;
-        let low = self.low();
+        let Tables { above: parts, low } = self.tables();
         PREFIX.with_borrow_mut(|last| {
             if last.far != self.id {
                 *last = LastPrefix {
@@ -328,9 +343,8 @@ impl Far {
                     // bytes).
                     let above = (((keys | HIGHS) - limits) & mv.others) >> 7;
                     let bits = (above.wrapping_mul(GATHER) >> 56) as usize;
-                    let change = part.digits
-                        + low[mv.id * LOW_RANKS + rest]
-                        + self.above[mv.id * 256 + bits];
+                    let change =
+                        part.digits + low[mv.id * LOW_RANKS + rest] + parts[mv.id * 256 + bits];
                     let l = lehmer.wrapping_add(change as u64);
                     let t = if swap_at.is_some() { l / 2 } else { l };
                     out.push(t * n + mv.to);
