@@ -457,18 +457,36 @@ impl Search {
         let done = (FRONT ^ ((d / 2) % 2) as u8) as u64;
         let masks = Periodic::new(space);
         self.push_from(space, d, FRONT, true, chunks, |ranks, reach| {
+            // First the words with a frontier rank of the level's parity, picked out
+            // without a branch on each: at the wide levels about half the words have
+            // one, and a branch on it was a coin toss.
+            let mut words = std::mem::take(&mut reach.words);
+            words.clear();
+            words.resize(
+                (ranks.end - ranks.start).div_ceil(PER_WORD) as usize,
+                (0, 0),
+            );
+            let mut n = 0;
             let mut k = masks.place(ranks.start);
-            for base in ranks.step_by(PER_WORD as usize) {
-                let word = self.word(base);
-                let mut w = word.load(Relaxed);
+            for base in ranks.clone().step_by(PER_WORD as usize) {
                 let at = k;
                 k = masks.next(k);
-                let front = front_cells(w);
-                if front == 0 {
-                    continue;
-                }
+                let mine = front_cells(self.word(base).load(Relaxed)) & masks.cells(at, parity);
+                words[n] = (base, at);
+                n += (mine != 0) as usize;
+            }
+            let mut claimed_any = 0;
+            let mut expand = std::mem::take(&mut reach.expand);
+            let room = (ranks.end - ranks.start) as usize + 4;
+            if expand.len() < room {
+                expand.resize(room, 0);
+            }
+            let mut len = 0;
+            for &(base, at) in &words[..n] {
+                let word = self.word(base);
+                let mut w = word.load(Relaxed);
                 let m = masks.at(space, base, at);
-                let mine = front
+                let mine = front_cells(w)
                     & if parity == 1 {
                         m.odd_cells
                     } else {
@@ -497,14 +515,12 @@ impl Search {
                         Err(now) => w = now,
                     }
                 };
-                if claimed != 0 {
-                    reach.found += cells_in(claimed);
-                    self.flag(base, d + 1);
-                    if self.collecting(&reach.claimed) {
-                        reach
-                            .claimed
-                            .extend(set_bits(claimed).map(|bit| base + (bit / 2) as u64));
-                    }
+                reach.found += cells_in(claimed);
+                claimed_any |= claimed;
+                if self.collecting(&reach.claimed) && claimed != 0 {
+                    reach
+                        .claimed
+                        .extend(set_bits(claimed).map(|bit| base + (bit / 2) as u64));
                 }
                 if m.linked_after && mine >> 62 != 0 {
                     reach.direct.push(base + PER_WORD);
@@ -512,10 +528,15 @@ impl Search {
                 if mine & 1 != 0 && base >= PER_WORD && m.linked_before {
                     reach.direct.push(base - 1);
                 }
-                reach
-                    .ranks
-                    .extend(set_bits(mine).map(|bit| base + (bit / 2) as u64));
+                len = put_cells(&mut expand, len, base, mine);
             }
+            // The ranks claimed inside words are all in this chunk.
+            if claimed_any != 0 {
+                self.flag(ranks.start, d + 1);
+            }
+            reach.ranks.extend_from_slice(&expand[..len]);
+            reach.words = words;
+            reach.expand = expand;
         })
     }
 
@@ -578,8 +599,14 @@ impl Search {
             .into_par_iter()
             .filter(|&c| self.marks[d % 2][c].load(Relaxed))
             .map_init(
-                || ([Batch::default(), Batch::default()], Reach::default()),
-                |(batches, reach), c| {
+                || {
+                    (
+                        [Batch::default(), Batch::default()],
+                        Reach::default(),
+                        Vec::new(),
+                    )
+                },
+                |(batches, reach, open), c| {
                     reach.found = 0;
                     let mut outside = Vec::new();
                     frontier(self.chunk(c), reach);
@@ -588,20 +615,35 @@ impl Search {
                         direct,
                         claimed,
                         found,
+                        ..
                     } = reach;
-                    let mut claim = |nb: u64| {
-                        if !self.holds(nb) {
-                            outside.push(nb);
-                        } else if self.get(nb) == UNREACHED && self.claim(nb, code, d + 1) {
-                            *found += 1;
-                            if self.collecting(claimed) {
-                                claimed.push(nb);
+                    // The neighbours still unreached are picked out first, without a
+                    // branch on each (whether a neighbour is reached is a coin toss at
+                    // the wide levels, so a branch on it was mispredicted about half the
+                    // time), and claimed after.
+                    let mut claim = |nbs: &[u64]| {
+                        open.clear();
+                        open.resize(nbs.len(), 0);
+                        let mut n = 0;
+                        for &nb in nbs {
+                            if !self.holds(nb) {
+                                outside.push(nb);
+                                continue;
+                            }
+                            open[n] = nb;
+                            n += (self.get(nb) == UNREACHED) as usize;
+                        }
+                        for &nb in &open[..n] {
+                            if self.claim(nb, code, d + 1) {
+                                *found += 1;
+                                if self.collecting(claimed) {
+                                    claimed.push(nb);
+                                }
                             }
                         }
                     };
-                    for nb in direct.drain(..) {
-                        claim(nb);
-                    }
+                    claim(direct);
+                    direct.clear();
                     // Each batch is claimed after the next one is generated, so that its
                     // prefetched words have arrived by then.
                     let parts = ranks.len().div_ceil(BATCH);
@@ -611,9 +653,7 @@ impl Search {
                             batches[i % 2].expand(space, self, part, far);
                         }
                         if i > 0 {
-                            for &nb in &batches[(i - 1) % 2].nbs {
-                                claim(nb);
-                            }
+                            claim(&batches[(i - 1) % 2].nbs);
                         }
                     }
                     ranks.clear();
@@ -757,6 +797,17 @@ impl Periodic {
         if k + 1 >= self.table.len() { 0 } else { k + 1 }
     }
 
+    /// The low bits of the cells of parity `parity` in the word at place `k`, or of
+    /// every cell when the space has no short period.
+    #[inline]
+    pub(crate) fn cells(&self, k: usize, parity: u8) -> u64 {
+        match self.table.get(k) {
+            Some(m) if parity == 1 => m.odd_cells,
+            Some(m) => !m.odd_cells & LOW,
+            None => LOW,
+        }
+    }
+
     /// The masks of the word from `base`, at place `k`.
     pub(crate) fn at<S: StateSpace + ?Sized>(&self, space: &S, base: u64, k: usize) -> WordMasks {
         match self.table.get(k) {
@@ -771,6 +822,12 @@ impl Periodic {
 #[derive(Default)]
 pub(crate) struct Reach {
     ranks: Vec<u64>,
+    /// Scratch for [`Search::push_front`]: the words of a chunk that have frontier
+    /// ranks to expand, each with its place in the space's period.
+    words: Vec<(u64, usize)>,
+    /// Scratch for [`Search::push_front`]: the chunk's ranks to expand, and room for
+    /// four more.
+    expand: Vec<u64>,
     direct: Vec<u64>,
     claimed: Vec<u64>,
     found: u64,
@@ -828,6 +885,24 @@ pub(crate) fn set_bits(mut mask: u64) -> impl Iterator<Item = u32> {
             bit
         })
     })
+}
+
+/// Writes the rank of each cell of `mask` (a mask of cells' low bits, of the word from
+/// rank `base`) to `out` from `len` on, lowest first; returns `len` plus their number.
+/// `out` must have room for four past them: four are written whatever `mask` has. At
+/// the wide levels a word has one or two such ranks, and a loop by its bits was
+/// mispredicted where it ended; written this way there is no branch until the fifth.
+#[inline]
+pub(crate) fn put_cells(out: &mut [u64], len: usize, base: u64, mask: u64) -> usize {
+    let mut rest = mask;
+    for slot in &mut out[len..len + 4] {
+        *slot = base + (rest.trailing_zeros() / 2) as u64;
+        rest &= rest.wrapping_sub(1);
+    }
+    for (slot, bit) in out[len + 4..].iter_mut().zip(set_bits(rest)) {
+        *slot = base + (bit / 2) as u64;
+    }
+    len + cells_in(mask) as usize
 }
 
 /// The low bits of the cells of a word's first `ranks` ranks (all 32 from 32 on): a
@@ -957,6 +1032,28 @@ pub(crate) mod tests {
         }
         assert_eq!(cells_in(LOW), 32);
         assert_eq!(cells_in(0), 0);
+    }
+
+    /// `put_cells` writes what `set_bits` gives, however many cells a mask has (none, up
+    /// to four, more), after what is there, and leaves what is before it alone.
+    #[test]
+    fn put_cells_writes_each_cells_rank() {
+        let mut x = 0x0123_4567_89AB_CDEFu64;
+        let mut masks = vec![0, LOW, 1, 1 << 62, 0b0101, LOW & !1];
+        for _ in 0..2_000 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            // Sparse and dense masks alike.
+            masks.push(x & LOW & (x >> 7) & (x >> 13));
+            masks.push(x & LOW);
+        }
+        let mut out = vec![7u64; 3 + 32 + 4];
+        for (i, &mask) in masks.iter().enumerate() {
+            let base = 1000 * i as u64;
+            let len = put_cells(&mut out, 3, base, mask);
+            let want: Vec<u64> = set_bits(mask).map(|b| base + (b / 2) as u64).collect();
+            assert_eq!(&out[3..len], &want[..], "mask {mask:#x}");
+            assert_eq!(&out[..3], &[7, 7, 7]);
+        }
     }
 
     /// Ranks below 40 form a path to the goal 0; the rest (40 to 69) pair up among

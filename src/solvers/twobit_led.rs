@@ -42,7 +42,7 @@ use crate::core::memory::prefetch;
 use crate::core::progress::Progress;
 use crate::core::space::StateSpace;
 use crate::solvers::twobit::{
-    FARTHEST_KEPT, LOW, Periodic, UNREACHED, WordMasks, cells_in, low_cells, set_bits,
+    FARTHEST_KEPT, LOW, Periodic, UNREACHED, WordMasks, cells_in, low_cells, put_cells, set_bits,
     short_period, spread,
 };
 
@@ -364,6 +364,8 @@ trait Marks: Sync {
     fn take_open(&self, g: u64, d: usize) -> u32;
     /// Whether `rank` is open at level `d`.
     fn open_at(&self, rank: u64, d: usize) -> bool;
+    /// Whether `rank` was reached (at any level): [`Marks::reach`] would find it so.
+    fn reached(&self, rank: u64) -> bool;
     /// The ranks of group `g` not reached.
     fn not_reached(&self, g: u64) -> u32;
     /// The word to prefetch before `rank` is reached or looked at.
@@ -448,6 +450,10 @@ impl Marks for Coded {
     fn open_at(&self, rank: u64, d: usize) -> bool {
         self.open[(rank / 64) as usize].load(Relaxed) >> (rank % 64) & 1 != 0
             && self.code(rank) as usize == d % self.modulus as usize
+    }
+
+    fn reached(&self, rank: u64) -> bool {
+        self.seen[(rank / 64) as usize].load(Relaxed) >> (rank % 64) & 1 != 0
     }
 
     fn not_reached(&self, g: u64) -> u32 {
@@ -623,6 +629,10 @@ impl<S: StateSpace + ?Sized> Marks for InPlace<'_, S> {
     fn open_at(&self, rank: u64, d: usize) -> bool {
         cell(self.cells[(rank / GROUP) as usize].load(Relaxed), rank) == OPEN
             && self.parity(rank) as usize == d % 2
+    }
+
+    fn reached(&self, rank: u64) -> bool {
+        cell(self.cells[(rank / GROUP) as usize].load(Relaxed), rank) >= OPEN
     }
 
     fn not_reached(&self, g: u64) -> u32 {
@@ -875,25 +885,43 @@ impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
             .into_par_iter()
             .filter(|&u| pull || self.unflag(u, d))
             .map_init(
-                || (Vec::new(), <[Batch; 2]>::default(), Tally::default()),
-                |(ranks, batches, t), u| {
+                || {
+                    let scratch = (Vec::new(), Vec::new(), Vec::new());
+                    (scratch, <[Batch; 2]>::default(), Tally::default())
+                },
+                |((ranks, busy, fresh), batches, t), u| {
                     t.found = 0;
                     t.collect = !full.load(Relaxed);
                     let groups = self.groups(u);
+                    // First the groups with something to do, each told from one load
+                    // and picked out without a branch: most have nothing at most levels,
+                    // and which have is a coin toss at the widest.
+                    busy.clear();
+                    busy.resize((groups.end - groups.start) as usize, (0, 0));
+                    let mut n = 0;
                     let mut k = self
                         .links
                         .as_ref()
                         .map_or(0, |p| p.place(groups.start * GROUP));
-                    for g in groups {
-                        let base = g * GROUP;
+                    for g in groups.clone() {
                         let at = k;
                         k = self.links.as_ref().map_or(0, |p| p.next(k));
-                        // Most groups have nothing to do at most levels: told from one
-                        // load, before anything is looked up for them.
+                        busy[n] = (g, at);
+                        let to_do = if pull {
+                            self.cells.any_open(g) || self.cells.not_reached(g) != 0
+                        } else {
+                            self.cells.any_open(g)
+                        };
+                        n += to_do as usize;
+                    }
+                    let room = (groups.end - groups.start) as usize * GROUP as usize + 4;
+                    if ranks.len() < room {
+                        ranks.resize(room, 0);
+                    }
+                    let mut len = 0;
+                    for &(g, at) in &busy[..n] {
+                        let base = g * GROUP;
                         let open = self.cells.any_open(g);
-                        if !open && (!pull || self.cells.not_reached(g) == 0) {
-                            continue;
-                        }
                         let m = match &self.links {
                             Some(p) => p.at(self.space, base, at),
                             None => WordMasks::default(),
@@ -942,8 +970,9 @@ impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
                             }
                             inside.taken
                         };
-                        ranks.extend(set_bits(these).map(|b| base + (b / 2) as u64));
+                        len = put_cells(ranks, len, base, these);
                     }
+                    let ranks = &ranks[..len];
                     // Each batch is reached after the next one is generated, so that
                     // its prefetched words have arrived by then (as the solver does).
                     let parts = ranks.len().div_ceil(BATCH);
@@ -968,12 +997,20 @@ impl<S: StateSpace + ?Sized, M: Marks> Led<'_, S, M> {
                                 }
                             }
                         } else {
+                            // The neighbours not reached yet are picked out first,
+                            // without a branch on each (a coin toss at the wide levels).
+                            fresh.clear();
+                            fresh.resize(nbs.len(), 0);
+                            let mut n = 0;
                             for &nb in nbs.iter() {
+                                fresh[n] = nb;
+                                n += (nb >= self.n || !self.cells.reached(nb)) as usize;
+                            }
+                            for &nb in &fresh[..n] {
                                 self.reach(nb, d, t);
                             }
                         }
                     }
-                    ranks.clear();
                     // Shown in steps: a unit at a time was a call (and the bar's lock)
                     // per 8192 ranks at every level.
                     t.unshown += t.found;
