@@ -60,7 +60,7 @@ pub(crate) struct GenerateArgs {
     /// Recompute even puzzles whose definition is unchanged
     #[arg(long)]
     pub(crate) force: bool,
-    /// Print only errors
+    /// Print only errors (no progress bars or progress lines)
     #[arg(long, short)]
     pub(crate) quiet: bool,
     /// One JSON object per puzzle built or kept (and per puzzle verified), one per line,
@@ -112,7 +112,9 @@ pub(crate) enum Command {
     ///
     /// The file is built beside the target and renamed into place only when complete
     /// and verified; puzzles whose definition is unchanged are copied from the previous
-    /// file instead of recomputed. Prints one summary line per puzzle.
+    /// file instead of recomputed. Prints one summary line per puzzle. Progress goes to
+    /// stderr: bars on a terminal, otherwise a line at most every
+    /// PUZZLEBASE_PROGRESS_SECONDS (60) for each phase that runs that long.
     Generate(GenerateArgs),
     /// Answer from the database without searching: a position's distance and optimal
     /// path, the longest positions, histograms, peg matrices, enumerated solutions.
@@ -161,7 +163,8 @@ pub(crate) enum Command {
     /// counts, state texts, packed blobs, histograms, peg layers and matrices,
     /// enumerated solutions, the summary figures and checksums are all checked. Prints
     /// one line per puzzle and exits 0 when everything holds; otherwise names the first
-    /// bad entry (puzzle, rank and state, which fact) on stderr and exits 1.
+    /// bad entry (puzzle, rank and state, which fact) on stderr and exits 1. Progress
+    /// goes to stderr as `generate`'s does.
     Verify {
         #[command(flatten)]
         db: DbArg,

@@ -1,8 +1,10 @@
-//! What `generate` shows on a terminal: a line per puzzle, progress bars with the time
-//! left, and warnings, through the library's [`Observer`] and [`Progress`].
+//! What `generate` and `verify` show: a line per puzzle, progress bars with the time left
+//! on a terminal (plain progress lines in a log), and warnings, through the library's
+//! [`Observer`] and [`Progress`].
 
-use std::io::Write;
-use std::time::Duration;
+use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use puzzlebase::internals::answers::json;
@@ -13,17 +15,87 @@ use puzzlebase::internals::verify::{Checked, Report};
 
 use crate::one_line;
 
-/// Draws a bar per phase on stderr when it is a terminal; prints the summary lines
-/// (one JSON object each with `json`).
+/// Draws a bar per phase on stderr when it is a terminal, or writes a progress line at
+/// most every [`log_every`] when it is not; prints the summary lines (one JSON object
+/// each with `json`).
 pub(crate) struct Terminal {
     pub(crate) quiet: bool,
     pub(crate) json: bool,
 }
 
+/// The environment variable that sets how often, in seconds, a log gets a progress line.
+pub(crate) const LOG_EVERY_VAR: &str = "PUZZLEBASE_PROGRESS_SECONDS";
+
+/// How long a phase runs between two progress lines in a log (stderr not a terminal):
+/// [`LOG_EVERY_VAR`] seconds, 60 when unset or not a number. Short phases write nothing,
+/// so a nightly log gets lines only from the searches that take minutes.
+fn log_every() -> Duration {
+    std::env::var(LOG_EVERY_VAR)
+        .ok()
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map_or(Duration::from_secs(60), Duration::from_secs_f64)
+}
+
 pub(crate) struct Bar {
     puzzle: String,
-    bar: std::sync::Mutex<Option<ProgressBar>>,
+    bar: Mutex<Option<ProgressBar>>,
     quiet: bool,
+    /// `Some` when stderr is not a terminal: progress goes to plain lines.
+    log: Option<Log>,
+}
+
+/// Plain progress lines: when the last was written, and whether the phase wrote one.
+struct Log {
+    every: Duration,
+    state: Mutex<(Instant, bool)>,
+}
+
+impl Bar {
+    /// In a log, a progress line for the phase if [`Log::every`] has passed since the last.
+    /// `ending`: the phase's closing line instead, written only if the phase wrote a line
+    /// or ran at least that long.
+    fn log_line(&self, bar: &ProgressBar, ending: bool) {
+        let Some(log) = &self.log else { return };
+        let mut state = log.state.lock().unwrap();
+        let now = Instant::now();
+        let (last, wrote) = *state;
+        let phase = bar.message();
+        let line = if ending {
+            // A phase that ran long enough for a line says when it ended.
+            if !wrote && bar.elapsed() < log.every {
+                return;
+            }
+            format!("{phase} done in {}", clock(bar.elapsed()))
+        } else {
+            if now.duration_since(last) < log.every {
+                return;
+            }
+            let (done, total) = (bar.position(), bar.length().unwrap_or(0));
+            if total > 0 {
+                let pct = (done as f64 * 100.0 / total as f64).min(100.0);
+                format!(
+                    "{phase} {pct:.0}% ({done} of {total}), {} so far, about {} left",
+                    clock(bar.elapsed()),
+                    clock(bar.eta())
+                )
+            } else {
+                format!("{phase} {done} so far, {}", clock(bar.elapsed()))
+            }
+        };
+        *state = (now, true);
+        eprintln!("puzzlebase: {}: {}", self.puzzle, line);
+    }
+}
+
+/// `1h02m03s`, `2m03s` or `3.4s`.
+fn clock(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..60 => format!("{:.1}s", d.as_secs_f64()),
+        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60),
+    }
 }
 
 impl Progress for Bar {
@@ -33,10 +105,18 @@ impl Progress for Bar {
         }
         let mut slot = self.bar.lock().unwrap();
         if let Some(old) = slot.take() {
+            self.log_line(&old, true);
             old.finish_and_clear();
         }
-        // indicatif draws nothing when stderr is not a terminal.
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        if let Some(log) = &self.log {
+            *log.state.lock().unwrap() = (Instant::now(), false);
+        }
+        // In a log the bar only keeps the count and the estimate; it draws nothing.
+        let target = match self.log {
+            Some(_) => ProgressDrawTarget::hidden(),
+            None => ProgressDrawTarget::stderr(),
+        };
+        let bar = ProgressBar::with_draw_target(Some(total), target);
         bar.set_style(
             ProgressStyle::with_template(
                 "{prefix:>16} {msg:<18} [{bar:30}] {percent:>3}% {elapsed} (about {eta} left)",
@@ -46,13 +126,16 @@ impl Progress for Bar {
         );
         bar.set_prefix(self.puzzle.clone());
         bar.set_message(name.to_string());
-        bar.enable_steady_tick(Duration::from_millis(200));
+        if self.log.is_none() {
+            bar.enable_steady_tick(Duration::from_millis(200));
+        }
         *slot = Some(bar);
     }
 
     fn advance(&self, n: u64) {
         if let Some(bar) = self.bar.lock().unwrap().as_ref() {
             bar.inc(n);
+            self.log_line(bar, false);
         }
     }
 }
@@ -60,6 +143,7 @@ impl Progress for Bar {
 impl Drop for Bar {
     fn drop(&mut self) {
         if let Some(bar) = self.bar.lock().unwrap().take() {
+            self.log_line(&bar, true);
             bar.finish_and_clear();
         }
     }
@@ -70,10 +154,15 @@ impl Observer for Terminal {
         if self.quiet || self.json {
             return Box::new(Silent);
         }
+        let log = (!std::io::stderr().is_terminal()).then(|| Log {
+            every: log_every(),
+            state: Mutex::new((Instant::now(), false)),
+        });
         Box::new(Bar {
             puzzle: puzzle.to_string(),
-            bar: std::sync::Mutex::new(None),
+            bar: Mutex::new(None),
             quiet: self.quiet,
+            log,
         })
     }
 

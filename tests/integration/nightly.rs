@@ -268,3 +268,50 @@ fn an_interrupted_run_leaves_no_temporary_file() {
         );
     }
 }
+
+/// `generate` and `verify` with stderr not a terminal (a log): a progress line at most
+/// every `PUZZLEBASE_PROGRESS_SECONDS`, each naming the puzzle, and a closing line per
+/// phase that wrote one; nothing from a short run at the default interval, nor with
+/// `--quiet`.
+#[test]
+fn a_log_gets_progress_lines_from_long_phases_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.sqlite");
+    let db = db.to_str().unwrap();
+    let logged = |args: &[&str], every: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_puzzlebase"));
+        c.args(args).env_remove("PUZZLEBASE_PROGRESS_SECONDS");
+        if let Some(every) = every {
+            c.env("PUZZLEBASE_PROGRESS_SECONDS", every);
+        }
+        let o = c.output().unwrap();
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(o.status.success(), "{args:?}: {err}");
+        err
+    };
+    let generate = ["generate", "--db", db, "--puzzle", "eight", "--force"];
+    // The puzzle's phases, then the whole file's (compacting, checking).
+    let err = logged(&generate, Some("0.01"));
+    let (eight, file): (Vec<&str>, Vec<&str>) = err
+        .lines()
+        .partition(|l| l.starts_with("puzzlebase: eight: "));
+    assert!(
+        file.iter().all(|l| l.starts_with("puzzlebase: the file: ")),
+        "{err}"
+    );
+    assert!(eight.iter().any(|l| l.contains("% (")), "{err}");
+    assert!(eight.last().unwrap().contains(" done in "), "{err}");
+
+    let err = logged(&["verify", "--db", db, "--puzzle", "eight"], Some("0"));
+    assert!(err.lines().count() >= 2, "{err}");
+    assert!(
+        err.lines().all(|l| l.starts_with("puzzlebase: eight: ")),
+        "{err}"
+    );
+
+    // At the default interval (a minute) a run of a second writes nothing, and with
+    // --quiet nothing is written whatever the interval.
+    assert_eq!(logged(&generate, None), "");
+    let quiet: Vec<&str> = generate.iter().copied().chain(["--quiet"]).collect();
+    assert_eq!(logged(&quiet, Some("0")), "");
+}

@@ -147,11 +147,13 @@ pub fn generate_example(db: &Path, name: &str) {
     );
 }
 
-/// Runs the binary with `args`, with no PUZZLEBASE_DB from the environment.
+/// Runs the binary with `args`, with no PUZZLEBASE_DB (or progress interval) from the
+/// environment.
 pub fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_puzzlebase"))
         .args(args)
         .env_remove("PUZZLEBASE_DB")
+        .env_remove("PUZZLEBASE_PROGRESS_SECONDS")
         .output()
         .unwrap()
 }
