@@ -51,27 +51,32 @@ struct Log {
     state: Mutex<(Instant, bool)>,
 }
 
+/// When [`Bar::log_line`] is asked for a line.
+#[derive(Clone, Copy, PartialEq)]
+enum Moment {
+    /// Work was done: a progress line, if its time has come.
+    Running,
+    /// The next phase began, so this one is done.
+    Replaced,
+    /// The bar went away: the puzzle is done, or the run failed or stopped on the way.
+    Dropped,
+}
+
 impl Bar {
-    /// In a log, a progress line for the phase if [`Log::every`] has passed since the last.
-    /// `ending`: the phase's closing line instead, written only if the phase wrote a line
-    /// or ran at least that long.
-    fn log_line(&self, bar: &ProgressBar, ending: bool) {
+    /// In a log, a progress line for the phase if [`Log::every`] has passed since the
+    /// last; at its end a closing line instead, written only if the phase wrote a line or
+    /// ran at least that long.
+    fn log_line(&self, bar: &ProgressBar, moment: Moment) {
         let Some(log) = &self.log else { return };
         let mut state = log.state.lock().unwrap();
         let now = Instant::now();
         let (last, wrote) = *state;
         let phase = bar.message();
-        let line = if ending {
-            // A phase that ran long enough for a line says when it ended.
-            if !wrote && bar.elapsed() < log.every {
-                return;
-            }
-            format!("{phase} done in {}", clock(bar.elapsed()))
-        } else {
+        let (done, total) = (bar.position(), bar.length().unwrap_or(0));
+        let line = if moment == Moment::Running {
             if now.duration_since(last) < log.every {
                 return;
             }
-            let (done, total) = (bar.position(), bar.length().unwrap_or(0));
             if total > 0 {
                 let pct = (done as f64 * 100.0 / total as f64).min(100.0);
                 format!(
@@ -81,6 +86,17 @@ impl Bar {
                 )
             } else {
                 format!("{phase} {done} so far, {}", clock(bar.elapsed()))
+            }
+        } else {
+            if !wrote && bar.elapsed() < log.every {
+                return;
+            }
+            // A bar dropped short of its total may be a run that failed (its error comes
+            // next), or a search whose last ranks are unreachable: not called done.
+            if moment == Moment::Dropped && done < total {
+                format!("{phase} ended after {}", clock(bar.elapsed()))
+            } else {
+                format!("{phase} done in {}", clock(bar.elapsed()))
             }
         };
         *state = (now, true);
@@ -105,7 +121,7 @@ impl Progress for Bar {
         }
         let mut slot = self.bar.lock().unwrap();
         if let Some(old) = slot.take() {
-            self.log_line(&old, true);
+            self.log_line(&old, Moment::Replaced);
             old.finish_and_clear();
         }
         if let Some(log) = &self.log {
@@ -135,7 +151,7 @@ impl Progress for Bar {
     fn advance(&self, n: u64) {
         if let Some(bar) = self.bar.lock().unwrap().as_ref() {
             bar.inc(n);
-            self.log_line(bar, false);
+            self.log_line(bar, Moment::Running);
         }
     }
 }
@@ -143,7 +159,7 @@ impl Progress for Bar {
 impl Drop for Bar {
     fn drop(&mut self) {
         if let Some(bar) = self.bar.lock().unwrap().take() {
-            self.log_line(&bar, true);
+            self.log_line(&bar, Moment::Dropped);
             bar.finish_and_clear();
         }
     }
