@@ -24,7 +24,7 @@ pub(crate) struct Terminal {
 }
 
 /// The environment variable that sets how often, in seconds, a log gets a progress line.
-pub(crate) const LOG_EVERY_VAR: &str = "PUZZLEBASE_PROGRESS_SECONDS";
+const LOG_EVERY_VAR: &str = "PUZZLEBASE_PROGRESS_SECONDS";
 
 /// How long a phase runs between two progress lines in a log (stderr not a terminal):
 /// [`LOG_EVERY_VAR`] seconds, 60 when unset or not a number. Short phases write nothing,
@@ -39,16 +39,18 @@ fn log_every() -> Duration {
 
 pub(crate) struct Bar {
     puzzle: String,
-    bar: Mutex<Option<ProgressBar>>,
+    bar: Mutex<Option<Phase>>,
     quiet: bool,
-    /// `Some` when stderr is not a terminal: progress goes to plain lines.
-    log: Option<Log>,
+    /// `Some` when stderr is not a terminal: progress goes to plain lines, at most one
+    /// per this long.
+    log_every: Option<Duration>,
 }
 
-/// Plain progress lines: when the last was written, and whether the phase wrote one.
-struct Log {
-    every: Duration,
-    state: Mutex<(Instant, bool)>,
+/// The phase under way: its bar (drawn on a terminal; in a log it only keeps the count
+/// and the estimate) and when it last wrote a line to the log, if it did.
+struct Phase {
+    bar: ProgressBar,
+    last_line: Option<Instant>,
 }
 
 /// When [`Bar::log_line`] is asked for a line.
@@ -63,43 +65,39 @@ enum Moment {
 }
 
 impl Bar {
-    /// In a log, a progress line for the phase if [`Log::every`] has passed since the
-    /// last; at its end a closing line instead, written only if the phase wrote a line or
-    /// ran at least that long.
-    fn log_line(&self, bar: &ProgressBar, moment: Moment) {
-        let Some(log) = &self.log else { return };
-        let mut state = log.state.lock().unwrap();
-        let now = Instant::now();
-        let (last, wrote) = *state;
-        let phase = bar.message();
-        let (done, total) = (bar.position(), bar.length().unwrap_or(0));
+    /// In a log, a progress line for `phase` if the interval has passed since its last
+    /// line (or its start); at its end a closing line instead, written only if the phase
+    /// wrote a line or ran at least that long.
+    fn log_line(&self, phase: &mut Phase, moment: Moment) {
+        let Some(every) = self.log_every else { return };
+        let bar = &phase.bar;
+        let since = phase.last_line.map_or(bar.elapsed(), |t| t.elapsed());
+        // (Asked before anything else: this runs at every `advance`.)
+        if since < every && (moment == Moment::Running || phase.last_line.is_none()) {
+            return;
+        }
+        let (name, done, total) = (bar.message(), bar.position(), bar.length().unwrap_or(0));
         let line = if moment == Moment::Running {
-            if now.duration_since(last) < log.every {
-                return;
-            }
             if total > 0 {
                 let pct = (done as f64 * 100.0 / total as f64).min(100.0);
                 format!(
-                    "{phase} {pct:.0}% ({done} of {total}), {} so far, about {} left",
+                    "{name} {pct:.0}% ({done} of {total}), {} so far, about {} left",
                     clock(bar.elapsed()),
                     clock(bar.eta())
                 )
             } else {
-                format!("{phase} {done} so far, {}", clock(bar.elapsed()))
+                format!("{name} {done} so far, {}", clock(bar.elapsed()))
             }
         } else {
-            if !wrote && bar.elapsed() < log.every {
-                return;
-            }
             // A bar dropped short of its total may be a run that failed (its error comes
             // next), or a search whose last ranks are unreachable: not called done.
             if moment == Moment::Dropped && done < total {
-                format!("{phase} ended after {}", clock(bar.elapsed()))
+                format!("{name} ended after {}", clock(bar.elapsed()))
             } else {
-                format!("{phase} done in {}", clock(bar.elapsed()))
+                format!("{name} done in {}", clock(bar.elapsed()))
             }
         };
-        *state = (now, true);
+        phase.last_line = Some(Instant::now());
         eprintln!("puzzlebase: {}: {}", self.puzzle, line);
     }
 }
@@ -120,15 +118,11 @@ impl Progress for Bar {
             return;
         }
         let mut slot = self.bar.lock().unwrap();
-        if let Some(old) = slot.take() {
-            self.log_line(&old, Moment::Replaced);
-            old.finish_and_clear();
+        if let Some(mut old) = slot.take() {
+            self.log_line(&mut old, Moment::Replaced);
+            old.bar.finish_and_clear();
         }
-        if let Some(log) = &self.log {
-            *log.state.lock().unwrap() = (Instant::now(), false);
-        }
-        // In a log the bar only keeps the count and the estimate; it draws nothing.
-        let target = match self.log {
+        let target = match self.log_every {
             Some(_) => ProgressDrawTarget::hidden(),
             None => ProgressDrawTarget::stderr(),
         };
@@ -142,25 +136,28 @@ impl Progress for Bar {
         );
         bar.set_prefix(self.puzzle.clone());
         bar.set_message(name.to_string());
-        if self.log.is_none() {
+        if self.log_every.is_none() {
             bar.enable_steady_tick(Duration::from_millis(200));
         }
-        *slot = Some(bar);
+        *slot = Some(Phase {
+            bar,
+            last_line: None,
+        });
     }
 
     fn advance(&self, n: u64) {
-        if let Some(bar) = self.bar.lock().unwrap().as_ref() {
-            bar.inc(n);
-            self.log_line(bar, Moment::Running);
+        if let Some(phase) = self.bar.lock().unwrap().as_mut() {
+            phase.bar.inc(n);
+            self.log_line(phase, Moment::Running);
         }
     }
 }
 
 impl Drop for Bar {
     fn drop(&mut self) {
-        if let Some(bar) = self.bar.lock().unwrap().take() {
-            self.log_line(&bar, Moment::Dropped);
-            bar.finish_and_clear();
+        if let Some(mut phase) = self.bar.lock().unwrap().take() {
+            self.log_line(&mut phase, Moment::Dropped);
+            phase.bar.finish_and_clear();
         }
     }
 }
@@ -170,15 +167,11 @@ impl Observer for Terminal {
         if self.quiet || self.json {
             return Box::new(Silent);
         }
-        let log = (!std::io::stderr().is_terminal()).then(|| Log {
-            every: log_every(),
-            state: Mutex::new((Instant::now(), false)),
-        });
         Box::new(Bar {
             puzzle: puzzle.to_string(),
             bar: Mutex::new(None),
             quiet: self.quiet,
-            log,
+            log_every: (!std::io::stderr().is_terminal()).then(log_every),
         })
     }
 
