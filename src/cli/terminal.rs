@@ -40,7 +40,6 @@ fn log_every() -> Duration {
 pub(crate) struct Bar {
     puzzle: String,
     bar: Mutex<Option<Phase>>,
-    quiet: bool,
     /// `Some` when stderr is not a terminal: progress goes to plain lines, at most one
     /// per this long.
     log_every: Option<Duration>,
@@ -114,9 +113,6 @@ fn clock(d: Duration) -> String {
 
 impl Progress for Bar {
     fn phase(&self, name: &str, total: u64) {
-        if self.quiet {
-            return;
-        }
         let mut slot = self.bar.lock().unwrap();
         if let Some(mut old) = slot.take() {
             self.log_line(&mut old, Moment::Replaced);
@@ -170,7 +166,6 @@ impl Observer for Terminal {
         Box::new(Bar {
             puzzle: puzzle.to_string(),
             bar: Mutex::new(None),
-            quiet: self.quiet,
             log_every: (!std::io::stderr().is_terminal()).then(log_every),
         })
     }
