@@ -378,6 +378,13 @@ fn run_verify(
     key: Option<PathBuf>,
     signature_file: Option<PathBuf>,
 ) -> Result<(), Failure> {
+    // Ctrl-C, SIGTERM or SIGHUP: said, as `generate` says it, so that a log does not end
+    // at a progress line with no reason given. Nothing to undo: the file is opened
+    // read-only.
+    let _ = ctrlc::set_handler(|| {
+        eprintln!("puzzlebase: verify interrupted; the file was only read, nothing changed");
+        std::process::exit(130);
+    });
     // The signature first: it covers every byte, and needs no reading of the file as a
     // database. A file that is not there, or not a file, is left to the checks below to
     // name as they do without --key. Through a symbolic link, the signature is looked

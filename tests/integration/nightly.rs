@@ -269,6 +269,44 @@ fn an_interrupted_run_leaves_no_temporary_file() {
     }
 }
 
+/// `verify` stopped by SIGINT or SIGTERM says so and exits 130, as `generate` does,
+/// rather than leave a log at its last progress line; it only read the file.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_interrupted_verify_says_so() {
+    use std::io::{BufRead, Read};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("p.sqlite");
+    generate_into(&db, &["eight", "topspin", "pancake-9"], false);
+    let before = fs::read(&db).unwrap();
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_puzzlebase"))
+            .args(["verify", "--db", db.to_str().unwrap()])
+            .env("PUZZLEBASE_PROGRESS_SECONDS", "0")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // At its first progress line the handler is in place, and two of the three
+        // puzzles (about a second of checking) are still to come.
+        let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut first = String::new();
+        err.read_line(&mut first).unwrap();
+        assert!(first.contains("% ("), "{first}");
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let mut rest = String::new();
+        err.read_to_string(&mut rest).unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130), "signal {signal}: {first}{rest}");
+        let last = rest.lines().last().unwrap_or_default();
+        assert_eq!(
+            last,
+            "puzzlebase: verify interrupted; the file was only read, nothing changed"
+        );
+    }
+    assert_eq!(fs::read(&db).unwrap(), before, "the file is as it was");
+}
+
 /// `generate` and `verify` with stderr not a terminal (a log): a progress line at most
 /// every `PUZZLEBASE_PROGRESS_SECONDS`, each naming the puzzle, and a closing line per
 /// phase that wrote one; nothing from a short run at the default interval, nor with
