@@ -199,15 +199,21 @@ fn main() -> ExitCode {
     }
 }
 
+/// On Ctrl-C, SIGTERM or SIGHUP: the line `say` makes (after what is to be undone is
+/// undone) on stderr, then exit 130, what a shell reports for a Ctrl-C.
+fn on_interrupt(say: impl Fn() -> String + Send + 'static) {
+    let _ = ctrlc::set_handler(move || {
+        eprintln!("puzzlebase: {}", say());
+        std::process::exit(130);
+    });
+}
+
 fn run_generate(g: GenerateArgs) -> Result<(), Failure> {
     // Ctrl-C, SIGTERM or SIGHUP: no destructor runs, so the temporary file is removed
     // here; the previous file was never touched.
-    let _ = ctrlc::set_handler(|| {
+    on_interrupt(|| {
         let removed = generate::remove_temporaries();
-        eprintln!(
-            "puzzlebase: interrupted; {removed} temporary file(s) removed, the previous file is as it was"
-        );
-        std::process::exit(130);
+        format!("interrupted; {removed} temporary file(s) removed, the previous file is as it was")
     });
     let launched = launched_processes();
     #[cfg(feature = "mpi")]
@@ -381,10 +387,7 @@ fn run_verify(
     // Ctrl-C, SIGTERM or SIGHUP: said, as `generate` says it, so that a log does not end
     // at a progress line with no reason given. Nothing to undo: the file is opened
     // read-only.
-    let _ = ctrlc::set_handler(|| {
-        eprintln!("puzzlebase: verify interrupted; the file was only read, nothing changed");
-        std::process::exit(130);
-    });
+    on_interrupt(|| "verify interrupted; the file was only read, nothing changed".to_string());
     // The signature first: it covers every byte, and needs no reading of the file as a
     // database. A file that is not there, or not a file, is left to the checks below to
     // name as they do without --key. Through a symbolic link, the signature is looked
