@@ -72,6 +72,22 @@ fn latency(table: &[AtomicU64]) -> f64 {
     ns
 }
 
+/// Claims word `w`: clears one of its bits, with `fetch_and` when `locked`, a load and a
+/// store otherwise; 1 if the bit was set.
+#[inline]
+fn claim(table: &[AtomicU64], w: usize, locked: bool) -> u64 {
+    let bit = 1u64 << (w % 64);
+    let word = &table[w];
+    let was = if locked {
+        word.fetch_and(!bit, Relaxed)
+    } else {
+        let v = word.load(Relaxed);
+        word.store(v & !bit, Relaxed);
+        v
+    };
+    (was & bit != 0) as u64
+}
+
 /// One thread's claims: [`CLAIMS`] words at random from `seed`, in batches.
 fn claim_run(table: &[AtomicU64], seed: u64, locked: bool) -> u64 {
     let mut x = seed | 1;
@@ -86,15 +102,7 @@ fn claim_run(table: &[AtomicU64], seed: u64, locked: bool) -> u64 {
         }
         if b > 0 {
             for &w in &batches[(b - 1) % 2] {
-                let bit = 1u64 << (w % 64);
-                let word = &table[w];
-                if locked {
-                    cleared += (word.fetch_and(!bit, Relaxed) & bit != 0) as u64;
-                } else {
-                    let v = word.load(Relaxed);
-                    word.store(v & !bit, Relaxed);
-                    cleared += (v & bit != 0) as u64;
-                }
+                cleared += claim(table, w, locked);
             }
         }
     }
@@ -108,13 +116,12 @@ fn binned_run(table: &[AtomicU64], seed: u64) -> u64 {
     let mut x = seed | 1;
     let mut bins: Vec<Vec<usize>> = vec![Vec::with_capacity(BIN); table.len().div_ceil(REGION)];
     let mut cleared = 0u64;
-    let mut claim = |bin: &mut Vec<usize>| {
+    let mut claim_bin = |bin: &mut Vec<usize>| {
         for (i, &w) in bin.iter().enumerate() {
             if let Some(&ahead) = bin.get(i + BATCH) {
                 prefetch(&table[ahead]);
             }
-            let bit = 1u64 << (w % 64);
-            cleared += (table[w].fetch_and(!bit, Relaxed) & bit != 0) as u64;
+            cleared += claim(table, w, true);
         }
         bin.clear();
     };
@@ -123,11 +130,11 @@ fn binned_run(table: &[AtomicU64], seed: u64) -> u64 {
         let bin = &mut bins[w / REGION];
         bin.push(w);
         if bin.len() == BIN {
-            claim(bin);
+            claim_bin(bin);
         }
     }
     for bin in &mut bins {
-        claim(bin);
+        claim_bin(bin);
     }
     cleared
 }
