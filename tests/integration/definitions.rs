@@ -406,7 +406,7 @@ fn check_definition_reports_the_plan() {
 }
 
 /// Every malformed fixture: the line it names and words of the message.
-const BAD: [(&str, usize, &str); 19] = [
+const BAD: [(&str, usize, &str); 20] = [
     ("unknown-family", 3, "unknown family \"hexagon\""),
     (
         "unknown-key",
@@ -453,6 +453,11 @@ const BAD: [(&str, usize, &str); 19] = [
         "move \"b\" names point 4, which does not exist (points are 0 to 3)",
     ),
     ("cycle-point-twice", 5, "move \"a\" names point 1 twice"),
+    (
+        "rank-order-twice",
+        6,
+        "cell 3 is listed twice; `rank_order` lists every cell 0..=8 once",
+    ),
     (
         "twist-wrong-length",
         6,

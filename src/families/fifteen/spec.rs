@@ -20,6 +20,7 @@ pub fn patterns(spec: &Spec) -> Result<Fifteen, Problem> {
         ("adjacency", spec.adjacency.is_some()),
         ("edges", spec.edges.is_some()),
         ("goal", spec.goal.is_some()),
+        ("rank_order", spec.own.contains_key("rank_order")),
     ] {
         if given {
             return Err(problem(

@@ -23,6 +23,25 @@
 //! the tiles in cell order, and so `t`, unchanged: such a move changes the rank by
 //! exactly one. The cells joined this way form [`Sliding::runs`] (the rows of a
 //! rectangle), the unit of the packed distance tables ([`crate::core::packed`]).
+//!
+//! # Rank order
+//! "Cell order" above is the **rank order**: the notation's own cell order unless the
+//! definition gives another (`rank_order`, [`Sliding::with_rank_order`]), a list of the
+//! notation's cells in the order the rank reads them. The notation, the goal, the
+//! adjacency and the drawing stay in the notation's order; only the rank changes. It
+//! decides which moves are far in rank: a move between cells `i < j` of the rank order
+//! rotates the tiles between them, which changes Lehmer digits `i..j` only, so the
+//! tiles' rank moves by less than `(n - 1 - i)!`. Row-major, the 2x7's vertical moves
+//! jump six tiles, and those of 8 of its 14 blank cells (columns 0 to 3) start at one of
+//! the first four digits: the neighbour may be anywhere in 6.3 MB of a two-bit table,
+//! 70 MB, 760 MB or all of it. Read down and up the columns in turn, consecutive cells
+//! are adjacent (a move between them changes the rank by one), the other moves are the
+//! horizontal ones, which jump two tiles, and only those of 4 of the 14 blank cells
+//! start that early (at digit 0 or 2; the next start at digit 4, within 0.6 MB). The
+//! two-bit search claims a neighbour that far with a miss to memory, so this halves
+//! those misses
+//! (`cargo bench --bench twobit -- fourteen`, against `-- fourteen row-major`;
+//! `docs/performance.md`).
 
 mod far;
 mod low;
@@ -49,7 +68,9 @@ pub const MAX_CELLS: usize = 16;
 
 pub struct Sliding {
     name: String,
+    /// The cells one move from each cell, in rank order (see the module docs).
     adjacency: Vec<Vec<u8>>,
+    /// The goal's tile in each cell, in rank order.
     goal: Vec<u8>,
     /// Colour of each cell when the cell graph is bipartite.
     colour: Option<Vec<u8>>,
@@ -65,9 +86,20 @@ pub struct Sliding {
     source: Source,
     /// Distinguishes this puzzle's entries in the per-thread [`BlockCache`].
     id: u64,
+    /// The notation's cells and adjacency when the rank reads the cells in another
+    /// order ([`Sliding::with_rank_order`]); every field above is in rank order.
+    notation: Option<Box<Notation>>,
     /// What the solvers' inner loops use (boxed: a `Sliding` is part of every
     /// `fifteen`, and the divisor's 128-bit multiplier would double its size).
     fast: Box<Fast>,
+}
+
+/// A rank order other than the notation's ([`Sliding::with_rank_order`]).
+struct Notation {
+    /// `order[i]`: the notation's cell that the rank reads `i`-th.
+    order: Vec<u8>,
+    /// The adjacency in the notation's cell order, as the definition gives it.
+    adjacency: Vec<Vec<u8>>,
 }
 
 /// Per-rank arithmetic of a [`Sliding`], precomputed.
@@ -201,6 +233,7 @@ impl Sliding {
             tile_ranks,
             source: Source::default(),
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            notation: None,
             fast: Box::new(Fast {
                 cells: StrengthReducedU64::new(n as u64),
                 odd_from,
@@ -209,6 +242,47 @@ impl Sliding {
                 swap_at,
             }),
         }
+    }
+
+    /// A puzzle on `adjacency` with `goal` (both in the notation's cell order, as in
+    /// [`Sliding::new`]) whose rank reads the cells in `order` (a permutation of the
+    /// cells: `order[i]` is the notation's cell read `i`-th; see the module docs). The
+    /// notation, [`Sliding::rank_of`], [`Sliding::unrank_into`] and
+    /// [`Sliding::adjacency`] stay in the notation's order; the ranks, the runs and the
+    /// parities are those of the puzzle renumbered in `order`. Panics unless `order` is
+    /// a permutation of the cells (the definition checks it first).
+    pub fn with_rank_order(
+        name: &str,
+        adjacency: Vec<Vec<u8>>,
+        goal: Vec<u8>,
+        order: Vec<u8>,
+    ) -> Self {
+        let n = adjacency.len();
+        let mut at = vec![u8::MAX; n];
+        for (i, &c) in order.iter().enumerate() {
+            assert!(
+                (c as usize) < n && at[c as usize] == u8::MAX,
+                "a rank order is a permutation of the cells"
+            );
+            at[c as usize] = i as u8;
+        }
+        assert_eq!(order.len(), n, "a rank order is a permutation of the cells");
+        let ranked: Vec<Vec<u8>> = order
+            .iter()
+            .map(|&c| {
+                let mut nbs: Vec<u8> = (adjacency[c as usize].iter())
+                    .map(|&d| at[d as usize])
+                    .collect();
+                nbs.sort_unstable();
+                nbs
+            })
+            .collect();
+        let goal = order.iter().map(|&c| goal[c as usize]).collect();
+        let mut p = Self::new(name, ranked, goal);
+        if order.iter().enumerate().any(|(i, &c)| i != c as usize) {
+            p.notation = Some(Box::new(Notation { order, adjacency }));
+        }
+        p
     }
 
     /// Asks for a storage below the size that gets it (the definition's `storage`:
@@ -254,8 +328,47 @@ impl Sliding {
         self.adjacency.len()
     }
 
+    /// The cells one move from each cell, in the notation's cell order.
     pub fn adjacency(&self) -> &[Vec<u8>] {
-        &self.adjacency
+        match &self.notation {
+            Some(n) => &n.adjacency,
+            None => &self.adjacency,
+        }
+    }
+
+    /// The notation's cells in the order the rank reads them (the identity without a
+    /// rank order of its own).
+    pub fn rank_order(&self) -> Vec<u8> {
+        match &self.notation {
+            Some(n) => n.order.clone(),
+            None => (0..self.cells() as u8).collect(),
+        }
+    }
+
+    /// `cells` (in the notation's order) in rank order.
+    fn ranked(&self, cells: &[u8]) -> [u8; MAX_CELLS] {
+        let mut out = [0u8; MAX_CELLS];
+        match &self.notation {
+            Some(n) => {
+                for (o, &c) in out.iter_mut().zip(&n.order) {
+                    *o = cells[c as usize];
+                }
+            }
+            None => out[..cells.len()].copy_from_slice(cells),
+        }
+        out
+    }
+
+    /// `ranked` (in rank order) in the notation's order.
+    fn notated(&self, ranked: &[u8], cells: &mut [u8]) {
+        match &self.notation {
+            Some(n) => {
+                for (&v, &c) in ranked.iter().zip(&n.order) {
+                    cells[c as usize] = v;
+                }
+            }
+            None => cells.copy_from_slice(ranked),
+        }
     }
 
     pub fn is_bipartite(&self) -> bool {
@@ -267,9 +380,10 @@ impl Sliding {
         self.tile_ranks
     }
 
-    /// The runs of cells: maximal ranges `first..first + len` of consecutive cells each
-    /// adjacent to the next. Moving the blank within a run changes only the low digit of
-    /// the rank. Every cell is in exactly one run; runs are in cell order.
+    /// The runs of cells: maximal ranges `first..first + len` of consecutive cells (in
+    /// rank order) each adjacent to the next. Moving the blank within a run changes only
+    /// the low digit of the rank. Every cell is in exactly one run; runs are in rank
+    /// order.
     pub fn runs(&self) -> Vec<(u8, u8)> {
         let mut runs: Vec<(u8, u8)> = Vec::new();
         for c in 0..self.cells() {
@@ -284,8 +398,10 @@ impl Sliding {
         runs
     }
 
-    /// Whether this arrangement is in the rank space (always true without a parity split).
+    /// Whether this arrangement (in the notation's order) is in the rank space (always
+    /// true without a parity split).
     fn in_space(&self, cells: &[u8]) -> bool {
+        let cells = &self.ranked(cells)[..cells.len()];
         match &self.colour {
             None => true,
             Some(colour) => {
@@ -295,13 +411,15 @@ impl Sliding {
         }
     }
 
-    /// Rank of an arrangement in the rank space (see the module docs).
+    /// Rank of an arrangement (the tile in each cell, in the notation's order) in the
+    /// rank space (see the module docs).
     pub fn rank_of(&self, cells: &[u8]) -> u64 {
         let n = cells.len();
+        let ranked = self.ranked(cells);
         let mut tiles = [0u8; MAX_CELLS];
         let mut k = 0;
         let mut blank = 0;
-        for (i, &v) in cells.iter().enumerate() {
+        for (i, &v) in ranked[..n].iter().enumerate() {
             if v == 0 {
                 blank = i;
             } else {
@@ -314,8 +432,19 @@ impl Sliding {
         t * n as u64 + blank as u64
     }
 
-    /// The arrangement with this rank, written into `cells`.
+    /// The arrangement with this rank, written into `cells` (in the notation's order).
     pub fn unrank_into(&self, rank: u64, cells: &mut [u8]) {
+        if self.notation.is_some() {
+            let mut ranked = [0u8; MAX_CELLS];
+            self.unrank_ranked(rank, &mut ranked[..cells.len()]);
+            self.notated(&ranked[..cells.len()], cells);
+        } else {
+            self.unrank_ranked(rank, cells);
+        }
+    }
+
+    /// [`Sliding::unrank_into`] in rank order.
+    fn unrank_ranked(&self, rank: u64, cells: &mut [u8]) {
         let n = self.cells();
         let blank = (rank % n as u64) as usize;
         let t = rank / n as u64;
@@ -341,6 +470,13 @@ impl Sliding {
                 k += 1;
             }
         }
+    }
+
+    /// The goal, in the notation's order.
+    fn goal_cells(&self) -> Vec<u8> {
+        let mut cells = vec![0; self.cells()];
+        self.notated(&self.goal, &mut cells);
+        cells
     }
 
     pub fn unrank(&self, rank: u64) -> Vec<u8> {
@@ -465,7 +601,7 @@ impl StateSpace for Sliding {
     }
 
     fn goals(&self) -> Vec<u64> {
-        vec![self.rank_of(&self.goal)]
+        vec![self.rank_of(&self.goal_cells())]
     }
 
     fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
@@ -676,8 +812,8 @@ impl GraphPuzzle for Sliding {
     fn definition(&self) -> serde_json::Value {
         let mut d = json!({
             "cells": self.cells(),
-            "adjacency": self.adjacency,
-            "goal": self.format_cells(&self.goal),
+            "adjacency": self.adjacency(),
+            "goal": self.format_cells(&self.goal_cells()),
             "notation": "tile in each cell in cell order, 0 for the blank; digits, or comma-separated numbers above 10 cells",
             "ranking": if self.is_bipartite() {
                 "floor(lexicographic rank of the tiles in cell order / 2) * n + blank_cell; only the solvable parity class is ranked"
@@ -685,6 +821,14 @@ impl GraphPuzzle for Sliding {
                 "lexicographic rank of the tiles in cell order * n + blank_cell"
             },
         });
+        if let Some(n) = &self.notation {
+            d["rank_order"] = json!(n.order);
+            d["ranking"] = json!(if self.is_bipartite() {
+                "floor(lexicographic rank of the tiles read in rank_order / 2) * n + the blank's place in rank_order; only the solvable parity class is ranked"
+            } else {
+                "lexicographic rank of the tiles read in rank_order * n + the blank's place in rank_order"
+            });
+        }
         self.source.annotate(&mut d);
         d
     }
@@ -759,6 +903,7 @@ mod tests {
             Sliding::grid("g", 2, 6),
             Sliding::grid("g", 3, 3),
             Sliding::grid("g", 2, 7),
+            by_columns("g", 7),
             // 16 cells: the prefix fills a word; the 2x8's moves cross 8 tiles.
             Sliding::grid("g", 4, 4),
             Sliding::grid("g", 2, 8),
@@ -847,6 +992,98 @@ mod tests {
                         );
                     }
                     from = ends[i];
+                }
+            }
+        }
+    }
+
+    /// The 2 x `cols` grid whose rank reads down and up the columns in turn, as
+    /// `fourteen`'s definition asks.
+    fn by_columns(name: &str, cols: usize) -> Sliding {
+        let plain = Sliding::grid(name, 2, cols);
+        let order = (0..cols as u8)
+            .flat_map(|c| {
+                let (top, bottom) = (c, c + cols as u8);
+                if c % 2 == 0 {
+                    [top, bottom]
+                } else {
+                    [bottom, top]
+                }
+            })
+            .collect();
+        Sliding::with_rank_order(name, plain.adjacency().to_vec(), plain.goal_cells(), order)
+    }
+
+    /// The 3x3 whose rank reads the cells along the snail (the example `eight-snail`'s
+    /// order).
+    fn by_snail() -> Sliding {
+        let plain = Sliding::grid("eight", 3, 3);
+        let order = vec![0, 1, 2, 5, 8, 7, 6, 3, 4];
+        Sliding::with_rank_order(
+            "eight",
+            plain.adjacency().to_vec(),
+            plain.goal_cells(),
+            order,
+        )
+    }
+
+    /// A rank order changes the ranks alone: over the whole 2x4 read by columns and 3x3
+    /// read along the snail, every rank round-trips through the notation (in the
+    /// notation's cell order), its neighbours are the notation's swaps, and each
+    /// position's distance is the row-major puzzle's.
+    #[test]
+    fn a_rank_order_changes_the_ranks_alone() {
+        for (plain, p) in [
+            (Sliding::grid("seven", 2, 4), by_columns("seven", 4)),
+            (Sliding::grid("eight", 3, 3), by_snail()),
+        ] {
+            assert_eq!(p.adjacency(), plain.adjacency());
+            assert_eq!(p.format(p.goals()[0]), plain.format(plain.goals()[0]));
+            assert_ne!(p.goals(), plain.goals(), "the rank differs");
+            assert_eq!(p.definition()["adjacency"], plain.definition()["adjacency"]);
+            assert_eq!(p.definition()["rank_order"], json!(p.rank_order()));
+            assert!(plain.definition().get("rank_order").is_none());
+            let (tp, tq) = (solve(&plain, &Silent).unwrap(), solve(&p, &Silent).unwrap());
+            assert_eq!(tq.levels, tp.levels);
+            let mut cells = vec![0; p.cells()];
+            let mut nbs = Vec::new();
+            for r in 0..p.size() {
+                p.unrank_into(r, &mut cells);
+                assert!(p.in_space(&cells));
+                assert_eq!(p.rank_of(&cells), r);
+                let text = p.format(r);
+                assert_eq!(p.parse(&text), Ok(r));
+                let q = plain.parse(&text).unwrap();
+                assert_eq!(tq.dist[r as usize], tp.dist[q as usize], "{text}");
+                nbs.clear();
+                p.neighbors(r, &mut nbs);
+                let mut swaps = neighbours_by_swapping(&p, r);
+                nbs.sort_unstable();
+                swaps.sort_unstable();
+                assert_eq!(nbs, swaps, "{text}");
+            }
+        }
+    }
+
+    /// The rule the rank order is chosen by (module docs): a move between the cells
+    /// `i < j` of the rank order changes the tiles' rank by less than `(n - 1 - i)!`,
+    /// and read by columns every move of the 2x7 that changes it jumps two tiles (cells
+    /// three apart), where row-major each jumps six.
+    #[test]
+    fn moves_in_rank_order_stay_within_their_digits() {
+        for (p, jump) in [(Sliding::grid("g", 2, 7), 7), (by_columns("g", 7), 3)] {
+            let n = p.cells() as u64;
+            let mut nbs = Vec::new();
+            for r in samples(14, 20_000, p.size()) {
+                nbs.clear();
+                p.neighbors(r, &mut nbs);
+                for &nb in &nbs {
+                    let (i, j) = (r % n, nb % n);
+                    let (lo, hi) = (i.min(j), i.max(j));
+                    let dt = (r / n).abs_diff(nb / n);
+                    assert!(dt <= FACT[(n - 1 - lo) as usize], "{r} -> {nb}");
+                    assert!(dt == 0 || hi - lo == jump, "{r} -> {nb}");
+                    assert_eq!(dt == 0, hi - lo == 1, "{r} -> {nb}");
                 }
             }
         }

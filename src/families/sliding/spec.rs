@@ -1,5 +1,7 @@
-//! A sliding puzzle's definition: its cell graph and goal, checked and built into a
-//! [`Sliding`] engine.
+//! A sliding puzzle's definition: its cell graph and goal (and, optionally, the order its
+//! rank reads the cells in), checked and built into a [`Sliding`] engine.
+
+use serde::Deserialize;
 
 use super::{MAX_CELLS, Sliding, parse_values};
 use crate::core::format::{self, GraphAsk};
@@ -23,6 +25,7 @@ pub const FAMILY: Family = Family {
         "storage",
         "partitions",
         "default_partition",
+        "rank_order",
     ],
     build: |spec| {
         Ok(if spec.partitions.is_some() {
@@ -34,8 +37,17 @@ pub const FAMILY: Family = Family {
     },
 };
 
+/// The family's own keys.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Keys {
+    /// The cells in the order the rank reads them (see [`Sliding::with_rank_order`]).
+    rank_order: Option<Vec<i64>>,
+}
+
 pub fn sliding(spec: &Spec) -> Result<Sliding, Problem> {
     common(spec, FAMILY.keys)?;
+    let keys: Keys = spec.own_keys(FAMILY.keys)?;
     if spec.default_partition.is_some() {
         return Err(problem(
             "default_partition",
@@ -89,7 +101,11 @@ pub fn sliding(spec: &Spec) -> Result<Sliding, Problem> {
             ));
         }
     };
-    let p = Sliding::new(&spec.name, adj8, goal).with_storage(asked);
+    let p = match keys.rank_order {
+        None => Sliding::new(&spec.name, adj8, goal),
+        Some(order) => Sliding::with_rank_order(&spec.name, adj8, goal, rank_order(&order, n)?),
+    }
+    .with_storage(asked);
     if asked == GraphAsk::Packed && p.packing().is_none() {
         return Err(problem(
             "storage",
@@ -108,4 +124,32 @@ pub fn sliding(spec: &Spec) -> Result<Sliding, Problem> {
     )?;
     let source = source(spec, coords, &adjacency);
     Ok(p.with_source(source))
+}
+
+/// The definition's `rank_order` checked: every cell `0..n` once.
+fn rank_order(order: &[i64], n: usize) -> Result<Vec<u8>, Problem> {
+    let why = |m: String| {
+        problem(
+            "rank_order",
+            format!(
+                "{m}; `rank_order` lists every cell 0..={} once, in the order the rank reads them",
+                n - 1
+            ),
+        )
+    };
+    if order.len() != n {
+        return Err(why(format!(
+            "{} cells listed, the board has {n}",
+            order.len()
+        )));
+    }
+    let mut seen = vec![false; n];
+    for &c in order {
+        match usize::try_from(c).ok().filter(|&c| c < n) {
+            None => return Err(why(format!("cell {c} does not exist"))),
+            Some(c) if seen[c] => return Err(why(format!("cell {c} is listed twice"))),
+            Some(c) => seen[c] = true,
+        }
+    }
+    Ok(order.iter().map(|&c| c as u8).collect())
 }
