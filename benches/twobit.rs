@@ -2,7 +2,8 @@
 //! same run: `cargo bench --bench twobit` on `twelve` (239,500,800 states, both solvers,
 //! then the two-bit search again on one and on two threads), `cargo bench --bench twobit
 //! -- fourteen` on the 2x7 (43,589,145,600 states, two bits only: 10.9 GB, the one-byte
-//! solver would need 43.6 GB; its threads as `RAYON_NUM_THREADS` says), printing wall
+//! solver would need 43.6 GB; its threads as `RAYON_NUM_THREADS` says; in the built-in
+//! definition's rank order, or row-major with `-- fourteen row-major`), printing wall
 //! time, CPU seconds per million positions, peak memory and the levels. Figures only,
 //! never asserted: the levels of `fourteen` are checked against OEIS A346736 by `cargo
 //! test --release --test integration fourteen -- --ignored`.
@@ -10,10 +11,11 @@
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 
+use puzzlebase::internals::catalog::builtin_spec;
 use puzzlebase::internals::core::memory;
 use puzzlebase::internals::core::progress::{Progress, Silent};
 use puzzlebase::internals::core::space::StateSpace;
-use puzzlebase::internals::families::sliding::Sliding;
+use puzzlebase::internals::families::sliding::{Sliding, spec::sliding};
 use puzzlebase::internals::solvers::{bfs, twobit, twobit_led};
 
 /// Prints each level as it is found, with the time since the start.
@@ -66,7 +68,10 @@ fn peak_gib() -> String {
 
 fn main() {
     let fourteen = std::env::args().any(|a| a == "fourteen");
-    let g = if fourteen {
+    let row_major = std::env::args().any(|a| a == "row-major");
+    let g = if fourteen && !row_major {
+        sliding(&builtin_spec("fourteen").unwrap()).unwrap()
+    } else if fourteen {
         Sliding::grid("fourteen", 2, 7)
     } else {
         Sliding::grid("twelve", 2, 6)

@@ -1,10 +1,13 @@
 //! What finding the far neighbours of `fourteen`'s ranks costs apart from the search:
-//! the vertical move of each of `N` ranks (20 million unless given), picked at random
+//! the far moves (those that change the tiles' rank: the horizontal ones that jump two
+//! tiles in `fourteen`'s rank order, or the vertical ones with `row-major` last) of each
+//! of `N` ranks (20 million unless given), picked at random
 //! with density `D` (0.05 unless given: a wide level's share of a chunk) from a third
 //! of the way into the ranks, 64 ranks per call as the two-bit search asks.
 //!
 //! ```sh
 //! cargo run --release --example far_neighbours -- 0.05 20000000
+//! cargo run --release --example far_neighbours -- 0.05 20000000 row-major
 //! ```
 //!
 //! Prints, for three rounds, the nanoseconds per rank and a sum of the neighbours (the
@@ -12,8 +15,9 @@
 
 use std::time::Instant;
 
+use puzzlebase::internals::catalog::builtin_spec;
 use puzzlebase::internals::core::space::StateSpace;
-use puzzlebase::internals::families::sliding::Sliding;
+use puzzlebase::internals::families::sliding::{Sliding, spec::sliding};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -22,7 +26,11 @@ fn main() {
         .next()
         .and_then(|s| s.parse().ok())
         .unwrap_or(20_000_000);
-    let g = Sliding::grid("fourteen", 2, 7);
+    let g = if args.next().as_deref() == Some("row-major") {
+        Sliding::grid("fourteen", 2, 7)
+    } else {
+        sliding(&builtin_spec("fourteen").unwrap()).unwrap()
+    };
     // xorshift64: the same ranks in every run.
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
     let threshold = (density.clamp(0.0, 1.0) * u32::MAX as f64) as u64;

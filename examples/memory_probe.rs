@@ -22,9 +22,12 @@
 //!   bin claimed once it holds 2^18 words: what claiming far neighbours a region at a
 //!   time could save at most (the search measured with such bins: docs/performance.md).
 //!
-//! Then what `fourteen`'s 43,589,145,600 far neighbours would take at the best 2-thread
-//! locked rate if each were such a claim (in the search some are found in the cache:
-//! for some cells of the blank the move changes only the rank's low digits).
+//! Then what `fourteen`'s far neighbours would take at the best 2-thread locked rate if
+//! each were such a claim: 43,589,145,600 of them read row-major (one vertical move per
+//! position), of which the search finds some in the cache (for some cells of the blank
+//! the move changes only the rank's low digits). In `fourteen`'s rank order
+//! (`src/families/sliding/mod.rs`) 12 of the 14 cells of the blank have a far move and 4
+//! of the 14 one that reaches past the cache.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
@@ -41,7 +44,7 @@ const BATCH: usize = 64;
 const BIN: usize = 1 << 18;
 /// Words per region of the table binned together: 1 GiB.
 const REGION: usize = 1 << 27;
-/// `fourteen`'s positions, one far neighbour each.
+/// `fourteen`'s positions, one far neighbour each when read row-major.
 const FOURTEEN: f64 = 43_589_145_600.0;
 
 fn xorshift(x: &mut u64) -> u64 {

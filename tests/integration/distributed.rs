@@ -153,7 +153,11 @@ fn two_bit_tables_across_processes_write_the_plain_checksums() {
     };
     let opts = |db: &Path| Options {
         db: db.to_path_buf(),
-        only: vec!["nine-codes".to_string(), "six-codes".to_string()],
+        only: vec![
+            "nine-codes".to_string(),
+            "six-codes".to_string(),
+            "nine-columns".to_string(),
+        ],
         force: true,
     };
     let registry = || catalog::registry_building(&[TEST_PARTITION.to_string()]).unwrap();
@@ -161,7 +165,7 @@ fn two_bit_tables_across_processes_write_the_plain_checksums() {
     let local = puzzlebase::internals::generate::backend::Local;
     generate::generate_on(&local, &opts(&plain), registry(), extra(), false, &Quiet).unwrap();
     let want = checksums(&plain);
-    assert_eq!(want.len(), 2);
+    assert_eq!(want.len(), 3);
     for procs in [1, 2, 3] {
         let db = tmp.path().join(format!("codes{procs}.sqlite"));
         let log = tmp.path().join(format!("exchange{procs}.csv"));

@@ -273,8 +273,10 @@ pub fn assert_no_temporaries(dir: &Path) {
 }
 
 /// `nine` and the hexagonal `six` asked for two bits per position (`nine-codes`, mod 4;
-/// `six-codes`, not bipartite, mod 3), as definition files: file name and text.
-pub fn two_bit_definitions() -> [(&'static str, String); 2] {
+/// `six-codes`, not bipartite, mod 3), and `nine` at two bits with its rank reading down
+/// and up the columns as `fourteen`'s does (`nine-columns`), as definition files: file
+/// name and text.
+pub fn two_bit_definitions() -> [(&'static str, String); 3] {
     let nine =
         "name = \"nine-codes\"\nfamily = \"sliding\"\nrows = 2\ncols = 5\nstorage = \"two-bit\"\n";
     let six = std::fs::read_to_string(
@@ -288,5 +290,10 @@ pub fn two_bit_definitions() -> [(&'static str, String); 2] {
     [
         ("nine-codes.toml", nine.to_string()),
         ("six-codes.toml", six),
+        (
+            "nine-columns.toml",
+            nine.replace("nine-codes", "nine-columns")
+                + "rank_order = [0, 5, 6, 1, 2, 7, 8, 3, 4, 9]\n",
+        ),
     ]
 }

@@ -2,8 +2,8 @@
 # Checks of the MPI build (docs/distributed.md), run by .ci/run:
 #  1. under `mpirun -np 1`, `-np 2` and `-np 3` every puzzle the breadth-first search
 #     serves (eight, nine, knight-swap, oshidori, fifteen's 6-6-3 tables, and nine with
-#     two-bit distances as fourteen has them) gets the per-puzzle checksum of the plain
-#     build;
+#     two-bit distances and its columns read in turn, as fourteen has them) gets the
+#     per-puzzle checksum of the plain build;
 #  2. a run whose process is killed mid-search resumes with `generate --resume` from
 #     its checkpoints (not from the start) to the same checksum;
 #  3. a build without the feature started by mpirun as two processes says so, exit 2.
@@ -22,9 +22,10 @@ for line in sys.stdin:
     d = json.loads(line)
     print(d["puzzle"], d["checksum"])'; }
 
-# nine-codes: nine with two-bit distances (the storage of fourteen), from a definition.
+# nine-codes: nine with two-bit distances and the rank reading down and up the columns
+# (the storage and rank order of fourteen), from a definition.
 mkdir defs
-printf 'name = "nine-codes"\nfamily = "sliding"\nrows = 2\ncols = 5\nstorage = "two-bit"\n' > defs/nine-codes.toml
+printf 'name = "nine-codes"\nfamily = "sliding"\nrows = 2\ncols = 5\nstorage = "two-bit"\nrank_order = [0, 5, 6, 1, 2, 7, 8, 3, 4, 9]\n' > defs/nine-codes.toml
 export PUZZLEBASE_DEFINITIONS="$work/defs"
 puzzles=(--puzzle eight --puzzle nine --puzzle nine-codes --puzzle knight-swap --puzzle oshidori --puzzle fifteen --partition 6-6-3)
 "$mpi_bin" generate -q --db plain.sqlite "${puzzles[@]}"
