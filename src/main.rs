@@ -203,7 +203,11 @@ fn main() -> ExitCode {
 /// undone) on stderr, then exit 130, what a shell reports for a Ctrl-C.
 fn on_interrupt(say: impl Fn() -> String + Send + 'static) {
     let _ = ctrlc::set_handler(move || {
-        eprintln!("puzzlebase: {}", say());
+        let message = say();
+        // Held until the process ends: a progress line another thread starts after this
+        // one would otherwise be cut off by the exit and be the log's last line.
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "puzzlebase: {message}");
         std::process::exit(130);
     });
 }
