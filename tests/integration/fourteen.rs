@@ -257,6 +257,16 @@ mod small {
         db
     }
 
+    /// The stored histogram of `puzzle`, by distance.
+    fn histogram(conn: &Connection, puzzle: &str) -> Vec<i64> {
+        conn.prepare("SELECT positions FROM histogram WHERE puzzle = ?1 ORDER BY distance")
+            .unwrap()
+            .query_map([puzzle], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
     /// Every rank's code read with plain SQL: byte `r / 4` of the table's bytes (chunks
     /// of `ranks_per_chunk` ranks), bits `2 (r mod 4)`.
     fn codes(conn: &Connection, puzzle: &str) -> (String, Vec<u8>) {
@@ -306,13 +316,7 @@ mod small {
                 .unwrap();
             assert_eq!((storage.as_str(), counts), ("packed", false));
             // The histogram is the plain solver's levels.
-            let levels: Vec<i64> = conn
-                .prepare("SELECT positions FROM histogram WHERE puzzle = ?1 ORDER BY distance")
-                .unwrap()
-                .query_map([name], |r| r.get(0))
-                .unwrap()
-                .map(Result::unwrap)
-                .collect();
+            let levels = histogram(&conn, name);
             let want: Vec<i64> = plain.levels.iter().map(|&n| n as i64).collect();
             assert_eq!(levels, want, "{name}");
 
@@ -357,15 +361,10 @@ mod small {
         let (_, codes) = codes(&conn, "nine-columns");
         assert_eq!(codes.len() as u64, g.size());
         assert_ne!(codes, self::codes(&conn, "nine-codes").1, "another order");
-        let histogram = |name: &str| -> Vec<i64> {
-            conn.prepare("SELECT positions FROM histogram WHERE puzzle = ?1 ORDER BY distance")
-                .unwrap()
-                .query_map([name], |r| r.get(0))
-                .unwrap()
-                .map(Result::unwrap)
-                .collect()
-        };
-        assert_eq!(histogram("nine-columns"), histogram("nine-codes"));
+        assert_eq!(
+            histogram(&conn, "nine-columns"),
+            histogram(&conn, "nine-codes")
+        );
         for r in (0..g.size()).step_by(g.size() as usize / 40) {
             let s = g.format(r);
             let a = query_json_in(&db, &["--puzzle", "nine-columns", "--state", &s]);

@@ -336,15 +336,6 @@ impl Sliding {
         }
     }
 
-    /// The notation's cells in the order the rank reads them (the identity without a
-    /// rank order of its own).
-    pub fn rank_order(&self) -> Vec<u8> {
-        match &self.notation {
-            Some(n) => n.order.clone(),
-            None => (0..self.cells() as u8).collect(),
-        }
-    }
-
     /// `cells` (in the notation's order) in rank order.
     fn ranked(&self, cells: &[u8]) -> [u8; MAX_CELLS] {
         let mut out = [0u8; MAX_CELLS];
@@ -810,24 +801,26 @@ impl GraphPuzzle for Sliding {
     }
 
     fn definition(&self) -> serde_json::Value {
+        let (tiles, blank) = match self.notation {
+            None => ("the tiles in cell order", "blank_cell"),
+            Some(_) => (
+                "the tiles read in rank_order",
+                "the blank's place in rank_order",
+            ),
+        };
         let mut d = json!({
             "cells": self.cells(),
             "adjacency": self.adjacency(),
             "goal": self.format_cells(&self.goal_cells()),
             "notation": "tile in each cell in cell order, 0 for the blank; digits, or comma-separated numbers above 10 cells",
             "ranking": if self.is_bipartite() {
-                "floor(lexicographic rank of the tiles in cell order / 2) * n + blank_cell; only the solvable parity class is ranked"
+                format!("floor(lexicographic rank of {tiles} / 2) * n + {blank}; only the solvable parity class is ranked")
             } else {
-                "lexicographic rank of the tiles in cell order * n + blank_cell"
+                format!("lexicographic rank of {tiles} * n + {blank}")
             },
         });
         if let Some(n) = &self.notation {
             d["rank_order"] = json!(n.order);
-            d["ranking"] = json!(if self.is_bipartite() {
-                "floor(lexicographic rank of the tiles read in rank_order / 2) * n + the blank's place in rank_order; only the solvable parity class is ranked"
-            } else {
-                "lexicographic rank of the tiles read in rank_order * n + the blank's place in rank_order"
-            });
         }
         self.source.annotate(&mut d);
         d
@@ -1000,7 +993,6 @@ mod tests {
     /// The 2 x `cols` grid whose rank reads down and up the columns in turn, as
     /// `fourteen`'s definition asks.
     fn by_columns(name: &str, cols: usize) -> Sliding {
-        let plain = Sliding::grid(name, 2, cols);
         let order = (0..cols as u8)
             .flat_map(|c| {
                 let (top, bottom) = (c, c + cols as u8);
@@ -1011,19 +1003,25 @@ mod tests {
                 }
             })
             .collect();
-        Sliding::with_rank_order(name, plain.adjacency().to_vec(), plain.goal_cells(), order)
+        reordered(&Sliding::grid(name, 2, cols), order)
+    }
+
+    /// `plain` (a puzzle in its notation's order) with its rank reading `order`.
+    fn reordered(plain: &Sliding, order: Vec<u8>) -> Sliding {
+        Sliding::with_rank_order(
+            &plain.name,
+            plain.adjacency().to_vec(),
+            plain.goal_cells(),
+            order,
+        )
     }
 
     /// The 3x3 whose rank reads the cells along the snail (the example `eight-snail`'s
     /// order).
     fn by_snail() -> Sliding {
-        let plain = Sliding::grid("eight", 3, 3);
-        let order = vec![0, 1, 2, 5, 8, 7, 6, 3, 4];
-        Sliding::with_rank_order(
-            "eight",
-            plain.adjacency().to_vec(),
-            plain.goal_cells(),
-            order,
+        reordered(
+            &Sliding::grid("eight", 3, 3),
+            vec![0, 1, 2, 5, 8, 7, 6, 3, 4],
         )
     }
 
@@ -1041,7 +1039,8 @@ mod tests {
             assert_eq!(p.format(p.goals()[0]), plain.format(plain.goals()[0]));
             assert_ne!(p.goals(), plain.goals(), "the rank differs");
             assert_eq!(p.definition()["adjacency"], plain.definition()["adjacency"]);
-            assert_eq!(p.definition()["rank_order"], json!(p.rank_order()));
+            let order = &p.notation.as_ref().unwrap().order;
+            assert_eq!(p.definition()["rank_order"], json!(order));
             assert!(plain.definition().get("rank_order").is_none());
             let (tp, tq) = (solve(&plain, &Silent).unwrap(), solve(&p, &Silent).unwrap());
             assert_eq!(tq.levels, tp.levels);
