@@ -8,7 +8,7 @@
 # per rank), alternating the two binaries, with RAYON_NUM_THREADS 1 and 2, then
 # `english33` with the new one; prints each process's wall time and user + system CPU
 # (`/usr/bin/time`) and each table's checksum (the same before and after). Figures only:
-# docs/performance.md, "Two-bit search and the other solvers per core".
+# docs/performance.md, "Per core: one thread against two".
 set -eu
 OLD=$(realpath "$1"); NEW=$(realpath "$2")
 D=$(mktemp -d); trap 'rm -rf "$D"' EXIT

@@ -20,7 +20,8 @@
 //!   On 2 threads the figure is the wall time per claim of both together.
 //! - the locked claims again, each word first put in a bin by its GiB of the table and a
 //!   bin claimed once it holds 2^18 words: what claiming far neighbours a region at a
-//!   time could save at most (the search measured with such bins: docs/performance.md).
+//!   time could save at most (the search measured with such bins:
+//!   docs/notes/performance-history.md, "The AMD host's memory").
 //!
 //! Then what `fourteen`'s far neighbours would take at the best 2-thread locked rate if
 //! each were such a claim: 43,589,145,600 of them read row-major (one vertical move per
