@@ -7,6 +7,7 @@ mod browser;
 mod damage;
 mod definitions;
 mod distributed;
+mod docs;
 mod english33;
 mod external;
 mod fifteen;
