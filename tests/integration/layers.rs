@@ -21,17 +21,6 @@ fn layer(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// `text` without comments, string literals and the items marked `#[cfg(test)]` (a
 /// `mod tests { ... }` body, a test-only function or `use`), each replaced by spaces so
 /// that what is left keeps its place.
@@ -174,10 +163,8 @@ fn paths_at(code: &str, start: usize, out: &mut Vec<Vec<String>>) {
 /// `lib.rs` and the binary's `main.rs` and `cli/` left out.
 fn modules() -> BTreeMap<Vec<String>, PathBuf> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
     let mut out = BTreeMap::new();
-    for f in files {
+    for f in crate::util::files_under(&src, "rs") {
         let rel = f.strip_prefix(&src).unwrap().with_extension("");
         let mut path: Vec<String> = rel
             .iter()

@@ -297,3 +297,20 @@ pub fn two_bit_definitions() -> [(&'static str, String); 3] {
         ),
     ]
 }
+
+/// Every file under `dir`, at any depth, whose name ends in `.{ext}`.
+pub fn files_under(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == ext) {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
