@@ -183,7 +183,11 @@ fn french37_c1_first_levels_are_meyrignacs() {
         panic!("french37-c1 is a peg board")
     };
     let layers = peg::reachable_layers(&board, 12, &puzzlebase::internals::core::progress::Silent);
-    let pairs = peg::reachable_pairs(&board, &layers);
+    let pairs = peg::reachable_pairs(
+        &board,
+        &layers,
+        &puzzlebase::internals::core::progress::Silent,
+    );
     let top = board.start.count_ones() as usize;
     let by_level: Vec<u64> = (0..11).map(|n| pairs[top - n]).collect();
     assert_eq!(by_level, MEYRIGNAC_C1[..11]);

@@ -241,14 +241,15 @@ impl Board {
         (best, which)
     }
 
-    /// Number of distinct images of `bits` (the size of its symmetry class).
+    /// Number of distinct images of `bits` (the size of its symmetry class): the order of
+    /// the symmetry group over that of the subgroup fixing `bits` (orbit-stabiliser), so
+    /// no image is collected or sorted.
+    #[inline]
     pub fn class_size(&self, bits: u64) -> u32 {
-        let mut images: Vec<u64> = (0..self.symmetries.len())
-            .map(|s| self.apply_symmetry(bits, s))
-            .collect();
-        images.sort_unstable();
-        images.dedup();
-        images.len() as u32
+        let fixing = (0..self.symmetries.len())
+            .filter(|&s| self.apply_symmetry(bits, s) == bits)
+            .count();
+        (self.symmetries.len() / fixing) as u32
     }
 
     /// Relabels the holes of a move by symmetry `sym` (or by its inverse).

@@ -8,6 +8,7 @@
 //! are stored only in canonical form (minimum image over the board's symmetries).
 
 use super::board::{Board, MATRIX_MAX_HOLES};
+use super::lookup::Lookup;
 use crate::core::format::add_known_counts;
 use crate::core::progress::Progress;
 use crate::core::records::Storage;
@@ -188,36 +189,43 @@ pub fn for_each_reachable_layer(
 /// in which a single jump from a reachable position one peg up can have landed; the
 /// start counts once. Symmetries fix the start, so the images of a canonical position
 /// have as many such holes as it has.
-pub fn reachable_pairs(board: &Board, forward: &[Vec<u64>]) -> Vec<u64> {
+pub fn reachable_pairs(board: &Board, forward: &[Vec<u64>], progress: &dyn Progress) -> Vec<u64> {
     let masks = jump_masks(board);
     let top = board.start.count_ones() as usize;
+    let layer_pairs = |k: usize| -> u64 {
+        let sizes = || forward[k].par_iter().map(|&b| board.class_size(b) as u64);
+        if k == top {
+            return sizes().sum();
+        }
+        let Some(above) = forward.get(k + 1).filter(|a| !a.is_empty()) else {
+            return 0;
+        };
+        let above = Lookup::new(above);
+        forward[k]
+            .par_iter()
+            .map(|&q| {
+                let mut holes = 0u64;
+                for m in &masks {
+                    // Un-jump: the landing hole holds the peg, `from` and `over` are empty.
+                    if q & m.land != 0
+                        && q & m.need == 0
+                        && holes & m.land == 0
+                        && above.contains(board.canonical(q ^ m.all).0)
+                    {
+                        holes |= m.land;
+                    }
+                }
+                board.class_size(q) as u64 * holes.count_ones() as u64
+            })
+            .sum()
+    };
+    let classes = forward.iter().map(|l| l.len() as u64).sum();
+    progress.phase("reachable pairs", classes);
     (0..forward.len())
         .map(|k| {
-            let sizes = || forward[k].par_iter().map(|&b| board.class_size(b) as u64);
-            if k == top {
-                return sizes().sum();
-            }
-            let Some(above) = forward.get(k + 1).filter(|a| !a.is_empty()) else {
-                return 0;
-            };
-            forward[k]
-                .par_iter()
-                .map(|&q| {
-                    let mut holes = 0u64;
-                    for m in &masks {
-                        // Un-jump: the landing hole holds the peg, `from` and `over` are
-                        // empty.
-                        if q & m.land != 0
-                            && q & m.need == 0
-                            && holes & m.land == 0
-                            && above.binary_search(&board.canonical(q ^ m.all).0).is_ok()
-                        {
-                            holes |= m.land;
-                        }
-                    }
-                    board.class_size(q) as u64 * holes.count_ones() as u64
-                })
-                .sum()
+            let pairs = layer_pairs(k);
+            progress.advance(forward[k].len() as u64);
+            pairs
         })
         .collect()
 }
@@ -239,18 +247,27 @@ fn can_finish_layers(
         cf[fpegs] = vec![finish];
     }
     for k in fpegs + 1..forward.len() {
-        let preds = expand_layer(&cf[k - 1], |b, out| {
-            for m in &masks {
-                // Un-jump: the landing hole holds the peg, `from` and `over` are empty.
-                if b & m.land != 0 && b & m.need == 0 {
-                    out.push(board.canonical(b ^ m.all).0);
-                }
-            }
-        });
-        cf[k] = intersect(&preds, &forward[k]);
+        cf[k] = intersect(&predecessors(board, &masks, &cf[k - 1]), &forward[k]);
         progress.advance(1);
     }
     cf
+}
+
+/// The sorted canonical positions with a single jump into some position of `layer`
+/// (whatever their reachability).
+pub fn single_jump_predecessors(board: &Board, layer: &[u64]) -> Vec<u64> {
+    predecessors(board, &jump_masks(board), layer)
+}
+
+fn predecessors(board: &Board, masks: &[JumpMask], layer: &[u64]) -> Vec<u64> {
+    expand_layer(layer, |b, out| {
+        for m in masks {
+            // Un-jump: the landing hole holds the peg, `from` and `over` are empty.
+            if b & m.land != 0 && b & m.need == 0 {
+                out.push(board.canonical(b ^ m.all).0);
+            }
+        }
+    })
 }
 
 fn intersect(a: &[u64], b: &[u64]) -> Vec<u64> {
@@ -281,6 +298,7 @@ struct Solved {
 fn distances(board: &Board, cf: &[Vec<u64>], progress: &dyn Progress) -> Vec<Vec<Solved>> {
     let mut solved: Vec<Vec<Solved>> = vec![Vec::new(); cf.len()];
     let total: u64 = cf.iter().map(|l| l.len() as u64).sum();
+    let lookups: Vec<Lookup> = cf.iter().map(|l| Lookup::new(l)).collect();
     progress.phase("distances", total);
     for k in 0..cf.len() {
         if cf[k].is_empty() {
@@ -302,7 +320,7 @@ fn distances(board: &Board, cf: &[Vec<u64>], progress: &dyn Progress) -> Vec<Vec
             .flat_map_iter(|chunk| {
                 let out: Vec<Solved> = chunk
                     .iter()
-                    .map(|&p| solve_one(board, cf, lower, p))
+                    .map(|&p| solve_one(board, &lookups, lower, p))
                     .collect();
                 progress.advance(chunk.len() as u64);
                 out
@@ -317,7 +335,7 @@ fn distances(board: &Board, cf: &[Vec<u64>], progress: &dyn Progress) -> Vec<Vec
 /// all optimal moves (in an optimal sequence consecutive moves are by different pegs,
 /// or they would merge into one, so every optimal jump sequence splits uniquely into
 /// optimal moves); the chosen move is the first optimal one in enumeration order.
-fn solve_one(board: &Board, cf: &[Vec<u64>], lower: &[Vec<Solved>], p: u64) -> Solved {
+fn solve_one(board: &Board, cf: &[Lookup], lower: &[Vec<Solved>], p: u64) -> Solved {
     let mut best: Option<Solved> = None;
     board.for_each_move(p, |mv, after| {
         let k = after.count_ones() as usize;
@@ -325,7 +343,7 @@ fn solve_one(board: &Board, cf: &[Vec<u64>], lower: &[Vec<Solved>], p: u64) -> S
             return;
         }
         let c = board.canonical(after).0;
-        let Ok(i) = cf[k].binary_search(&c) else {
+        let Some(i) = cf[k].position(c) else {
             return;
         };
         let r = &lower[k][i];
@@ -358,7 +376,7 @@ pub fn solve(board: &Board, progress: &dyn Progress) -> Result<PegTable, PegErro
     }
     let forward = reachable_layers(board, usize::MAX, progress);
     let cf = can_finish_layers(board, &forward, progress);
-    let pairs = reachable_pairs(board, &forward);
+    let pairs = reachable_pairs(board, &forward, progress);
     let solved = distances(board, &cf, progress);
 
     let start = board.canonical(board.start).0;
@@ -423,8 +441,12 @@ pub fn solve(board: &Board, progress: &dyn Progress) -> Result<PegTable, PegErro
 
 /// Minimum numbers of moves between single-vacancy starts and single-peg finishes:
 /// `m[s][f]` for the start with only hole `s` empty and the finish with one peg in
-/// hole `f`, or `None` if unreachable. Only for boards of at most 21 holes (one dense
-/// visited array of 2^holes bytes per start).
+/// hole `f`, or `None` if unreachable. Only for boards of at most 21 holes (one visited
+/// bitmap of 2^holes bits per search).
+///
+/// A symmetry of the jump lines maps the games from start `s` onto those from its image,
+/// so one search per class of holes under [`Board::automorphisms`] gives every row:
+/// `m[σ(s)][σ(f)] = m[s][f]`.
 pub fn matrix(board: &Board, progress: &dyn Progress) -> Vec<Vec<Option<u8>>> {
     assert!(
         board.holes <= MATRIX_MAX_HOLES,
@@ -432,45 +454,95 @@ pub fn matrix(board: &Board, progress: &dyn Progress) -> Vec<Vec<Option<u8>>> {
     );
     let n = board.holes;
     let full = (1u64 << n) - 1;
-    progress.phase("start/finish matrix", n as u64);
-    (0..n)
-        .into_par_iter()
-        .map(|s| {
+    let autos = board.automorphisms();
+    // For each hole, the least hole of its class and a symmetry taking that one to it
+    // (the identity, first, for the least hole itself).
+    let mut from: Vec<Option<(usize, &[u8])>> = vec![None; n];
+    for s in 0..n {
+        if from[s].is_none() {
+            for p in &autos {
+                from[p[s] as usize].get_or_insert((s, p));
+            }
+        }
+    }
+    let searched: Vec<usize> = (0..n)
+        .filter(|&s| from[s].is_some_and(|f| f.0 == s))
+        .collect();
+    progress.phase("start/finish matrix", searched.len() as u64);
+    let rows: Vec<Vec<Option<u8>>> = searched
+        .par_iter()
+        .map(|&s| {
             let row = matrix_row(board, full & !(1u64 << s));
             progress.advance(1);
             row
+        })
+        .collect();
+    (0..n)
+        .map(|s| {
+            let (r, p) = from[s].expect("every hole has a class");
+            let row = &rows[searched.binary_search(&r).expect("searched")];
+            let mut out = vec![None; n];
+            for (f, &d) in row.iter().enumerate() {
+                out[p[f] as usize] = d;
+            }
+            out
         })
         .collect()
 }
 
 /// Breadth-first search in moves from `start`, recording the first level at which each
 /// single-peg position appears.
-fn matrix_row(board: &Board, start: u64) -> Vec<Option<u8>> {
-    let mut seen = vec![false; 1usize << board.holes];
+pub(crate) fn matrix_row(board: &Board, start: u64) -> Vec<Option<u8>> {
+    let mut seen = vec![0u64; (1usize << board.holes).div_ceil(64)];
     let mut row = vec![None; board.holes];
-    seen[start as usize] = true;
+    let mut mark = |p: u64| {
+        let (w, bit) = ((p >> 6) as usize, 1u64 << (p & 63));
+        let new = seen[w] & bit == 0;
+        seen[w] |= bit;
+        new
+    };
+    mark(start);
     if start.count_ones() == 1 {
         row[start.trailing_zeros() as usize] = Some(0);
     }
     let mut frontier = vec![start];
+    let mut next = Vec::new();
     let mut level = 0u8;
     while !frontier.is_empty() {
         level += 1;
-        let mut next = Vec::new();
         for &p in &frontier {
-            board.for_each_move(p, |_, after| {
-                if !seen[after as usize] {
-                    seen[after as usize] = true;
+            let mut reached = |after: u64| {
+                if mark(after) {
                     next.push(after);
                     if after.count_ones() == 1 {
                         row[after.trailing_zeros() as usize] = Some(level);
                     }
                 }
-            });
+            };
+            let mut pegs = p;
+            while pegs != 0 {
+                let h = pegs.trailing_zeros() as u8;
+                pegs &= pegs - 1;
+                chain_ends(board, p, h, &mut reached);
+            }
         }
-        frontier = next;
+        std::mem::swap(&mut frontier, &mut next);
+        next.clear();
     }
     row
+}
+
+/// Calls `f` with the position after every chain of jumps by the peg in hole `at`: the
+/// positions of [`Board::for_each_move`] without building the moves.
+fn chain_ends(board: &Board, bits: u64, at: u8, f: &mut impl FnMut(u64)) {
+    for &(over, to) in board.jumps_from(at) {
+        let (o, t) = (1u64 << over, 1u64 << to);
+        if bits & o != 0 && bits & t == 0 {
+            let after = bits ^ (1u64 << at) ^ o ^ t;
+            f(after);
+            chain_ends(board, after, to, f);
+        }
+    }
 }
 
 #[cfg(test)]

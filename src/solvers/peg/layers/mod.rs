@@ -175,11 +175,7 @@ impl<'a> Layout<'a> {
     /// Positions in the class of canonical `p`.
     #[inline]
     pub fn class_size(&self, p: u64) -> u64 {
-        let g = self.board.symmetries().len();
-        let fixed = (0..g)
-            .filter(|&s| self.board.apply_symmetry(p, s) == p)
-            .count();
-        (g / fixed) as u64
+        self.board.class_size(p) as u64
     }
 
     /// Rank of canonical `p` in its layer.
