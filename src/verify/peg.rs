@@ -41,6 +41,37 @@ pub(super) fn peg_board(
     board: &Board,
     progress: &dyn Progress,
 ) -> Check<Derived> {
+    // The start-finish matrix needs nothing from the rows, and on the boards small
+    // enough to have one its searches take as long as all the rest: they run on the
+    // pool while this thread reads the rows, so they use the cores that reading leaves
+    // idle.
+    let mut matrix = None;
+    let derived = rayon::in_place_scope(|scope| {
+        if board.matrix {
+            scope.spawn(|_| matrix = Some(peg::matrix(board, &Silent)));
+        }
+        rows_and_counts(conn, name, board, progress)
+    })?;
+    let matrix: Vec<Vec<Option<i64>>> = (matrix.unwrap_or_default().iter().enumerate())
+        .flat_map(|(s, row)| {
+            row.iter()
+                .enumerate()
+                .map(move |(f, &d)| vec![Some(s as i64), Some(f as i64), d.map(i64::from)])
+        })
+        .collect();
+    let stored = int_rows(conn, Table::PegMatrix, name)?;
+    let key = |r: &[Option<i64>]| format!("start {} finish {}", show_opt(r[0]), show_opt(r[1]));
+    same_rows("peg_matrix", &key, &stored, &matrix)?;
+    Ok(derived)
+}
+
+/// Everything but the matrix: the rows, the histogram and the layers.
+fn rows_and_counts(
+    conn: &Reader,
+    name: &str,
+    board: &Board,
+    progress: &dyn Progress,
+) -> Check<Derived> {
     must_be_empty(
         conn,
         name,
@@ -52,55 +83,17 @@ pub(super) fn peg_board(
         ],
     )?;
     let at = |b: u64| format!("rank {b} (state {})", board.format(b));
-    let limit = if board.holes >= 63 {
-        i64::MAX
-    } else {
-        (1i64 << board.holes) - 1
-    };
-    let mut rows = PegRows {
-        bits: Vec::new(),
-        dist: Vec::new(),
-        next: Vec::new(),
-        count: Vec::new(),
-        moves: Vec::new(),
-        index: FxHashMap::default(),
-    };
-    audit::for_each_row(conn, Table::Positions, name, |row| -> Check<()> {
-        let b = int_in(row[0], 0, limit, &|| "positions.rank".to_string())? as u64;
-        let state = text(row[1], &|| format!("{}: state", at(b)))?;
-        if state.as_deref() != Some(board.format(b).as_str()) {
-            return bad(format!(
-                "{}: state text {:?} is not the notation of the rank",
-                at(b),
-                state.unwrap_or_default()
-            ));
-        }
-        let d = int(row[2], &|| format!("{}: distance", at(b)))?;
-        rows.dist.push(match d {
-            None => UNREACHED,
-            Some(d) if (0..UNREACHED as i64).contains(&d) => d as u8,
-            Some(d) => return bad(format!("{}: distance {d} is out of range", at(b))),
-        });
-        let next = int(row[3], &|| format!("{}: next_rank", at(b)))?;
-        if next.is_some_and(|x| !(0..=limit).contains(&x)) {
-            return bad(format!(
-                "{}: next rank {} is not a position",
-                at(b),
-                show_opt(next)
-            ));
-        }
-        rows.next.push(next.map(|x| x as u64));
-        rows.count
-            .push(match int(row[4], &|| format!("{}: solutions", at(b)))? {
-                None => COUNT_OVERFLOW,
-                Some(c) if c >= 0 => c as u64,
-                Some(c) => return bad(format!("{}: {c} shortest solutions", at(b))),
-            });
-        rows.moves
-            .push(text(row[5], &|| format!("{}: move", at(b)))?);
-        rows.bits.push(b);
-        Ok(())
-    })?;
+    // Reading is one thread's work: the reachable positions are searched on the pool
+    // meanwhile.
+    let (forward, rows) = std::thread::scope(|scope| {
+        let forward = scope.spawn(|| peg::reachable_layers(board, usize::MAX, progress));
+        let rows = read_rows(conn, name, board);
+        let forward = forward
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (forward, rows)
+    });
+    let mut rows = rows?;
 
     // Canonical form first: every later lookup relies on it.
     let n = rows.bits.len() as u64;
@@ -120,7 +113,6 @@ pub(super) fn peg_board(
         Ok(())
     })?;
 
-    let forward = peg::reachable_layers(board, usize::MAX, progress);
     let classes: u64 = forward.iter().map(|l| l.len() as u64).sum();
     let all_reachable = classes <= peg::STORE_ALL_LIMIT;
     let start = board.canonical(board.start).0;
@@ -132,10 +124,11 @@ pub(super) fn peg_board(
             None => return bad(format!("{}: the {what}, but it is missing", at(b))),
         }
     }
+    let lookups: Vec<peg::Lookup> = forward.iter().map(|l| peg::Lookup::new(l)).collect();
     let in_forward = |b: u64| {
-        forward
+        lookups
             .get(b.count_ones() as usize)
-            .is_some_and(|l| l.binary_search(&b).is_ok())
+            .is_some_and(|l| l.contains(b))
     };
     if all_reachable {
         // Every reachable position is a row, and nothing else is.
@@ -162,12 +155,6 @@ pub(super) fn peg_board(
         // distance, and every reachable single-jump predecessor of a row can finish
         // through it, so it must be a row too. Any reachable position that can finish
         // has a path from the start through such predecessors, so none is left out.
-        let masks: Vec<(u64, u64, u64)> = (board.jumps.iter())
-            .map(|j| {
-                let (f, o, t) = (1u64 << j.from, 1u64 << j.over, 1u64 << j.to);
-                (f | o, t, f | o | t)
-            })
-            .collect();
         progress.phase("rows reachable", n);
         first_failure(n, progress, |i, _| {
             let b = rows.bits[i as usize];
@@ -183,19 +170,18 @@ pub(super) fn peg_board(
                     at(b)
                 ));
             }
-            for &(need, land, all) in &masks {
-                if b & land != 0 && b & need == 0 {
-                    let p = board.canonical(b ^ all).0;
-                    if in_forward(p) && rows.find(p).is_none() {
-                        return bad(format!(
-                            "{}: reachable, and it can finish through rank {b}, but it is missing",
-                            at(p)
-                        ));
-                    }
-                }
-            }
             Ok(())
         })?;
+        let mut by_pegs: Vec<Vec<u64>> = vec![Vec::new(); forward.len()];
+        for &b in &rows.bits {
+            by_pegs[b.count_ones() as usize].push(b);
+        }
+        if let Some((p, through)) = missing_predecessor(board, &by_pegs, &lookups, progress) {
+            return bad(format!(
+                "{}: reachable, and it can finish through rank {through}, but it is missing",
+                at(p)
+            ));
+        }
     }
 
     // Distances, next moves and counts over moves (chains of jumps).
@@ -338,7 +324,7 @@ pub(super) fn peg_board(
     }
     histogram_is(conn, name, &histogram)?;
 
-    let pairs = peg::reachable_pairs(board, &forward);
+    let pairs = peg::reachable_pairs(board, &forward, progress);
     let layers: Vec<[u64; 6]> = (forward.iter().enumerate())
         .filter(|(_, l)| !l.is_empty())
         .map(|(k, l)| {
@@ -355,21 +341,6 @@ pub(super) fn peg_board(
         .collect();
     layers_are(conn, name, &layers)?;
 
-    let matrix: Vec<Vec<Option<i64>>> = if board.matrix {
-        (peg::matrix(board, &Silent).iter().enumerate())
-            .flat_map(|(s, row)| {
-                row.iter()
-                    .enumerate()
-                    .map(move |(f, &d)| vec![Some(s as i64), Some(f as i64), d.map(i64::from)])
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let stored = int_rows(conn, Table::PegMatrix, name)?;
-    let key = |r: &[Option<i64>]| format!("start {} finish {}", show_opt(r[0]), show_opt(r[1]));
-    same_rows("peg_matrix", &key, &stored, &matrix)?;
-
     let sum = |col: usize| layers.iter().map(|l| l[col]).sum();
     Ok(Derived {
         entries: rows.bits.len() as u64,
@@ -377,6 +348,97 @@ pub(super) fn peg_board(
         solvable: sum(2),
         max_distance: max,
     })
+}
+
+/// Every `positions` row of the board, checked one by one as read: ranks within the
+/// board, the state text the notation of the rank, values in range.
+fn read_rows(conn: &Reader, name: &str, board: &Board) -> Check<PegRows> {
+    let at = |b: u64| format!("rank {b} (state {})", board.format(b));
+    let limit = if board.holes >= 63 {
+        i64::MAX
+    } else {
+        (1i64 << board.holes) - 1
+    };
+    let mut rows = PegRows {
+        bits: Vec::new(),
+        dist: Vec::new(),
+        next: Vec::new(),
+        count: Vec::new(),
+        moves: Vec::new(),
+        index: FxHashMap::default(),
+    };
+    audit::for_each_row(conn, Table::Positions, name, |row| -> Check<()> {
+        let b = int_in(row[0], 0, limit, &|| "positions.rank".to_string())? as u64;
+        let state = text(row[1], &|| format!("{}: state", at(b)))?;
+        if state.as_deref() != Some(board.format(b).as_str()) {
+            return bad(format!(
+                "{}: state text {:?} is not the notation of the rank",
+                at(b),
+                state.unwrap_or_default()
+            ));
+        }
+        let d = int(row[2], &|| format!("{}: distance", at(b)))?;
+        rows.dist.push(match d {
+            None => UNREACHED,
+            Some(d) if (0..UNREACHED as i64).contains(&d) => d as u8,
+            Some(d) => return bad(format!("{}: distance {d} is out of range", at(b))),
+        });
+        let next = int(row[3], &|| format!("{}: next_rank", at(b)))?;
+        if next.is_some_and(|x| !(0..=limit).contains(&x)) {
+            return bad(format!(
+                "{}: next rank {} is not a position",
+                at(b),
+                show_opt(next)
+            ));
+        }
+        rows.next.push(next.map(|x| x as u64));
+        rows.count
+            .push(match int(row[4], &|| format!("{}: solutions", at(b)))? {
+                None => COUNT_OVERFLOW,
+                Some(c) if c >= 0 => c as u64,
+                Some(c) => return bad(format!("{}: {c} shortest solutions", at(b))),
+            });
+        rows.moves
+            .push(text(row[5], &|| format!("{}: move", at(b)))?);
+        rows.bits.push(b);
+        Ok(())
+    })?;
+    Ok(rows)
+}
+
+/// A reachable position that is not among `rows` though it has a single jump to one of
+/// them (and so can finish), with that row; `None` when every reachable single-jump
+/// predecessor of a row is a row. `rows` and `reachable` hold canonical positions by peg
+/// count, `rows` sorted and reachable; checked layer by layer, from the predecessors of
+/// the rows with fewest pegs.
+fn missing_predecessor(
+    board: &Board,
+    rows: &[Vec<u64>],
+    reachable: &[peg::Lookup],
+    progress: &dyn Progress,
+) -> Option<(u64, u64)> {
+    progress.phase("predecessors of rows", rows.len() as u64);
+    for k in 0..rows.len() {
+        progress.advance(1);
+        let (Some(above), Some(reachable)) = (rows.get(k + 1), reachable.get(k + 1)) else {
+            break;
+        };
+        if rows[k].is_empty() {
+            continue;
+        }
+        let above = peg::Lookup::new(above);
+        let preds = peg::single_jump_predecessors(board, &rows[k]);
+        let missing =
+            (preds.par_iter()).find_first(|&&p| !above.contains(p) && reachable.contains(p));
+        if let Some(&p) = missing {
+            let through = (board.moves(p).into_iter())
+                .map(|(_, after)| board.canonical(after).0)
+                .find(|c| rows[k].binary_search(c).is_ok())
+                .expect("a predecessor has a jump to a row");
+            return Some((p, through));
+        }
+    }
+    None
 }
 
 /// The stored `histogram` of a peg board is `histogram`: (positions, classes) per
@@ -399,4 +461,56 @@ pub(super) fn layers_are(conn: &Reader, name: &str, layers: &[[u64; 6]]) -> Chec
     let stored = int_rows(conn, Table::PegLayers, name)?;
     let key = |r: &[Option<i64>]| format!("pegs {}", show_opt(r[0]));
     same_rows("peg_layers", &key, &stored, &want)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog;
+    use crate::families::Puzzle;
+
+    /// The check of boards that keep only the positions that can finish, on a board small
+    /// enough to keep them all: its can-finish positions pass, and with one taken out,
+    /// that one is named.
+    #[test]
+    fn a_missing_position_that_can_finish_is_named() {
+        let Some(Puzzle::Peg(board)) = catalog::find("triangle21") else {
+            panic!("triangle21 is a peg board")
+        };
+        let table = peg::solve(&board, &Silent).unwrap();
+        let forward = peg::reachable_layers(&board, usize::MAX, &Silent);
+        let reachable: Vec<peg::Lookup> = forward.iter().map(|l| peg::Lookup::new(l)).collect();
+        let mut rows = vec![Vec::new(); forward.len()];
+        for r in table.rows.iter().filter(|r| r.distance.is_some()) {
+            rows[r.pegs as usize].push(r.bits);
+        }
+        assert_eq!(
+            missing_predecessor(&board, &rows, &reachable, &Silent),
+            None
+        );
+        let (start, finish) = (
+            board.canonical(board.start).0,
+            board.canonical(board.finish).0,
+        );
+        let mut taken = 0;
+        for k in 0..rows.len() {
+            let Some(&gone) = rows[k].iter().find(|&&b| b != start && b != finish) else {
+                continue;
+            };
+            let mut damaged = rows.clone();
+            damaged[k].retain(|&b| b != gone);
+            let (p, through) = missing_predecessor(&board, &damaged, &reachable, &Silent)
+                .expect("the missing position is found");
+            assert_eq!(p, gone, "{k} pegs");
+            assert_eq!(through.count_ones() as usize, k - 1);
+            assert!(
+                board
+                    .moves(p)
+                    .iter()
+                    .any(|(_, a)| board.canonical(*a).0 == through)
+            );
+            taken += 1;
+        }
+        assert!(taken >= 8, "positions taken out of {taken} layers");
+    }
 }
