@@ -183,11 +183,26 @@ pub fn puzzle_names(conn: &Reader) -> Sql<Vec<String>> {
 
 /// How many rows of `puzzle` `table` holds.
 pub fn rows_of(conn: &Reader, table: Table, puzzle: &str) -> Sql<i64> {
-    conn.query_row(
-        &format!("SELECT count(*) FROM {} WHERE puzzle = ?1", table.name()),
-        [puzzle],
-        |r| r.get(0),
-    )
+    // Cached: `verify` asks this of several tables for every puzzle, and preparing the
+    // statement costs more than the count on a small puzzle.
+    let sql = format!("SELECT count(*) FROM {} WHERE puzzle = ?1", table.name());
+    Ok(conn.prepare_cached(&sql)?.query_row([puzzle], |r| r.get(0))?)
+}
+
+/// How many rows of `puzzle` each of `tables` holds, in their order, asked in one
+/// statement (cached): `verify` asks it of every puzzle, and on a small one a statement
+/// per table costs more than the checks.
+pub fn rows_of_each(conn: &Reader, tables: &[Table], puzzle: &str) -> Sql<Vec<i64>> {
+    if tables.is_empty() {
+        return Ok(Vec::new());
+    }
+    let counts: Vec<String> = (tables.iter())
+        .map(|t| format!("(SELECT count(*) FROM {} WHERE puzzle = ?1)", t.name()))
+        .collect();
+    let sql = format!("SELECT {}", counts.join(", "));
+    Ok(conn.prepare_cached(&sql)?.query_row([puzzle], |r| {
+        (0..tables.len()).map(|i| r.get(i)).collect()
+    })?)
 }
 
 /// Calls `each` with every row of `puzzle` in `table`, in key order, its values (the
@@ -198,7 +213,7 @@ pub fn for_each_row<E: From<SqlError>>(
     puzzle: &str,
     mut each: impl FnMut(&[Value<'_>]) -> Result<(), E>,
 ) -> Result<(), E> {
-    let mut st = conn.prepare(table.select())?;
+    let mut st = conn.prepare_cached(table.select())?;
     let cols = st.column_count();
     let mut rows = st.query([puzzle]).map_err(SqlError::from)?;
     while let Some(row) = rows.next().map_err(SqlError::from)? {
@@ -362,6 +377,16 @@ mod tests {
             ]
         );
         assert_eq!(rows_of(&conn, Table::Histogram, "p").unwrap(), 2);
+        assert_eq!(
+            rows_of_each(
+                &conn,
+                &[Table::PackedChunks, Table::Positions, Table::Histogram],
+                "p"
+            )
+            .unwrap(),
+            [2, 0, 2]
+        );
+        assert_eq!(rows_of_each(&conn, &[], "p").unwrap(), Vec::<i64>::new());
         let mut chunks = Vec::new();
         for_each_chunk(&conn, "p", "distance", |c, d| -> Sql<()> {
             chunks.push((owned(c), owned(d)));

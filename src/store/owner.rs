@@ -102,6 +102,9 @@ pub struct Reader {
 
 impl Reader {
     pub(super) fn new(conn: Connection, path: &Path) -> Reader {
+        // Room for a statement per table and question that a whole-file `verify` repeats
+        // for every puzzle (SQLite's default of 16 would evict them).
+        conn.set_prepared_statement_cache_capacity(64);
         Reader {
             conn,
             path: path.to_path_buf(),

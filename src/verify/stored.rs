@@ -21,8 +21,7 @@ pub(super) const UNUSED_WHEN_PACKED: &[Table] = &[
 
 /// Tables a puzzle of this storage must have no rows in.
 pub(super) fn must_be_empty(conn: &Reader, name: &str, tables: &[Table]) -> Check<()> {
-    for &t in tables {
-        let n = audit::rows_of(conn, t, name)?;
+    for (&t, n) in tables.iter().zip(audit::rows_of_each(conn, tables, name)?) {
         if n != 0 {
             return bad(format!(
                 "{n} rows in {}, which this puzzle does not use",
