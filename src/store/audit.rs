@@ -186,7 +186,9 @@ pub fn rows_of(conn: &Reader, table: Table, puzzle: &str) -> Sql<i64> {
     // Cached: `verify` asks this of several tables for every puzzle, and preparing the
     // statement costs more than the count on a small puzzle.
     let sql = format!("SELECT count(*) FROM {} WHERE puzzle = ?1", table.name());
-    Ok(conn.prepare_cached(&sql)?.query_row([puzzle], |r| r.get(0))?)
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row([puzzle], |r| r.get(0))?)
 }
 
 /// How many rows of `puzzle` each of `tables` holds, in their order, asked in one
@@ -200,9 +202,9 @@ pub fn rows_of_each(conn: &Reader, tables: &[Table], puzzle: &str) -> Sql<Vec<i6
         .map(|t| format!("(SELECT count(*) FROM {} WHERE puzzle = ?1)", t.name()))
         .collect();
     let sql = format!("SELECT {}", counts.join(", "));
-    Ok(conn.prepare_cached(&sql)?.query_row([puzzle], |r| {
-        (0..tables.len()).map(|i| r.get(i)).collect()
-    })?)
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row([puzzle], |r| (0..tables.len()).map(|i| r.get(i)).collect())?)
 }
 
 /// Calls `each` with every row of `puzzle` in `table`, in key order, its values (the

@@ -6,7 +6,6 @@
 
 use crate::store::Reader;
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 
 use super::check::{Check, Derived, bad, first_failure, show_count, show_dist, show_opt};
 use super::stored::{int, int_in, int_rows, must_be_empty, same_rows, text};
@@ -24,15 +23,6 @@ struct PegRows {
     /// [`COUNT_OVERFLOW`] where NULL.
     count: Vec<u64>,
     moves: Vec<Option<String>>,
-    /// Each row's place by its rank: the move check looks up every successor of every
-    /// row, and a binary search over millions of ranks costs a cache miss per step.
-    index: FxHashMap<u64, u32>,
-}
-
-impl PegRows {
-    fn find(&self, bits: u64) -> Option<usize> {
-        self.index.get(&bits).map(|&i| i as usize)
-    }
 }
 
 pub(super) fn peg_board(
@@ -93,13 +83,15 @@ fn rows_and_counts(
             .unwrap_or_else(|e| std::panic::resume_unwind(e));
         (forward, rows)
     });
-    let mut rows = rows?;
+    let rows = rows?;
+    // Each row's place by its rank: the move check looks up every successor of every
+    // row, and a binary search over millions of ranks costs a cache miss per step.
+    // (`rows.bits` is sorted and distinct: the rows are read in key order.)
+    let index = peg::Lookup::new(&rows.bits);
+    let find = |b: u64| index.position(b);
 
     // Canonical form first: every later lookup relies on it.
     let n = rows.bits.len() as u64;
-    rows.index = (rows.bits.iter().enumerate())
-        .map(|(i, &b)| (b, i as u32))
-        .collect();
     progress.phase("canonical forms", n);
     first_failure(n, progress, |i, _| {
         let b = rows.bits[i as usize];
@@ -118,7 +110,7 @@ fn rows_and_counts(
     let start = board.canonical(board.start).0;
     let finish = board.canonical(board.finish).0;
     for (what, b) in [("start", start), ("finish", finish)] {
-        match rows.find(b) {
+        match find(b) {
             Some(i) if rows.dist[i] != UNREACHED => {}
             Some(_) => return bad(format!("{}: the {what}, but no distance is stored", at(b))),
             None => return bad(format!("{}: the {what}, but it is missing", at(b))),
@@ -185,7 +177,7 @@ fn rows_and_counts(
     }
 
     // Distances, next moves and counts over moves (chains of jumps).
-    let dist_of = |b: u64| rows.find(b).map_or(UNREACHED, |i| rows.dist[i]);
+    let dist_of = |b: u64| find(b).map_or(UNREACHED, |i| rows.dist[i]);
     progress.phase("checking moves", n);
     first_failure(n, progress, |i, _| {
         let i = i as usize;
@@ -211,7 +203,7 @@ fn rows_and_counts(
         let mut least = UNREACHED;
         board.for_each_move(b, |m, after| {
             let c = board.canonical(after).0;
-            let row = rows.find(c);
+            let row = find(c);
             succ.extend(row);
             let dd = row.map_or(UNREACHED, |j| rows.dist[j]);
             if dd != UNREACHED && (least == UNREACHED || dd < least) {
@@ -365,7 +357,6 @@ fn read_rows(conn: &Reader, name: &str, board: &Board) -> Check<PegRows> {
         next: Vec::new(),
         count: Vec::new(),
         moves: Vec::new(),
-        index: FxHashMap::default(),
     };
     audit::for_each_row(conn, Table::Positions, name, |row| -> Check<()> {
         let b = int_in(row[0], 0, limit, &|| "positions.rank".to_string())? as u64;
