@@ -5,8 +5,8 @@
 #
 # Runs `generate --puzzle X` in a fresh file for `twelve` asked for two bits (the 2x6
 # at `storage = "two-bit"`, the search `fourteen` uses), `eleven` and `twelve` (one byte
-# per rank), alternating the two binaries, with RAYON_NUM_THREADS 1 and 2, then
-# `english33` with the new one; prints each process's wall time and user + system CPU
+# per rank) and `english33` (the peg solver), alternating the two binaries, with
+# RAYON_NUM_THREADS 1 and 2; prints each process's wall time and user + system CPU
 # (`/usr/bin/time`) and each table's checksum (the same before and after). Figures only:
 # docs/performance.md, "Per core: one thread against two".
 set -eu
@@ -22,7 +22,6 @@ one() { # binary label threads puzzle
 for line in sys.stdin:
     print("   checksum", json.loads(line)["checksum"][:12])'
 }
-for p in twelve-codes eleven twelve; do
+for p in twelve-codes eleven twelve english33; do
   for th in 1 2; do one "$OLD" before "$th" "$p"; one "$NEW" after "$th" "$p"; done
 done
-for th in 1 2; do one "$NEW" after "$th" english33; done
