@@ -181,16 +181,6 @@ pub fn puzzle_names(conn: &Reader) -> Sql<Vec<String>> {
         .map_err(SqlError::from)
 }
 
-/// How many rows of `puzzle` `table` holds.
-pub fn rows_of(conn: &Reader, table: Table, puzzle: &str) -> Sql<i64> {
-    // Cached: `verify` asks this of several tables for every puzzle, and preparing the
-    // statement costs more than the count on a small puzzle.
-    let sql = format!("SELECT count(*) FROM {} WHERE puzzle = ?1", table.name());
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_row([puzzle], |r| r.get(0))?)
-}
-
 /// How many rows of `puzzle` each of `tables` holds, in their order, asked in one
 /// statement (cached): `verify` asks it of every puzzle, and on a small one a statement
 /// per table costs more than the checks.
@@ -355,7 +345,7 @@ mod tests {
             assert_eq!(st.column_count(), columns, "{}", table.name());
             assert!(columns <= MAX_COLUMNS);
             assert!(table.select().contains(&format!("FROM {}", table.name())));
-            assert_eq!(rows_of(&conn, table, "p").unwrap(), 0);
+            assert_eq!(rows_of_each(&conn, &[table], "p").unwrap(), [0]);
         }
     }
 
@@ -378,7 +368,6 @@ mod tests {
                 ],
             ]
         );
-        assert_eq!(rows_of(&conn, Table::Histogram, "p").unwrap(), 2);
         assert_eq!(
             rows_of_each(
                 &conn,

@@ -511,38 +511,19 @@ pub(crate) fn matrix_row(board: &Board, start: u64) -> Vec<Option<u8>> {
     while !frontier.is_empty() {
         level += 1;
         for &p in &frontier {
-            let mut reached = |after: u64| {
+            board.for_each_move(p, |_, after| {
                 if mark(after) {
                     next.push(after);
                     if after.count_ones() == 1 {
                         row[after.trailing_zeros() as usize] = Some(level);
                     }
                 }
-            };
-            let mut pegs = p;
-            while pegs != 0 {
-                let h = pegs.trailing_zeros() as u8;
-                pegs &= pegs - 1;
-                chain_ends(board, p, h, &mut reached);
-            }
+            });
         }
         std::mem::swap(&mut frontier, &mut next);
         next.clear();
     }
     row
-}
-
-/// Calls `f` with the position after every chain of jumps by the peg in hole `at`: the
-/// positions of [`Board::for_each_move`] without building the moves.
-fn chain_ends(board: &Board, bits: u64, at: u8, f: &mut impl FnMut(u64)) {
-    for &(over, to) in board.jumps_from(at) {
-        let (o, t) = (1u64 << over, 1u64 << to);
-        if bits & o != 0 && bits & t == 0 {
-            let after = bits ^ (1u64 << at) ^ o ^ t;
-            f(after);
-            chain_ends(board, after, to, f);
-        }
-    }
 }
 
 #[cfg(test)]
