@@ -16,12 +16,18 @@ pub const GENERATOR_VERSION: &str =
 
 /// sha256 of the generator version, the puzzle's name and its definition.
 pub fn definition_hash(p: &Puzzle) -> String {
+    definition_hash_of(p.name(), &p.definition().to_string())
+}
+
+/// [`definition_hash`] of the puzzle `name` whose definition is `definition` (as
+/// written out), for a caller that has written it out already.
+pub fn definition_hash_of(name: &str, definition: &str) -> String {
     let mut h = Sha256::new();
     h.update(GENERATOR_VERSION.as_bytes());
     h.update(b"\n");
-    h.update(p.name().as_bytes());
+    h.update(name.as_bytes());
     h.update(b"\n");
-    h.update(p.definition().to_string().as_bytes());
+    h.update(definition.as_bytes());
     sha256_hex(h)
 }
 

@@ -555,7 +555,7 @@ pub fn checksum_reading<E: From<StoreError>>(
     mut each: impl FnMut(usize, Value<'_>, Value<'_>) -> std::result::Result<(), E>,
 ) -> std::result::Result<String, E> {
     let conn = reader.conn();
-    let mut rows = |h: &mut Aside<'_, '_>| -> std::result::Result<(), E> {
+    hashed(|h| {
         for (table, order) in DATA_TABLES {
             if *table == "packed_chunks" && !kinds.is_empty() {
                 let wanted = ["kind", "chunk", "data"];
@@ -575,15 +575,59 @@ pub fn checksum_reading<E: From<StoreError>>(
                             None => Ok(()),
                         }
                     },
-                )?
+                )?;
             } else {
                 hash_table(h, conn, path, (table, order), puzzle, [], |[]| {
                     Ok::<_, E>(())
-                })?
+                })?;
             }
         }
         Ok(())
-    };
+    })
+}
+
+/// [`checksum`], handing each row of `puzzle` in `table` (its `wanted` columns, in that
+/// order) to `each` as it is hashed, in key order: rows read anyway are then read once.
+/// Also gives the number of `puzzle`'s rows in each data table, in the order of
+/// [`audit::Table::ALL`], so that a caller that needs tables empty asks no more. Stops
+/// at the first error `each` returns.
+pub fn checksum_with_rows<E: From<StoreError>, const N: usize>(
+    reader: &Reader,
+    path: &Path,
+    puzzle: &str,
+    table: audit::Table,
+    wanted: [&str; N],
+    mut each: impl FnMut([Value<'_>; N]) -> std::result::Result<(), E>,
+) -> std::result::Result<(String, [u64; DATA_TABLES.len()]), E> {
+    let conn = reader.conn();
+    let mut counts = [0; DATA_TABLES.len()];
+    let sum = hashed(|h| -> std::result::Result<(), E> {
+        for ((name, order), n) in DATA_TABLES.iter().zip(&mut counts) {
+            *n = if *name == table.name() {
+                hash_table(h, conn, path, (name, order), puzzle, wanted, |row| {
+                    each(row.map(Value::from))
+                })?
+            } else {
+                hash_table(
+                    h,
+                    conn,
+                    path,
+                    (name, order),
+                    puzzle,
+                    [],
+                    |[]| Ok::<_, E>(()),
+                )?
+            };
+        }
+        Ok(())
+    })?;
+    Ok((sum, counts))
+}
+
+/// The hex SHA-256 of what `rows` feeds, hashed beside the reading ([`Aside`]).
+fn hashed<E>(
+    rows: impl FnOnce(&mut Aside<'_, '_>) -> std::result::Result<(), E>,
+) -> std::result::Result<String, E> {
     std::thread::scope(|s| {
         let mut aside = Aside {
             scope: s,
@@ -667,7 +711,8 @@ impl Feed for Aside<'_, '_> {
 }
 
 /// Feeds one table's rows of `puzzle`, in `order`, into the checksum, calling `row`
-/// with each row's `wanted` columns, in that order, after the row is hashed.
+/// with each row's `wanted` columns, in that order, after the row is hashed; returns
+/// the number of rows.
 fn hash_table<E: From<StoreError>, const N: usize>(
     h: &mut impl Feed,
     conn: &Connection,
@@ -676,10 +721,12 @@ fn hash_table<E: From<StoreError>, const N: usize>(
     puzzle: &str,
     wanted: [&str; N],
     mut row: impl FnMut([rusqlite::types::ValueRef<'_>; N]) -> std::result::Result<(), E>,
-) -> std::result::Result<(), E> {
+) -> std::result::Result<u64, E> {
     h.feed(table.as_bytes());
+    // Cached: a checksum is eight statements, taken of every puzzle a run writes or
+    // checks, and preparing them was most of it for the small ones.
     let mut st = conn
-        .prepare(&format!(
+        .prepare_cached(&format!(
             "SELECT * FROM {table} WHERE puzzle = ?1 ORDER BY {order}"
         ))
         .map_err(sql(path))?;
@@ -690,6 +737,7 @@ fn hash_table<E: From<StoreError>, const N: usize>(
         *i = st.column_index(name).map_err(sql(path))?;
     }
     let mut rows = st.query([puzzle]).map_err(sql(path))?;
+    let mut n = 0;
     while let Some(r) = rows.next().map_err(sql(path))? {
         let values = (0..cols)
             .map(|i| r.get_ref(i))
@@ -697,8 +745,9 @@ fn hash_table<E: From<StoreError>, const N: usize>(
             .map_err(sql(path))?;
         hash_row(h, values.iter().copied());
         row(at.map(|i| values[i]))?;
+        n += 1;
     }
-    Ok(())
+    Ok(n)
 }
 
 /// Writes the chunks of `puzzle`'s packed tables (by kind, then chunk: the order in
@@ -809,6 +858,14 @@ pub fn copy_puzzle(writer: &Writer, path: &Path, puzzle: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The counts of [`checksum_with_rows`] are in the order of [`audit::Table::ALL`].
+    #[test]
+    fn the_data_tables_are_every_table_in_order() {
+        let names: Vec<&str> = DATA_TABLES.iter().map(|(t, _)| *t).collect();
+        let all: Vec<&str> = audit::Table::ALL.iter().map(|t| t.name()).collect();
+        assert_eq!(names, all);
+    }
 
     /// Fed in line or through its thread, [`Aside`] gives the SHA-256 of the bytes.
     #[test]

@@ -47,14 +47,12 @@ pub fn puzzles(conn: &Reader) -> Sql<Vec<PuzzleInfo>> {
 }
 
 pub fn puzzle(conn: &Reader, name: &str) -> Sql<Option<PuzzleInfo>> {
-    conn.conn()
-        .query_row(
-            &format!("SELECT {INFO_COLUMNS} FROM puzzles WHERE name = ?1"),
-            [name],
-            info_from_row,
-        )
-        .optional()
-        .map_err(SqlError::from)
+    conn.prepare_cached(&format!(
+        "SELECT {INFO_COLUMNS} FROM puzzles WHERE name = ?1"
+    ))?
+    .query_row([name], info_from_row)
+    .optional()
+    .map_err(SqlError::from)
 }
 
 fn position_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PositionRow> {

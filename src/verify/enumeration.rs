@@ -4,16 +4,18 @@
 //! so that a broken one is named by the rule it breaks. (Rows equal to the enumeration's
 //! keep the rule by construction, so the rule is not re-checked on each.)
 
-use crate::store::Reader;
+use std::path::Path;
 
-use super::check::{Check, Derived, bad, show_opt};
-use super::stored::{int, int_in, must_be_empty, text};
+use crate::store::{self, Reader};
+
+use super::check::{Check, Derived, Fail, bad, show_opt};
+use super::stored::{int, int_in, none_in, text};
 use crate::core::progress::Silent;
 use crate::core::rank::FACT;
 use crate::families::magic::Magic;
 use crate::families::tour::TourBoard;
 use crate::solvers::enumerate::Solution;
-use crate::store::audit::{self, Table};
+use crate::store::audit::Table;
 
 /// Which enumeration a puzzle is, with its rules.
 pub(super) enum Enumeration<'a> {
@@ -21,44 +23,62 @@ pub(super) enum Enumeration<'a> {
     Tour(&'a TourBoard),
 }
 
-pub(super) fn enumeration(conn: &Reader, name: &str, e: Enumeration<'_>) -> Check<Derived> {
-    must_be_empty(
-        conn,
-        name,
-        &[
-            Table::Positions,
-            Table::Histogram,
-            Table::PegLayers,
-            Table::PegMatrix,
-            Table::PackedTables,
-            Table::PackedChunks,
-            Table::Farthest,
-        ],
-    )?;
-    let mut stored: Vec<Solution> = Vec::new();
-    audit::for_each_row(conn, Table::Solutions, name, |row| -> Check<()> {
-        let rank = int_in(row[0], 0, i64::MAX, &|| "solutions.rank".to_string())?;
-        let at = || format!("rank {rank}");
-        let state = text(row[1], &|| format!("{}: state", at()))?.unwrap_or_default();
-        let at = || format!("rank {rank} (state {state})");
-        let value = int(row[2], &|| format!("{}: value", at()))?;
-        let canonical = int_in(row[3], 0, 1, &|| format!("{}: canonical", at()))? == 1;
-        stored.push(Solution {
-            rank: rank as u64,
-            state,
-            value,
-            canonical,
+/// Checks the puzzle's rows against the enumeration, which runs on the pool while this
+/// thread reads the rows, taking their checksum as it goes (one read, not one for the
+/// rows and one for the checksum, and the other tables' emptiness told by the same
+/// read). Returns what the rows give and their checksum.
+pub(super) fn enumeration(
+    conn: &Reader,
+    path: &Path,
+    name: &str,
+    e: Enumeration<'_>,
+) -> Check<(Derived, String)> {
+    let mut want = Vec::new();
+    let read = rayon::in_place_scope(|scope| {
+        scope.spawn(|_| {
+            want = match e {
+                Enumeration::Magic(m) => m.solve(&Silent),
+                Enumeration::Tour(board) => crate::families::tour::closed_tours(board, &Silent),
+            };
         });
-        Ok(())
-    })?;
-    let want = match e {
-        Enumeration::Magic(m) => m.solve(&Silent),
-        Enumeration::Tour(board) => crate::families::tour::closed_tours(board, &Silent),
-    };
+        stored_solutions(conn, path, name)
+    });
+    let (stored, sum) = read?;
+    Ok((compare(&e, &stored, &want)?, sum))
+}
+
+/// The puzzle's `solutions` rows and the checksum of its rows, every other table of rows
+/// checked empty.
+fn stored_solutions(conn: &Reader, path: &Path, name: &str) -> Check<(Vec<Solution>, String)> {
+    let mut stored: Vec<Solution> = Vec::new();
+    let columns = ["rank", "state", "value", "canonical"];
+    let (sum, counts) =
+        store::checksum_with_rows(conn, path, name, Table::Solutions, columns, |row| {
+            let rank = int_in(row[0], 0, i64::MAX, &|| "solutions.rank".to_string())?;
+            let at = || format!("rank {rank}");
+            let state = text(row[1], &|| format!("{}: state", at()))?.unwrap_or_default();
+            let at = || format!("rank {rank} (state {state})");
+            let value = int(row[2], &|| format!("{}: value", at()))?;
+            let canonical = int_in(row[3], 0, 1, &|| format!("{}: canonical", at()))? == 1;
+            stored.push(Solution {
+                rank: rank as u64,
+                state,
+                value,
+                canonical,
+            });
+            Ok::<_, Fail>(())
+        })?;
+    none_in((Table::ALL.into_iter().zip(counts)).filter(|(t, _)| *t != Table::Solutions))?;
+    Ok((stored, sum))
+}
+
+/// The stored solutions against the enumeration's `want`: a missing, extra or changed
+/// one is named, by the rule it breaks where it breaks one.
+fn compare(e: &Enumeration<'_>, stored: &[Solution], want: &[Solution]) -> Check<Derived> {
     for (i, w) in want.iter().enumerate() {
         let at = format!("rank {} (state {})", w.rank, w.state);
         if let Some(s) = stored.get(i).filter(|&s| s != w) {
-            rule(&e, s)?;
+            rule(e, s)?;
         }
         match stored.get(i) {
             Some(s) if s == w => {}
@@ -89,7 +109,7 @@ pub(super) fn enumeration(conn: &Reader, name: &str, e: Enumeration<'_>) -> Chec
         }
     }
     if let Some(s) = stored.get(want.len()) {
-        rule(&e, s)?;
+        rule(e, s)?;
         return bad(format!(
             "rank {} (state {}): stored, but not a solution the enumeration finds",
             s.rank, s.state

@@ -30,7 +30,7 @@ use crate::store::{Reader, SqlError};
 use thiserror::Error;
 
 use crate::catalog;
-use crate::catalog::identity::{self, definition_hash};
+use crate::catalog::identity::{self, definition_hash_of};
 use crate::core::progress::{Progress, Silent};
 use crate::families::Puzzle;
 use crate::store::{self, PuzzleInfo, Storage, StoreError, audit};
@@ -253,18 +253,8 @@ pub fn verify_conn_with(
 /// A puzzle's `puzzles` row as its definition gives it, and the puzzle, its row, its
 /// storage and whether it stores counts.
 fn row_facts(conn: &Reader, name: &str) -> Check<(Puzzle, PuzzleInfo, Storage, bool)> {
-    // A built-in puzzle's rules come from the binary; a user's from its stored definition.
-    let p = match known(conn, name) {
-        Ok(Ok(p)) => p,
-        // Its own reason: a family this program does not know (one defined outside the
-        // crate, say) is named, not taken for damage.
-        Ok(Err(catalog::LookupError::BadDefinition(why))) => {
-            return bad(format!("its stored definition cannot be used: {why}"));
-        }
-        _ => {
-            return bad("not a puzzle this build knows or can rebuild from its stored definition");
-        }
-    };
+    // One read of the row: it gives the stored definition a user's puzzle is rebuilt
+    // from, and the facts checked against what the definition gives.
     let info = match store::puzzle(conn, name) {
         Ok(Some(info)) => info,
         Ok(None) => return bad("its puzzles row vanished while reading"),
@@ -273,20 +263,33 @@ fn row_facts(conn: &Reader, name: &str) -> Check<(Puzzle, PuzzleInfo, Storage, b
         }
         Err(e) => return Err(e.into()),
     };
+    // A built-in puzzle's rules come from the binary; a user's from its stored definition.
+    let p = match catalog::lookup(name, Some(&info.definition)) {
+        Ok(p) => p,
+        // Its own reason: a family this program does not know (one defined outside the
+        // crate, say) is named, not taken for damage.
+        Err(catalog::LookupError::BadDefinition(why)) => {
+            return bad(format!("its stored definition cannot be used: {why}"));
+        }
+        Err(catalog::LookupError::Unknown) => {
+            return bad("not a puzzle this build knows or can rebuild from its stored definition");
+        }
+    };
     // Which partitions' tables fifteen stores is part of its definition: any this build
     // knows is checked against the tables it names.
     let p = identity::as_stored(p, &info);
     let (storage, counts) = catalog::plan::storage(&p);
+    let definition = p.definition().to_string();
     same("puzzles.family", info.family.as_str(), p.family())?;
     same(
         "puzzles.definition (the file was built from another definition: run `puzzlebase generate`)",
         info.definition.as_str(),
-        p.definition().to_string().as_str(),
+        definition.as_str(),
     )?;
     same(
         "puzzles.definition_hash",
         info.definition_hash.as_str(),
-        definition_hash(&p).as_str(),
+        definition_hash_of(p.name(), &definition).as_str(),
     )?;
     same("puzzles.storage", info.storage.as_str(), storage.as_str())?;
     same("puzzles.counts", &info.counts, &counts)?;
@@ -323,8 +326,16 @@ fn verify_puzzle(conn: &Reader, path: &Path, name: &str, progress: &dyn Progress
             layers::peg_layers(conn, path, name, board, progress)?
         }
         Puzzle::Peg(board) => peg_board(conn, name, board, progress)?,
-        Puzzle::Magic(m) => enumeration(conn, name, Enumeration::Magic(m))?,
-        Puzzle::Tour(board) => enumeration(conn, name, Enumeration::Tour(board))?,
+        Puzzle::Magic(m) => {
+            let (derived, read) = enumeration(conn, path, name, Enumeration::Magic(m))?;
+            sum = Some(read);
+            derived
+        }
+        Puzzle::Tour(board) => {
+            let (derived, read) = enumeration(conn, path, name, Enumeration::Tour(board))?;
+            sum = Some(read);
+            derived
+        }
         Puzzle::Patterns(f) => {
             let (derived, read) = pattern_tables(conn, path, name, f, progress)?;
             sum = Some(read);

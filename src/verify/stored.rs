@@ -21,7 +21,13 @@ pub(super) const UNUSED_WHEN_PACKED: &[Table] = &[
 
 /// Tables a puzzle of this storage must have no rows in.
 pub(super) fn must_be_empty(conn: &Reader, name: &str, tables: &[Table]) -> Check<()> {
-    for (&t, n) in tables.iter().zip(audit::rows_of_each(conn, tables, name)?) {
+    let counts = audit::rows_of_each(conn, tables, name)?;
+    none_in(tables.iter().zip(counts).map(|(&t, n)| (t, n as u64)))
+}
+
+/// Each table of `counts` (a table, and the puzzle's rows in it) is empty.
+pub(super) fn none_in(counts: impl IntoIterator<Item = (Table, u64)>) -> Check<()> {
+    for (t, n) in counts {
         if n != 0 {
             return bad(format!(
                 "{n} rows in {}, which this puzzle does not use",

@@ -420,6 +420,17 @@ fn a_changed_enumeration_row() {
         err.contains("rank 77 (state 0 ") && err.contains("a solution, but it is missing"),
         "{err}"
     );
+    // A row in a table an enumeration does not use, with the solutions untouched (its
+    // emptiness is told by the read that takes the checksum).
+    let (_d, db) = damaged(&[(
+        "INSERT INTO farthest (puzzle, rank, state, distance) VALUES ('magic-triangle', 5, '', 1)",
+        &[],
+    )]);
+    let err = verify_fails(&db, "magic-triangle");
+    assert!(
+        err.contains("1 rows in farthest, which this puzzle does not use"),
+        "{err}"
+    );
 }
 
 #[test]
