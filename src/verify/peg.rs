@@ -320,14 +320,13 @@ fn rows_and_counts(
     let layers: Vec<[u64; 6]> = (forward.iter().enumerate())
         .filter(|(_, l)| !l.is_empty())
         .map(|(k, l)| {
-            let reachable: u64 = l.par_iter().map(|&b| board.class_size(b) as u64).sum();
             [
                 k as u64,
-                reachable,
+                pairs[k].positions,
                 can_finish[k][0],
                 l.len() as u64,
                 can_finish[k][1],
-                pairs[k],
+                pairs[k].pairs,
             ]
         })
         .collect();

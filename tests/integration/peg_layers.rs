@@ -189,7 +189,7 @@ fn french37_c1_first_levels_are_meyrignacs() {
         &puzzlebase::internals::core::progress::Silent,
     );
     let top = board.start.count_ones() as usize;
-    let by_level: Vec<u64> = (0..11).map(|n| pairs[top - n]).collect();
+    let by_level: Vec<u64> = (0..11).map(|n| pairs[top - n].pairs).collect();
     assert_eq!(by_level, MEYRIGNAC_C1[..11]);
 }
 

@@ -27,8 +27,8 @@ pub mod solve;
 pub use board::{Board, Jump};
 pub use lookup::Lookup;
 pub use solve::{
-    LayerStats, PegError, PegRow, PegTable, STORE_ALL_LIMIT, for_each_reachable_layer, matrix,
-    reachable_layers, reachable_pairs, single_jump_predecessors, solve,
+    LayerCounts, LayerStats, PegError, PegRow, PegTable, STORE_ALL_LIMIT, for_each_reachable_layer,
+    matrix, reachable_layers, reachable_pairs, single_jump_predecessors, solve,
 };
 
 #[cfg(test)]

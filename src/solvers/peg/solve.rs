@@ -188,46 +188,70 @@ pub fn for_each_reachable_layer(
 /// "positions", the states of a search in moves. A position counts once for each hole
 /// in which a single jump from a reachable position one peg up can have landed; the
 /// start counts once. Symmetries fix the start, so the images of a canonical position
-/// have as many such holes as it has.
-pub fn reachable_pairs(board: &Board, forward: &[Vec<u64>], progress: &dyn Progress) -> Vec<u64> {
+/// have as many such holes as it has. With each layer's reachable positions, counted in
+/// the same pass (each class's size is needed for both).
+pub fn reachable_pairs(
+    board: &Board,
+    forward: &[Vec<u64>],
+    progress: &dyn Progress,
+) -> Vec<LayerCounts> {
     let masks = jump_masks(board);
     let top = board.start.count_ones() as usize;
-    let layer_pairs = |k: usize| -> u64 {
-        let sizes = || forward[k].par_iter().map(|&b| board.class_size(b) as u64);
-        if k == top {
-            return sizes().sum();
-        }
-        let Some(above) = forward.get(k + 1).filter(|a| !a.is_empty()) else {
-            return 0;
-        };
-        let above = Lookup::new(above);
+    let sum = |a: LayerCounts, b: LayerCounts| LayerCounts {
+        positions: a.positions + b.positions,
+        pairs: a.pairs + b.pairs,
+    };
+    let layer = |k: usize| -> LayerCounts {
+        let above = forward.get(k + 1).filter(|a| !a.is_empty() && k != top);
+        let above = above.map(|a| Lookup::new(a));
         forward[k]
             .par_iter()
             .map(|&q| {
-                let mut holes = 0u64;
-                for m in &masks {
-                    // Un-jump: the landing hole holds the peg, `from` and `over` are empty.
-                    if q & m.land != 0
-                        && q & m.need == 0
-                        && holes & m.land == 0
-                        && above.contains(board.canonical(q ^ m.all).0)
-                    {
-                        holes |= m.land;
+                let size = board.class_size(q) as u64;
+                let holes = match &above {
+                    // The start counts once.
+                    None if k == top => 1,
+                    None => 0,
+                    Some(above) => {
+                        let mut holes = 0u64;
+                        for m in &masks {
+                            // Un-jump: the landing hole holds the peg, `from` and `over`
+                            // are empty.
+                            if q & m.land != 0
+                                && q & m.need == 0
+                                && holes & m.land == 0
+                                && above.contains(board.canonical(q ^ m.all).0)
+                            {
+                                holes |= m.land;
+                            }
+                        }
+                        holes.count_ones() as u64
                     }
+                };
+                LayerCounts {
+                    positions: size,
+                    pairs: size * holes,
                 }
-                board.class_size(q) as u64 * holes.count_ones() as u64
             })
-            .sum()
+            .reduce(LayerCounts::default, sum)
     };
     let classes = forward.iter().map(|l| l.len() as u64).sum();
     progress.phase("reachable pairs", classes);
     (0..forward.len())
         .map(|k| {
-            let pairs = layer_pairs(k);
+            let counts = layer(k);
             progress.advance(forward[k].len() as u64);
-            pairs
+            counts
         })
         .collect()
+}
+
+/// A layer's reachable positions and (position, last-moved peg) pairs, each class
+/// counted with its size ([`reachable_pairs`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LayerCounts {
+    pub positions: u64,
+    pub pairs: u64,
 }
 
 /// For each layer, the sorted positions of the forward set that can still reach the
@@ -399,11 +423,11 @@ pub fn solve(board: &Board, progress: &dyn Progress) -> Result<PegTable, PegErro
         let sizes = |l: &[u64]| -> u64 { l.par_iter().map(|&b| board.class_size(b) as u64).sum() };
         layers.push(LayerStats {
             pegs: k as u8,
-            reachable: sizes(&forward[k]),
+            reachable: pairs[k].positions,
             can_finish: sizes(&cf[k]),
             reachable_classes: forward[k].len() as u64,
             can_finish_classes: cf[k].len() as u64,
-            reachable_pairs: pairs[k],
+            reachable_pairs: pairs[k].pairs,
         });
         let row = |bits: u64, s: Option<&Solved>| PegRow {
             bits,
