@@ -241,6 +241,25 @@ impl Board {
         (best, which)
     }
 
+    /// The canonical forms of positions with one of `masks` flipped ([`Flips`]).
+    pub fn flips(&self, masks: impl IntoIterator<Item = u64>) -> Flips<'_> {
+        let masks: Vec<u64> = masks.into_iter().collect();
+        let n = self.symmetries.len();
+        let images = if n <= FLIP_SYMMETRIES {
+            (masks.iter())
+                .flat_map(|&m| (0..n).map(move |s| self.apply_symmetry(m, s)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Flips {
+            board: self,
+            n,
+            masks,
+            images,
+        }
+    }
+
     /// Number of distinct images of `bits` (the size of its symmetry class): the order of
     /// the symmetry group over that of the subgroup fixing `bits` (orbit-stabiliser), so
     /// no image is collected or sorted.
@@ -517,4 +536,58 @@ fn automorphisms(holes: usize, jumps: &[Jump]) -> Vec<Vec<u8>> {
             .is_none_or(|p| p.iter().enumerate().all(|(i, &x)| i == x as usize))
     );
     out
+}
+
+/// The most symmetries [`Flips`] keeps images for (a square board has 8, a triangle 6);
+/// a board with more is canonicalised by [`Board::canonical`] for each flip.
+const FLIP_SYMMETRIES: usize = 16;
+
+/// Canonical forms of positions with one of a fixed list of masks flipped (a jump's three
+/// holes), many per position, as the searches over layers ask for them. A symmetry
+/// permutes the holes, so the image of `bits ^ mask` is the image of `bits` xor that of
+/// `mask`: the masks' images are taken once, a position's once ([`Flips::of`]), and each
+/// canonical form is then a minimum of xors ([`Flips::canonical`]), where
+/// [`Board::canonical`] looks up every byte under every symmetry again for each.
+pub struct Flips<'a> {
+    board: &'a Board,
+    /// The board's symmetries.
+    n: usize,
+    masks: Vec<u64>,
+    /// Mask `j`'s image under symmetry `s` at `j * n + s` (empty when `n` is more than
+    /// [`FLIP_SYMMETRIES`]).
+    images: Vec<u64>,
+}
+
+/// A position's images under each symmetry, for [`Flips::canonical`].
+pub struct Images {
+    bits: u64,
+    of: [u64; FLIP_SYMMETRIES],
+}
+
+impl Flips<'_> {
+    /// `bits`'s images.
+    #[inline]
+    pub fn of(&self, bits: u64) -> Images {
+        let mut of = [0; FLIP_SYMMETRIES];
+        if self.n <= FLIP_SYMMETRIES {
+            for (s, slot) in of[..self.n].iter_mut().enumerate() {
+                *slot = self.board.apply_symmetry(bits, s);
+            }
+        }
+        Images { bits, of }
+    }
+
+    /// The canonical form of the position of `images` with mask `j` flipped: what
+    /// [`Board::canonical`] gives (`.0`) for it.
+    #[inline]
+    pub fn canonical(&self, images: &Images, j: usize) -> u64 {
+        if self.n > FLIP_SYMMETRIES {
+            return self.board.canonical(images.bits ^ self.masks[j]).0;
+        }
+        let mask = &self.images[j * self.n..(j + 1) * self.n];
+        (images.of[..self.n].iter().zip(mask))
+            .map(|(a, m)| a ^ m)
+            .min()
+            .expect("the identity is a symmetry")
+    }
 }

@@ -24,7 +24,7 @@ pub mod layers;
 mod lookup;
 pub mod solve;
 
-pub use board::{Board, Jump};
+pub use board::{Board, Flips, Images, Jump};
 pub use lookup::Lookup;
 pub use solve::{
     LayerCounts, LayerStats, PegError, PegRow, PegTable, STORE_ALL_LIMIT, for_each_reachable_layer,

@@ -161,6 +161,7 @@ pub fn for_each_reachable_layer(
 ) {
     let top = board.start.count_ones() as usize;
     let masks = jump_masks(board);
+    let flips = board.flips(masks.iter().map(|m| m.all));
     let mut layer = vec![board.canonical(board.start).0];
     progress.phase("reachable positions", top as u64);
     let mut k = top;
@@ -172,9 +173,10 @@ pub fn for_each_reachable_layer(
             break;
         }
         layer = expand_layer(&layer, |b, out| {
-            for m in &masks {
+            let images = flips.of(b);
+            for (j, m) in masks.iter().enumerate() {
                 if b & m.need == m.need && b & m.land == 0 {
-                    out.push(board.canonical(b ^ m.all).0);
+                    out.push(flips.canonical(&images, j));
                 }
             }
         });
@@ -196,6 +198,7 @@ pub fn reachable_pairs(
     progress: &dyn Progress,
 ) -> Vec<LayerCounts> {
     let masks = jump_masks(board);
+    let flips = board.flips(masks.iter().map(|m| m.all));
     let top = board.start.count_ones() as usize;
     let sum = |a: LayerCounts, b: LayerCounts| LayerCounts {
         positions: a.positions + b.positions,
@@ -213,14 +216,15 @@ pub fn reachable_pairs(
                     None if k == top => 1,
                     None => 0,
                     Some(above) => {
+                        let images = flips.of(q);
                         let mut holes = 0u64;
-                        for m in &masks {
+                        for (j, m) in masks.iter().enumerate() {
                             // Un-jump: the landing hole holds the peg, `from` and `over`
                             // are empty.
                             if q & m.land != 0
                                 && q & m.need == 0
                                 && holes & m.land == 0
-                                && above.contains(board.canonical(q ^ m.all).0)
+                                && above.contains(flips.canonical(&images, j))
                             {
                                 holes |= m.land;
                             }
@@ -284,11 +288,13 @@ pub fn single_jump_predecessors(board: &Board, layer: &[u64]) -> Vec<u64> {
 }
 
 fn predecessors(board: &Board, masks: &[JumpMask], layer: &[u64]) -> Vec<u64> {
+    let flips = board.flips(masks.iter().map(|m| m.all));
     expand_layer(layer, |b, out| {
-        for m in masks {
+        let images = flips.of(b);
+        for (j, m) in masks.iter().enumerate() {
             // Un-jump: the landing hole holds the peg, `from` and `over` are empty.
             if b & m.land != 0 && b & m.need == 0 {
-                out.push(board.canonical(b ^ m.all).0);
+                out.push(flips.canonical(&images, j));
             }
         }
     })

@@ -221,6 +221,30 @@ fn peg_canonical_is_idempotent_and_constant_on_orbits() {
     }
 }
 
+/// [`Flips::canonical`] gives what [`Board::canonical`] gives for the position with the
+/// mask flipped, on every board, for every jump's holes and for other masks.
+#[test]
+fn peg_flips_give_the_canonical_form_of_each_flip() {
+    for b in boards() {
+        let mut masks: Vec<u64> = (b.jumps.iter())
+            .map(|j| 1 << j.from | 1 << j.over | 1 << j.to)
+            .collect();
+        masks.extend([0, 1, b.start, b.finish, (1 << b.holes) - 1]);
+        let flips = b.flips(masks.iter().copied());
+        for bits in positions(&b, 500) {
+            let images = flips.of(bits);
+            for (j, &m) in masks.iter().enumerate() {
+                assert_eq!(
+                    flips.canonical(&images, j),
+                    b.canonical(bits ^ m).0,
+                    "{}: {bits:#x} ^ {m:#x}",
+                    b.name
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn peg_map_move_commutes_with_symmetries() {
     for b in boards().into_iter().take(4) {
