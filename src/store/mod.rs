@@ -539,7 +539,8 @@ const DATA_TABLES: &[(&str, &str)] = &[
 /// SHA-256 over every row of `puzzle` in every data table, in key order. Identical
 /// contents give identical checksums whatever produced them.
 pub fn checksum(reader: &Reader, path: &Path, puzzle: &str) -> Result<String> {
-    checksum_reading(reader, path, puzzle, &[], |_, _, _| Ok::<_, StoreError>(()))
+    let (sum, _) = checksum_with_rows(reader, path, puzzle, None, [], |[]| Ok(()))?;
+    Ok(sum)
 }
 
 /// [`checksum`], handing each chunk of `puzzle`'s packed tables `kinds` (none when empty)
@@ -554,48 +555,33 @@ pub fn checksum_reading<E: From<StoreError>>(
     kinds: &[&str],
     mut each: impl FnMut(usize, Value<'_>, Value<'_>) -> std::result::Result<(), E>,
 ) -> std::result::Result<String, E> {
-    let conn = reader.conn();
-    hashed(|h| {
-        for (table, order) in DATA_TABLES {
-            if *table == "packed_chunks" && !kinds.is_empty() {
-                let wanted = ["kind", "chunk", "data"];
-                hash_table(
-                    h,
-                    conn,
-                    path,
-                    (table, order),
-                    puzzle,
-                    wanted,
-                    |[k, c, d]| {
-                        let rusqlite::types::ValueRef::Text(k) = k else {
-                            return Ok(());
-                        };
-                        match kinds.iter().position(|kind| kind.as_bytes() == k) {
-                            Some(i) => each(i, c.into(), d.into()),
-                            None => Ok(()),
-                        }
-                    },
-                )?;
-            } else {
-                hash_table(h, conn, path, (table, order), puzzle, [], |[]| {
-                    Ok::<_, E>(())
-                })?;
-            }
+    if kinds.is_empty() {
+        return Ok(checksum(reader, path, puzzle)?);
+    }
+    let chunks = Some(audit::Table::PackedChunks);
+    let wanted = ["kind", "chunk", "data"];
+    let (sum, _) = checksum_with_rows(reader, path, puzzle, chunks, wanted, |[k, c, d]| {
+        let Value::Text(k) = k else {
+            return Ok(());
+        };
+        match kinds.iter().position(|kind| kind.as_bytes() == k) {
+            Some(i) => each(i, c, d),
+            None => Ok(()),
         }
-        Ok(())
-    })
+    })?;
+    Ok(sum)
 }
 
 /// [`checksum`], handing each row of `puzzle` in `table` (its `wanted` columns, in that
-/// order) to `each` as it is hashed, in key order: rows read anyway are then read once.
-/// Also gives the number of `puzzle`'s rows in each data table, in the order of
-/// [`audit::Table::ALL`], so that a caller that needs tables empty asks no more. Stops
-/// at the first error `each` returns.
+/// order; none when `table` is `None`) to `each` as it is hashed, in key order: rows read
+/// anyway are then read once. Also gives the number of `puzzle`'s rows in each data
+/// table, in the order of [`audit::Table::ALL`], so that a caller that needs tables empty
+/// asks no more. Stops at the first error `each` returns.
 pub fn checksum_with_rows<E: From<StoreError>, const N: usize>(
     reader: &Reader,
     path: &Path,
     puzzle: &str,
-    table: audit::Table,
+    table: Option<audit::Table>,
     wanted: [&str; N],
     mut each: impl FnMut([Value<'_>; N]) -> std::result::Result<(), E>,
 ) -> std::result::Result<(String, [u64; DATA_TABLES.len()]), E> {
@@ -603,7 +589,7 @@ pub fn checksum_with_rows<E: From<StoreError>, const N: usize>(
     let mut counts = [0; DATA_TABLES.len()];
     let sum = hashed(|h| -> std::result::Result<(), E> {
         for ((name, order), n) in DATA_TABLES.iter().zip(&mut counts) {
-            *n = if *name == table.name() {
+            *n = if Some(*name) == table.map(audit::Table::name) {
                 hash_table(h, conn, path, (name, order), puzzle, wanted, |row| {
                     each(row.map(Value::from))
                 })?

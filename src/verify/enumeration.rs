@@ -53,7 +53,7 @@ fn stored_solutions(conn: &Reader, path: &Path, name: &str) -> Check<(Vec<Soluti
     let mut stored: Vec<Solution> = Vec::new();
     let columns = ["rank", "state", "value", "canonical"];
     let (sum, counts) =
-        store::checksum_with_rows(conn, path, name, Table::Solutions, columns, |row| {
+        store::checksum_with_rows(conn, path, name, Some(Table::Solutions), columns, |row| {
             let rank = int_in(row[0], 0, i64::MAX, &|| "solutions.rank".to_string())?;
             let at = || format!("rank {rank}");
             let state = text(row[1], &|| format!("{}: state", at()))?.unwrap_or_default();
