@@ -226,21 +226,39 @@ fn peg_canonical_is_idempotent_and_constant_on_orbits() {
 #[test]
 fn peg_flips_give_the_canonical_form_of_each_flip() {
     for b in boards() {
-        let mut masks: Vec<u64> = (b.jumps.iter())
-            .map(|j| 1 << j.from | 1 << j.over | 1 << j.to)
-            .collect();
-        masks.extend([0, 1, b.start, b.finish, (1 << b.holes) - 1]);
-        let flips = b.flips(masks.iter().copied());
-        for bits in positions(&b, 500) {
-            let images = flips.of(bits);
-            for (j, &m) in masks.iter().enumerate() {
-                assert_eq!(
-                    flips.canonical(&images, j),
-                    b.canonical(bits ^ m).0,
-                    "{}: {bits:#x} ^ {m:#x}",
-                    b.name
-                );
-            }
+        check_flips(&b);
+    }
+    // More symmetries than `Flips` keeps images for: hole 0 alone (the start's empty hole
+    // and the finish) and three lines of three holes, each jumped both ways. The lines
+    // can be permuted and each reversed: 3! * 2^3 = 48 symmetries, so each flip goes
+    // through `Board::canonical`.
+    let mut table = vec![Vec::new(); 10];
+    for first in [1u8, 4, 7] {
+        table[first as usize].push((first + 1, first + 2));
+        table[first as usize + 2].push((first + 1, first));
+    }
+    let lines = Board::from_table("three-lines", &table, 0, 0, false);
+    assert_eq!(lines.symmetries().len(), 48);
+    check_flips(&lines);
+}
+
+/// [`Flips::canonical`] gives what [`Board::canonical`] does for every jump of `b`, and a
+/// few other masks, flipped in 500 positions.
+fn check_flips(b: &Board) {
+    let mut masks: Vec<u64> = (b.jumps.iter())
+        .map(|j| 1 << j.from | 1 << j.over | 1 << j.to)
+        .collect();
+    masks.extend([0, 1, b.start, b.finish, (1 << b.holes) - 1]);
+    let flips = b.flips(masks.iter().copied());
+    for bits in positions(b, 500) {
+        let images = flips.of(bits);
+        for (j, &m) in masks.iter().enumerate() {
+            assert_eq!(
+                flips.canonical(&images, j),
+                b.canonical(bits ^ m).0,
+                "{}: {bits:#x} ^ {m:#x}",
+                b.name
+            );
         }
     }
 }
