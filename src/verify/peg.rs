@@ -75,7 +75,13 @@ fn rows_and_counts(
     let at = |b: u64| format!("rank {b} (state {})", board.format(b));
     // Reading is one thread's work: the reachable positions are searched on the pool
     // meanwhile.
-    let (forward, rows) = std::thread::scope(|scope| {
+    let (
+        peg::Reachable {
+            layers: forward,
+            counts: pairs,
+        },
+        rows,
+    ) = std::thread::scope(|scope| {
         let forward = scope.spawn(|| peg::reachable_layers(board, usize::MAX, progress));
         let rows = read_rows(conn, name, board);
         let forward = forward
@@ -316,7 +322,6 @@ fn rows_and_counts(
     }
     histogram_is(conn, name, &histogram)?;
 
-    let pairs = peg::reachable_pairs(board, &forward, progress);
     let layers: Vec<[u64; 6]> = (forward.iter().enumerate())
         .filter(|(_, l)| !l.is_empty())
         .map(|(k, l)| {
@@ -468,7 +473,7 @@ mod tests {
             panic!("triangle21 is a peg board")
         };
         let table = peg::solve(&board, &Silent).unwrap();
-        let forward = peg::reachable_layers(&board, usize::MAX, &Silent);
+        let forward = peg::reachable_layers(&board, usize::MAX, &Silent).layers;
         let reachable: Vec<peg::Lookup> = forward.iter().map(|l| peg::Lookup::new(l)).collect();
         let mut rows = vec![Vec::new(); forward.len()];
         for r in table.rows.iter().filter(|r| r.distance.is_some()) {

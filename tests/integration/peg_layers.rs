@@ -173,8 +173,8 @@ const MEYRIGNAC_C1: [u64; 36] = [
     4,
 ];
 
-/// The first eleven of Meyrignac's levels, counted by the solver's method (landing
-/// holes of jumps from the layer above, [`peg::reachable_pairs`]) on the reachable
+/// The first eleven of Meyrignac's levels, counted by the small boards' forward search
+/// (each jump's share of the pair it makes, [`peg::reachable_layers`]) on the reachable
 /// layers of `french37-c1` cut after twelve layers: a published figure in the default
 /// tests, a second or two.
 #[test]
@@ -182,12 +182,8 @@ fn french37_c1_first_levels_are_meyrignacs() {
     let Some(Puzzle::Peg(board)) = catalog::find("french37-c1") else {
         panic!("french37-c1 is a peg board")
     };
-    let layers = peg::reachable_layers(&board, 12, &puzzlebase::internals::core::progress::Silent);
-    let pairs = peg::reachable_pairs(
-        &board,
-        &layers,
-        &puzzlebase::internals::core::progress::Silent,
-    );
+    let pairs =
+        peg::reachable_layers(&board, 12, &puzzlebase::internals::core::progress::Silent).counts;
     let top = board.start.count_ones() as usize;
     let by_level: Vec<u64> = (0..11).map(|n| pairs[top - n].pairs).collect();
     assert_eq!(by_level, MEYRIGNAC_C1[..11]);
@@ -271,8 +267,9 @@ fn french37_layers_agree_with_the_hash_set_solver() {
             &board,
             15,
             &puzzlebase::internals::core::progress::Silent,
-            |pegs, layer| {
+            |pegs, layer, counts| {
                 let positions: u64 = layer.iter().map(|&b| board.class_size(b) as u64).sum();
+                assert_eq!(counts.positions, positions, "{name}: {pegs} pegs");
                 let row = stored.iter().find(|l| l.0 == pegs as u64).unwrap();
                 assert_eq!(
                     (row.1, row.2),

@@ -590,4 +590,35 @@ impl Flips<'_> {
             .min()
             .expect("the identity is a symmetry")
     }
+
+    /// The canonical form of the position of `images` with masks `j` and `k` both
+    /// flipped.
+    #[inline]
+    pub fn canonical2(&self, images: &Images, j: usize, k: usize) -> u64 {
+        if self.n > FLIP_SYMMETRIES {
+            return (self.board)
+                .canonical(images.bits ^ self.masks[j] ^ self.masks[k])
+                .0;
+        }
+        let a = &self.images[j * self.n..(j + 1) * self.n];
+        let b = &self.images[k * self.n..(k + 1) * self.n];
+        (images.of[..self.n].iter().zip(a).zip(b))
+            .map(|((p, a), b)| p ^ a ^ b)
+            .min()
+            .expect("the identity is a symmetry")
+    }
+
+    /// The size of the class of the position of `images`: what [`Board::class_size`]
+    /// gives for it.
+    #[inline]
+    pub fn class_size(&self, images: &Images) -> u32 {
+        if self.n > FLIP_SYMMETRIES {
+            return self.board.class_size(images.bits);
+        }
+        let fixing = images.of[..self.n]
+            .iter()
+            .filter(|&&x| x == images.bits)
+            .count();
+        (self.n / fixing) as u32
+    }
 }

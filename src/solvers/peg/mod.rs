@@ -22,13 +22,14 @@
 pub mod board;
 pub mod layers;
 mod lookup;
+mod pairs;
 pub mod solve;
 
 pub use board::{Board, Flips, Images, Jump};
 pub use lookup::Lookup;
 pub use solve::{
-    LayerCounts, LayerStats, PegError, PegRow, PegTable, STORE_ALL_LIMIT, for_each_reachable_layer,
-    matrix, reachable_layers, reachable_pairs, single_jump_predecessors, solve,
+    LayerCounts, LayerStats, PegError, PegRow, PegTable, Reachable, STORE_ALL_LIMIT,
+    for_each_reachable_layer, matrix, reachable_layers, single_jump_predecessors, solve,
 };
 
 #[cfg(test)]

@@ -9,10 +9,12 @@
 
 use super::board::{Board, MATRIX_MAX_HOLES};
 use super::lookup::Lookup;
+use super::pairs::PairShares;
 use crate::core::format::add_known_counts;
 use crate::core::progress::Progress;
 use crate::core::records::Storage;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
 use thiserror::Error;
 
 /// Up to this many canonical reachable positions, the table keeps every one of them
@@ -78,7 +80,7 @@ pub struct LayerStats {
     pub reachable_classes: u64,
     pub can_finish_classes: u64,
     /// (position, hole of the peg that moved last) pairs reachable from the start, the
-    /// start counted once with no last peg ([`reachable_pairs`]).
+    /// start counted once with no last peg ([`LayerCounts`]).
     pub reachable_pairs: u64,
 }
 
@@ -115,14 +117,24 @@ fn jump_masks(board: &Board) -> Vec<JumpMask> {
         .collect()
 }
 
-/// Sorted, deduplicated canonical images of `f` applied to every position of `layer`.
-fn expand_layer(layer: &[u64], f: impl Fn(u64, &mut Vec<u64>) + Sync) -> Vec<u64> {
+/// Sorted, deduplicated canonical images of `f` applied to every position of `layer`,
+/// and the sums of the two figures `f` returns for each position.
+fn expand_layer(
+    layer: &[u64],
+    f: impl Fn(u64, &mut Vec<u64>) -> [u64; 2] + Sync,
+) -> (Vec<u64>, [u64; 2]) {
+    let sums = [AtomicU64::new(0), AtomicU64::new(0)];
     let mut next: Vec<u64> = layer
         .par_chunks(1 << 14)
         .flat_map_iter(|chunk| {
             let mut out = Vec::with_capacity(chunk.len() * 8);
+            let mut chunk_sums = [0; 2];
             for &b in chunk {
-                f(b, &mut out);
+                let [x, y] = f(b, &mut out);
+                chunk_sums = [chunk_sums[0] + x, chunk_sums[1] + y];
+            }
+            for (sum, x) in sums.iter().zip(chunk_sums) {
+                sum.fetch_add(x, Ordering::Relaxed);
             }
             // Deduplicating per chunk first keeps the merged buffer small.
             out.sort_unstable();
@@ -130,128 +142,95 @@ fn expand_layer(layer: &[u64], f: impl Fn(u64, &mut Vec<u64>) + Sync) -> Vec<u64
             out
         })
         .collect();
+    let sums = sums.map(AtomicU64::into_inner);
     next.par_sort_unstable();
     next.dedup();
-    next
+    (next, sums)
 }
 
-/// Canonical positions reachable from the start, indexed by peg count
-/// (`result[k]` = sorted positions with `k` pegs). Stops after `max_layers` layers
-/// (counting the start's), so that huge boards can be measured partially.
-pub fn reachable_layers(
-    board: &Board,
-    max_layers: usize,
-    progress: &dyn Progress,
-) -> Vec<Vec<u64>> {
-    let mut layers = vec![Vec::new(); board.start.count_ones() as usize + 1];
-    for_each_reachable_layer(board, max_layers, progress, |pegs, layer| {
-        layers[pegs] = layer.to_vec()
+/// The canonical positions reachable from the start by peg count (`layers[k]`: sorted,
+/// `k` pegs), with each peg count's [`LayerCounts`].
+#[derive(Debug, Clone, Default)]
+pub struct Reachable {
+    pub layers: Vec<Vec<u64>>,
+    pub counts: Vec<LayerCounts>,
+}
+
+/// The positions reachable from the start, layered by peg count ([`Reachable`]).
+/// Stops after `max_layers` layers (counting the start's), so that huge boards can be
+/// measured partially.
+pub fn reachable_layers(board: &Board, max_layers: usize, progress: &dyn Progress) -> Reachable {
+    let n = board.start.count_ones() as usize + 1;
+    let mut out = Reachable {
+        layers: vec![Vec::new(); n],
+        counts: vec![LayerCounts::default(); n],
+    };
+    for_each_reachable_layer(board, max_layers, progress, |pegs, layer, counts| {
+        out.layers[pegs] = layer.to_vec();
+        out.counts[pegs] = counts;
     });
-    layers
+    out
 }
 
 /// Like [`reachable_layers`], but hands each layer (peg count, sorted canonical
-/// positions) to `f` and keeps only the layer being expanded: for measuring boards
-/// whose reachable sets do not fit in memory all at once.
+/// positions, counts) to `f` and keeps only the layers being expanded: for measuring
+/// boards whose reachable sets do not fit in memory all at once.
+///
+/// A layer's pairs are counted as the layer above is expanded, each jump adding its
+/// share of the pair it makes (`PairShares`, in `super::pairs`): a lookup in the layer
+/// being expanded only where another parent of the pair ranks before the jump's own.
 pub fn for_each_reachable_layer(
     board: &Board,
     max_layers: usize,
     progress: &dyn Progress,
-    mut f: impl FnMut(usize, &[u64]),
+    mut f: impl FnMut(usize, &[u64], LayerCounts),
 ) {
     let top = board.start.count_ones() as usize;
     let masks = jump_masks(board);
     let flips = board.flips(masks.iter().map(|m| m.all));
+    let shares = PairShares::new(board);
     let mut layer = vec![board.canonical(board.start).0];
+    // The start counts once, with no last peg.
+    let mut pairs = 1;
     progress.phase("reachable positions", top as u64);
     let mut k = top;
     let mut done = 1;
     loop {
-        f(k, &layer);
-        progress.advance(1);
         if k <= 1 || done >= max_layers || layer.is_empty() {
+            let positions = (layer.par_iter())
+                .map(|&b| board.class_size(b) as u64)
+                .sum();
+            f(k, &layer, LayerCounts { positions, pairs });
+            progress.advance(1);
             break;
         }
-        layer = expand_layer(&layer, |b, out| {
-            let images = flips.of(b);
+        let reached = Lookup::new(&layer);
+        let (next, [positions, units]) = expand_layer(&layer, |p, out| {
+            let images = flips.of(p);
+            let size = flips.class_size(&images) as u64;
+            let mut share = 0;
             for (j, m) in masks.iter().enumerate() {
-                if b & m.need == m.need && b & m.land == 0 {
+                if p & m.need == m.need && p & m.land == 0 {
                     out.push(flips.canonical(&images, j));
+                    let q = p ^ m.all;
+                    let to = m.land.trailing_zeros() as usize;
+                    let canonical = |k, _| flips.canonical2(&images, j, k);
+                    share += shares.share(p, q, m.all, to, canonical, |c| reached.contains(c));
                 }
             }
+            [size, size * share]
         });
+        f(k, &layer, LayerCounts { positions, pairs });
+        progress.advance(1);
+        pairs = shares.pairs(units);
+        layer = next;
         k -= 1;
         done += 1;
     }
 }
 
-/// Per peg count (indexed like `forward`, the sorted canonical reachable layers), the
-/// (position, last-moved peg) pairs reachable from the start: J.-C. Meyrignac's
-/// "positions", the states of a search in moves. A position counts once for each hole
-/// in which a single jump from a reachable position one peg up can have landed; the
-/// start counts once. Symmetries fix the start, so the images of a canonical position
-/// have as many such holes as it has. With each layer's reachable positions, counted in
-/// the same pass (each class's size is needed for both).
-pub fn reachable_pairs(
-    board: &Board,
-    forward: &[Vec<u64>],
-    progress: &dyn Progress,
-) -> Vec<LayerCounts> {
-    let masks = jump_masks(board);
-    let flips = board.flips(masks.iter().map(|m| m.all));
-    let top = board.start.count_ones() as usize;
-    let sum = |a: LayerCounts, b: LayerCounts| LayerCounts {
-        positions: a.positions + b.positions,
-        pairs: a.pairs + b.pairs,
-    };
-    let layer = |k: usize| -> LayerCounts {
-        let above = forward.get(k + 1).filter(|a| !a.is_empty() && k != top);
-        let above = above.map(|a| Lookup::new(a));
-        forward[k]
-            .par_iter()
-            .map(|&q| {
-                let size = board.class_size(q) as u64;
-                let holes = match &above {
-                    // The start counts once.
-                    None if k == top => 1,
-                    None => 0,
-                    Some(above) => {
-                        let images = flips.of(q);
-                        let mut holes = 0u64;
-                        for (j, m) in masks.iter().enumerate() {
-                            // Un-jump: the landing hole holds the peg, `from` and `over`
-                            // are empty.
-                            if q & m.land != 0
-                                && q & m.need == 0
-                                && holes & m.land == 0
-                                && above.contains(flips.canonical(&images, j))
-                            {
-                                holes |= m.land;
-                            }
-                        }
-                        holes.count_ones() as u64
-                    }
-                };
-                LayerCounts {
-                    positions: size,
-                    pairs: size * holes,
-                }
-            })
-            .reduce(LayerCounts::default, sum)
-    };
-    let classes = forward.iter().map(|l| l.len() as u64).sum();
-    progress.phase("reachable pairs", classes);
-    (0..forward.len())
-        .map(|k| {
-            let counts = layer(k);
-            progress.advance(forward[k].len() as u64);
-            counts
-        })
-        .collect()
-}
-
 /// A layer's reachable positions and (position, last-moved peg) pairs, each class
-/// counted with its size ([`reachable_pairs`]).
+/// counted with its size (`PairShares`, `super::pairs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LayerCounts {
     pub positions: u64,
@@ -297,7 +276,9 @@ fn predecessors(board: &Board, masks: &[JumpMask], layer: &[u64]) -> Vec<u64> {
                 out.push(flips.canonical(&images, j));
             }
         }
+        [0, 0]
     })
+    .0
 }
 
 fn intersect(a: &[u64], b: &[u64]) -> Vec<u64> {
@@ -404,9 +385,11 @@ pub fn solve(board: &Board, progress: &dyn Progress) -> Result<PegTable, PegErro
             "stored as layers: the layer solver builds it".into(),
         ));
     }
-    let forward = reachable_layers(board, usize::MAX, progress);
+    let Reachable {
+        layers: forward,
+        counts: pairs,
+    } = reachable_layers(board, usize::MAX, progress);
     let cf = can_finish_layers(board, &forward, progress);
-    let pairs = reachable_pairs(board, &forward, progress);
     let solved = distances(board, &cf, progress);
 
     let start = board.canonical(board.start).0;

@@ -243,14 +243,18 @@ fn peg_flips_give_the_canonical_form_of_each_flip() {
 }
 
 /// [`Flips::canonical`] gives what [`Board::canonical`] does for every jump of `b`, and a
-/// few other masks, flipped in 500 positions.
+/// few other masks, flipped in 500 positions; [`Flips::canonical2`] for every two of
+/// them, and [`Flips::class_size`] what [`Board::class_size`] does.
 fn check_flips(b: &Board) {
     let mut masks: Vec<u64> = (b.jumps.iter())
         .map(|j| 1 << j.from | 1 << j.over | 1 << j.to)
         .collect();
     masks.extend([0, 1, b.start, b.finish, (1 << b.holes) - 1]);
     let flips = b.flips(masks.iter().copied());
-    for bits in positions(b, 500) {
+    // Positions fixed by symmetries too, whose classes are smaller.
+    let full = (1u64 << b.holes) - 1;
+    let fixed = [0, full, b.start, b.finish, full ^ b.start ^ b.finish];
+    for bits in positions(b, 500).into_iter().chain(fixed) {
         let images = flips.of(bits);
         for (j, &m) in masks.iter().enumerate() {
             assert_eq!(
@@ -259,7 +263,21 @@ fn check_flips(b: &Board) {
                 "{}: {bits:#x} ^ {m:#x}",
                 b.name
             );
+            for (k, &n) in masks.iter().enumerate() {
+                assert_eq!(
+                    flips.canonical2(&images, j, k),
+                    b.canonical(bits ^ m ^ n).0,
+                    "{}: {bits:#x} ^ {m:#x} ^ {n:#x}",
+                    b.name
+                );
+            }
         }
+        assert_eq!(
+            flips.class_size(&images),
+            b.class_size(bits),
+            "{}: {bits:#x}",
+            b.name
+        );
     }
 }
 

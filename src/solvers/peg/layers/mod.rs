@@ -32,6 +32,7 @@ use self::bits::{Bitmap, SPAN, Spilled};
 use self::colex::Colex;
 use self::table::{DIST_RANGE, DistanceError, Layer};
 use super::board::Board;
+use super::pairs::PairShares;
 use super::solve::{LayerStats, PegError};
 use crate::core::format::add_known_counts;
 use crate::core::progress::Progress;
@@ -75,8 +76,6 @@ pub struct Layout<'a> {
     pub colex: Colex,
     groups: Vec<Group>,
     full: u64,
-    /// By landing hole, the jumps into it as masks of their three holes.
-    into: Vec<Vec<u64>>,
 }
 
 impl<'a> Layout<'a> {
@@ -90,14 +89,6 @@ impl<'a> Layout<'a> {
             } else {
                 (1u64 << board.holes) - 1
             },
-            into: (0..board.holes)
-                .map(|to| {
-                    (board.jumps.iter())
-                        .filter(|j| j.to as usize == to)
-                        .map(|j| (1u64 << j.from) | (1u64 << j.over) | (1u64 << j.to))
-                        .collect()
-                })
-                .collect(),
         }
     }
 
@@ -115,38 +106,6 @@ impl<'a> Layout<'a> {
                 f(p ^ moved, moved, (h + g.to) as usize);
             }
         }
-    }
-
-    /// The share of the pair (`q`, landing hole `to`) that the jump `moved` from the
-    /// canonical, reachable `p` counts, in twelfths: of the reachable positions with a
-    /// jump landing in `to` that gives `q`, those whose canonical form is smallest share
-    /// the pair equally (12 / m for m of them), and the others count nothing. The rule
-    /// holds the same for every image of `p` under the board's symmetries, so a class
-    /// counts `class_size` times its canonical member's shares, and every pair of every
-    /// position is counted exactly once. Only parents smaller than `p` are looked up.
-    #[inline]
-    fn pair_share(
-        &self,
-        p: u64,
-        q: u64,
-        moved: u64,
-        to: usize,
-        reached: impl Fn(u64) -> bool,
-    ) -> u64 {
-        let mut tied = 1u64;
-        for &other in &self.into[to] {
-            // Another jump into `to`: its `from` and `over` must be empty in `q`.
-            if other == moved || q & (other & !(1u64 << to)) != 0 {
-                continue;
-            }
-            let c = self.canonical(q ^ other);
-            if c == p {
-                tied += 1;
-            } else if c < p && reached(c) {
-                return 0;
-            }
-        }
-        12 / tied
     }
 
     /// Calls `f(before)` for every position with a single jump to `q`.
@@ -440,8 +399,9 @@ pub struct Reach {
 /// peg count reaches ([`Reach`]), and the scratch bytes written.
 ///
 /// The pairs of the next layer are counted from the jumps that make it, each jump the
-/// share of its pair given by `Layout::pair_share`: a lookup in the layer being
-/// expanded only for another parent of the pair that ranks before the jump's own.
+/// share of its pair given by `PairShares::share` (in `super::pairs`): a lookup in the
+/// layer being expanded only for another parent of the pair that ranks before the
+/// jump's own.
 #[allow(clippy::type_complexity)]
 pub fn forward(
     layout: &Layout,
@@ -457,6 +417,7 @@ pub fn forward(
     progress.phase("reachable positions", top as u64);
     let mut cur = Bitmap::new(layout.colex.layer_size(top));
     cur.set(layout.rank(layout.canonical(board.start)));
+    let shares = PairShares::new(board);
     let mut pairs = None;
     for k in (1..=top).rev() {
         let next = Bitmap::new(if k > 1 {
@@ -468,21 +429,22 @@ pub fn forward(
         let counts = (0..cur.spans())
             .into_par_iter()
             .map(|s| {
-                let (mut positions, mut classes, mut twelfths) = (0u64, 0u64, 0u64);
+                let (mut positions, mut classes, mut units) = (0u64, 0u64, 0u64);
                 cur.scan_span(&layout.colex, k, s, |_, p| {
                     let size = layout.class_size(p);
                     positions += size;
                     classes += 1;
                     if k > 1 {
-                        let mut shares = 0u64;
+                        let mut share = 0u64;
                         layout.jumps(p, |q, moved, to| {
                             next.set(layout.rank(layout.canonical(q)));
-                            shares += layout.pair_share(p, q, moved, to, reached);
+                            let canonical = |_, other| layout.canonical(q ^ other);
+                            share += shares.share(p, q, moved, to, canonical, reached);
                         });
-                        twelfths += size * shares;
+                        units += size * share;
                     }
                 });
-                (positions, classes, twelfths)
+                (positions, classes, units)
             })
             .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
         reach[k] = Reach {
@@ -491,8 +453,7 @@ pub fn forward(
             // The start's layer holds the start alone.
             pairs: pairs.unwrap_or(counts.0),
         };
-        debug_assert_eq!(counts.2 % 12, 0, "every pair is counted whole");
-        pairs = Some(counts.2 / 12);
+        pairs = Some(shares.pairs(counts.2));
         if counts.1 > 0 {
             spilled[k] = Some(cur.spill(scratch)?);
             bytes += cur.len().div_ceil(64) * 8;
