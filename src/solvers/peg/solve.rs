@@ -80,7 +80,8 @@ pub struct LayerStats {
     pub reachable_classes: u64,
     pub can_finish_classes: u64,
     /// (position, hole of the peg that moved last) pairs reachable from the start, the
-    /// start counted once with no last peg ([`LayerCounts`]).
+    /// start counted once with no last peg (counted by the forward search,
+    /// [`for_each_reachable_layer`]).
     pub reachable_pairs: u64,
 }
 
@@ -214,7 +215,7 @@ pub fn for_each_reachable_layer(
                     out.push(flips.canonical(&images, j));
                     let q = p ^ m.all;
                     let to = m.land.trailing_zeros() as usize;
-                    let canonical = |k, _| flips.canonical2(&images, j, k);
+                    let canonical = |other, _| flips.canonical2(&images, j, other);
                     share += shares.share(p, q, m.all, to, canonical, |c| reached.contains(c));
                 }
             }
