@@ -31,7 +31,7 @@ use rayon::prelude::*;
 use self::bits::{Bitmap, SPAN, Spilled};
 use self::colex::Colex;
 use self::table::{DIST_RANGE, DistanceError, Layer};
-use super::board::{Board, Flips};
+use super::board::Board;
 use super::pairs::PairShares;
 use super::solve::{LayerStats, PegError};
 use crate::core::format::add_known_counts;
@@ -47,8 +47,6 @@ struct Group {
     from: u64,
     over: i32,
     to: i32,
-    /// By starting hole, the jump's index in [`Board::jumps`].
-    index: [u16; 64],
 }
 
 #[inline]
@@ -58,22 +56,16 @@ fn shr(x: u64, d: i32) -> u64 {
 
 fn groups(board: &Board) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
-    for (k, j) in board.jumps.iter().enumerate() {
+    for j in &board.jumps {
         let (over, to) = (j.over as i32 - j.from as i32, j.to as i32 - j.from as i32);
-        let g = match out.iter().position(|g| g.over == over && g.to == to) {
-            Some(g) => &mut out[g],
-            None => {
-                out.push(Group {
-                    from: 0,
-                    over,
-                    to,
-                    index: [0; 64],
-                });
-                out.last_mut().expect("just pushed")
-            }
-        };
-        g.from |= 1u64 << j.from;
-        g.index[j.from as usize] = k as u16;
+        match out.iter_mut().find(|g| g.over == over && g.to == to) {
+            Some(g) => g.from |= 1u64 << j.from,
+            None => out.push(Group {
+                from: 1u64 << j.from,
+                over,
+                to,
+            }),
+        }
     }
     out
 }
@@ -100,11 +92,10 @@ impl<'a> Layout<'a> {
         }
     }
 
-    /// Calls `f(after, moved, to, j)` for every single jump from `p`, where `moved` is
-    /// the jump's three holes (from, over and the landing hole `to`) and `j` its index
-    /// in [`Board::jumps`] (and so in [`Layout::flips`]).
+    /// Calls `f(after, moved)` for every single jump from `p`, where `moved` is the
+    /// jump's three holes (from, over and the landing hole `to`) and `to` its landing.
     #[inline]
-    fn jumps(&self, p: u64, mut f: impl FnMut(u64, u64, usize, usize)) {
+    fn jumps(&self, p: u64, mut f: impl FnMut(u64, u64, usize)) {
         let empty = !p & self.full;
         for g in &self.groups {
             let mut c = g.from & p & shr(p, g.over) & shr(empty, g.to);
@@ -112,8 +103,7 @@ impl<'a> Layout<'a> {
                 let h = c.trailing_zeros() as i32;
                 c &= c - 1;
                 let moved = (1u64 << h) ^ (1u64 << (h + g.over)) ^ (1u64 << (h + g.to));
-                let (to, j) = ((h + g.to) as usize, g.index[h as usize] as usize);
-                f(p ^ moved, moved, to, j);
+                f(p ^ moved, moved, (h + g.to) as usize);
             }
         }
     }
@@ -139,13 +129,6 @@ impl<'a> Layout<'a> {
         } else {
             self.board.canonical(p).0
         }
-    }
-
-    /// The board's jumps' canonical forms as minima of xors ([`Flips`]), indexed like
-    /// [`Board::jumps`] and like the jumps the forward pass enumerates.
-    pub fn flips(&self) -> Flips<'a> {
-        let board: &'a Board = self.board;
-        board.flips(board.jumps.iter().map(|j| j.holes()))
     }
 
     /// Positions in the class of canonical `p`.
@@ -435,7 +418,6 @@ pub fn forward(
     let mut cur = Bitmap::new(layout.colex.layer_size(top));
     cur.set(layout.rank(layout.canonical(board.start)));
     let shares = PairShares::new(board);
-    let flips = layout.flips();
     let mut pairs = None;
     for k in (1..=top).rev() {
         let next = Bitmap::new(if k > 1 {
@@ -449,17 +431,14 @@ pub fn forward(
             .map(|s| {
                 let (mut positions, mut classes, mut units) = (0u64, 0u64, 0u64);
                 cur.scan_span(&layout.colex, k, s, |_, p| {
-                    // The images of `p` once; each jump's canonical form, and each other
-                    // parent's, a minimum of xors with them.
-                    let images = flips.of(p);
-                    let size = flips.class_size(&images) as u64;
+                    let size = layout.class_size(p);
                     positions += size;
                     classes += 1;
                     if k > 1 {
                         let mut share = 0u64;
-                        layout.jumps(p, |q, moved, to, j| {
-                            next.set(layout.rank(flips.canonical(&images, j)));
-                            let canonical = |other, _| flips.canonical2(&images, j, other);
+                        layout.jumps(p, |q, moved, to| {
+                            next.set(layout.rank(layout.canonical(q)));
+                            let canonical = |_, other| layout.canonical(q ^ other);
                             share += shares.share(p, q, moved, to, canonical, reached);
                         });
                         units += size * share;
