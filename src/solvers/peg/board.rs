@@ -23,6 +23,15 @@ pub struct Jump {
     pub to: u8,
 }
 
+impl Jump {
+    /// The jump's three holes as a mask: the position after it is the one before xor
+    /// this.
+    #[inline]
+    pub fn holes(&self) -> u64 {
+        (1u64 << self.from) | (1u64 << self.over) | (1u64 << self.to)
+    }
+}
+
 /// A board definition plus the tables derived from it (symmetries, lookup tables).
 #[derive(Debug, Clone)]
 pub struct Board {

@@ -24,8 +24,7 @@ impl PairShares {
     pub fn new(board: &Board) -> PairShares {
         let mut into = vec![Vec::new(); board.holes];
         for (k, j) in board.jumps.iter().enumerate() {
-            let all = (1u64 << j.from) | (1u64 << j.over) | (1u64 << j.to);
-            into[j.to as usize].push((all, k));
+            into[j.to as usize].push((j.holes(), k));
         }
         let most = into.iter().map(Vec::len).max().unwrap_or(1).max(1) as u64;
         let whole = (1..=most).fold(1, |l, n| l / gcd(l, n) * n);

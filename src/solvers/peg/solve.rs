@@ -108,11 +108,11 @@ fn jump_masks(board: &Board) -> Vec<JumpMask> {
         .jumps
         .iter()
         .map(|j| {
-            let (f, o, t) = (1u64 << j.from, 1u64 << j.over, 1u64 << j.to);
+            let land = 1u64 << j.to;
             JumpMask {
-                need: f | o,
-                land: t,
-                all: f | o | t,
+                need: j.holes() ^ land,
+                land,
+                all: j.holes(),
             }
         })
         .collect()
