@@ -50,6 +50,7 @@ fn generate_in(procs: usize, db: &Path, checkpoints: Option<Checkpoints>) -> Res
 }
 
 #[test]
+#[ignore = "heavy: about 1 minute of processes; .ci/run runs it"]
 fn any_number_of_processes_writes_the_plain_checksums() {
     let tmp = tempfile::tempdir().unwrap();
     let plain = tmp.path().join("plain.sqlite");
