@@ -92,8 +92,8 @@ impl<'a> Layout<'a> {
         }
     }
 
-    /// Calls `f(after, moved)` for every single jump from `p`, where `moved` is the
-    /// jump's three holes (from, over and the landing hole `to`) and `to` its landing.
+    /// Calls `f(after, moved, to)` for every single jump from `p`, where `moved` is the
+    /// jump's three holes (from, over and the landing hole) and `to` the landing hole.
     #[inline]
     fn jumps(&self, p: u64, mut f: impl FnMut(u64, u64, usize)) {
         let empty = !p & self.full;
