@@ -433,11 +433,6 @@ impl Search {
         self.first + lo..self.first + (lo + CHUNK).min(self.n)
     }
 
-    #[inline]
-    fn holds(&self, rank: u64) -> bool {
-        rank.wrapping_sub(self.first) < self.n
-    }
-
     /// Level `d + 1` in the mod-4 search, from `chunks` of the cells: every frontier
     /// rank of level `d`'s parity in the chunks flagged for `d` claims its unreached
     /// neighbours (as frontier, of the other parity) and becomes `(d / 2) mod 2`.
@@ -598,70 +593,20 @@ impl Search {
         let (found, mut outside) = chunks
             .into_par_iter()
             .filter(|&c| self.marks[d % 2][c].load(Relaxed))
-            .map_init(
-                || {
-                    (
-                        [Batch::default(), Batch::default()],
-                        Reach::default(),
-                        Vec::new(),
-                    )
-                },
-                |(batches, reach, open), c| {
-                    reach.found = 0;
-                    let mut outside = Vec::new();
-                    frontier(self.chunk(c), reach);
-                    let Reach {
-                        ranks,
-                        direct,
-                        claimed,
-                        found,
-                        ..
-                    } = reach;
-                    // The neighbours still unreached are picked out first, without a
-                    // branch on each (whether a neighbour is reached is a coin toss at
-                    // the wide levels, so a branch on it was mispredicted about half the
-                    // time), and claimed after.
-                    let mut claim = |nbs: &[u64]| {
-                        open.clear();
-                        open.resize(nbs.len(), 0);
-                        let mut n = 0;
-                        for &nb in nbs {
-                            if !self.holds(nb) {
-                                outside.push(nb);
-                                continue;
-                            }
-                            open[n] = nb;
-                            n += (self.get(nb) == UNREACHED) as usize;
-                        }
-                        for &nb in &open[..n] {
-                            if self.claim(nb, code, d + 1) {
-                                *found += 1;
-                                if self.collecting(claimed) {
-                                    claimed.push(nb);
-                                }
-                            }
-                        }
-                    };
-                    claim(direct);
-                    direct.clear();
-                    // Each batch is claimed after the next one is generated, so that its
-                    // prefetched words have arrived by then.
-                    let parts = ranks.len().div_ceil(BATCH);
-                    for i in 0..=parts {
-                        if i < parts {
-                            let part = &ranks[i * BATCH..((i + 1) * BATCH).min(ranks.len())];
-                            batches[i % 2].expand(space, self, part, far);
-                        }
-                        if i > 0 {
-                            claim(&batches[(i - 1) % 2].nbs);
-                        }
-                    }
-                    ranks.clear();
-                    let found = *found;
-                    self.keep(claimed);
-                    (found, outside)
-                },
-            )
+            .map_init(Scratch::default, |scratch, c| {
+                scratch.reach.found = 0;
+                let mut outside = Vec::new();
+                frontier(self.chunk(c), &mut scratch.reach);
+                self.expand_reach(
+                    space,
+                    far,
+                    self.all(),
+                    scratch,
+                    |nb| outside.push(nb),
+                    |nb| self.claim(nb, code, d + 1),
+                );
+                (scratch.reach.found, outside)
+            })
             .reduce(
                 || (0, Vec::new()),
                 |(a, mut x), (b, y)| {
@@ -672,6 +617,68 @@ impl Search {
         outside.par_sort_unstable();
         outside.dedup();
         (found, outside)
+    }
+
+    /// Expands the ranks `frontier` left in `scratch.reach` (and claims the neighbours
+    /// it left in `direct`): each neighbour in `near` that is unreached is claimed with
+    /// `claim` (true if that reached it), counted in `found` and kept while the level
+    /// is small; every other neighbour goes to `away`.
+    #[inline]
+    fn expand_reach<S: StateSpace + ?Sized>(
+        &self,
+        space: &S,
+        far: bool,
+        near: std::ops::Range<u64>,
+        scratch: &mut Scratch,
+        mut away: impl FnMut(u64),
+        claim: impl Fn(u64) -> bool,
+    ) {
+        let Scratch {
+            batches,
+            reach,
+            open,
+        } = scratch;
+        let Reach {
+            ranks,
+            direct,
+            claimed,
+            found,
+            ..
+        } = reach;
+        // The neighbours still unreached are picked out first, without a branch on each
+        // (whether a neighbour is reached is a coin toss at the wide levels, so a branch
+        // on it was mispredicted about half the time), and claimed after.
+        let mut claim_all = |nbs: &[u64]| {
+            open.clear();
+            open.resize(nbs.len(), 0);
+            let mut n = 0;
+            for &nb in nbs {
+                if !near.contains(&nb) {
+                    away(nb);
+                    continue;
+                }
+                open[n] = nb;
+                n += (self.get(nb) == UNREACHED) as usize;
+            }
+            for &nb in &open[..n] {
+                if claim(nb) {
+                    *found += 1;
+                    if self.collecting(claimed) {
+                        claimed.push(nb);
+                    }
+                }
+            }
+        };
+        claim_all(direct);
+        direct.clear();
+        Batch::pipelined(batches, space, self, ranks, far, near.clone(), claim_all);
+        ranks.clear();
+        self.keep(claimed);
+    }
+
+    /// Every rank of the cells.
+    fn all(&self) -> std::ops::Range<u64> {
+        self.first..self.first + self.n
     }
 
     /// Level `d + 1` as the unreached ranks with a neighbour of residue `d mod 3`.
@@ -699,7 +706,7 @@ impl Search {
                         r += 1;
                     }
                     for part in ranks.chunks(BATCH) {
-                        batch.expand(space, self, part, false);
+                        batch.expand(space, self, part, false, self.all());
                         for (&r, nbs) in part.iter().zip(batch.each()) {
                             if nbs.iter().any(|&nb| self.get(nb) == want)
                                 && self.claim(r, ((d + 1) % 3) as u8, d + 1)
@@ -833,6 +840,14 @@ pub(crate) struct Reach {
     found: u64,
 }
 
+/// A thread's scratch while it expands chunks.
+#[derive(Default)]
+struct Scratch {
+    batches: [Batch; 2],
+    reach: Reach,
+    open: Vec<u64>,
+}
+
 /// Neighbours generated for a batch of ranks, and their words prefetched, before any is
 /// read: the table is gigabytes read at random, and a batch lets the cache misses
 /// overlap instead of stalling one after another.
@@ -848,9 +863,16 @@ const BATCH: usize = 64;
 
 impl Batch {
     /// Generates the neighbours of `ranks` (ascending) in one call (a space computes the
-    /// ranks of one block together), only the far ones with `far`, and prefetches their
-    /// words.
-    fn expand<S: StateSpace + ?Sized>(&mut self, space: &S, t: &Search, ranks: &[u64], far: bool) {
+    /// ranks of one block together), only the far ones with `far`, and prefetches the
+    /// words of those in `near` (the cells, or the part of them about to be claimed).
+    fn expand<S: StateSpace + ?Sized>(
+        &mut self,
+        space: &S,
+        t: &Search,
+        ranks: &[u64],
+        far: bool,
+        near: std::ops::Range<u64>,
+    ) {
         self.nbs.clear();
         self.ends.clear();
         if far {
@@ -859,8 +881,34 @@ impl Batch {
             space.neighbors_of(ranks, &mut self.nbs, &mut self.ends);
         }
         for &nb in &self.nbs {
-            if t.holds(nb) {
+            if near.contains(&nb) {
                 prefetch(t.word(nb));
+            }
+        }
+    }
+
+    /// Generates the neighbours of `ranks` (ascending) a batch at a time (only the far
+    /// ones with `far`, the words of those in `near` prefetched) and hands each batch's
+    /// to `claim` once the next batch is generated, so that its prefetched words have
+    /// arrived by then.
+    #[inline]
+    fn pipelined<S: StateSpace + ?Sized>(
+        batches: &mut [Batch; 2],
+        space: &S,
+        t: &Search,
+        ranks: &[u64],
+        far: bool,
+        near: std::ops::Range<u64>,
+        mut claim: impl FnMut(&[u64]),
+    ) {
+        let parts = ranks.len().div_ceil(BATCH);
+        for i in 0..=parts {
+            if i < parts {
+                let part = &ranks[i * BATCH..((i + 1) * BATCH).min(ranks.len())];
+                batches[i % 2].expand(space, t, part, far, near.clone());
+            }
+            if i > 0 {
+                claim(&batches[(i - 1) % 2].nbs);
             }
         }
     }
