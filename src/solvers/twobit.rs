@@ -26,6 +26,9 @@
 //! size is exact and the table is the same whatever the number of threads. The cells may be a
 //! share of the ranks: [`crate::solvers::distributed::twobit`] runs the mod-4 search
 //! across processes on the same cells, with the neighbours outside a share handed back.
+//! Built with the cargo feature `owned-claims`, the mod-4 search's claims are made by the
+//! threads that own the words instead (`owned`): slower on two cores, kept to be timed
+//! on many.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
@@ -34,6 +37,9 @@ use rayon::prelude::*;
 use crate::core::memory::{atomic_words, prefetch};
 use crate::core::progress::Progress;
 use crate::core::space::StateSpace;
+
+#[cfg(feature = "owned-claims")]
+mod owned;
 
 /// The value of a rank not reached (yet).
 pub const UNREACHED: u8 = 3;
@@ -590,6 +596,10 @@ impl Search {
         S: StateSpace + ?Sized,
         F: Fn(std::ops::Range<u64>, &mut Reach) + Sync,
     {
+        #[cfg(feature = "owned-claims")]
+        if code == FRONT {
+            return self.push_owned(space, d, far, chunks, frontier);
+        }
         let (found, mut outside) = chunks
             .into_par_iter()
             .filter(|&c| self.marks[d % 2][c].load(Relaxed))
