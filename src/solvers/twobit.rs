@@ -663,7 +663,7 @@ impl Search {
             open.resize(nbs.len(), 0);
             let mut n = 0;
             for &nb in nbs {
-                if !near.contains(&nb) {
+                if !within(&near, nb) {
                     away(nb);
                     continue;
                 }
@@ -891,7 +891,7 @@ impl Batch {
             space.neighbors_of(ranks, &mut self.nbs, &mut self.ends);
         }
         for &nb in &self.nbs {
-            if near.contains(&nb) {
+            if within(&near, nb) {
                 prefetch(t.word(nb));
             }
         }
@@ -932,6 +932,13 @@ impl Batch {
             nbs
         })
     }
+}
+
+/// Whether `x` is in `r`, with one comparison (per neighbour in the searches' loops,
+/// where `Range::contains` takes two).
+#[inline]
+fn within(r: &std::ops::Range<u64>, x: u64) -> bool {
+    x.wrapping_sub(r.start) < r.end - r.start
 }
 
 /// The positions of the set bits of `mask`, lowest first.

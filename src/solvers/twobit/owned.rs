@@ -19,7 +19,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 
-use super::{CHUNK, PER_WORD, Reach, Scratch, Search};
+use super::{CHUNK, PER_WORD, Reach, Scratch, Search, within};
 use crate::core::memory::prefetch;
 use crate::core::space::StateSpace;
 
@@ -58,7 +58,7 @@ impl Search {
     /// Whether `rank` is in the cells.
     #[inline]
     fn holds(&self, rank: u64) -> bool {
-        rank.wrapping_sub(self.first) < self.n
+        within(&self.all(), rank)
     }
 
     /// [`Search::push_from`] for the mod-4 search's frontier claims, the threads owning
