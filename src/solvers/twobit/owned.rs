@@ -1,6 +1,6 @@
 //! The mod-4 push with threads that own what they write (cargo feature `owned-claims`):
 //! the design issue 36 asked for, built to be measured on a many-core machine. On two
-//! cores it takes 1.11 times as long as the shared words with atomic claims
+//! cores it takes 1.08 to 1.17 times as long as the shared words with atomic claims
 //! (`docs/notes/performance-history.md`, "Thread-owned claims, a third design"), so it
 //! is not the default; what it gives on 16 cores, where the atomic claims on shared
 //! words are the suspect, has not been measured.
@@ -19,7 +19,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 
-use super::{CHUNK, PER_WORD, Reach, Scratch, Search, within};
+use super::{CHUNK, PER_WORD, Reach, Scratch, Search, set_bits, unreached_cells, within};
 use crate::core::memory::prefetch;
 use crate::core::space::StateSpace;
 
@@ -50,7 +50,7 @@ impl Search {
     fn claim_owned(&self, rank: u64) -> u64 {
         let word = self.word(rank);
         let w = word.load(Relaxed);
-        let bit = (w & w >> 1) & (1 << (2 * (rank % PER_WORD)));
+        let bit = unreached_cells(w) & (1 << (2 * (rank % PER_WORD)));
         word.store(w & !bit, Relaxed);
         (bit != 0) as u64
     }
@@ -161,8 +161,8 @@ impl Search {
             }
         }
         for (k, &h) in hit.iter().enumerate() {
-            for bit in (0..64).filter(|b| h >> b & 1 != 0) {
-                self.flag(base + (k as u64 * 64 + bit) * CHUNK, d + 1);
+            for bit in set_bits(h) {
+                self.flag(base + (k as u64 * 64 + bit as u64) * CHUNK, d + 1);
             }
         }
         self.keep(claimed);
