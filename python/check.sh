@@ -24,6 +24,6 @@ if [ ! -x "$venv/bin/python" ]; then
     mkdir -p target
     python3 -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin pytest
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin pytest pyarrow
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check ./python
 "$venv/bin/python" -m pytest python/tests

@@ -164,7 +164,13 @@ fn main() -> ExitCode {
         Command::Keygen { public, secret } => run_keygen(&public, &secret),
         Command::Query(q) => run_query(q),
         Command::List { db, json } => run_list(db.db, json),
-        Command::Export { db, puzzle, .. } => run_export(db.db, &puzzle),
+        Command::Export {
+            db,
+            puzzle,
+            format,
+            output,
+            quiet,
+        } => cli::export::run(db.db, &puzzle, &format, output, quiet),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut cmd = Cli::command();
@@ -525,36 +531,6 @@ fn run_serve(db: PathBuf, addr: std::net::SocketAddr, opts: ServeOptions) -> Res
             usage: false,
             message: format!("{e:#}"),
         })
-}
-
-/// `export`: CSV on standard output, a line at a time (a closed pipe ends it quietly).
-fn run_export(db: PathBuf, puzzle: &str) -> Result<(), Failure> {
-    let db = Database::open(&db)?;
-    let stdout = std::io::stdout().lock();
-    let mut w = csv::Writer::from_writer(std::io::BufWriter::new(stdout));
-    let mut header = false;
-    let mut closed = false;
-    let result = db.export(puzzle, &mut |row| {
-        let mut write = || -> std::io::Result<()> {
-            if !header {
-                w.write_record(row.header())?;
-                header = true;
-            }
-            w.write_record(row.fields())?;
-            Ok(())
-        };
-        write().inspect_err(|e| closed = e.kind() == std::io::ErrorKind::BrokenPipe)
-    });
-    let flushed = w.flush();
-    match result {
-        // A reader that stopped early (`| head`) is not a failure.
-        Err(_) if closed => Ok(()),
-        Err(e) => Err(e.into()),
-        Ok(()) => match flushed {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-            r => Ok(r?),
-        },
-    }
 }
 
 /// `man`: the page of `puzzlebase` on standard output, or every page into `dir`.

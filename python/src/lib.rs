@@ -318,6 +318,22 @@ impl PyDatabase {
         Ok(dict)
     }
 
+    /// Every stored position of the puzzle as a `pyarrow.Table`, with the columns and
+    /// types of `puzzlebase export --format parquet` (`rank`, `state`, `distance`,
+    /// `solutions`, `next`; enumerations `rank`, `state`, `value`, `canonical`) and its
+    /// metadata (`puzzlebase.checksum`, ...). The puzzle is checked whole first, as
+    /// `export` checks it. Needs pyarrow; `.to_pandas()` and `polars.from_arrow(...)`
+    /// take the table as it is.
+    fn to_arrow<'py>(&self, py: Python<'py>, puzzle: &str) -> PyResult<Bound<'py, PyAny>> {
+        let ipc = py.import("pyarrow.ipc").map_err(|e| {
+            Error::new_err(format!("to_arrow needs pyarrow (pip install pyarrow): {e}"))
+        })?;
+        let bytes = self.with(py, |db| db.export_ipc(puzzle))?;
+        let bytes = pyo3::types::PyBytes::new(py, &bytes);
+        ipc.call_method1("open_stream", (bytes,))?
+            .call_method0("read_all")
+    }
+
     /// Positions per distance, `[(distance, positions), ...]` by distance; for the
     /// magic triangle, solutions per side sum, `[(sum, solutions), ...]` by sum.
     fn histogram(&self, py: Python<'_>, puzzle: &str) -> PyResult<Vec<(i64, u64)>> {

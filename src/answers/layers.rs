@@ -49,6 +49,15 @@ impl<'a> LayerReader<'a> {
         })
     }
 
+    /// Drops the chunks kept for lookups once there are more than `n` (an export reads
+    /// every chunk of a board, and keeps its memory bounded).
+    pub(super) fn keep_at_most(&self, n: usize) {
+        let mut chunks = self.chunks.borrow_mut();
+        if chunks.len() > n {
+            chunks.clear();
+        }
+    }
+
     pub(super) fn layout(&self) -> &PegLayout {
         &self.layout
     }

@@ -9,10 +9,10 @@
 //! [`Database`] (opening a file, and a puzzle's definition and stored metadata, checked
 //! to belong together). The answers are in `walk` (a position's distance and path),
 //! `tables` (whole-puzzle tables and lists), `moves` (legal moves and arrangements) and
-//! `export` (every stored position, for CSV); `packed` reads packed tables, `resident` keeps tables in memory for the server, and
+//! `export` (every stored position, for CSV, JSON Lines and Parquet); `packed` reads packed tables, `resident` keeps tables in memory for the server, and
 //! `fifteen` searches. All SQL is in [`crate::store`].
 
-mod export;
+pub mod export;
 mod fifteen;
 pub mod json;
 mod layers;
@@ -23,7 +23,10 @@ mod resident;
 mod tables;
 mod walk;
 pub use crate::solvers::search::{Stop, Stopped};
-pub use export::ExportRow;
+#[cfg(feature = "columnar")]
+pub use export::columnar;
+pub use export::formats::{Format as ExportFormat, RowWriter};
+pub use export::{ExportKind, ExportPlan, ExportRow};
 pub use fifteen::{
     LoadedTables, SearchAnswer, answers_by_search, solvable_within, solve_loaded,
     solve_loaded_until,

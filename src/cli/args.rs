@@ -205,23 +205,38 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Write every stored position of a puzzle with its distance (and number of
-    /// shortest solutions where stored) as CSV on standard output, in rank order.
+    /// Write every stored position of a puzzle with its distance, number of shortest
+    /// solutions (where stored) and next position on an optimal path, in rank order, as
+    /// CSV, JSON Lines or Parquet.
     ///
-    /// Columns: rank,state,distance,solutions (an empty distance: the position cannot
-    /// reach the goal); enumeration puzzles: rank,state,value,canonical. Packed tables
-    /// are written rank by rank (eleven: 239,500,800 lines); boards stored as layers
-    /// give the positions that can finish, one per symmetry class. fifteen has no table
-    /// of positions (it is answered by search).
+    /// Columns, the same in every format: rank,state,distance,solutions,next (an empty
+    /// distance: the position cannot reach the goal; next: the position `query --state`
+    /// shows second, empty at the goal); enumeration puzzles: rank,state,value,canonical.
+    /// Packed tables are written rank by rank (eleven: 239,500,800 rows); boards stored
+    /// as layers give the positions that can finish, one per symmetry class. fifteen has
+    /// no table of positions (it is answered by search).
+    ///
+    /// The puzzle is checked whole (its rows against its checksum) before the first row:
+    /// a damaged puzzle writes nothing and exits 1. With --output the rows go to a
+    /// temporary file beside FILE, renamed to FILE at the end (removed on failure).
+    /// Progress is shown on stderr for long exports.
     Export {
         #[command(flatten)]
         db: DbArg,
         /// Puzzle name (see `puzzlebase list`)
         #[arg(long, value_name = "NAME")]
         puzzle: String,
-        /// Output format
-        #[arg(long, default_value = "csv", value_parser = ["csv"])]
+        /// Output format: csv, jsonl (one JSON object per line) or parquet (typed
+        /// columns, the puzzle's definition and checksum in the file's metadata)
+        #[arg(long, default_value = "csv", value_parser = ["csv", "jsonl", "parquet"])]
         format: String,
+        /// Write to FILE instead of standard output (atomically: a temporary file
+        /// renamed at the end)
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// No progress on stderr
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Print a shell completion script on standard output.
     ///

@@ -525,7 +525,7 @@ pub fn write_puzzle(
 }
 
 /// Tables holding per-puzzle rows, with the order that makes their content canonical.
-const DATA_TABLES: &[(&str, &str)] = &[
+pub const DATA_TABLES: &[(&str, &str)] = &[
     ("positions", "rank"),
     ("histogram", "distance"),
     ("peg_layers", "pegs"),

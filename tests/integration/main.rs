@@ -9,6 +9,7 @@ mod definitions;
 mod distributed;
 mod docs;
 mod english33;
+mod export;
 mod external;
 mod fifteen;
 mod flips;

@@ -275,7 +275,7 @@ fn export_writes_every_stored_position_as_csv() {
         let rows = export(db, name);
         assert_eq!(
             &rows[0],
-            vec!["rank", "state", "distance", "solutions"],
+            vec!["rank", "state", "distance", "solutions", "next"],
             "{name}"
         );
         let with_distance = rows[1..].iter().filter(|r| !r[2].is_empty()).count() as u64;
