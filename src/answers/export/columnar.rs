@@ -2,10 +2,12 @@
 //! ([`ParquetRows`], `export --format parquet`) or as an Arrow IPC stream
 //! ([`Database::export_ipc`], the Python package's `to_arrow`).
 //!
-//! Typed columns: `rank` UInt64, `state` Utf8, `distance` UInt16 (wide enough for any
-//! puzzle's distance), `solutions` UInt64, `next` Utf8; enumerations `rank` UInt64,
+//! Typed columns: `rank` Int64, `state` Utf8, `distance` UInt16 (wide enough for any
+//! puzzle's distance), `solutions` Int64, `next` Utf8; enumerations `rank` Int64,
 //! `state` Utf8, `value` Int64, `canonical` Boolean. A value the file does not hold is
-//! null.
+//! null. Ranks (below 2^63) and counts (at most 2^63 - 1, larger ones are stored as
+//! "overflow" and exported as null) are signed 64-bit: Spark has no unsigned 64-bit
+//! type and would read UInt64 as a decimal.
 //!
 //! The Parquet file: row groups of at most [`ROW_GROUP_ROWS`] rows (what DuckDB, polars
 //! and Spark read in parallel, and small enough to hold while one is encoded), Snappy
@@ -17,9 +19,7 @@
 use std::io::{self, Write};
 use std::sync::Arc;
 
-use arrow_array::builder::{
-    BooleanBuilder, Int64Builder, StringBuilder, UInt16Builder, UInt64Builder,
-};
+use arrow_array::builder::{BooleanBuilder, Int64Builder, StringBuilder, UInt16Builder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_ipc::writer::StreamWriter;
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
@@ -44,14 +44,14 @@ pub const BATCH_ROWS: usize = 1 << 16;
 pub fn schema(plan: &ExportPlan) -> SchemaRef {
     let fields = match plan.kind {
         ExportKind::Positions => vec![
-            Field::new("rank", DataType::UInt64, false),
+            Field::new("rank", DataType::Int64, false),
             Field::new("state", DataType::Utf8, false),
             Field::new("distance", DataType::UInt16, true),
-            Field::new("solutions", DataType::UInt64, true),
+            Field::new("solutions", DataType::Int64, true),
             Field::new("next", DataType::Utf8, true),
         ],
         ExportKind::Solutions => vec![
-            Field::new("rank", DataType::UInt64, false),
+            Field::new("rank", DataType::Int64, false),
             Field::new("state", DataType::Utf8, false),
             Field::new("value", DataType::Int64, true),
             Field::new("canonical", DataType::Boolean, false),
@@ -78,13 +78,19 @@ fn metadata(plan: &ExportPlan) -> Vec<(String, String)> {
     .collect()
 }
 
+/// A rank or count as Int64: both are below 2^63 by the file's format, so the cast
+/// never wraps (a larger value would be damage; it is clamped rather than wrapped).
+fn signed(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
 /// Column builders for one batch of rows.
 pub struct Batches {
     schema: SchemaRef,
-    rank: UInt64Builder,
+    rank: Int64Builder,
     state: StringBuilder,
     distance: UInt16Builder,
-    solutions: UInt64Builder,
+    solutions: Int64Builder,
     next: StringBuilder,
     value: Int64Builder,
     canonical: BooleanBuilder,
@@ -97,10 +103,10 @@ impl Batches {
         let n = BATCH_ROWS;
         Batches {
             schema: schema(plan),
-            rank: UInt64Builder::with_capacity(n),
+            rank: Int64Builder::with_capacity(n),
             state: StringBuilder::with_capacity(n, n * 16),
             distance: UInt16Builder::with_capacity(n),
-            solutions: UInt64Builder::with_capacity(n),
+            solutions: Int64Builder::with_capacity(n),
             next: StringBuilder::with_capacity(n, n * 16),
             value: Int64Builder::with_capacity(0),
             canonical: BooleanBuilder::with_capacity(0),
@@ -123,10 +129,10 @@ impl Batches {
                 solutions,
                 next,
             } => {
-                self.rank.append_value(*rank);
+                self.rank.append_value(signed(*rank));
                 self.state.append_value(state);
                 self.distance.append_option(distance.map(u16::from));
-                self.solutions.append_option(*solutions);
+                self.solutions.append_option(solutions.map(signed));
                 self.next.append_option(next.as_deref());
             }
             ExportRow::Solution {
@@ -135,7 +141,7 @@ impl Batches {
                 value,
                 canonical,
             } => {
-                self.rank.append_value(*rank);
+                self.rank.append_value(signed(*rank));
                 self.state.append_value(state);
                 self.value.append_option(*value);
                 self.canonical.append_value(*canonical);

@@ -1,12 +1,12 @@
 //! The text formats of `export`: CSV and JSON Lines, with the columns of
-//! [`ExportKind::columns`] in that order in both. A value the file does not hold (no
+//! [`super::ExportKind::columns`] in that order in both. A value the file does not hold (no
 //! distance, no count, no next position) is an empty CSV field and a JSON `null`.
 //! [`RowWriter`] is what every format (Parquet too, in `columnar`) offers the command
 //! line: rows in, then `finish`.
 
 use std::io::{self, Write};
 
-use super::{ExportKind, ExportPlan, ExportRow};
+use super::{ExportPlan, ExportRow};
 
 /// The formats `export --format` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,10 +123,10 @@ impl RowWriter for Csv {
 }
 
 /// A decimal formatter for the rank, the one column of every row (no allocation).
-struct Decimal([u8; 20], usize);
+struct Decimal([u8; 20]);
 
 fn itoa_buffer() -> Decimal {
-    Decimal([0; 20], 0)
+    Decimal([0; 20])
 }
 
 impl Decimal {
@@ -140,7 +140,6 @@ impl Decimal {
                 break;
             }
         }
-        self.1 = i;
         std::str::from_utf8(&self.0[i..]).expect("ASCII digits")
     }
 }
@@ -204,15 +203,5 @@ impl RowWriter for Jsonl {
 
     fn finish(mut self: Box<Self>) -> io::Result<()> {
         self.w.flush()
-    }
-}
-
-impl ExportRow {
-    /// Which rows this is.
-    pub fn kind(&self) -> ExportKind {
-        match self {
-            ExportRow::Position { .. } => ExportKind::Positions,
-            ExportRow::Solution { .. } => ExportKind::Solutions,
-        }
     }
 }

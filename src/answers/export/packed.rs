@@ -125,17 +125,24 @@ impl<'a> PackedRows<'a> {
 
     /// Rank `rank`'s row.
     pub(super) fn row(&mut self, rank: u64) -> Result<ExportRow> {
-        let distance = self.distance(rank)?;
+        let (distance, next) = match self.layout {
+            DistanceLayout::Codes(l) => self.by_codes(&l, rank)?,
+            DistanceLayout::Runs(_) => {
+                let distance = self.distance(rank)?;
+                let next = match distance {
+                    Some(d) if d > 0 => Some(self.next(rank, d)?),
+                    _ => None,
+                };
+                (distance, next)
+            }
+        };
         let solutions = match (&mut self.counts, distance) {
             (Some((l, chunks)), Some(_)) => {
                 chunks.with(l.locate(rank).chunk, |b| l.count(b, rank).ok())?
             }
             _ => None,
         };
-        let next = match distance {
-            Some(d) if d > 0 => Some(self.g.format(self.next(rank, d)?)),
-            _ => None,
-        };
+        let next = next.map(|n| self.g.format(n));
         Ok(ExportRow::Position {
             rank,
             state: self.g.format(rank),
@@ -143,6 +150,57 @@ impl<'a> PackedRows<'a> {
             solutions,
             next,
         })
+    }
+
+    /// A two-bit rank's distance and next position from one reading of its neighbours:
+    /// the next is the smallest-ranked neighbour one code lower, and the distance one
+    /// more than that neighbour's (walked, or remembered from an earlier walk).
+    fn by_codes(&mut self, l: &CodeLayout, rank: u64) -> Result<(Option<u8>, Option<u64>)> {
+        let Some(code) = self.code(l, rank)? else {
+            return Ok((None, None));
+        };
+        if self.goals.contains(&rank) {
+            return match code {
+                0 => Ok((Some(0), None)),
+                _ => Err(self.inconsistent(format!("the goal (rank {rank}) has code {code}"))),
+            };
+        }
+        let want = l.closer(code);
+        let mut nbs = std::mem::take(&mut self.nbs);
+        nbs.clear();
+        self.g.neighbors(rank, &mut nbs);
+        let mut closer = None;
+        let mut result = Ok(());
+        for &nb in &nbs {
+            match self.code(l, nb) {
+                Ok(Some(c)) if c == want => closer = Some(closer.map_or(nb, |c: u64| c.min(nb))),
+                Ok(Some(_)) => {}
+                Ok(None) => {
+                    result = Err(self.inconsistent(format!(
+                        "{} (code {code}) has a neighbour {} out of reach",
+                        self.g.format(rank),
+                        self.g.format(nb)
+                    )));
+                    break;
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.nbs = nbs;
+        result?;
+        let next = closer.ok_or_else(|| {
+            self.inconsistent(format!(
+                "rank {rank} (code {code}) has no neighbour one move closer"
+            ))
+        })?;
+        let d = (self.walk(l, next)?)
+            .and_then(|d| d.checked_add(1))
+            .ok_or_else(|| self.inconsistent(format!("rank {rank}: no distance down its codes")))?;
+        self.walked[(rank % WALKED_SLOTS as u64) as usize] = rank << 8 | u64::from(d);
+        Ok((Some(d), Some(next)))
     }
 
     fn inconsistent(&self, what: String) -> QueryError {
