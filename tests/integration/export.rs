@@ -163,7 +163,11 @@ fn the_next_position_is_the_second_of_query_s_path() {
                 &["--puzzle", name, "--state", r["state"].as_str().unwrap()],
             );
             assert_eq!(a["distance"], r["distance"], "{name}: {r}");
-            let wanted = if a["solutions_stored"] == true {
+            // A board stored as layers keeps no counts: `query` derives one position's
+            // count by a search of its own, which an export of every position does not
+            // make (the column holds stored counts only).
+            let layers = name.ends_with("-layers");
+            let wanted = if a["solutions_stored"] == true && !layers {
                 a["solutions"].clone()
             } else {
                 Value::Null
