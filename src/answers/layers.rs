@@ -171,6 +171,7 @@ impl Database {
             solutions,
             path,
             moves: Some(moves),
+            move_names: None,
         })
     }
 
