@@ -317,7 +317,8 @@ impl PyDatabase {
 
     /// The puzzle's start position answered as `query --start --json` answers it: a
     /// dict with `puzzle`, `state`, `distance`, `solutions`, `solutions_stored`, `path`
-    /// (and, on a peg board, `moves`: the jumps of each step).
+    /// (and `moves`: on a peg board the jumps of each step, for a puzzle whose moves
+    /// have names the name of each, as `path_moves` gives them).
     fn start<'py>(&self, py: Python<'py>, puzzle: &str) -> PyResult<Bound<'py, PyDict>> {
         let a = self.with(py, |db| db.start(puzzle))?;
         Ok(to_python(py, &a.json())?.cast_into::<PyDict>()?)
