@@ -98,6 +98,12 @@ def same_answer(db, puzzle, state):
     counts = want.get("solutions") if want.get("solutions_stored", True) else None
     if d != want["distance"] or n != counts or json.loads(p) != want["path"]:
         fail(f"{puzzle} {state}: SQL {d}, {n}, {p} against query {want}")
+    named = want.get("moves")
+    if isinstance(named, list) and all(isinstance(m, str) for m in named):
+        m, e4 = sql(db, f"pb_path_moves({args})")
+        if e4 or json.loads(m) != named:
+            fail(f"{puzzle} {state}: pb_path_moves {m or e4} against query's moves {named}")
+        ok(f"{puzzle} {state}: the moves by name, as query: {' '.join(named)[:40]}")
     ok(f"{puzzle} {state}: distance {d}, solutions {n}, a path of {len(want['path'])}")
 
 

@@ -6,8 +6,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use clap::Parser;
-
 use puzzlebase::internals::answers::json;
 use puzzlebase::internals::answers::{Database, QueryError, Stop, one_line};
 use puzzlebase::internals::catalog::{self, DefinitionError};
@@ -106,8 +104,16 @@ const SUBCOMMANDS: [&str; 10] = [
 ];
 
 fn parse() -> Result<Cli, ExitCode> {
+    use clap::FromArgMatches;
     use clap::error::ErrorKind;
-    let e = match Cli::try_parse() {
+    // The notation of every puzzle is built only where it may be shown.
+    let notation = std::env::args()
+        .skip(1)
+        .any(|a| a == "--help" || a == "help");
+    let e = match command(notation)
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(cli) => return Ok(cli),
         Err(e) => e,
     };
@@ -172,8 +178,7 @@ fn main() -> ExitCode {
             quiet,
         } => cli::export::run(db.db, &puzzle, &format, output, quiet),
         Command::Completions { shell } => {
-            use clap::CommandFactory;
-            let mut cmd = Cli::command();
+            let mut cmd = command(false);
             clap_complete::generate(shell, &mut cmd, "puzzlebase", &mut std::io::stdout());
             Ok(())
         }
@@ -481,41 +486,78 @@ fn out(line: &str) -> Result<(), Failure> {
 fn run_query(q: QueryArgs) -> Result<(), Failure> {
     let db = Database::open(&q.db.db)?;
     let name = q.puzzle.as_str();
-    let (lines, json) = if let Some(s) = q.state.as_deref().filter(|_| db.answers_by_search(name)) {
-        let stop = Stop::new(Some(Instant::now() + Duration::from_secs_f64(q.timeout)));
-        let a = db.search_until(name, s, &stop)?;
-        (text::search(&a), json::search(&a))
-    } else if q.state.is_some() || q.start {
-        let a = match &q.state {
-            Some(s) => db.state(name, s)?,
-            None => db.start(name)?,
-        };
-        (text::state(&db, &a, q.plain), json::state(&a))
-    } else if q.longest {
-        let a = db.longest(name)?;
-        (text::longest(&a), json::longest(&a))
-    } else if q.histogram {
-        let h = db.histogram(name)?;
-        (text::histogram(&h, q.plain), json::histogram(name, &h))
-    } else if q.matrix {
-        let m = db.matrix(name)?;
-        (text::matrix(name, &m), json::matrix(name, &m))
-    } else if q.layers {
-        let rows = db.layers(name)?;
-        (text::layers(&rows), json::layers(name, &rows))
-    } else if q.all || q.sum.is_some() {
-        let a = match q.sum {
-            Some(sum) => db.sum(name, sum)?,
-            None => db.all(name)?,
-        };
-        (text::list(&a), json::list(&a))
-    } else {
-        return Ok(());
+    // A drawn position is answered as --state answers it, with the seed that drew it.
+    let seed = match q.seed {
+        Some(seed) => seed,
+        None if q.random || q.scramble.is_some() => puzzlebase::internals::answers::fresh_seed(),
+        None => 0,
     };
+    let drawn = if q.random {
+        Some((
+            db.random_position(name, seed)?,
+            "random position".to_string(),
+        ))
+    } else if let Some(n) = q.scramble {
+        let s = db.scrambled(name, n, seed)?;
+        Some((s, format!("the goal after {n} random moves")))
+    } else {
+        None
+    };
+    let q = QueryArgs {
+        state: drawn.as_ref().map(|(s, _)| s.clone()).or(q.state),
+        ..q
+    };
+    let (mut lines, mut json) = query_answer(&db, &q)?;
+    if let Some((_, what)) = &drawn {
+        json["seed"] = seed.into();
+        lines.insert(
+            0,
+            format!("drawn:     {what}, seed {seed} (the same again: --seed {seed})"),
+        );
+    }
     if q.json {
         return out(&json.to_string());
     }
     lines.iter().try_for_each(|l| out(l))
+}
+
+/// The answer to a query as text lines and as JSON.
+fn query_answer(db: &Database, q: &QueryArgs) -> Result<(Vec<String>, serde_json::Value), Failure> {
+    let name = q.puzzle.as_str();
+    Ok(
+        if let Some(s) = q.state.as_deref().filter(|_| db.answers_by_search(name)) {
+            let stop = Stop::new(Some(Instant::now() + Duration::from_secs_f64(q.timeout)));
+            let a = db.search_until(name, s, &stop)?;
+            (text::search(db, &a, q.plain), json::search(&a))
+        } else if q.state.is_some() || q.start {
+            let a = match &q.state {
+                Some(s) => db.state(name, s)?,
+                None => db.start(name)?,
+            };
+            (text::state(db, &a, q.plain), json::state(&a))
+        } else if q.longest {
+            let a = db.longest(name)?;
+            (text::longest(&a), json::longest(&a))
+        } else if q.histogram {
+            let h = db.histogram(name)?;
+            (text::histogram(&h, q.plain), json::histogram(name, &h))
+        } else if q.matrix {
+            let m = db.matrix(name)?;
+            (text::matrix(name, &m), json::matrix(name, &m))
+        } else if q.layers {
+            let rows = db.layers(name)?;
+            (text::layers(&rows), json::layers(name, &rows))
+        } else if q.all || q.sum.is_some() {
+            let a = match q.sum {
+                Some(sum) => db.sum(name, sum)?,
+                None => db.all(name)?,
+            };
+            (text::list(&a), json::list(&a))
+        } else {
+            // clap requires one question: nothing else is asked.
+            (Vec::new(), serde_json::Value::Null)
+        },
+    )
 }
 
 fn run_serve(db: PathBuf, addr: std::net::SocketAddr, opts: ServeOptions) -> Result<(), Failure> {
@@ -535,8 +577,7 @@ fn run_serve(db: PathBuf, addr: std::net::SocketAddr, opts: ServeOptions) -> Res
 
 /// `man`: the page of `puzzlebase` on standard output, or every page into `dir`.
 fn run_man(dir: Option<PathBuf>) -> Result<(), Failure> {
-    use clap::CommandFactory;
-    let cmd = Cli::command();
+    let cmd = command(true);
     let Some(dir) = dir else {
         let mut out = Vec::new();
         clap_mangen::Man::new(cmd).render(&mut out)?;

@@ -508,6 +508,12 @@ function drawInfo() {
   } else if (a.unsolvable) {
     html("p", { class: "error" }, info, a.unsolvable);
   }
+  if (Array.isArray(a.moves) && a.moves.length) {
+    // The optimal path's moves, by name (`R U2 F'`), or a peg's jumps.
+    const names = a.moves.map((m) => (Array.isArray(m) ? "[" + m.join(",") + "]" : m));
+    const spaced = names.some((n) => n.includes(" "));
+    html("p", { class: "solution" }, info, `solution: ${names.join(spaced ? "; " : " ")}`);
+  }
   const cells = cellsOf(a.state);
   for (const m of a.legal_moves) {
     const v = verdict(m.distance);

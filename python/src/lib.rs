@@ -279,6 +279,22 @@ impl PyDatabase {
         self.with(py, |db| db.path(puzzle, state, &stop))
     }
 
+    /// The names of the moves along `path`'s optimal path (`["R", "U2", "F'"]`, Lights
+    /// Out's `"press 1,2"`, Hanoi's `"1: A→C"`; empty at the goal), for puzzles whose
+    /// moves have names; None when the position cannot reach the goal. Other puzzles
+    /// (sliding tiles, peg boards) raise NotApplicable: their path tells the moves.
+    #[pyo3(signature = (puzzle, state, *, timeout = None))]
+    fn path_moves(
+        &self,
+        py: Python<'_>,
+        puzzle: &str,
+        state: &str,
+        timeout: Option<f64>,
+    ) -> PyResult<Option<Vec<String>>> {
+        let stop = stop_after(timeout)?;
+        self.with(py, |db| db.path_moves(puzzle, state, &stop))
+    }
+
     /// Every legal move from the position, best first: dicts `{"move": ..., "state":
     /// ..., "distance": ...}` as the server's position page lists them (`distance` None
     /// where the goal cannot be reached from there).
@@ -301,7 +317,8 @@ impl PyDatabase {
 
     /// The puzzle's start position answered as `query --start --json` answers it: a
     /// dict with `puzzle`, `state`, `distance`, `solutions`, `solutions_stored`, `path`
-    /// (and, on a peg board, `moves`: the jumps of each step).
+    /// (and `moves`: on a peg board the jumps of each step, for a puzzle whose moves
+    /// have names the name of each, as `path_moves` gives them).
     fn start<'py>(&self, py: Python<'py>, puzzle: &str) -> PyResult<Bound<'py, PyDict>> {
         let a = self.with(py, |db| db.start(puzzle))?;
         Ok(to_python(py, &a.json())?.cast_into::<PyDict>()?)
@@ -428,7 +445,7 @@ fn version() -> &'static str {
 ///     db = puzzlebase.open("data/puzzles.sqlite")
 ///     db.distance("eleven", "0,3,2,1,8,7,6,5,4,11,10,9")
 ///
-/// Database methods: distance, solutions, path, moves, start, longest, histogram,
+/// Database methods: distance, solutions, path, path_moves, moves, start, longest, histogram,
 /// puzzles, rank, unrank, close. Positions are written as `query --state` accepts
 /// them (a peg position in any orientation). A legal position that cannot reach the
 /// goal has distance None. Searches (the fifteen family) give up after `timeout`

@@ -31,6 +31,15 @@ def test_known_positions_have_their_distances(cube):
     assert db.path("cube2", R_U) == want["path"]
 
 
+def test_the_moves_of_the_path_have_their_names(cube):
+    cli, db = cube
+    assert db.path_moves("cube2", R_U) == ["U'", "R'"]
+    assert db.path_moves("cube2", SOLVED) == []
+    want = cli.json("query", "--puzzle", "cube2", "--start")
+    assert db.path_moves("cube2", want["state"]) == want["moves"]
+    assert db.start("cube2")["moves"] == want["moves"]
+
+
 def test_the_histogram_is_the_published_one(cube):
     _, db = cube
     # Wikipedia, "Pocket Cube": positions per number of face turns, God's number 11.

@@ -10,6 +10,7 @@
 //! | `pb_solutions(puzzle, state)` | the number of shortest solutions; `NULL` where none is stored |
 //! | `pb_moves(puzzle, state)` | JSON: every legal move, best first, with where it leads and that position's distance |
 //! | `pb_path(puzzle, state)` | JSON: the positions of an optimal path to the goal; `NULL` as for `pb_distance` |
+//! | `pb_path_moves(puzzle, state)` | JSON: the names of the moves along `pb_path` (`["R","U2"]`) for puzzles whose moves have names |
 //! | `pb_rank(puzzle, state)` / `pb_unrank(puzzle, rank)` | the key of the position's stored row, and back |
 //! | `pb_version()` | this extension's version |
 //!
@@ -140,6 +141,11 @@ fn register(db: Connection) -> Result<bool> {
         let (name, state) = two_texts(ctx)?;
         let path = with_database(ctx, |db| db.path(&name, &state, &default_stop()))?;
         Ok(path.map(|p| serde_json::Value::from(p).to_string()))
+    })?;
+    db.create_scalar_function("pb_path_moves", 2, flags, |ctx| {
+        let (name, state) = two_texts(ctx)?;
+        let names = with_database(ctx, |db| db.path_moves(&name, &state, &default_stop()))?;
+        Ok(names.map(|n| serde_json::Value::from(n).to_string()))
     })?;
     db.create_scalar_function("pb_rank", 2, flags, |ctx| {
         let (name, state) = two_texts(ctx)?;

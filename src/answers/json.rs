@@ -22,7 +22,8 @@ pub fn info(i: &PuzzleInfo) -> Value {
     })
 }
 
-/// `query --state` / `--start`.
+/// `query --state` / `--start`. `moves`: on a peg board each step's jumps
+/// `[from, to1, ...]`; for a puzzle whose moves have names, each step's name (`"R"`).
 pub fn state(a: &StateAnswer) -> Value {
     let count = match a.solutions {
         Solutions::Exactly(n) => Some(n),
@@ -35,6 +36,9 @@ pub fn state(a: &StateAnswer) -> Value {
     });
     if let Some(moves) = &a.moves {
         obj["moves"] = json!(moves);
+    }
+    if let Some(names) = &a.move_names {
+        obj["moves"] = json!(names);
     }
     obj
 }
@@ -312,7 +316,7 @@ pub fn plan(file: &str, plan: &Plan) -> Value {
 pub fn verified(r: &Report) -> Value {
     json!({
         "puzzle": r.puzzle, "ok": true, "storage": r.storage.as_str(),
-        "entries": r.entries, "solvable": r.solvable,
+        "states": r.stored, "entries": r.entries, "solvable": r.solvable,
         "max_distance": r.max_distance, "seconds": r.seconds,
     })
 }

@@ -180,6 +180,7 @@ impl Database {
             solutions,
             path,
             moves: Some(moves),
+            move_names: None,
         })
     }
 

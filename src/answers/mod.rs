@@ -8,7 +8,8 @@
 //! This file holds what every answer shares: the errors, the answer types, and
 //! [`Database`] (opening a file, and a puzzle's definition and stored metadata, checked
 //! to belong together). The answers are in `walk` (a position's distance and path),
-//! `tables` (whole-puzzle tables and lists), `moves` (legal moves and arrangements) and
+//! `tables` (whole-puzzle tables and lists), `moves` (legal moves and arrangements),
+//! `random` (positions drawn at random, `--random` and `--scramble`) and
 //! `export` (every stored position, for CSV, JSON Lines and Parquet); `packed` reads packed tables, `resident` keeps tables in memory for the server, and
 //! `fifteen` searches. All SQL is in [`crate::store`].
 
@@ -18,6 +19,7 @@ pub mod json;
 mod layers;
 mod moves;
 mod packed;
+mod random;
 mod reading;
 mod resident;
 mod tables;
@@ -31,7 +33,8 @@ pub use fifteen::{
     LoadedTables, SearchAnswer, answers_by_search, solvable_within, solve_loaded,
     solve_loaded_until,
 };
-pub use moves::cells_move;
+pub use moves::{cells_move, move_names};
+pub use random::fresh_seed;
 pub use reading::{MESSAGE_MAX, SEARCH_SECONDS, default_stop, one_line};
 pub use resident::Resident;
 
@@ -155,8 +158,32 @@ pub enum Solutions {
     Exactly(u64),
     /// More than 2^63 - 1.
     Overflow,
-    /// The file keeps no counts for this puzzle (packed spaces above 10^8 states).
+    /// The file keeps no counts for this puzzle: its storage keeps none
+    /// ([`counts_absent`] says which storage and why).
     NotStored,
+}
+
+/// Why the file keeps no solution counts for `p`, in words, naming its storage: a
+/// two-bit table keeps distances alone, a packed table keeps counts only up to
+/// [`COUNTS_MAX_STATES`](crate::core::format::COUNTS_MAX_STATES) ranks, a search counts
+/// nothing. (The rule itself is [`crate::core::space::graph_tables`].)
+pub fn counts_absent(p: &Puzzle) -> String {
+    let name = p.name();
+    match p.as_graph() {
+        Some(g) if crate::core::space::graph_tables(g).1 => {
+            format!("{name} is stored as a two-bit table, which keeps distances only")
+        }
+        Some(g) => format!(
+            "{name} is stored as a packed table of {} ranks, and packed tables keep counts \
+             only up to {} ranks",
+            g.size(),
+            crate::core::format::COUNTS_MAX_STATES
+        ),
+        None if p.as_patterns().is_some() => {
+            format!("{name} is answered by search, which finds one optimal path and counts none")
+        }
+        None => format!("{name}'s storage keeps no counts"),
+    }
 }
 
 impl Solutions {
@@ -181,6 +208,10 @@ pub struct StateAnswer {
     pub path: Vec<String>,
     /// Peg puzzles: the move leading to each next position, `[from, to1, to2, ...]`.
     pub moves: Option<Vec<Vec<u8>>>,
+    /// Puzzles whose moves have names ([`GraphPuzzle::names_moves`]): the name of the
+    /// move leading to each next position (`R`, `U2`, `press 1,2`, `1: A→C`), one fewer
+    /// than the positions of `path`.
+    pub move_names: Option<Vec<String>>,
 }
 
 #[warn(missing_docs)]
@@ -202,6 +233,7 @@ impl From<SearchAnswer> for StateAnswer {
             solutions: Solutions::NotStored,
             path: a.path,
             moves: None,
+            move_names: None,
         }
     }
 }

@@ -6,6 +6,7 @@
 use super::layers::LayerReader;
 use super::packed::PackedReader;
 use super::{ArrangementAnswer, Database, Move, MoveOption, Result};
+use crate::core::space::GraphPuzzle;
 use crate::solvers::peg::layers::{self, Layout};
 use crate::store::{self, Storage};
 
@@ -21,6 +22,17 @@ fn cell_tokens(state: &str) -> Vec<&str> {
 
 fn is_empty_cell(t: &str) -> bool {
     t == "0" || t == "-"
+}
+
+/// The names of the moves along a path of ranks (each next to the one before), for a
+/// puzzle whose moves have names ([`GraphPuzzle::names_moves`]); `None` for one whose
+/// moves are told by their cells. The one rule by which every answer (`query`, the
+/// server, the readers) names a path's moves.
+pub fn move_names(g: &dyn GraphPuzzle, ranks: &[u64]) -> Option<Vec<String>> {
+    if !g.names_moves() {
+        return None;
+    }
+    ranks.windows(2).map(|w| g.move_name(w[0], w[1])).collect()
 }
 
 /// The move between two positions of a move puzzle, from which cells changed.

@@ -106,6 +106,28 @@ impl Database {
         Ok(self.answer(name, text, stop)?.map(|a| a.path))
     }
 
+    /// The names of the moves along the optimal path [`Database::path`] gives, one
+    /// fewer than its positions (`["R", "U2", "F'"]`; empty at the goal); `None` when
+    /// the position cannot reach the goal. Refused, naming the puzzle, for a puzzle
+    /// whose moves have no names (a sliding tile, a peg's jumps): its moves are told
+    /// by the positions of the path.
+    pub fn path_moves(&self, name: &str, text: &str, stop: &Stop) -> Result<Option<Vec<String>>> {
+        let p = self.known(name)?;
+        if !p.as_graph().is_some_and(|g| g.names_moves()) {
+            self.info(&p)?;
+            return Err(QueryError::NotApplicable {
+                option: "move names (path_moves, pb_path_moves)".to_string(),
+                puzzle: name.to_string(),
+                family: p.family().to_string(),
+                applies: "its path (path, pb_path): its moves are told by the cells that change"
+                    .to_string(),
+            });
+        }
+        Ok(self
+            .answer(name, text, stop)?
+            .map(|a| a.move_names.unwrap_or_default()))
+    }
+
     /// Every legal move from the position, best first, each with the position it leads
     /// to and that position's distance, as JSON objects exactly as the server's position
     /// page lists them (`{"move": …, "state": …, "distance": …}`).

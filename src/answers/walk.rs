@@ -6,6 +6,7 @@
 //! nor farther); served texts parse back to their ranks; and the first count is the sum
 //! over the optimal successors.
 
+use super::moves::move_names;
 use super::packed::PackedReader;
 use super::{Database, QueryError, Result, Solutions, StateAnswer};
 use crate::core::format;
@@ -102,6 +103,7 @@ impl Database {
             self.check_count(name, &state, solutions, Some(1))?;
         }
         let mut path = vec![state.clone()];
+        let mut ranks = vec![rank];
         let (mut cur, mut d) = (rank, distance);
         while d > 0 {
             nbs.clear();
@@ -136,6 +138,7 @@ impl Database {
             })?;
             d -= 1;
             path.push(g.format(cur));
+            ranks.push(cur);
         }
         if !g.goals().contains(&cur) {
             return Err(self.inconsistent(format!(
@@ -150,6 +153,7 @@ impl Database {
             solutions,
             path,
             moves: None,
+            move_names: move_names(g, &ranks),
         })
     }
 
@@ -257,6 +261,7 @@ impl Database {
             self.check_count(name, &first.state, solutions, Some(1))?;
         }
         let mut path = vec![first.state.clone()];
+        let mut ranks = vec![first.rank];
         let mut row = first.clone();
         let mut d = distance;
         while d > 0 {
@@ -301,6 +306,7 @@ impl Database {
                 })?;
             self.check_state_text(name, &next, g.parse(&next.state).ok())?;
             path.push(next.state.clone());
+            ranks.push(next.rank);
             row = next;
             d -= 1;
         }
@@ -317,6 +323,7 @@ impl Database {
             solutions,
             path,
             moves: None,
+            move_names: move_names(g, &ranks),
         })
     }
 
@@ -466,6 +473,7 @@ impl Database {
             solutions: Solutions::from_stored(first.solutions),
             path,
             moves: Some(moves),
+            move_names: None,
         })
     }
 

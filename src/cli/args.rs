@@ -14,28 +14,47 @@ pub(crate) struct Cli {
     pub(crate) command: Command,
 }
 
+/// `query`'s examples, which both helps end with.
 pub(crate) const QUERY_EXAMPLES: &str = "\
-Puzzles and notation:
-  six seven eight nine     tiles in cell order, 0 = blank: 867254301 (or 8,6,7,2,5,4,3,0,1)
-  eleven                   the 3x4, comma-separated: 0,3,2,1,8,7,6,5,4,11,10,9
-  twelve                   the 2x6, comma-separated, like eleven
-  fifteen                  the 4x4, 16 numbers: --state only, solved by IDA* over the
-                           stored pattern databases (prints nodes expanded and seconds)
-  knight-swap oshidori     B, W and - per square: BBB------WWW, BWBWBW--
-  chinese-checkers hoppers triangle21 english33
-                           1 = peg, 0 = empty, one character per hole: 1111110111111
-  magic-triangle           --sum N, --all, --histogram
-  knight-tour knight-tour-6x6
-                           --all
-  your own puzzles         built with `generate --definitions DIR`: queried by name from
-                           the database alone (README, \"Adding a puzzle\")
-
 Examples:
   puzzlebase query --puzzle eight --state 867254301
+  puzzlebase query --puzzle cube2 --random --seed 7
+  puzzlebase query --puzzle fifteen --scramble 30
   puzzlebase query --puzzle seven --longest --json
   puzzlebase query --puzzle hoppers --start
   puzzlebase query --puzzle triangle21 --matrix
   puzzlebase query --puzzle magic-triangle --sum 20";
+
+/// `query -h`'s closing lines: the examples, and where the notation is.
+pub(crate) const QUERY_SHORT_HELP: &str = concat!(
+    "Examples:\n",
+    "  puzzlebase query --puzzle eight --state 867254301\n",
+    "  puzzlebase query --puzzle cube2 --random --seed 7\n",
+    "  puzzlebase query --puzzle seven --longest --json\n\n",
+    "Every puzzle's notation: puzzlebase query --help (also docs/notation.md)"
+);
+
+/// `query --help`'s closing lines: every built-in puzzle's notation, generated from the
+/// definitions, then the examples.
+pub(crate) fn query_long_help() -> String {
+    let puzzles = puzzlebase::internals::catalog::registry();
+    let mut lines = puzzlebase::internals::render::notation::lines(&puzzles);
+    lines.push(String::new());
+    lines.push(QUERY_EXAMPLES.to_string());
+    lines.join("\n")
+}
+
+/// The command line's definition, with `query --help`'s notation when `notation` (built
+/// from every built-in puzzle, so only when it may be shown: help, man pages).
+pub(crate) fn command(notation: bool) -> clap::Command {
+    use clap::CommandFactory;
+    let cmd = Cli::command();
+    if notation {
+        cmd.mut_subcommand("query", |q| q.after_long_help(query_long_help()))
+    } else {
+        cmd
+    }
+}
 
 #[derive(Args)]
 pub(crate) struct DbArg {
@@ -55,7 +74,7 @@ pub(crate) struct GenerateArgs {
     #[command(flatten)]
     pub(crate) db: DbArg,
     /// Build only this puzzle (repeatable); others are kept from the previous file
-    #[arg(long = "puzzle", value_name = "NAME")]
+    #[arg(long = "puzzle", value_name = "NAME", value_parser = PuzzleName, hide_possible_values = true)]
     pub(crate) puzzles: Vec<String>,
     /// Recompute even puzzles whose definition is unchanged
     #[arg(long)]
@@ -118,7 +137,7 @@ pub(crate) enum Command {
     Generate(GenerateArgs),
     /// Answer from the database without searching: a position's distance and optimal
     /// path, the longest positions, histograms, peg matrices, enumerated solutions.
-    #[command(after_help = QUERY_EXAMPLES)]
+    #[command(after_help = QUERY_SHORT_HELP)]
     Query(QueryArgs),
     /// Serve the database read-only over HTTP: a page that draws the boards and a JSON
     /// API with the same answers as `query --json`, until interrupted (Ctrl-C).
@@ -169,7 +188,7 @@ pub(crate) enum Command {
         #[command(flatten)]
         db: DbArg,
         /// Verify only this puzzle (repeatable)
-        #[arg(long = "puzzle", value_name = "NAME")]
+        #[arg(long = "puzzle", value_name = "NAME", value_parser = PuzzleName, hide_possible_values = true)]
         puzzles: Vec<String>,
         /// One JSON object per puzzle, one per line
         #[arg(long)]
@@ -224,7 +243,7 @@ pub(crate) enum Command {
         #[command(flatten)]
         db: DbArg,
         /// Puzzle name (see `puzzlebase list`)
-        #[arg(long, value_name = "NAME")]
+        #[arg(long, value_name = "NAME", value_parser = PuzzleName, hide_possible_values = true)]
         puzzle: String,
         /// Output format: csv, jsonl (one JSON object per line) or parquet (typed
         /// columns, the puzzle's definition and checksum in the file's metadata)
@@ -260,12 +279,13 @@ pub(crate) enum Command {
 }
 
 #[derive(Args)]
-#[command(group(clap::ArgGroup::new("what").required(true).args(["state", "start", "longest", "histogram", "matrix", "layers", "all", "sum"])))]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["state", "start", "random", "scramble", "longest", "histogram", "matrix", "layers", "all", "sum"])))]
+#[command(group(clap::ArgGroup::new("drawn").args(["random", "scramble"])))]
 pub(crate) struct QueryArgs {
     #[command(flatten)]
     pub(crate) db: DbArg,
     /// Puzzle name (see `puzzlebase list`)
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = PuzzleName, hide_possible_values = true)]
     pub(crate) puzzle: String,
     /// Distance, number of shortest solutions and one optimal path from this position
     #[arg(long, value_name = "STATE", allow_hyphen_values = true)]
@@ -273,6 +293,16 @@ pub(crate) struct QueryArgs {
     /// The same for the puzzle's starting position
     #[arg(long)]
     pub(crate) start: bool,
+    /// The same for a position drawn uniformly from those that can reach the goal
+    /// (move puzzles and fifteen); the answer shows its seed
+    #[arg(long)]
+    pub(crate) random: bool,
+    /// The same for the goal scrambled by N random moves (it may end closer than N)
+    #[arg(long, value_name = "N")]
+    pub(crate) scramble: Option<u32>,
+    /// Seed of --random or --scramble: the same seed draws the same position
+    #[arg(long, value_name = "N", requires = "drawn")]
+    pub(crate) seed: Option<u64>,
     /// The maximum distance and every position at it
     #[arg(long)]
     pub(crate) longest: bool,
@@ -300,6 +330,34 @@ pub(crate) struct QueryArgs {
     /// Seconds a search (fifteen) may run before it gives up (exit 1)
     #[arg(long, default_value_t = puzzlebase::SEARCH_SECONDS, value_name = "SECONDS", value_parser = seconds)]
     pub(crate) timeout: f64,
+}
+
+/// `--puzzle NAME`: any name (a user's puzzle is found in the file), with the built-in
+/// puzzles' names as its possible values, which the shell completions offer
+/// (`completions bash`) and help leaves out (there are too many to list there).
+#[derive(Clone)]
+pub(crate) struct PuzzleName;
+
+impl clap::builder::TypedValueParser for PuzzleName {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let names = puzzlebase::internals::catalog::names();
+        Some(Box::new(
+            names.into_iter().map(clap::builder::PossibleValue::new),
+        ))
+    }
 }
 
 /// A value of `--timeout` or `--search-timeout` that [`seconds`] refuses.

@@ -155,6 +155,18 @@ pub trait GraphPuzzle: StateSpace + Send {
     fn move_name(&self, _from: u64, _to: u64) -> Option<String> {
         None
     }
+    /// Whether [`GraphPuzzle::move_name`] names this puzzle's moves: then an answer's
+    /// path comes with the name of each move (`query --state`'s `moves`), an empty list
+    /// at the goal. `false` (the default) for puzzles told by their cells.
+    fn names_moves(&self) -> bool {
+        false
+    }
+    /// How a position is written, in words, for `query --help` and docs/notation.md
+    /// (`tiles in cell order, 0 = the blank`); the example beside it is the puzzle's
+    /// start or goal as [`GraphPuzzle::format`] writes it. The default says only that.
+    fn notation(&self) -> String {
+        format!("positions as the {} family writes them", self.family())
+    }
     /// The number of positions the moves reach from the goals, when the puzzle knows it
     /// without solving (a permutation puzzle's group order); `None` (the default) when
     /// only the solve tells. Below [`StateSpace::size`], `check-definition` gives the

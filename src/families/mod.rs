@@ -166,7 +166,7 @@ impl Puzzle {
                 if g.start().is_some() {
                     v.push("--start");
                 }
-                v.extend(["--longest", "--histogram"]);
+                v.extend(["--longest", "--histogram", "--random", "--scramble N"]);
                 v
             }
             Puzzle::Peg(b) => {
@@ -179,7 +179,44 @@ impl Puzzle {
             }
             Puzzle::Magic(_) => vec!["--all", "--sum N", "--histogram"],
             Puzzle::Tour(_) => vec!["--all"],
-            Puzzle::Patterns(_) => vec!["--state"],
+            Puzzle::Patterns(_) => vec!["--state", "--random", "--scramble N"],
+        }
+    }
+
+    /// How a position of this puzzle is written, in words: the one description of its
+    /// notation, which `query --help` and docs/notation.md list for every built-in
+    /// puzzle (a move graph's from [`GraphPuzzle::notation`], so a family defined
+    /// outside the crate brings its own).
+    pub fn notation(&self) -> String {
+        match self {
+            Puzzle::Graph(g) => g.notation(),
+            Puzzle::Peg(b) => format!(
+                "one digit per hole ({} holes, numbered row by row): 1 a peg, 0 empty; a move is one peg's chain of jumps [FROM,TO,...]",
+                b.holes
+            ),
+            Puzzle::Magic(m) => format!(
+                "an arrangement of the numbers, {} positions, comma-separated; asked by side sum",
+                m.positions()
+            ),
+            Puzzle::Tour(t) => format!(
+                "a closed tour of the {}x{} board: the squares in visiting order; asked as a whole",
+                t.rows, t.cols
+            ),
+            Puzzle::Patterns(f) => format!(
+                "{} tiles' numbers in cell order, comma-separated, 0 = the blank; answered by IDA* over stored pattern databases",
+                f.cells()
+            ),
+        }
+    }
+
+    /// A position in the puzzle's notation to show with [`Puzzle::notation`]: its start,
+    /// else its goal; `None` for enumerations, which are not asked by position.
+    pub fn example(&self) -> Option<String> {
+        match self {
+            Puzzle::Graph(g) => Some(g.format(g.start().or_else(|| g.goals().first().copied())?)),
+            Puzzle::Peg(b) => Some(b.format(b.start)),
+            Puzzle::Patterns(f) => Some(f.format(&f.goal())),
+            Puzzle::Magic(_) | Puzzle::Tour(_) => None,
         }
     }
 

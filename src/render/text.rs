@@ -4,6 +4,7 @@
 
 use crate::answers::{
     Database, Histogram, ListAnswer, LongestAnswer, SearchAnswer, Solutions, StateAnswer,
+    counts_absent,
 };
 use crate::catalog::plan::Plan;
 use crate::core::records::{PegLayerRow, PuzzleInfo};
@@ -16,6 +17,10 @@ use crate::verify::Report;
 /// A distance lookup: the figures, the moves (peg), and the path, each step drawn as a
 /// board under it unless `plain` (boards come from the puzzle's layout in `db`).
 pub fn state(db: &Database, a: &StateAnswer, plain: bool) -> Vec<String> {
+    let absent = || match db.puzzle(&a.puzzle) {
+        Ok((p, _)) => format!("not stored: {}", counts_absent(&p)),
+        Err(_) => "not stored".to_string(),
+    };
     let mut out = vec![
         format!("puzzle:    {}", a.puzzle),
         format!("state:     {}", a.state),
@@ -25,19 +30,22 @@ pub fn state(db: &Database, a: &StateAnswer, plain: bool) -> Vec<String> {
             match a.solutions {
                 Solutions::Exactly(n) => n.to_string(),
                 Solutions::Overflow => "more than 2^63-1".to_string(),
-                Solutions::NotStored =>
-                    "not stored (counts are kept for puzzles up to 10^8 states)".to_string(),
+                Solutions::NotStored => absent(),
             }
         ),
     ];
     if let Some(moves) = &a.moves {
         out.push(format!("moves:     {}", Board::format_moves(moves)));
     }
+    if let Some(names) = &a.move_names {
+        out.push(format!("moves:     {}", move_sequence(names)));
+    }
     out.push(format!("path ({} moves):", a.distance));
     let drawing = (!plain).then(|| board_drawer(db, &a.puzzle));
     for (i, s) in a.path.iter().enumerate() {
-        let mv = match (&a.moves, i) {
-            (Some(m), 1..) if !plain => format!("  {}", Board::format_moves(&m[i - 1..i])),
+        let mv = match (&a.moves, &a.move_names, i) {
+            (Some(m), _, 1..) if !plain => format!("  {}", Board::format_moves(&m[i - 1..i])),
+            (_, Some(n), 1..) if !plain => format!("  {}", n[i - 1]),
             _ => String::new(),
         };
         out.push(format!("{i:>4}  {s}{mv}"));
@@ -46,6 +54,18 @@ pub fn state(db: &Database, a: &StateAnswer, plain: bool) -> Vec<String> {
         }
     }
     out
+}
+
+/// Named moves in a row: `R U2 F'` as a cuber writes them, or, where a name has a space
+/// of its own (`press 1,2`, `1: A→C`), separated by semicolons; none at the goal.
+fn move_sequence(names: &[String]) -> String {
+    if names.is_empty() {
+        "(none: this is the goal)".to_string()
+    } else if names.iter().any(|n| n.contains(' ')) {
+        names.join("; ")
+    } else {
+        names.join(" ")
+    }
 }
 
 /// Draws positions of `name` as boards, on the layout of its definition (a user's
@@ -168,8 +188,9 @@ pub fn list(a: &ListAnswer) -> Vec<String> {
     out
 }
 
-/// A solution found by search: the path, and what the search cost.
-pub fn search(a: &SearchAnswer) -> Vec<String> {
+/// A solution found by search: the path, and what the search cost; each step drawn as
+/// a grid under it unless `plain` (as [`state`] draws them).
+pub fn search(db: &Database, a: &SearchAnswer, plain: bool) -> Vec<String> {
     let mut out = vec![
         format!("puzzle:    {}", a.puzzle),
         format!("state:     {}", a.state),
@@ -193,12 +214,13 @@ pub fn search(a: &SearchAnswer) -> Vec<String> {
         ),
         format!("path ({} moves):", a.distance),
     ];
-    out.extend(
-        a.path
-            .iter()
-            .enumerate()
-            .map(|(i, s)| format!("{i:>4}  {s}")),
-    );
+    let drawing = (!plain).then(|| board_drawer(db, &a.puzzle));
+    for (i, s) in a.path.iter().enumerate() {
+        out.push(format!("{i:>4}  {s}"));
+        if let Some(draw) = &drawing {
+            out.extend(draw(s).into_iter().map(|line| format!("      {line}")));
+        }
+    }
     out
 }
 
@@ -306,11 +328,11 @@ pub fn summary(s: &Summary) -> String {
 /// `verify`'s line for one puzzle that passed.
 pub fn verified(r: &Report) -> String {
     format!(
-        "{:<18} ok  {:<9} {:>12} entries  solvable {:>12}  max distance {:>3}  {:>8.3} s",
+        "{:<18} ok  {:<9} stored {:>13}  solvable {:>18}  max distance {:>3}  {:>8.3} s",
         r.puzzle,
         r.storage.as_str(),
-        r.entries,
-        r.solvable,
+        group_thousands(r.stored),
+        group_thousands(r.solvable),
         r.max_distance.map_or("-".to_string(), |d| d.to_string()),
         r.seconds
     )

@@ -99,8 +99,13 @@ pub struct Report {
     pub puzzle: String,
     /// How its answers are stored.
     pub storage: Storage,
-    /// Entries checked: ranks of a move puzzle's space, rows of a peg board or an
-    /// enumeration.
+    /// What `list` shows as `stored` (and `list --json` as `states`), re-derived: the
+    /// ranks of a move puzzle's space, the pattern-table entries of a puzzle answered by
+    /// search, the positions reachable on a peg board, the arrangements an enumeration
+    /// examines.
+    pub stored: u64,
+    /// Entries read and checked: ranks of a move puzzle's space, rows of a peg board
+    /// (one per symmetry class) or an enumeration, entries of the pattern tables built.
     pub entries: u64,
     /// Positions that reach the goal (or solutions), as re-derived.
     pub solvable: u64,
@@ -356,6 +361,7 @@ fn verify_puzzle(conn: &Reader, path: &Path, name: &str, progress: &dyn Progress
     Ok(Report {
         puzzle: name.to_string(),
         storage,
+        stored: derived.states,
         entries: derived.entries,
         solvable: derived.solvable,
         max_distance: derived.max_distance,

@@ -24,7 +24,7 @@ fn puzzle() -> Fifteen {
 }
 
 /// A file holding `fifteen` with its default (6-6-3) tables, built once per test run.
-fn db() -> &'static Path {
+pub fn db() -> &'static Path {
     static DB: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, path) = DB.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();

@@ -19,6 +19,7 @@ mod hostile;
 mod http;
 mod layers;
 mod lights_hanoi;
+mod moves;
 mod newcomer;
 mod nightly;
 mod others;

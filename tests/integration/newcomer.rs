@@ -90,7 +90,7 @@ fn an_option_that_does_not_apply_names_those_that_do() {
     let db = shared_db().to_str().unwrap();
     let err = refused(db, &["--puzzle", "eight", "--start"], 2);
     assert!(
-        err.contains("for eight use --state, --longest or --histogram"),
+        err.contains("for eight use --state, --longest, --histogram, --random or --scramble N"),
         "{err}"
     );
     let err = refused(db, &["--puzzle", "magic-triangle", "--longest"], 2);

@@ -74,7 +74,9 @@ fn cube2_answers_every_kind_of_query() {
     ]);
     let err = assert_clean_failure(&o, 1);
     assert!(
-        err.contains("cannot be solved") && err.contains("sum to 1 mod 3"),
+        err.contains("cannot be solved")
+            && err.contains("the corner at URF is twisted")
+            && err.contains("add up to 1 mod 3"),
         "{err}"
     );
     let o = run(&[

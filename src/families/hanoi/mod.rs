@@ -185,6 +185,12 @@ impl GraphPuzzle for Hanoi {
         self.source.annotate(&mut d);
         d
     }
+    fn notation(&self) -> String {
+        format!(
+            "one letter per disc, the largest first: the peg (A to {}) it is on; moves: DISC: FROM\u{2192}TO (disc 1 the smallest)",
+            (b'A' + self.pegs as u8 - 1) as char
+        )
+    }
     fn format(&self, rank: u64) -> String {
         let mut dbuf = [0u8; MAX_DISCS];
         let digits = &mut dbuf[..self.discs];
@@ -219,6 +225,9 @@ impl GraphPuzzle for Hanoi {
     }
     fn start(&self) -> Option<u64> {
         Some(self.start)
+    }
+    fn names_moves(&self) -> bool {
+        true
     }
     fn move_name(&self, from: u64, to: u64) -> Option<String> {
         let mut a = [0u8; MAX_DISCS];

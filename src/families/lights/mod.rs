@@ -296,6 +296,12 @@ impl GraphPuzzle for Lights {
         self.source.annotate(&mut d);
         d
     }
+    fn notation(&self) -> String {
+        format!(
+            "one digit per light, row by row ({} rows of {}): 1 on, 0 off; moves: press ROW,COLUMN (from 1,1)",
+            self.rows, self.cols
+        )
+    }
     fn format(&self, rank: u64) -> String {
         let x = self.span.position(rank);
         (0..self.cells())
@@ -338,6 +344,9 @@ impl GraphPuzzle for Lights {
     }
     fn start(&self) -> Option<u64> {
         Some(self.start)
+    }
+    fn names_moves(&self) -> bool {
+        true
     }
     fn move_name(&self, from: u64, to: u64) -> Option<String> {
         let cells = self.press(from, to)?;

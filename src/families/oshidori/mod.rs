@@ -176,6 +176,12 @@ impl GraphPuzzle for Oshidori {
         self.source.annotate(&mut d);
         d
     }
+    fn notation(&self) -> String {
+        format!(
+            "one letter per cell ({} cells): B a black stone, W a white one, - empty; a move takes two neighbouring stones to the two empty cells",
+            self.cells
+        )
+    }
     fn format(&self, rank: u64) -> String {
         let mut buf = [EMPTY; MAX_CELLS];
         let cells = &mut buf[..self.cells];

@@ -48,6 +48,7 @@
 //! by `:o` on orbits with orientations (`3:1`). With `stickers`, one character per
 //! sticker: the colour the sticker shows (the pocket cube's 24 faces, `UUUURRRR...`).
 
+mod names;
 pub mod spec;
 
 use serde_json::json;
@@ -748,7 +749,8 @@ impl Permutation {
                         return Err(StateError::malformed(
                             text,
                             format!(
-                                "the stickers of point {a} read {:?}, which no piece shows",
+                                "the stickers at {} read {:?}, which no piece shows",
+                                self.point(a),
                                 here.iter().collect::<String>()
                             ),
                         ));
@@ -865,6 +867,27 @@ impl GraphPuzzle for Permutation {
         self.source.annotate(&mut d);
         d
     }
+    fn notation(&self) -> String {
+        let how = match &self.notation {
+            Notation::Numbers if self.modulus.iter().any(|&m| m > 1) => {
+                "the piece at each point, comma-separated, PIECE:TWIST where pieces turn"
+                    .to_string()
+            }
+            Notation::Numbers => "the piece at each point, comma-separated".to_string(),
+            Notation::Stickers { stickers, .. } => format!(
+                "the {} stickers' colours, face by face, each row by row as the net draws them",
+                stickers.len()
+            ),
+        };
+        let names: Vec<&str> = self.moves.iter().map(|m| m.name.as_str()).collect();
+        // `U R F` as a cuber writes them; names with spaces (`flip 2`) by commas.
+        let sep = if names.iter().any(|n| n.contains(' ')) {
+            ", "
+        } else {
+            " "
+        };
+        format!("{how}; moves: {}", names.join(sep))
+    }
     fn format(&self, rank: u64) -> String {
         let mut p = Self::empty();
         self.unrank(rank, &mut p);
@@ -875,19 +898,13 @@ impl GraphPuzzle for Permutation {
         for a in 0..self.n {
             let q = p.piece[a] as usize;
             if self.analysis.orbit_of[q] != self.analysis.orbit_of[a] {
-                return Err(StateError::unsolvable(
-                    text,
-                    format!("piece {q} is at point {a}, where no sequence of moves takes it"),
-                ));
+                return Err(StateError::unsolvable(text, self.wrong_orbit(q, a)));
             }
         }
         let v = self.parities(&p) ^ self.goal_parity;
         let free = v & !self.fixed_mask();
         if self.completed_parity(free) != v {
-            return Err(StateError::unsolvable(
-                text,
-                "its permutation parities are not those the moves allow",
-            ));
+            return Err(StateError::unsolvable(text, self.wrong_parity()));
         }
         let sums = self.sums(&p);
         for (o, orbit) in self.analysis.orbits.iter().enumerate() {
@@ -895,12 +912,12 @@ impl GraphPuzzle for Permutation {
             if !((sums[o] + m - self.goal_sums[o]) % m).is_multiple_of(orbit.sum_step) {
                 return Err(StateError::unsolvable(
                     text,
-                    format!(
-                        "the orientations of points {:?} sum to {} mod {m}; the moves keep that sum at {} mod {}",
-                        orbit.points,
+                    self.wrong_twist(
+                        &p,
+                        o,
                         sums[o],
                         self.goal_sums[o] % orbit.sum_step,
-                        orbit.sum_step
+                        orbit.sum_step,
                     ),
                 ));
             }
@@ -909,6 +926,9 @@ impl GraphPuzzle for Permutation {
     }
     fn start(&self) -> Option<u64> {
         self.start
+    }
+    fn names_moves(&self) -> bool {
+        true
     }
     fn move_name(&self, from: u64, to: u64) -> Option<String> {
         let mut p = Self::empty();

@@ -830,6 +830,12 @@ impl GraphPuzzle for Sliding {
         d
     }
 
+    fn notation(&self) -> String {
+        format!(
+            "{} cells in cell order, each its tile's number, 0 = the blank",
+            self.adjacency.len()
+        )
+    }
     fn format(&self, rank: u64) -> String {
         self.format_cells(&self.unrank(rank))
     }

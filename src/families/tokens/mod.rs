@@ -213,6 +213,13 @@ impl GraphPuzzle for KnightSwap {
         self.source.annotate(&mut d);
         d
     }
+    fn notation(&self) -> String {
+        format!(
+            "one letter per square ({} squares): B a black piece, W a white one, - empty; pieces move by {}",
+            self.cells(),
+            self.rule
+        )
+    }
     fn format(&self, rank: u64) -> String {
         let mut buf = [EMPTY; 64];
         let cells = &mut buf[..self.cells()];
