@@ -314,10 +314,20 @@ pub fn open_read(path: &Path) -> Result<Reader> {
         let shown = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         return Err(StoreError::Missing(shown.display().to_string()));
     }
+    // SQLite would roll a hot journal back before reading; an immutable connection
+    // does not look at it, and would read the half-changed pages.
+    if paths::hot_journal(path) {
+        return Err(StoreError::HotJournal {
+            path: path.display().to_string(),
+        });
+    }
     pagesum::install().map_err(StoreError::Checksums)?;
+    // Immutable: a journal beside the file is neither read nor created (paths.rs).
     let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        paths::immutable_uri(path),
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI,
     )
     .map_err(sql(path))?;
     check_identity(&conn, path)?;
@@ -339,8 +349,11 @@ pub fn borrowing(conn: Connection) -> Result<Reader> {
 /// Opens the file at `path` read-only as it is, whatever its schema version: what
 /// `generate` reads the puzzles of an older file through, to carry them over.
 pub fn open_unchecked(path: &Path) -> Result<Reader> {
-    let conn =
-        Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(sql(path))?;
+    let conn = Connection::open_with_flags(
+        paths::immutable_uri(path),
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+    )
+    .map_err(sql(path))?;
     Ok(Reader::new(conn, path))
 }
 

@@ -16,6 +16,7 @@ mod fourteen;
 mod hardened;
 mod hostile;
 mod http;
+mod journals;
 mod layers;
 mod lights_hanoi;
 mod newcomer;
