@@ -308,6 +308,31 @@ def main(tmp):
         fail("query answered from the changed copy")
     ok(f"query refuses it too: {why[:60]}…")
 
+    # A write-ahead log made by plain SQLite on a copy (eight's distance raised) and
+    # planted beside the file: a host that opens the file immutable reads the file's own
+    # pages, a host that reads through the log is refused.
+    planted = os.path.join(tmp, "planted.sqlite")
+    shutil.copy(db, planted)
+    shutil.copy(db, os.path.join(tmp, "walcopy.sqlite"))
+    import sqlite3 as plain_sqlite
+    w = plain_sqlite.connect(os.path.join(tmp, "walcopy.sqlite"))
+    w.execute("PRAGMA journal_mode = WAL")
+    w.execute("PRAGMA wal_autocheckpoint = 0")
+    w.execute("UPDATE positions SET distance = 33 WHERE puzzle = 'eight' "
+              "AND state = '867254301'")
+    w.commit()
+    shutil.copy(os.path.join(tmp, "walcopy.sqlite-wal"), planted + "-wal")
+    w.close()
+    d, e = sql(f"file:{planted}?immutable=1", "pb_distance('eight', '867254301')")
+    if d != 31:
+        fail(f"the planted file opened immutable gave {d!r} {e!r}")
+    ok("the same file opened immutable answers from its own pages: 31")
+    # Last: the shell that reads through the log writes it into the copy on closing.
+    d, e = sql(planted, "pb_distance('eight', '867254301')")
+    if d is not None or not e or "write-ahead log" not in e:
+        fail(f"a planted -wal gave {d!r} {e!r}")
+    ok(f"a planted -wal is refused: {e[:70]}…")
+
     # docs/readers.md's decoding by hand, run on this file, agrees with the extension.
     page = open(os.path.join(os.path.dirname(__file__), "..", "docs", "readers.md")).read()
     code = page.split("## By hand")[1].split("```python\n")[1].split("```")[0]

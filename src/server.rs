@@ -175,6 +175,10 @@ pub struct ServeOptions {
     pub max_searches: usize,
     /// Which browser pages may read the API.
     pub cors: Cors,
+    /// A minisign public key, and the signature file (`None`: `<db>.minisig`): the
+    /// server starts only if the file is the one signed, and after any change to it
+    /// answers again only once the file is found signed again.
+    pub key: Option<(PathBuf, Option<PathBuf>)>,
 }
 
 impl Default for ServeOptions {
@@ -185,6 +189,7 @@ impl Default for ServeOptions {
             search_timeout: Duration::from_secs(10),
             max_searches: std::thread::available_parallelism().map_or(2, |n| n.get()),
             cors: Cors::Any,
+            key: None,
         }
     }
 }
@@ -311,6 +316,8 @@ struct Pool {
     resident: Mutex<Arc<Resident>>,
     /// The entity tags, re-derived when the file changes.
     tags: Arc<Tags>,
+    /// The key the file must be signed with ([`ServeOptions::key`]).
+    key: Option<(PathBuf, Option<PathBuf>)>,
     /// One permit per search that may run.
     searches: Arc<tokio::sync::Semaphore>,
     max_searches: usize,
@@ -319,33 +326,13 @@ struct Pool {
 
 /// The pool's idle connections, opened while the file was as `state` says.
 struct Idle {
-    state: FileState,
+    state: crate::store::FileState,
     /// Advanced on every change, so that a connection lent out before a change is not
     /// taken back after it.
     generation: u64,
+    /// Why the file as it is now is not answered from: its signature failed.
+    refused: Option<String>,
     connections: Vec<Database>,
-}
-
-/// What the pool looks at before every lookup: the file's stamp (inode, size, times)
-/// and those of the journals SQLite would read beside it. Connections open with
-/// `immutable` (a journal is never read) and see no change on their own, so any
-/// difference drops every connection and every table in memory, and the next lookup
-/// opens and checks the file again, as `serve` did at its start.
-#[derive(PartialEq)]
-struct FileState([Option<crate::store::pagesum::Stamp>; 4]);
-
-impl FileState {
-    fn of(path: &Path) -> FileState {
-        let at = |suffix: &str| {
-            crate::store::pagesum::Stamp::of(&crate::store::paths::beside(path, suffix))
-        };
-        FileState([
-            crate::store::pagesum::Stamp::of(path),
-            at("-wal"),
-            at("-shm"),
-            at("-journal"),
-        ])
-    }
 }
 
 /// Cancels a search when the request that started it goes away: hyper drops a
@@ -360,7 +347,10 @@ impl Drop for CancelOnDrop {
 
 impl Pool {
     fn with<T>(&self, f: impl FnOnce(&Database) -> T) -> Result<T, QueryError> {
-        let generation = self.follow_changes();
+        let (generation, refused) = self.follow_changes();
+        if let Some(why) = refused {
+            return Err(QueryError::NotStored(why));
+        }
         let db = self
             .idle
             .lock()
@@ -392,12 +382,12 @@ impl Pool {
     }
 
     /// Drops every connection and table taken from the file if it or a journal beside
-    /// it changed since they were ([`FileState`]); returns the generation that
+    /// it changed since they were ([`crate::store::FileState`]); returns the generation that
     /// connections opened now belong to.
-    fn follow_changes(&self) -> u64 {
-        let now = FileState::of(&self.path);
+    fn follow_changes(&self) -> (u64, Option<String>) {
+        let now = crate::store::FileState::of(&self.path);
         let Ok(mut idle) = self.idle.lock() else {
-            return u64::MAX;
+            return (u64::MAX, Some("the server's connections failed".into()));
         };
         if idle.state != now {
             idle.state = now;
@@ -407,8 +397,15 @@ impl Pool {
                 *r = Resident::new();
             }
             self.tags.set_api(api_tag(&self.path));
+            // The signature is checked once per state of the file, not per lookup.
+            idle.refused = match &self.key {
+                Some((key, sig)) => Database::open_signed(&self.path, key, sig.as_deref())
+                    .err()
+                    .map(|e| e.to_string()),
+                None => None,
+            };
         }
-        idle.generation
+        (idle.generation, idle.refused.clone())
     }
 }
 
@@ -431,14 +428,14 @@ impl From<QueryError> for ApiError {
     fn from(e: QueryError) -> Self {
         let status = match &e {
             QueryError::UnknownPuzzle { .. } | QueryError::NotGenerated(_) => StatusCode::NOT_FOUND,
-            QueryError::State(StateError::Malformed { .. })
+            QueryError::State(StateError::Malformed { .. } | StateError::RankOutside { .. })
             | QueryError::NotApplicable { .. }
             | QueryError::NoFullTable { .. } => StatusCode::BAD_REQUEST,
             QueryError::State(StateError::Unsolvable { .. })
             | QueryError::Unreachable(_)
             | QueryError::NotStored(_) => StatusCode::UNPROCESSABLE_ENTITY,
             QueryError::Stale(_) => StatusCode::CONFLICT,
-            QueryError::Store(_) | QueryError::Inconsistent { .. } => {
+            QueryError::Store(_) | QueryError::Inconsistent { .. } | QueryError::Signature(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
             QueryError::Stopped { .. } => StatusCode::SERVICE_UNAVAILABLE,
@@ -636,7 +633,10 @@ pub fn router(db: &Path) -> Result<Router, QueryError> {
 pub fn router_with(db: &Path, opts: ServeOptions) -> Result<Router, QueryError> {
     let max_searches = opts.max_searches.max(1);
     let resident = Resident::new();
-    let state = FileState::of(db);
+    let state = crate::store::FileState::of(db);
+    if let Some((key, sig)) = &opts.key {
+        Database::open_signed(db, key, sig.as_deref())?;
+    }
     let mut first = Database::open_for_serving(db)?;
     first.share_resident(resident.clone());
     let tags = Arc::new(Tags {
@@ -648,10 +648,12 @@ pub fn router_with(db: &Path, opts: ServeOptions) -> Result<Router, QueryError> 
         idle: Mutex::new(Idle {
             state,
             generation: 0,
+            refused: None,
             connections: vec![first],
         }),
         resident: Mutex::new(resident),
         tags: tags.clone(),
+        key: opts.key.clone(),
         searches: Arc::new(tokio::sync::Semaphore::new(max_searches)),
         max_searches,
         search_timeout: opts.search_timeout,

@@ -533,7 +533,13 @@ fn previous_puzzles(
         // damaged): nothing is copied from them, and every puzzle the file names is
         // rebuilt.
         Err(e) if e.is_damage() => {
-            let names = integrity::puzzles_past_checksums(db).map_err(sql(db))?;
+            // A file without puzzlebase's tables is another program's, never replaced.
+            let names = integrity::puzzles_past_checksums(db).map_err(|_| {
+                GenerateError::Refused(
+                    db.display().to_string(),
+                    StoreError::NotOurs(db.display().to_string()),
+                )
+            })?;
             let carried = (names.into_iter())
                 .map(|(n, _)| n)
                 .filter(|n| find(n).is_some())

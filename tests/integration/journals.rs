@@ -139,3 +139,127 @@ fn readers_leave_no_journal_files() {
         assert_eq!(names(dir.path()), before, "{args:?} left files");
     }
 }
+
+/// What each planted log changes, made with SQL on a copy of the served file.
+const EDITS: &[&str] = &[
+    "UPDATE positions SET distance = distance + 2 WHERE puzzle = 'eight' AND state = '867254301'",
+    "UPDATE histogram SET positions = positions + 1 WHERE puzzle = 'seven' AND distance = 0",
+    "DELETE FROM puzzles WHERE name = 'knight-swap'",
+    "UPDATE positions SET solutions = solutions + 1 WHERE puzzle = 'seven'",
+    "DELETE FROM positions WHERE puzzle = 'nine' AND rank % 7 = 0",
+    "UPDATE puzzles SET max_distance = max_distance + 1 WHERE name = 'eight'",
+];
+
+/// The questions asked of the server after each change.
+const QUESTIONS: &[&str] = &[
+    "/api/puzzles",
+    "/api/puzzles/seven",
+    "/api/puzzles/seven/positions/07214365",
+    "/api/puzzles/eight",
+    "/api/puzzles/eight/positions/867254301",
+    "/api/puzzles/nine/positions/0532194876",
+    "/api/puzzles/knight-swap",
+];
+
+fn ask_all(addr: std::net::SocketAddr) -> Vec<(u16, Value)> {
+    QUESTIONS
+        .iter()
+        .map(|q| {
+            let (status, _, body) = raw_at(addr, q.as_bytes(), "GET");
+            (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
+        })
+        .collect()
+}
+
+/// The server under 300 seeded changes of its companions: a write-ahead log (with or
+/// without its `-shm`) planted from a copy that another SQLite program edited, or a
+/// hot rollback journal, appearing and disappearing in turn. Every answer is the one the
+/// file gives or a refusal, never another answer with 200. Ignored by `cargo test`
+/// for its time; `.ci/run` runs it.
+#[test]
+#[ignore]
+fn a_server_is_never_answered_from_a_planted_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("served.sqlite");
+    std::fs::copy(crate::util::shared_db(), &db).unwrap();
+    // One log (and its -shm) per edit, each made on its own copy and kept while open.
+    let mut logs = Vec::new();
+    for (i, edit) in EDITS.iter().enumerate() {
+        let copy = dir.path().join(format!("copy{i}.sqlite"));
+        std::fs::copy(&db, &copy).unwrap();
+        let conn = rusqlite::Connection::open(&copy).unwrap();
+        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
+            .unwrap();
+        conn.execute_batch(&format!("PRAGMA wal_autocheckpoint = 0; {edit};"))
+            .unwrap();
+        logs.push((
+            std::fs::read(beside(&copy, "-wal")).unwrap(),
+            std::fs::read(beside(&copy, "-shm")).unwrap(),
+        ));
+        drop(conn);
+    }
+    // A hot journal: a writer of the served file killed in the middle of a change.
+    let hot = {
+        let copy = dir.path().join("hot.sqlite");
+        std::fs::copy(&db, &copy).unwrap();
+        let conn = rusqlite::Connection::open(&copy).unwrap();
+        conn.execute_batch(
+            "PRAGMA cache_size = 2; BEGIN;
+             UPDATE positions SET solutions = solutions + 1 WHERE puzzle = 'seven';",
+        )
+        .unwrap();
+        let journal = std::fs::read(beside(&copy, "-journal")).unwrap();
+        conn.execute_batch("ROLLBACK").unwrap();
+        journal
+    };
+    let addr = start_server(&db);
+    let good = ask_all(addr);
+    assert!(good.iter().all(|(s, _)| *s == 200), "{good:?}");
+    let mut rng = 0x10A7_5EEDu64;
+    let mut next = |n: usize| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng % n as u64) as usize
+    };
+    let (mut same, mut refused, mut silent) = (0, 0, Vec::new());
+    for trial in 0..300 {
+        let what = next(EDITS.len() + 2);
+        let planted = if what < EDITS.len() {
+            std::fs::write(beside(&db, "-wal"), &logs[what].0).unwrap();
+            if next(2) == 0 {
+                std::fs::write(beside(&db, "-shm"), &logs[what].1).unwrap();
+            }
+            format!("log of {:?}", EDITS[what])
+        } else if what == EDITS.len() {
+            std::fs::write(beside(&db, "-journal"), &hot).unwrap();
+            "a hot journal".to_string()
+        } else {
+            "nothing (the last trial's files removed)".to_string()
+        };
+        for (i, (now, was)) in ask_all(addr).into_iter().zip(&good).enumerate() {
+            if now.0 != 200 {
+                refused += 1;
+            } else if now == *was {
+                same += 1;
+            } else {
+                silent.push(format!("trial {trial}, {planted}, question {i}: {}", now.1));
+            }
+        }
+        // Most trials leave their files for the next one to find, some remove them.
+        if next(3) == 0 || what > EDITS.len() {
+            for suffix in ["-wal", "-shm", "-journal"] {
+                let _ = std::fs::remove_file(beside(&db, suffix));
+            }
+        }
+    }
+    eprintln!(
+        "300 planted journals under a running server: {same} answers unchanged, {refused} refused, {} silently different",
+        silent.len()
+    );
+    assert!(silent.is_empty(), "{silent:#?}");
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let _ = std::fs::remove_file(beside(&db, suffix));
+    }
+    assert_eq!(ask_all(addr), good);
+}
