@@ -599,10 +599,8 @@ fn write_new_file(
     store::begin_bulk_load(&conn, tmp)?;
     if !previous.is_empty() {
         // Read-only, so nothing this run does can touch the previous file.
-        let uri = format!(
-            "file:{}?mode=ro",
-            uri_escape(&db.canonicalize().map_err(io(db))?.display().to_string())
-        );
+        // Immutable as well: a journal planted beside it is never copied from.
+        let uri = store::paths::immutable_uri(&db.canonicalize().map_err(io(db))?);
         store::connection::attach_previous(&conn, &uri).map_err(sql(tmp))?;
     }
 
@@ -805,18 +803,4 @@ fn persist(
         }
     }
     Ok(outcome)
-}
-
-/// Escapes the characters that end or alter the path part of an SQLite URI filename.
-fn uri_escape(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for c in path.chars() {
-        match c {
-            '%' => out.push_str("%25"),
-            '?' => out.push_str("%3f"),
-            '#' => out.push_str("%23"),
-            _ => out.push(c),
-        }
-    }
-    out
 }

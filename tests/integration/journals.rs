@@ -263,3 +263,30 @@ fn a_server_is_never_answered_from_a_planted_journal() {
     }
     assert_eq!(ask_all(addr), good);
 }
+
+/// `generate` copies the puzzles it does not rebuild from the previous file, through the
+/// file's own pages: a planted log's rows never reach the new file.
+#[test]
+fn generate_never_copies_from_a_planted_log() {
+    let (_dir, db) = planted();
+    let s = db.to_str().unwrap();
+    let built = run(&[
+        "generate", "--quiet", "--force", "--db", s, "--puzzle", "six",
+    ]);
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    for suffix in ["-wal", "-shm"] {
+        let _ = fs::remove_file(beside(&db, suffix));
+    }
+    let answer = query_json_in(&db, &["--puzzle", "eight", "--state", STATE]);
+    assert_eq!(distance(&answer), 31, "{answer}");
+    let verified = run(&["verify", "--db", s]);
+    assert!(
+        verified.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verified.stderr)
+    );
+}
