@@ -39,8 +39,8 @@ pub(crate) use internals::{
 // The public API: opening a file and answering from it, generating one, verifying one.
 pub use answers::{
     ArrangementAnswer, Database, ExportRow, Histogram, ListAnswer, LongestAnswer, Move, MoveOption,
-    QueryError, SEARCH_SECONDS, SearchAnswer, Solutions, StateAnswer, Stop, Stopped, default_stop,
-    one_line,
+    QueryError, SEARCH_SECONDS, SearchAnswer, Solutions, StateAnswer, Stop, Stopped, Trust,
+    default_stop, one_line,
 };
 pub use catalog::{Definition, DefinitionError};
 pub use core::records::{HistogramRow, PegLayerRow, PuzzleInfo};

@@ -21,6 +21,7 @@ mod packed;
 mod reading;
 mod resident;
 mod tables;
+mod trust;
 mod walk;
 pub use crate::solvers::search::{Stop, Stopped};
 pub use export::ExportRow;
@@ -31,6 +32,7 @@ pub use fifteen::{
 pub use moves::cells_move;
 pub use reading::{MESSAGE_MAX, SEARCH_SECONDS, default_stop, one_line};
 pub use resident::Resident;
+pub use trust::Trust;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -386,12 +388,11 @@ impl Database {
         public_key: &Path,
         signature: Option<&Path>,
     ) -> Result<Database> {
-        let before = store::FileState::of(path);
-        let sig =
-            signature.map_or_else(|| store::signature::signature_path(path), Path::to_path_buf);
+        let trust = Trust::from_file(public_key, signature)?;
         let db = Database::open(path)?;
-        store::signature::verify_file(path, &sig, public_key)?;
-        if store::FileState::of(path) != before {
+        trust.check(path)?;
+        // Opened before the check, so a file replaced since is a changed state.
+        if db.changed() {
             return Err(QueryError::NotStored(format!(
                 "{} changed while its signature was checked; ask again",
                 path.display()
