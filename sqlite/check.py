@@ -314,6 +314,33 @@ def main(tmp):
         fail("query answered from the changed copy")
     ok(f"query refuses it too: {why[:60]}…")
 
+    # A write-ahead log made by plain SQLite on a copy (eight's distance raised) and
+    # planted beside the file: a host that opens the file immutable reads the file's own
+    # pages, a host that reads through the log is refused.
+    planted = os.path.join(tmp, "planted.sqlite")
+    shutil.copy(db, planted)
+    shutil.copy(db, os.path.join(tmp, "walcopy.sqlite"))
+    import sqlite3 as plain_sqlite
+    w = plain_sqlite.connect(os.path.join(tmp, "walcopy.sqlite"))
+    w.execute("PRAGMA journal_mode = WAL")
+    w.execute("PRAGMA wal_autocheckpoint = 0")
+    w.execute("UPDATE positions SET distance = 33 WHERE puzzle = 'eight' "
+              "AND state = '867254301'")
+    w.commit()
+    shutil.copy(os.path.join(tmp, "walcopy.sqlite-wal"), planted + "-wal")
+    w.close()
+    d, e = sql(f"file:{planted}?immutable=1", "pb_distance('eight', '867254301')")
+    if d != 31:
+        fail(f"the planted file opened immutable gave {d!r} {e!r}")
+    ok("the same file opened immutable answers from its own pages: 31")
+    # Last: the shell that reads through the log writes it into the copy on closing.
+    d, e = sql(planted, "pb_distance('eight', '867254301')")
+    if d is not None or not e or "write-ahead log" not in e:
+        fail(f"a planted -wal gave {d!r} {e!r}")
+    ok(f"a planted -wal is refused: {e[:70]}…")
+
+    trusted(tmp)
+
     # docs/readers.md's decoding by hand, run on this file, agrees with the extension.
     page = open(os.path.join(os.path.dirname(__file__), "..", "docs", "readers.md")).read()
     code = page.split("## By hand")[1].split("```python\n")[1].split("```")[0]
@@ -331,7 +358,46 @@ def main(tmp):
     print(f"{CHECKS} checks passed")
 
 
-def other_hosts(db):
+def trusted(tmp):
+    """`pb_trust(key)`: the connection answers only from the file its signature signed
+    with that key; another key, or a changed byte, is refused."""
+    pub, sec = os.path.join(tmp, "k.pub"), os.path.join(tmp, "k.key")
+    other = os.path.join(tmp, "o.pub")
+    subprocess.run([PB, "keygen", "--public", pub, "--secret", sec], check=True,
+                   capture_output=True)
+    subprocess.run([PB, "keygen", "--public", other, "--secret",
+                    os.path.join(tmp, "o.key")], check=True, capture_output=True)
+    signed = os.path.join(tmp, "signed.sqlite")
+    subprocess.run([PB, "generate", "-q", "--db", signed, "--puzzle", "eight", "--sign",
+                    sec], check=True)
+    key = open(pub).read().splitlines()[1]
+    wrong = open(other).read().splitlines()[1]
+
+    def ask(db, k):
+        r = subprocess.run(["sqlite3", "-bail", db, f".load {EXT}",
+                            f"SELECT pb_trust({lit(k)});",
+                            "SELECT pb_distance('eight', '867254301');"],
+                           capture_output=True, text=True)
+        return r.returncode, r.stdout.split(), r.stderr.strip()
+
+    code, out, err = ask(signed, key)
+    if code != 0 or out[-1:] != ["31"]:
+        fail(f"pb_trust with the signing key: {code} {out} {err}")
+    ok(f"pb_trust with the signing key ({out[0]}): answered, 31")
+    code, out, err = ask(signed, wrong)
+    if code == 0 or "31" in out:
+        fail(f"pb_trust with another key answered: {out} {err}")
+    ok(f"pb_trust with another key is refused: {err[:60]}…")
+    data = bytearray(open(signed, "rb").read())
+    data[-20] ^= 1
+    open(signed, "wb").write(bytes(data))
+    code, out, err = ask(signed, key)
+    if code == 0 or "signature" not in err:
+        fail(f"pb_trust on a changed file: {code} {out} {err}")
+    ok(f"pb_trust on a file changed after signing is refused: {err[:60]}…")
+
+
+def other_hosts(db):def other_hosts(db):
     """The same answers through Python's DB-API (pysqlite3) and through Datasette."""
     asked = [("eight", "867254301"), ("eleven", "0,3,2,1,8,7,6,5,4,11,10,9"),
              ("english33", mirrored(longest(db, "english33")[0], [3, 3, 7, 7, 7, 3, 3])),

@@ -40,7 +40,7 @@ pub(crate) use internals::{
 pub use answers::{
     ArrangementAnswer, Database, ExportFormat, ExportKind, ExportPlan, ExportRow, Histogram,
     ListAnswer, LongestAnswer, Move, MoveOption, QueryError, SEARCH_SECONDS, SearchAnswer,
-    Solutions, StateAnswer, Stop, Stopped, default_stop, one_line,
+    Solutions, StateAnswer, Stop, Stopped, Trust, default_stop, one_line,
 };
 pub use catalog::{Definition, DefinitionError};
 pub use core::records::{HistogramRow, PegLayerRow, PuzzleInfo};

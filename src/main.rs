@@ -189,10 +189,12 @@ fn main() -> ExitCode {
             search_timeout,
             max_searches,
             cors,
+            key,
         } => {
             let mut opts = ServeOptions {
                 search_timeout: Duration::from_secs_f64(search_timeout),
                 cors,
+                key: key.pair(),
                 ..ServeOptions::default()
             };
             if let Some(n) = max_searches {
@@ -484,7 +486,10 @@ fn out(line: &str) -> Result<(), Failure> {
 }
 
 fn run_query(q: QueryArgs) -> Result<(), Failure> {
-    let db = Database::open(&q.db.db)?;
+    let db = match q.key.pair() {
+        Some((key, sig)) => Database::open_signed(&q.db.db, &key, sig.as_deref())?,
+        None => Database::open(&q.db.db)?,
+    };
     let name = q.puzzle.as_str();
     // A drawn position is answered as --state answers it, with the seed that drew it.
     let seed = match q.seed {

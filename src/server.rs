@@ -175,6 +175,10 @@ pub struct ServeOptions {
     pub max_searches: usize,
     /// Which browser pages may read the API.
     pub cors: Cors,
+    /// A minisign public key, and the signature file (`None`: `<db>.minisig`): the
+    /// server starts only if the file is the one signed, and after any change to it
+    /// answers again only once the file is found signed again.
+    pub key: Option<(PathBuf, Option<PathBuf>)>,
 }
 
 impl Default for ServeOptions {
@@ -185,6 +189,7 @@ impl Default for ServeOptions {
             search_timeout: Duration::from_secs(10),
             max_searches: std::thread::available_parallelism().map_or(2, |n| n.get()),
             cors: Cors::Any,
+            key: None,
         }
     }
 }
@@ -193,8 +198,42 @@ impl Default for ServeOptions {
 /// (its puzzles' checksums and definitions) and on this build's answer format; the
 /// page on the assets compiled in.
 struct Tags {
-    api: HeaderValue,
+    /// The API's tag: the puzzles' names, checksums and definitions, so that it changes
+    /// with the file.
+    api: Mutex<HeaderValue>,
     assets: HeaderValue,
+}
+
+impl Tags {
+    fn api(&self) -> HeaderValue {
+        self.api
+            .lock()
+            .map(|t| t.clone())
+            .unwrap_or_else(|e| e.into_inner().clone())
+    }
+
+    fn set_api(&self, tag: HeaderValue) {
+        if let Ok(mut t) = self.api.lock() {
+            *t = tag;
+        }
+    }
+}
+
+/// The API's tag for the file at `path` as it is now (a file that cannot be opened has
+/// a tag of its own: its answers are refusals, never cached as 200s).
+fn api_tag(path: &Path) -> HeaderValue {
+    match Database::open(path).and_then(|db| db.puzzles()) {
+        Ok(infos) => api_tag_of(&infos),
+        Err(e) => tag(&[e.to_string().as_bytes()]),
+    }
+}
+
+/// The API's tag for a file holding `infos`.
+fn api_tag_of(infos: &[crate::core::records::PuzzleInfo]) -> HeaderValue {
+    let described: Vec<String> = (infos.iter())
+        .map(|i| format!("{}\n{}\n{}", i.name, i.checksum, i.definition_hash))
+        .collect();
+    tag(&[described.join("\n").as_bytes(), OPENAPI.as_bytes()])
 }
 
 fn tag(parts: &[&[u8]]) -> HeaderValue {
@@ -226,7 +265,7 @@ async fn conditional(State(tags): State<Arc<Tags>>, req: Request, next: Next) ->
         return next.run(req).await;
     }
     let (tag, cache) = if req.uri().path().starts_with("/api/") {
-        (&tags.api, API_CACHE)
+        (&tags.api(), API_CACHE)
     } else {
         (&tags.assets, "no-cache")
     };
@@ -269,13 +308,31 @@ fn cors_layer(cors: &Cors) -> Option<CorsLayer> {
 /// Connections kept open between lookups, most recently used last.
 struct Pool {
     path: PathBuf,
-    idle: Mutex<Vec<Database>>,
-    /// The tables every connection of the pool reads from memory.
-    resident: Arc<Resident>,
+    /// The idle connections, and the state of the file and its companions they were
+    /// opened (and checked) against.
+    idle: Mutex<Idle>,
+    /// The tables every connection of the pool reads from memory, taken from the file as
+    /// `idle.state` describes it.
+    resident: Mutex<Arc<Resident>>,
+    /// The entity tags, re-derived when the file changes.
+    tags: Arc<Tags>,
+    /// The key the file must be signed with ([`ServeOptions::key`]).
+    key: Option<(PathBuf, Option<PathBuf>)>,
     /// One permit per search that may run.
     searches: Arc<tokio::sync::Semaphore>,
     max_searches: usize,
     search_timeout: Duration,
+}
+
+/// The pool's idle connections, opened while the file was as `state` says.
+struct Idle {
+    state: crate::store::FileState,
+    /// Advanced on every change, so that a connection lent out before a change is not
+    /// taken back after it.
+    generation: u64,
+    /// Why the file as it is now is not answered from: its signature failed.
+    refused: Option<String>,
+    connections: Vec<Database>,
 }
 
 /// Cancels a search when the request that started it goes away: hyper drops a
@@ -290,20 +347,65 @@ impl Drop for CancelOnDrop {
 
 impl Pool {
     fn with<T>(&self, f: impl FnOnce(&Database) -> T) -> Result<T, QueryError> {
-        let db = self.idle.lock().map(|mut v| v.pop()).unwrap_or(None);
+        let (generation, refused) = self.follow_changes();
+        if let Some(why) = refused {
+            return Err(QueryError::NotStored(why));
+        }
+        let db = self
+            .idle
+            .lock()
+            .map(|mut v| v.connections.pop())
+            .unwrap_or(None);
         let db = match db {
             Some(db) => db,
             None => {
                 let mut db = Database::open_for_serving(&self.path)?;
-                db.share_resident(self.resident.clone());
+                db.share_resident(self.resident());
                 db
             }
         };
         let out = f(&db);
-        if let Ok(mut v) = self.idle.lock() {
-            v.push(db);
+        if let Ok(mut v) = self.idle.lock()
+            && v.generation == generation
+        {
+            v.connections.push(db);
         }
         Ok(out)
+    }
+
+    /// The tables in memory for the file as it is now.
+    fn resident(&self) -> Arc<Resident> {
+        self.resident
+            .lock()
+            .map(|r| r.clone())
+            .unwrap_or_else(|e| e.into_inner().clone())
+    }
+
+    /// Drops every connection and table taken from the file if it or a journal beside
+    /// it changed since they were ([`crate::store::FileState`]); returns the generation that
+    /// connections opened now belong to.
+    fn follow_changes(&self) -> (u64, Option<String>) {
+        let now = crate::store::FileState::of(&self.path);
+        let Ok(mut idle) = self.idle.lock() else {
+            return (u64::MAX, Some("the server's connections failed".into()));
+        };
+        if idle.state != now {
+            idle.state = now;
+            idle.generation += 1;
+            idle.connections.clear();
+            if let Ok(mut r) = self.resident.lock() {
+                *r = Resident::new();
+            }
+            self.tags.set_api(api_tag(&self.path));
+            // The signature is checked once per state of the file, not per lookup.
+            idle.refused = match &self.key {
+                Some((key, sig)) => Database::open_signed(&self.path, key, sig.as_deref())
+                    .err()
+                    .map(|e| e.to_string()),
+                None => None,
+            };
+        }
+        (idle.generation, idle.refused.clone())
     }
 }
 
@@ -326,14 +428,14 @@ impl From<QueryError> for ApiError {
     fn from(e: QueryError) -> Self {
         let status = match &e {
             QueryError::UnknownPuzzle { .. } | QueryError::NotGenerated(_) => StatusCode::NOT_FOUND,
-            QueryError::State(StateError::Malformed { .. })
+            QueryError::State(StateError::Malformed { .. } | StateError::RankOutside { .. })
             | QueryError::NotApplicable { .. }
             | QueryError::NoFullTable { .. } => StatusCode::BAD_REQUEST,
             QueryError::State(StateError::Unsolvable { .. })
             | QueryError::Unreachable(_)
             | QueryError::NotStored(_) => StatusCode::UNPROCESSABLE_ENTITY,
             QueryError::Stale(_) => StatusCode::CONFLICT,
-            QueryError::Store(_) | QueryError::Inconsistent { .. } => {
+            QueryError::Store(_) | QueryError::Inconsistent { .. } | QueryError::Signature(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
             QueryError::Stopped { .. } => StatusCode::SERVICE_UNAVAILABLE,
@@ -425,7 +527,7 @@ async fn position(
             db.snapshot(|db| json::position_until(db, &name, &state, &stop))
         })
         .await?
-    } else if pool.resident.settled(&name) {
+    } else if pool.resident().settled(&name) {
         lookup_now(&pool, |db| {
             db.snapshot(|db| json::position(db, &name, &state))
         })?
@@ -531,20 +633,27 @@ pub fn router(db: &Path) -> Result<Router, QueryError> {
 pub fn router_with(db: &Path, opts: ServeOptions) -> Result<Router, QueryError> {
     let max_searches = opts.max_searches.max(1);
     let resident = Resident::new();
+    let state = crate::store::FileState::of(db);
+    if let Some((key, sig)) = &opts.key {
+        Database::open_signed(db, key, sig.as_deref())?;
+    }
     let mut first = Database::open_for_serving(db)?;
     first.share_resident(resident.clone());
-    let infos = first.puzzles()?;
-    let described: Vec<String> = (infos.iter())
-        .map(|i| format!("{}\n{}\n{}", i.name, i.checksum, i.definition_hash))
-        .collect();
     let tags = Arc::new(Tags {
-        api: tag(&[described.join("\n").as_bytes(), OPENAPI.as_bytes()]),
+        api: Mutex::new(api_tag_of(&first.puzzles()?)),
         assets: tag(&[INDEX_HTML.as_bytes(), APP_JS.as_bytes(), APP_CSS.as_bytes()]),
     });
     let pool = Arc::new(Pool {
         path: db.to_path_buf(),
-        idle: Mutex::new(vec![first]),
-        resident,
+        idle: Mutex::new(Idle {
+            state,
+            generation: 0,
+            refused: None,
+            connections: vec![first],
+        }),
+        resident: Mutex::new(resident),
+        tags: tags.clone(),
+        key: opts.key.clone(),
         searches: Arc::new(tokio::sync::Semaphore::new(max_searches)),
         max_searches,
         search_timeout: opts.search_timeout,

@@ -4,7 +4,7 @@
 //! for Python, is the doc comment of [`puzzlebase_module`] (its `__doc__`) and
 //! docs/python.md.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -97,6 +97,7 @@ impl Kind {
             QueryError::NotGenerated(_)
             | QueryError::Stale(_)
             | QueryError::Store(_)
+            | QueryError::Signature(_)
             | QueryError::Inconsistent { .. }
             | QueryError::NotStored(_) => Kind::FileError,
             QueryError::Stopped { .. } => Kind::SearchStopped,
@@ -190,6 +191,20 @@ fn stop_after(timeout: Option<f64>) -> PyResult<Stop> {
 struct PyDatabase {
     db: Mutex<Option<Database>>,
     path: PathBuf,
+    /// The minisign public key (and signature) the file must be signed with.
+    key: Option<(PathBuf, Option<PathBuf>)>,
+}
+
+/// Opens `path`, checked as `query` checks it, and with `key` only if it is the file
+/// its signature signed.
+fn open_database(
+    path: &Path,
+    key: &Option<(PathBuf, Option<PathBuf>)>,
+) -> Result<Database, QueryError> {
+    match key {
+        Some((key, sig)) => Database::open_signed(path, key, sig.as_deref()),
+        None => Database::open(path),
+    }
 }
 
 impl PyDatabase {
@@ -200,10 +215,18 @@ impl PyDatabase {
         f: impl FnOnce(&Database) -> Result<T, QueryError> + Send,
     ) -> PyResult<T> {
         let result = py.detach(|| {
-            let guard: MutexGuard<'_, Option<Database>> = self
+            let mut guard: MutexGuard<'_, Option<Database>> = self
                 .db
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
+            // A file changed on disk since it was opened (and checked) is opened and
+            // checked again, its signature too, before anything is answered from it.
+            if guard.as_ref().is_some_and(Database::changed) {
+                match open_database(&self.path, &self.key) {
+                    Ok(db) => *guard = Some(db),
+                    Err(e) => return Some(Err(e)),
+                }
+            }
             guard.as_ref().map(f)
         });
         match result {
@@ -220,13 +243,24 @@ impl PyDatabase {
 impl PyDatabase {
     /// Opens the puzzlebase file at `path` (str or os.PathLike), like `open`.
     #[new]
-    fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+    #[pyo3(signature = (path, key=None, signature=None))]
+    fn new(
+        py: Python<'_>,
+        path: PathBuf,
+        key: Option<PathBuf>,
+        signature: Option<PathBuf>,
+    ) -> PyResult<Self> {
+        if signature.is_some() && key.is_none() {
+            return Err(PyValueError::new_err("signature= needs key="));
+        }
+        let key = key.map(|k| (k, signature));
         let db = py
-            .detach(|| Database::open(&path))
+            .detach(|| open_database(&path, &key))
             .map_err(|e| raise(py, e))?;
         Ok(PyDatabase {
             db: Mutex::new(Some(db)),
             path,
+            key,
         })
     }
 
@@ -427,10 +461,18 @@ impl PyDatabase {
 }
 
 /// Opens the puzzlebase file at `path` (str or os.PathLike) for reading: a file that
-/// `puzzlebase generate` wrote, checked as `query` checks it.
+/// `puzzlebase generate` wrote, checked as `query` checks it. With `key` (a minisign
+/// public key file), only if its signature (`signature`, or PATH.minisig) is one of the
+/// file's bytes made with that key; checked again whenever the file changes on disk.
 #[pyfunction]
-fn open(py: Python<'_>, path: PathBuf) -> PyResult<PyDatabase> {
-    PyDatabase::new(py, path)
+#[pyo3(signature = (path, key=None, signature=None))]
+fn open(
+    py: Python<'_>,
+    path: PathBuf,
+    key: Option<PathBuf>,
+    signature: Option<PathBuf>,
+) -> PyResult<PyDatabase> {
+    PyDatabase::new(py, path, key, signature)
 }
 
 /// The version of puzzlebase this module was built from (`puzzlebase --version`).

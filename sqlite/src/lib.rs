@@ -12,6 +12,7 @@
 //! | `pb_path(puzzle, state)` | JSON: the positions of an optimal path to the goal; `NULL` as for `pb_distance` |
 //! | `pb_path_moves(puzzle, state)` | JSON: the names of the moves along `pb_path` (`["R","U2"]`) for puzzles whose moves have names |
 //! | `pb_rank(puzzle, state)` / `pb_unrank(puzzle, rank)` | the key of the position's stored row, and back |
+//! | `pb_trust(public_key)` | from now on, this connection answers only from the file its signature (`FILE.minisig`) signed with that minisign key; the key's id |
 //! | `pb_version()` | this extension's version |
 //!
 //! Bad input is a SQL error whose message is the line `query` prints. The extension
@@ -20,10 +21,12 @@
 //! nothing of it outlives the statement that called it, and the host closes its
 //! connection as usual.
 
+use std::collections::HashMap;
 use std::os::raw::{c_char, c_int};
-use std::sync::Mutex;
+use std::path::Path;
+use std::sync::{Arc, LazyLock, Mutex};
 
-use puzzlebase::{Database, QueryError, default_stop};
+use puzzlebase::{Database, QueryError, Trust, default_stop};
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::{Connection, Error, Result, ffi};
 
@@ -122,6 +125,17 @@ fn register(db: Connection) -> Result<bool> {
     db.create_scalar_function("pb_version", 0, flags, |_| {
         Ok(env!("CARGO_PKG_VERSION").to_string())
     })?;
+    db.create_scalar_function("pb_trust", 1, flags, |ctx| {
+        let key: String = text(ctx, 0)?;
+        let trust = Trust::from_text(&key).map_err(user_error)?;
+        // SAFETY: the host's connection running this function, used for this call only.
+        let conn = unsafe { ctx.get_connection()? };
+        let key_id = trust.check(&main_file(&conn)?).map_err(user_error)?;
+        // SAFETY: the handle is only read, as the key of this connection's entry.
+        let handle = unsafe { conn.handle() } as usize;
+        trusts().insert(handle, Arc::new(trust));
+        Ok(key_id)
+    })?;
     db.create_scalar_function("pb_distance", 2, flags, |ctx| {
         let (name, state) = two_texts(ctx)?;
         with_database(ctx, |db| db.distance(&name, &state, &default_stop()))
@@ -177,12 +191,39 @@ fn with_database<T>(
     let db = ctx.get_or_create_aux(0, |_| -> Result<Mutex<Database>> {
         // SAFETY: the handle is the host's connection running this function; the
         // wrapper does not own it and goes with the statement, before the connection.
-        let conn = unsafe { Connection::from_handle(ctx.get_connection()?.handle())? };
+        // SAFETY: the host's connection running this function; the handle is only read.
+        let host = unsafe { ctx.get_connection()? };
+        let handle = unsafe { host.handle() };
+        // A connection given a key (`pb_trust`) answers only from the signed file: checked
+        // once per statement here, and read again only when the file changed.
+        let trust = trusts().get(&(handle as usize)).cloned();
+        if let Some(trust) = trust {
+            trust.check(&main_file(&host)?).map_err(user_error)?;
+        }
+        let conn = unsafe { Connection::from_handle(handle)? };
         let reader = puzzlebase::borrowing(conn).map_err(user_error)?;
         Ok(Mutex::new(Database::over(reader)))
     })?;
     let db = db.lock().unwrap_or_else(|e| e.into_inner());
     ask(&db).map_err(user_error)
+}
+
+/// The keys given with `pb_trust`, by connection (its handle). A connection's entry
+/// outlives it; a later connection at the same address is then held to the key too,
+/// which refuses, never answers wrongly.
+fn trusts() -> std::sync::MutexGuard<'static, HashMap<usize, Arc<Trust>>> {
+    static TRUSTS: LazyLock<Mutex<HashMap<usize, Arc<Trust>>>> = LazyLock::new(Default::default);
+    TRUSTS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The connection's main database file.
+fn main_file(conn: &rusqlite::Connection) -> Result<std::path::PathBuf> {
+    match conn.path() {
+        Some(p) if !p.is_empty() => Ok(Path::new(p).to_path_buf()),
+        _ => Err(user_error(
+            "the connection's main database is in memory or temporary: no file to check",
+        )),
+    }
 }
 
 fn two_texts(ctx: &Context<'_>) -> Result<(String, String)> {

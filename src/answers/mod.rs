@@ -23,6 +23,7 @@ mod random;
 mod reading;
 mod resident;
 mod tables;
+mod trust;
 mod walk;
 pub use crate::solvers::search::{Stop, Stopped};
 #[cfg(feature = "columnar")]
@@ -37,6 +38,7 @@ pub use moves::{cells_move, move_names};
 pub use random::fresh_seed;
 pub use reading::{MESSAGE_MAX, SEARCH_SECONDS, default_stop, one_line};
 pub use resident::Resident;
+pub use trust::Trust;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -110,6 +112,10 @@ pub enum QueryError {
     /// The file could not be opened or read, or its pages fail their checksums.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The file is not the one its signature signed with the key the reader trusts (or
+    /// the key or the signature cannot be read).
+    #[error(transparent)]
+    Signature(#[from] crate::store::signature::SignatureError),
     /// What the file says contradicts the puzzle's rules or the file itself.
     #[error("inconsistent file {path}: {what}: run `puzzlebase verify`")]
     Inconsistent {
@@ -143,7 +149,7 @@ impl QueryError {
             QueryError::UnknownPuzzle { .. }
                 | QueryError::NotApplicable { .. }
                 | QueryError::NoFullTable { .. }
-                | QueryError::State(StateError::Malformed { .. })
+                | QueryError::State(StateError::Malformed { .. } | StateError::RankOutside { .. })
         )
     }
 }
@@ -365,6 +371,8 @@ pub fn known(conn: &Reader, name: &str) -> Result<Puzzle> {
 pub struct Database {
     conn: Reader,
     path: PathBuf,
+    /// The file and its journals as they were when the connection was opened.
+    opened_as: store::FileState,
     /// Metadata already checked against this build's definitions, by puzzle. The
     /// connection is read-only and `generate` replaces files rather than rewriting them,
     /// so a check holds for the connection's life; a server answering many lookups on
@@ -389,7 +397,43 @@ impl Database {
     /// Opens the file at `path` for reading: it must be a puzzlebase file of this
     /// build's schema with page checksums; every page read from it is checked.
     pub fn open(path: &Path) -> Result<Database> {
-        Ok(Database::over(store::open_checked(path)?))
+        let opened_as = store::FileState::of(path);
+        let mut db = Database::over(store::open_checked(path)?);
+        db.opened_as = opened_as;
+        Ok(db)
+    }
+
+    /// Whether the file (or a journal beside it) changed on disk since this reader
+    /// opened it: its inode, size or times ([`store::FileState`]). The connection reads
+    /// the file as an immutable one and does not notice a change itself, so a reader
+    /// kept open for long (the Python package's) asks this before answering and opens
+    /// the file again when it did.
+    pub fn changed(&self) -> bool {
+        store::FileState::of(&self.path) != self.opened_as
+    }
+
+    /// Opens the file at `path` like [`Database::open`], once the file's minisign
+    /// signature (`signature`, or `<path>.minisig` beside it) is found to be one of
+    /// the file's bytes made with the secret half of `public_key` (a minisign public
+    /// key file). The connection reads exactly the bytes checked: the file is the same
+    /// (inode, size, times: [`crate::store::FileState`]) before the check and after the
+    /// connection is open, or the open is refused. The check reads the whole file once.
+    pub fn open_signed(
+        path: &Path,
+        public_key: &Path,
+        signature: Option<&Path>,
+    ) -> Result<Database> {
+        let trust = Trust::from_file(public_key, signature)?;
+        let db = Database::open(path)?;
+        trust.check(path)?;
+        // Opened before the check, so a file replaced since is a changed state.
+        if db.changed() {
+            return Err(QueryError::NotStored(format!(
+                "{} changed while its signature was checked; ask again",
+                path.display()
+            )));
+        }
+        Ok(db)
     }
 
     /// Answers from a connection the store opened some other way: another program's
@@ -398,6 +442,7 @@ impl Database {
     pub fn over(conn: Reader) -> Database {
         Database {
             path: conn.path().to_path_buf(),
+            opened_as: store::FileState::of(conn.path()),
             conn,
             checked: RefCell::new(HashMap::new()),
             puzzles: RefCell::new(HashMap::new()),

@@ -160,21 +160,22 @@ impl Database {
     /// notation. Refused for a rank outside the puzzle's space.
     pub fn unrank(&self, name: &str, rank: u64) -> Result<String> {
         let p = self.known(name)?;
-        let outside = || {
-            QueryError::State(crate::core::space::StateError::malformed(
-                &rank.to_string(),
-                format!("rank {rank} is outside the positions of {name}"),
-            ))
+        let outside = |last: u64| {
+            QueryError::State(crate::core::space::StateError::RankOutside {
+                rank,
+                puzzle: name.to_string(),
+                last,
+            })
         };
         if let Some(g) = p.as_graph() {
             return (rank < g.size())
                 .then(|| g.format(rank))
-                .ok_or_else(outside);
+                .ok_or_else(|| outside(g.size().saturating_sub(1)));
         }
         if let Some(board) = p.as_peg() {
             return (board.holes >= 64 || rank >> board.holes == 0)
                 .then(|| board.format(rank))
-                .ok_or_else(outside);
+                .ok_or_else(|| outside((1u64 << board.holes.min(63)) - 1));
         }
         Err(self.not_applicable("a rank", &p))
     }

@@ -228,7 +228,15 @@ impl Database {
         let rows = self.rows(name);
         let mut nbs = Vec::new();
         let Some(first) = rows.get(rank)? else {
-            // Only solvable positions are rows.
+            // Only solvable positions are rows: where every rank reaches the goal, a
+            // missing row is damage, never an unsolvable position.
+            if info.solvable == info.states {
+                return Err(self.inconsistent(format!(
+                    "{name}: {} (rank {rank}) has no row, but every position of {name} \
+                     reaches the goal",
+                    g.format(rank)
+                )));
+            }
             return Err(self.unsolvable(
                 g,
                 rank,

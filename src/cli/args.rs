@@ -68,6 +68,27 @@ pub(crate) struct DbArg {
     pub(crate) db: PathBuf,
 }
 
+/// `--key` and `--signature` of the readers (`query`, `serve`): answer only from a file
+/// signed with the key.
+#[derive(Args)]
+pub(crate) struct KeyArgs {
+    /// Answer only if the file's signature (PATH.minisig) is one of its bytes made with
+    /// this minisign public key (checked once per state of the file: the whole file is
+    /// read once)
+    #[arg(long, value_name = "PUBLIC_KEY")]
+    pub(crate) key: Option<PathBuf>,
+    /// The signature to check with --key, instead of PATH.minisig
+    #[arg(long, value_name = "FILE", requires = "key")]
+    pub(crate) signature: Option<PathBuf>,
+}
+
+impl KeyArgs {
+    /// The key and the signature, as the library takes them.
+    pub(crate) fn pair(&self) -> Option<(PathBuf, Option<PathBuf>)> {
+        self.key.clone().map(|k| (k, self.signature.clone()))
+    }
+}
+
 /// `generate`'s options.
 #[derive(Args)]
 pub(crate) struct GenerateArgs {
@@ -162,6 +183,8 @@ pub(crate) enum Command {
         /// origins such as https://example.org, comma-separated
         #[arg(long, default_value = "*", value_name = "ORIGINS")]
         cors: puzzlebase::internals::server::Cors,
+        #[command(flatten)]
+        key: KeyArgs,
     },
     /// Check a puzzle definition file and print what `generate` would build from it
     /// (family, state count, storage, an estimate of time and memory), without building.
@@ -330,6 +353,8 @@ pub(crate) struct QueryArgs {
     /// Seconds a search (fifteen) may run before it gives up (exit 1)
     #[arg(long, default_value_t = puzzlebase::SEARCH_SECONDS, value_name = "SECONDS", value_parser = seconds)]
     pub(crate) timeout: f64,
+    #[command(flatten)]
+    pub(crate) key: KeyArgs,
 }
 
 /// `--puzzle NAME`: any name (a user's puzzle is found in the file), with the built-in

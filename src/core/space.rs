@@ -87,6 +87,16 @@ pub enum StateError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A rank (the key of a stored row) past the puzzle's last position.
+    #[error("rank {rank} is outside the positions of {puzzle}: its ranks run from 0 to {last}")]
+    RankOutside {
+        /// The rank given.
+        rank: u64,
+        /// The puzzle.
+        puzzle: String,
+        /// Its last rank.
+        last: u64,
+    },
     /// A well-formed arrangement that can never reach the goal.
     #[error("state {text:?} cannot be solved: {reason}")]
     Unsolvable {

@@ -533,7 +533,13 @@ fn previous_puzzles(
         // damaged): nothing is copied from them, and every puzzle the file names is
         // rebuilt.
         Err(e) if e.is_damage() => {
-            let names = integrity::puzzles_past_checksums(db).map_err(sql(db))?;
+            // A file without puzzlebase's tables is another program's, never replaced.
+            let names = integrity::puzzles_past_checksums(db).map_err(|_| {
+                GenerateError::Refused(
+                    db.display().to_string(),
+                    StoreError::NotOurs(db.display().to_string()),
+                )
+            })?;
             let carried = (names.into_iter())
                 .map(|(n, _)| n)
                 .filter(|n| find(n).is_some())
@@ -593,10 +599,8 @@ fn write_new_file(
     store::begin_bulk_load(&conn, tmp)?;
     if !previous.is_empty() {
         // Read-only, so nothing this run does can touch the previous file.
-        let uri = format!(
-            "file:{}?mode=ro",
-            uri_escape(&db.canonicalize().map_err(io(db))?.display().to_string())
-        );
+        // Immutable as well: a journal planted beside it is never copied from.
+        let uri = store::paths::immutable_uri(&db.canonicalize().map_err(io(db))?);
         store::connection::attach_previous(&conn, &uri).map_err(sql(tmp))?;
     }
 
@@ -799,18 +803,4 @@ fn persist(
         }
     }
     Ok(outcome)
-}
-
-/// Escapes the characters that end or alter the path part of an SQLite URI filename.
-fn uri_escape(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for c in path.chars() {
-        match c {
-            '%' => out.push_str("%25"),
-            '?' => out.push_str("%3f"),
-            '#' => out.push_str("%23"),
-            _ => out.push(c),
-        }
-    }
-    out
 }

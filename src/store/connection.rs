@@ -41,7 +41,7 @@ pub fn with_journal(conn: &Reader) -> Sql<()> {
 }
 
 /// Attaches the file named by the SQLite URI `uri` as `prev`, the schema that
-/// [`super::copy_puzzle`] copies from (a `mode=ro` URI keeps that file out of reach of
+/// [`super::copy_puzzle`] copies from (an `immutable` URI keeps that file out of reach of
 /// any write).
 pub fn attach_previous(conn: &Reader, uri: &str) -> Sql<()> {
     conn.execute("ATTACH DATABASE ?1 AS prev", [uri])?;

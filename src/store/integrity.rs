@@ -333,13 +333,15 @@ pub struct OlderFile {
 /// checksums (changed by a program that does not keep them, such as `sqlite3 FILE
 /// ANALYZE`, or damaged), read past the checksums through SQLite's own `unix` VFS: what
 /// `generate` needs to rebuild every puzzle such a file held. Nothing else is taken
-/// from it.
+/// from it. The header's application id and user version are not looked at: they are
+/// on page 1, which failed, and another program may have changed them; a file without
+/// puzzlebase's `puzzles` table is an error.
 pub fn puzzles_past_checksums(db: &Path) -> Sql<Vec<(String, String)>> {
-    let conn = Connection::open_with_flags_and_vfs(db, OpenFlags::SQLITE_OPEN_READ_ONLY, c"unix")?;
-    let id: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
-    if id != APPLICATION_ID {
-        return Err(rusqlite::Error::InvalidQuery.into());
-    }
+    let conn = Connection::open_with_flags_and_vfs(
+        super::paths::immutable_uri(db),
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+        c"unix",
+    )?;
     let mut st = conn.prepare("SELECT name, definition FROM puzzles ORDER BY name")?;
     let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -348,15 +350,22 @@ pub fn puzzles_past_checksums(db: &Path) -> Sql<Vec<(String, String)>> {
 /// Whether SQLite's own structure check (`PRAGMA quick_check`, through its `unix` VFS,
 /// past our page checksums) finds the file at `db` sound.
 pub fn sound_to_sqlite(db: &Path) -> bool {
-    Connection::open_with_flags_and_vfs(db, OpenFlags::SQLITE_OPEN_READ_ONLY, c"unix")
-        .and_then(|c| c.query_row("PRAGMA quick_check(1)", [], |r| r.get::<_, String>(0)))
-        .is_ok_and(|r| r == "ok")
+    Connection::open_with_flags_and_vfs(
+        super::paths::immutable_uri(db),
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+        c"unix",
+    )
+    .and_then(|c| c.query_row("PRAGMA quick_check(1)", [], |r| r.get::<_, String>(0)))
+    .is_ok_and(|r| r == "ok")
 }
 
 /// Reads the puzzle names of a file whose schema is older than ours (every version
 /// since the first has `puzzles.name`).
 pub fn older_puzzles(db: &Path) -> Sql<OlderFile> {
-    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let conn = Connection::open_with_flags(
+        super::paths::immutable_uri(db),
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+    )?;
     let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     let mut st = conn.prepare("SELECT name FROM puzzles ORDER BY name")?;
     let names = st

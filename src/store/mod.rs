@@ -61,6 +61,10 @@ pub enum StoreError {
         "{0} is a directory: --db names the database file itself (for example {0}/puzzles.sqlite)"
     )]
     Directory(String),
+    /// The name given is no file's: SQLite's in-memory or temporary database, or a path
+    /// holding a NUL byte.
+    #[error("{0}")]
+    NoFileName(String),
     /// The file is not SQLite, or not a puzzlebase file.
     #[error("{0} is not a puzzlebase database")]
     NotOurs(String),
@@ -84,6 +88,11 @@ pub enum StoreError {
         /// The schema version found.
         found: i32,
     },
+    /// The host's connection reads the file through a write-ahead log beside it.
+    #[error(
+        "{0} is read through a write-ahead log beside it ({0}-wal), which its page checksums and signature do not cover; open the file immutable (file:{0}?immutable=1), or remove the -wal"
+    )]
+    ReadThroughLog(String),
     /// A writer was killed mid-change and left a journal to roll back.
     #[error(
         "{path} has a hot journal: a writer was killed while changing it; open the file once with write access to roll that change back (e.g. `sqlite3 FILE 'PRAGMA quick_check'`), then run `puzzlebase verify`"
@@ -305,6 +314,7 @@ fn check_identity(conn: &Connection, path: &Path) -> Result<()> {
 /// without them (from an older build) is read as it is, which only `generate` does, to
 /// carry its puzzles over: readers that answer from a file use [`open_checked`].
 pub fn open_read(path: &Path) -> Result<Reader> {
+    no_file_name(path)?;
     if path.is_dir() {
         return Err(StoreError::Directory(path.display().to_string()));
     }
@@ -314,14 +324,68 @@ pub fn open_read(path: &Path) -> Result<Reader> {
         let shown = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         return Err(StoreError::Missing(shown.display().to_string()));
     }
+    // SQLite would roll a hot journal back before reading; an immutable connection
+    // does not look at it, and would read the half-changed pages.
+    if paths::hot_journal(path) {
+        return Err(StoreError::HotJournal {
+            path: path.display().to_string(),
+        });
+    }
     pagesum::install().map_err(StoreError::Checksums)?;
+    // Immutable: a journal beside the file is neither read nor created (paths.rs).
     let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        paths::immutable_uri(path),
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI,
     )
     .map_err(sql(path))?;
     check_identity(&conn, path)?;
     Ok(Reader::new(conn, path))
+}
+
+/// What a long-lived reader looks at to follow a file: its stamp (inode, size, times)
+/// and those of the journals SQLite would read beside it. Readers open the file
+/// immutable ([`open_read`]) and see no change on their own, so a reader that keeps a
+/// connection (the server, the Python package) compares this before each answer and,
+/// on any difference, drops what it took from the file and opens and checks it again.
+#[derive(PartialEq, Eq, Clone, Copy, Debug)]
+pub struct FileState([Option<pagesum::Stamp>; 4]);
+
+impl FileState {
+    /// The file at `path` and its companions as they are now.
+    pub fn of(path: &Path) -> FileState {
+        let at = |suffix: &str| pagesum::Stamp::of(&paths::beside(path, suffix));
+        FileState([
+            pagesum::Stamp::of(path),
+            at("-wal"),
+            at("-shm"),
+            at("-journal"),
+        ])
+    }
+}
+
+/// Refuses names that are no file's, which SQLite would take as something else (`:memory:`,
+/// an empty name) or no system call can carry (a NUL byte), each in one line.
+fn no_file_name(path: &Path) -> Result<()> {
+    let text = path.to_string_lossy();
+    if text.is_empty() || text == ":memory:" {
+        return Err(StoreError::NoFileName(format!(
+            "{} names SQLite's in-memory or temporary database, not a puzzlebase file; give the path of the file",
+            if text.is_empty() {
+                "an empty name"
+            } else {
+                "\":memory:\""
+            }
+        )));
+    }
+    if text.contains('\0') {
+        return Err(StoreError::NoFileName(format!(
+            "the path {:?} holds a NUL byte, which no file name can",
+            text.replace('\0', "\\0")
+        )));
+    }
+    Ok(())
 }
 
 /// A reader over a connection that another program opened (the host of the SQLite
@@ -332,15 +396,27 @@ pub fn open_read(path: &Path) -> Result<Reader> {
 #[warn(missing_docs)]
 pub fn borrowing(conn: Connection) -> Result<Reader> {
     let path = std::path::PathBuf::from(conn.path().unwrap_or(""));
+    no_file_name(&path)?;
     check_identity(&conn, &path)?;
+    // The host's connection may read a write-ahead log beside the file (planted, or
+    // left by another program), which no checksum or signature of the file covers.
+    let mode: String = conn
+        .query_row("PRAGMA main.journal_mode", [], |r| r.get(0))
+        .map_err(sql(&path))?;
+    if mode.eq_ignore_ascii_case("wal") {
+        return Err(StoreError::ReadThroughLog(path.display().to_string()));
+    }
     Ok(Reader::new(conn, &path))
 }
 
 /// Opens the file at `path` read-only as it is, whatever its schema version: what
 /// `generate` reads the puzzles of an older file through, to carry them over.
 pub fn open_unchecked(path: &Path) -> Result<Reader> {
-    let conn =
-        Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(sql(path))?;
+    let conn = Connection::open_with_flags(
+        paths::immutable_uri(path),
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+    )
+    .map_err(sql(path))?;
     Ok(Reader::new(conn, path))
 }
 

@@ -15,3 +15,56 @@ pub fn beside(db: &Path, suffix: &str) -> PathBuf {
 pub fn temporary(path: &Path) -> PathBuf {
     beside(path, &format!(".tmp-{}", std::process::id()))
 }
+
+/// The SQLite URI that opens `path` as a shipped file that nothing writes while it is
+/// read (`immutable=1`): SQLite then reads the file's own pages and nothing beside it. A
+/// `-wal`, `-shm` or `-journal` file next to it, planted or left by another program, is
+/// never read and never created, so what a reader answers from is exactly the bytes
+/// that the page checksums, the seal and the signature cover. Every byte outside the
+/// URI's unreserved set (and `/`) is percent-encoded, so any path, UTF-8 or not, names
+/// the same file.
+pub fn immutable_uri(path: &Path) -> String {
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+    #[cfg(not(unix))]
+    let bytes = path.to_string_lossy().into_owned().into_bytes();
+    let mut out = String::from("file:");
+    for b in bytes {
+        if b.is_ascii_alphanumeric() || matches!(b, b'/' | b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out.push_str("?immutable=1");
+    out
+}
+
+/// Whether `<path>-journal` is a hot rollback journal, one that a writer killed in the
+/// middle of a change left (it begins with SQLite's journal magic; a journal a finished
+/// transaction left behind is empty or has its header zeroed).
+pub fn hot_journal(path: &Path) -> bool {
+    use std::io::Read;
+    const MAGIC: [u8; 8] = [0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7];
+    let mut head = [0u8; 8];
+    std::fs::File::open(beside(path, "-journal"))
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| head == MAGIC)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn immutable_uris_escape_everything_that_could_end_or_alter_the_path() {
+        assert_eq!(
+            immutable_uri(Path::new("data/puzzles.sqlite")),
+            "file:data/puzzles.sqlite?immutable=1"
+        );
+        assert_eq!(
+            immutable_uri(Path::new("/a b/c?d#e%f")),
+            "file:/a%20b/c%3Fd%23e%25f?immutable=1"
+        );
+    }
+}

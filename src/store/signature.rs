@@ -272,6 +272,36 @@ pub fn load_public_key(path: &Path) -> Result<PublicKey> {
     PublicKey::from_base64(&line).map_err(|_| SignatureError::NotPublicKey(shown(path)))
 }
 
+/// Reads a minisign public key given as text: the key's base64 line (`RW...`, as
+/// minisign prints it and `.pub` files hold it), alone or after its
+/// `untrusted comment:` line. `shown` names it in messages.
+pub fn public_key_from_text(text: &str, shown_as: &str) -> Result<PublicKey> {
+    let text = text.trim();
+    let file = if text.starts_with("untrusted comment:") {
+        text.to_string()
+    } else {
+        format!("untrusted comment: given\n{text}")
+    };
+    let (line, _) = key_line(&file, PUBLIC_KEY_BYTES, &[KEY_ALG])
+        .ok_or_else(|| SignatureError::NotPublicKey(shown_as.to_string()))?;
+    PublicKey::from_base64(&line).map_err(|_| SignatureError::NotPublicKey(shown_as.to_string()))
+}
+
+/// The id of `public` (16 hex digits, as minisign prints it).
+pub fn key_id_of(public: &PublicKey) -> String {
+    key_id(public.keynum())
+}
+
+/// [`verify_file`] with a key already read (`key_name` names it in messages).
+pub fn verify_with_key(
+    file: &Path,
+    signature: &Path,
+    public: &PublicKey,
+    key_name: &Path,
+) -> Result<Verified> {
+    verify_with(file, signature, public, key_name)
+}
+
 /// The trusted comment `generate` signs: the program and its version, the file's name
 /// and when it was made (`meta.created_at`), on one line.
 pub fn trusted_comment(file_name: &str, created_at: &str) -> String {

@@ -545,3 +545,68 @@ fn minisign_keys_and_signatures_work_with_puzzlebase() {
     assert!(minisign_accepts(&db, &ours_public));
     assert!(!minisign_accepts(&db, &public));
 }
+
+/// `query --key` and `serve --key`: answers only from the file its signature signed
+/// with that key; a changed byte, another key or a missing signature is refused, and a
+/// server refuses from the first lookup after the file changed under it.
+#[test]
+fn readers_given_a_key_answer_only_from_the_signed_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (public, secret) = keygen(dir.path(), "k", None);
+    let (other, _) = keygen(dir.path(), "other", None);
+    let db = dir.path().join("p.sqlite");
+    ok(&generate_signed(&db, &secret, None));
+    let ask = |key: &Path| {
+        run(&[
+            "query",
+            "--db",
+            s(&db),
+            "--puzzle",
+            "seven",
+            "--longest",
+            "--key",
+            s(key),
+        ])
+    };
+    let answer = ok(&ask(&public));
+    let plain = ok(&run(&[
+        "query",
+        "--db",
+        s(&db),
+        "--puzzle",
+        "seven",
+        "--longest",
+    ]));
+    assert_eq!(answer, plain);
+    let err = assert_clean_failure(&ask(&other), 1);
+    assert!(err.contains("key"), "{err}");
+
+    // The server starts only with the right key, and refuses once the file changes.
+    let opts = |key: &Path| puzzlebase::internals::server::ServeOptions {
+        key: Some((key.to_path_buf(), None)),
+        ..Default::default()
+    };
+    assert!(puzzlebase::internals::server::router_with(&db, opts(&other)).is_err());
+    let addr = crate::serve::start_server_with(
+        &db,
+        puzzlebase::internals::server::HEADER_TIMEOUT,
+        opts(&public),
+    );
+    let (status, _, _) = crate::serve::raw_at(addr, b"/api/puzzles/seven", "GET");
+    assert_eq!(status, 200);
+    // One byte of the last page, in place: the file is no longer the one signed.
+    let bytes = fs::read(&db).unwrap();
+    let at = bytes.len() - 20;
+    let mut changed = bytes.clone();
+    changed[at] ^= 1;
+    fs::write(&db, &changed).unwrap();
+    let (status, _, body) = crate::serve::raw_at(addr, b"/api/puzzles/seven", "GET");
+    assert_ne!(status, 200, "{}", String::from_utf8_lossy(&body));
+    let err = assert_clean_failure(&ask(&public), 1);
+    assert!(err.contains("signature"), "{err}");
+    // Put back, it is answered from again.
+    fs::write(&db, &bytes).unwrap();
+    let (status, _, _) = crate::serve::raw_at(addr, b"/api/puzzles/seven", "GET");
+    assert_eq!(status, 200);
+    ok(&ask(&public));
+}

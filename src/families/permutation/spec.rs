@@ -335,17 +335,9 @@ pub fn permutation(spec: &Spec) -> Result<Permutation, Problem> {
     );
     // Refused before the analysis if it names no storage; decided by the size after.
     two_bit_or_rows(spec, Some(0), "a permutation puzzle")?;
-    let mut p = Permutation::new(
-        &spec.name,
-        modulus,
-        moves,
-        &generators,
-        notation,
-        metric,
-        GraphAsk::BySize,
-        source,
-    );
-    for orbit in &p.analysis().orbits {
+    // Before the group's order is computed (Schreier-Sims, seconds on a large orbit):
+    // the orbits alone refuse what cannot be ranked, at once.
+    for orbit in &super::analyse(n, &modulus, &generators).orbits {
         if orbit.points.len() > MAX_ORBIT {
             return Err(problem(
                 "moves",
@@ -356,6 +348,16 @@ pub fn permutation(spec: &Spec) -> Result<Permutation, Problem> {
             ));
         }
     }
+    let mut p = Permutation::new(
+        &spec.name,
+        modulus,
+        moves,
+        &generators,
+        notation,
+        metric,
+        GraphAsk::BySize,
+        source,
+    );
     let storage = two_bit_or_rows(spec, p.analysis().size, "a permutation puzzle")?;
     p.storage = storage;
     graph_storage(p.analysis().size, None, storage, "points")?;

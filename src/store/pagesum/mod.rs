@@ -225,7 +225,7 @@ pub fn failing_pages(path: &Path) -> std::io::Result<Vec<u64>> {
 
 /// What tells a file changed on disk: its modification and change times, size and
 /// inode. A write through any program, in place or through a mapping, moves the times.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct Stamp {
     modified: (i64, i64),
     changed: (i64, i64),
