@@ -25,7 +25,7 @@ pub enum ExportRow {
         /// The position in the puzzle's notation.
         state: String,
         /// Its distance to the goal.
-        distance: Option<u8>,
+        distance: Option<u32>,
         /// Its number of shortest solutions, where stored.
         solutions: Option<u64>,
     },
@@ -148,7 +148,7 @@ impl Database {
                             each(ExportRow::Position {
                                 rank,
                                 state: board.format(bits),
-                                distance: Some(d),
+                                distance: Some(d.into()),
                                 solutions: None,
                             })
                             .map_err(write)?;
