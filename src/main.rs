@@ -264,19 +264,22 @@ fn run_generate(g: GenerateArgs) -> Result<(), Failure> {
             message: "--exchange-log needs --checkpoints, --resume or mpirun (one machine's search exchanges nothing)".into(),
         });
     }
+    let started = Instant::now();
     let (opts, registry, extra, key) = generate_inputs(&g)?;
-    generate::generate_signed(
+    let terminal = Terminal {
+        quiet: g.quiet,
+        json: g.json,
+    };
+    let summaries = generate::generate_signed(
         &generate::backend::Local,
         &opts,
         registry,
         extra,
         g.verify,
-        &Terminal {
-            quiet: g.quiet,
-            json: g.json,
-        },
+        &terminal,
         key.as_ref(),
     )?;
+    terminal.closing(&opts.db, &summaries, started.elapsed());
     Ok(())
 }
 
@@ -306,6 +309,12 @@ fn generate_inputs(
         Some(dir) => catalog::load_dir(dir)?,
         None => Vec::new(),
     };
+    // The user's data directory is made on the first build into it.
+    if Some(&g.db.db) == user_db().as_ref()
+        && let Some(dir) = g.db.db.parent()
+    {
+        std::fs::create_dir_all(dir).map_err(|e| failure(format!("{}: {e}", dir.display())))?;
+    }
     let opts = Options {
         db: g.db.db.clone(),
         only: g.puzzles.clone(),

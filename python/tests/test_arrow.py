@@ -33,7 +33,7 @@ def test_to_arrow_types(db):
     eight = db.to_arrow("eight")
     assert eight.schema.field("rank").type == pa.int64()
     assert eight.schema.field("state").type == pa.string()
-    assert eight.schema.field("distance").type == pa.uint16()
+    assert eight.schema.field("distance").type == pa.uint32()
     assert eight.schema.field("solutions").type == pa.int64()
     assert eight.schema.field("next").type == pa.string()
     # 9!/2 positions, and the histogram's counts per distance.

@@ -201,7 +201,7 @@ fn searched_position(
         };
         moves.push(MoveOption {
             mv: crate::answers::cells_move(&before, &state),
-            distance: u8::try_from(distance).ok(),
+            distance: Some(distance),
             state,
         });
     }

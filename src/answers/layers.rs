@@ -176,7 +176,7 @@ impl Database {
         Ok(StateAnswer {
             puzzle: name.to_string(),
             state: text,
-            distance,
+            distance: distance.into(),
             solutions,
             path,
             moves: Some(moves),
@@ -186,7 +186,7 @@ impl Database {
 
     /// `--longest` on a board stored as layers: the stored farthest positions, each
     /// checked against its own lookup, as many as the histogram's classes at the maximum.
-    pub(super) fn longest_layers(&self, board: &Board, max: Option<u8>) -> Result<LongestAnswer> {
+    pub(super) fn longest_layers(&self, board: &Board, max: Option<u32>) -> Result<LongestAnswer> {
         let name = board.name;
         let reader = LayerReader::open(self, board)?;
         let layout = Layout::new(board);
@@ -194,13 +194,13 @@ impl Database {
         let at_max = store::histogram(&self.conn, name)
             .map_err(self.sql())?
             .into_iter()
-            .find(|h| Some(h.distance) == max.map(u32::from));
+            .find(|h| Some(h.distance) == max);
         for r in &rows {
             let parsed = board.parse(&r.state).ok();
             let canonical = parsed.map(|b| board.canonical(b).0);
             if canonical != Some(r.rank)
                 || Some(r.distance) != max
-                || layers::distance_of(&layout, &reader, r.rank)? != max
+                || layers::distance_of(&layout, &reader, r.rank)?.map(u32::from) != max
             {
                 return Err(self.inconsistent(format!(
                     "{name}: the farthest position {} is not at the maximum distance",

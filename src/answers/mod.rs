@@ -207,7 +207,7 @@ pub struct StateAnswer {
     /// The position, in the puzzle's own notation.
     pub state: String,
     /// Its distance to the goal (moves, or jumps for peg boards).
-    pub distance: u8,
+    pub distance: u32,
     /// How many distinct shortest solutions it has.
     pub solutions: Solutions,
     /// Every position from `state` to the goal, both included.
@@ -235,7 +235,7 @@ impl From<SearchAnswer> for StateAnswer {
         StateAnswer {
             puzzle: a.puzzle,
             state: a.state,
-            distance: u8::try_from(a.distance).unwrap_or(u8::MAX),
+            distance: a.distance,
             solutions: Solutions::NotStored,
             path: a.path,
             moves: None,
@@ -251,7 +251,7 @@ pub struct LongestAnswer {
     /// The puzzle.
     pub puzzle: String,
     /// The maximum distance.
-    pub distance: u8,
+    pub distance: u32,
     /// How many positions (symmetry classes for peg boards) lie at that distance.
     pub count: u64,
     /// Every position at that distance (one per symmetry class for peg boards); none
@@ -290,7 +290,7 @@ pub struct MoveOption {
     /// The position it leads to.
     pub state: String,
     /// That position's distance; `None` when the goal cannot be reached from it.
-    pub distance: Option<u8>,
+    pub distance: Option<u32>,
 }
 
 /// A move as its family writes it.

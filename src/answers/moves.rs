@@ -97,7 +97,9 @@ impl Database {
             let mut out = Vec::new();
             for (mv, after) in board.moves(bits) {
                 let distance = match &layers {
-                    Some((reader, layout)) => layers::distance_of(layout, reader, after)?,
+                    Some((reader, layout)) => {
+                        layers::distance_of(layout, reader, after)?.map(u32::from)
+                    }
                     None => {
                         (self.row(board.name, board.canonical(after).0)?).and_then(|r| r.distance)
                     }

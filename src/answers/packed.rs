@@ -24,7 +24,9 @@ pub(super) struct PackedReader<'a> {
     source: ChunkSource,
     /// Distances found by walking two-bit codes (a path asks for every neighbour of
     /// every rank on it, and walks share their tails).
-    walked: RefCell<HashMap<u64, Option<u8>>>,
+    walked: RefCell<HashMap<u64, Option<u32>>>,
+    /// The longest walk an undamaged table allows: the stored maximum distance.
+    longest: u32,
 }
 
 enum ChunkSource {
@@ -50,12 +52,18 @@ impl<'a> PackedReader<'a> {
                 }
             }
         };
+        // A walk longer than the stored maximum is damage (codes that cycle); a
+        // puzzle without one stored cannot be read anyway.
+        let longest = (crate::store::puzzle(&db.conn, name).map_err(db.sql())?)
+            .and_then(|i| i.max_distance)
+            .unwrap_or(0);
         Ok(PackedReader {
             db,
             name,
             g,
             source,
             walked: RefCell::new(HashMap::new()),
+            longest,
         })
     }
 
@@ -104,11 +112,12 @@ impl<'a> PackedReader<'a> {
     }
 
     /// `rank`'s distance to the goal; `None` where the goal is out of reach.
-    pub(super) fn distance(&self, rank: u64) -> Result<Option<u8>> {
+    pub(super) fn distance(&self, rank: u64) -> Result<Option<u32>> {
         match self.layouts().0 {
             DistanceLayout::Runs(l) => {
                 let chunk = l.locate(rank).chunk;
-                self.with_chunk("distance", chunk, |b| l.distance(b, rank).ok())
+                let d = self.with_chunk("distance", chunk, |b| l.distance(b, rank).ok())?;
+                Ok(d.map(u32::from))
             }
             DistanceLayout::Codes(l) => self.walk(l, rank),
         }
@@ -127,8 +136,9 @@ impl<'a> PackedReader<'a> {
     /// neighbour whose code is one less (modulo 4 or 3). Neighbours' distances differ by
     /// at most one and those three values have three codes, so that neighbour is exactly
     /// one closer and the walk is an optimal path. A walk that finds no such neighbour,
-    /// reaches a goal whose code is not 0 or goes on past 255 steps is damage.
-    fn walk(&self, l: &CodeLayout, rank: u64) -> Result<Option<u8>> {
+    /// reaches a goal whose code is not 0 or goes on past the stored maximum distance is
+    /// damage.
+    fn walk(&self, l: &CodeLayout, rank: u64) -> Result<Option<u32>> {
         if let Some(&d) = self.walked.borrow().get(&rank) {
             return Ok(d);
         }
@@ -150,9 +160,10 @@ impl<'a> PackedReader<'a> {
                 }
                 break 0;
             }
-            if path.len() > u8::MAX as usize {
+            if path.len() > self.longest as usize {
                 return Err(damaged(format!(
-                    "rank {rank}: no goal within 255 steps down its codes"
+                    "rank {rank}: no goal within {} steps (the maximum distance) down its codes",
+                    self.longest
                 )));
             }
             let want = l.closer(code);
@@ -174,16 +185,17 @@ impl<'a> PackedReader<'a> {
             code = want;
         };
         let steps = path.len() - 1;
-        if end + steps > u8::MAX as usize {
+        if end + steps > self.longest as usize {
             return Err(damaged(format!(
-                "rank {rank}: more than 255 moves from the goal"
+                "rank {rank}: more than {} moves (the maximum distance) from the goal",
+                self.longest
             )));
         }
         let mut walked = self.walked.borrow_mut();
         for (i, &r) in path.iter().enumerate() {
-            walked.insert(r, Some((end + steps - i) as u8));
+            walked.insert(r, Some((end + steps - i) as u32));
         }
-        Ok(Some((end + steps) as u8))
+        Ok(Some((end + steps) as u32))
     }
 
     pub(super) fn solutions(&self, rank: u64) -> Result<Solutions> {

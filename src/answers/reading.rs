@@ -73,7 +73,7 @@ impl Database {
     pub fn distance(&self, name: &str, text: &str, stop: &Stop) -> Result<Option<u32>> {
         let p = self.known(name)?;
         let Some(g) = p.as_graph() else {
-            return Ok(self.answer(name, text, stop)?.map(|a| a.distance as u32));
+            return Ok(self.answer(name, text, stop)?.map(|a| a.distance));
         };
         let rank = g.parse(text)?;
         let info = self.info(&p)?;
@@ -85,7 +85,7 @@ impl Database {
             self.check_state_text(name, &row, g.parse(&row.state).ok())?;
             row.distance
         };
-        Ok(distance.map(u32::from))
+        Ok(distance)
     }
 
     /// How many distinct shortest solutions the position has; `None` when it cannot

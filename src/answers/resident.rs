@@ -96,14 +96,16 @@ const HAS_NEXT: u8 = 4;
 const HAS_SOLUTIONS: u8 = 8;
 
 /// One rank's row: the columns a move puzzle's answer reads (`move` is only stored for
-/// peg boards, whose rows are not copied).
+/// peg boards, whose rows are not copied). 24 bytes: row storage has at most
+/// [`crate::core::format::MAX_POSITION_RANKS`] ranks, so a next rank fits 32 bits, and a
+/// distance of any length does.
 #[derive(Clone, Copy)]
 struct Slot {
-    next_rank: u64,
     solutions: u64,
+    next_rank: u32,
     text_at: u32,
+    distance: u32,
     text_len: u16,
-    distance: u8,
     flags: u8,
 }
 
@@ -136,7 +138,7 @@ impl RowTable {
             rank,
             state: self.text[at..at + s.text_len as usize].to_string(),
             distance: flag(HAS_DISTANCE).then_some(s.distance),
-            next_rank: flag(HAS_NEXT).then_some(s.next_rank),
+            next_rank: flag(HAS_NEXT).then_some(s.next_rank as u64),
             solutions: flag(HAS_SOLUTIONS).then_some(s.solutions),
             mv: None,
         })
@@ -260,9 +262,10 @@ impl Database {
             let Some(slot) = table.slots.get_mut(row.rank as usize) else {
                 return;
             };
-            let (Ok(text_at), Ok(text_len)) = (
+            let (Ok(text_at), Ok(text_len), Ok(next_rank)) = (
                 u32::try_from(table.text.len()),
                 u16::try_from(row.state.len()),
+                u32::try_from(row.next_rank.unwrap_or(0)),
             ) else {
                 clean = false;
                 return;
@@ -283,7 +286,7 @@ impl Database {
                 }
             }
             *slot = Slot {
-                next_rank: row.next_rank.unwrap_or(0),
+                next_rank,
                 solutions: row.solutions.unwrap_or(0),
                 text_at,
                 text_len,
@@ -356,7 +359,7 @@ pub(super) enum Rows<'a> {
 /// What a walk needs of a neighbour's row.
 #[derive(Clone, Copy)]
 pub(super) struct RowFacts {
-    pub(super) distance: Option<u8>,
+    pub(super) distance: Option<u32>,
     pub(super) solutions: Option<u64>,
 }
 

@@ -166,7 +166,7 @@ impl Database {
         let at_max = store::histogram(&self.conn, name)
             .map_err(self.sql())?
             .into_iter()
-            .find(|h| Some(h.distance) == max.map(u32::from));
+            .find(|h| Some(h.distance) == max);
         if info.storage == Storage::PegLayers {
             let Some(board) = p.as_peg() else {
                 return Err(self.inconsistent(format!("{name} is stored as peg layers")));

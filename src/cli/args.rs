@@ -58,11 +58,13 @@ pub(crate) fn command(notation: bool) -> clap::Command {
 
 #[derive(Args)]
 pub(crate) struct DbArg {
-    /// Database file
+    /// Database file. Without --db or PUZZLEBASE_DB: data/puzzles.sqlite in a checkout of
+    /// the repository (where it exists, or beside data/puzzles/), else
+    /// $XDG_DATA_HOME/puzzlebase/puzzles.sqlite (~/.local/share/puzzlebase/puzzles.sqlite)
     #[arg(
         long,
         env = "PUZZLEBASE_DB",
-        default_value = "data/puzzles.sqlite",
+        default_value_os_t = default_db(),
         value_name = "PATH"
     )]
     pub(crate) db: PathBuf,
@@ -87,6 +89,36 @@ impl KeyArgs {
     pub(crate) fn pair(&self) -> Option<(PathBuf, Option<PathBuf>)> {
         self.key.clone().map(|k| (k, self.signature.clone()))
     }
+}
+
+/// The database in a checkout of the repository, relative to its root.
+const IN_CHECKOUT: &str = "data/puzzles.sqlite";
+
+/// The database file when neither `--db` nor `PUZZLEBASE_DB` names one:
+/// `data/puzzles.sqlite` where it exists or the current directory is a checkout of the
+/// repository (it holds the definitions, `data/puzzles/`), else the user's data
+/// directory ([`user_db`]), so that an installed binary finds its file from anywhere.
+pub(crate) fn default_db() -> PathBuf {
+    let here = PathBuf::from(IN_CHECKOUT);
+    let checkout = std::path::Path::new("data/puzzles/build-order.txt").is_file();
+    if here.exists() || checkout {
+        return here;
+    }
+    user_db().unwrap_or(here)
+}
+
+/// `$XDG_DATA_HOME/puzzlebase/puzzles.sqlite`, or `$HOME/.local/share/...` where
+/// `XDG_DATA_HOME` is unset or not absolute (the XDG Base Directory rule); `None`
+/// without either.
+pub(crate) fn user_db() -> Option<PathBuf> {
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            let home = PathBuf::from(std::env::var_os("HOME")?);
+            home.is_absolute().then(|| home.join(".local/share"))
+        })?;
+    Some(data.join("puzzlebase").join("puzzles.sqlite"))
 }
 
 /// `generate`'s options.

@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use puzzlebase::internals::answers::json;
 use puzzlebase::internals::core::progress::{Progress, Silent};
 use puzzlebase::internals::generate::{Observer, Summary};
@@ -80,9 +80,9 @@ impl Bar {
             if total > 0 {
                 let pct = (done as f64 * 100.0 / total as f64).min(100.0);
                 format!(
-                    "{name} {pct:.0}% ({done} of {total}), {} so far, about {} left",
+                    "{name} {pct:.0}% ({done} of {total}), {} so far, {}",
                     clock(bar.elapsed()),
-                    clock(bar.eta())
+                    time_left(done, total, bar.elapsed())
                 )
             } else {
                 format!("{name} {done} so far, {}", clock(bar.elapsed()))
@@ -99,6 +99,33 @@ impl Bar {
         phase.last_line = Some(Instant::now());
         eprintln!("puzzlebase: {}: {}", self.puzzle, line);
     }
+}
+
+/// The share of a phase done before its rate counts as measured: until then an
+/// estimate could be any multiple of the time so far (a search's first levels are tiny,
+/// its middle ones most of the work), and none is shown. From it on, the time left is at
+/// most 19 times the time so far.
+const MEASURED_FROM: f64 = 0.05;
+
+/// The time a phase needs before its rate counts as measured, whatever its share done.
+const MEASURED_AFTER: Duration = Duration::from_secs(2);
+
+/// "about 2m03s left" at the rate measured over the phase (`done` of `total` units in
+/// `elapsed`), or "estimating..." before that rate is known ([`MEASURED_FROM`]).
+fn time_left(done: u64, total: u64, elapsed: Duration) -> String {
+    if total > 0 && done >= total {
+        return "finishing".to_string();
+    }
+    let share = if total == 0 {
+        0.0
+    } else {
+        done as f64 / total as f64
+    };
+    if share < MEASURED_FROM || elapsed < MEASURED_AFTER {
+        return "estimating...".to_string();
+    }
+    let left = elapsed.as_secs_f64() * (total - done) as f64 / done as f64;
+    format!("about {} left", clock(Duration::from_secs_f64(left)))
 }
 
 /// `1h02m03s`, `2m03s` or `3.4s`.
@@ -123,13 +150,21 @@ impl Progress for Bar {
             None => ProgressDrawTarget::stderr(),
         };
         let bar = ProgressBar::with_draw_target(Some(total), target);
-        bar.set_style(
+        // A phase of one unit (compacting, checking the file) has no share to show, only
+        // that it runs and for how long.
+        let style = if total <= 1 {
+            ProgressStyle::with_template("{prefix:>16} {msg:<18} {spinner} {elapsed}").unwrap()
+        } else {
             ProgressStyle::with_template(
-                "{prefix:>16} {msg:<18} [{bar:30}] {percent:>3}% {elapsed} (about {eta} left)",
+                "{prefix:>16} {msg:<18} [{bar:30}] {percent:>3}% {elapsed} ({left})",
             )
             .unwrap()
-            .progress_chars("=> "),
-        );
+            .progress_chars("=> ")
+            .with_key("left", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = w.write_str(&time_left(s.pos(), s.len().unwrap_or(0), s.elapsed()));
+            })
+        };
+        bar.set_style(style);
         bar.set_prefix(self.puzzle.clone());
         bar.set_message(name.to_string());
         if self.log_every.is_none() {
@@ -155,6 +190,38 @@ impl Drop for Bar {
             self.log_line(&mut phase, Moment::Dropped);
             phase.bar.finish_and_clear();
         }
+    }
+}
+
+impl Terminal {
+    /// The closing line of a `generate` that wrote or kept `db`: the file, its size, the
+    /// puzzles built and reused, and the whole run's time (not with `--quiet`; `--json`
+    /// has each puzzle's line and no closing one).
+    pub(crate) fn closing(&self, db: &std::path::Path, summaries: &[Summary], took: Duration) {
+        if self.quiet || self.json {
+            return;
+        }
+        let built = summaries.iter().filter(|s| !s.reused).count();
+        let size = std::fs::metadata(db).map_or("size unknown".to_string(), |m| bytes(m.len()));
+        let _ = writeln!(
+            std::io::stdout(),
+            "{}: {size}, {} puzzles ({built} built, {} reused) in {}",
+            db.display(),
+            summaries.len(),
+            summaries.len() - built,
+            clock(took)
+        );
+    }
+}
+
+/// `1.6 GB`, `12.3 MB`, `4.1 kB` or `512 bytes` (decimal units, as `du --si` and the
+/// README's figures).
+fn bytes(n: u64) -> String {
+    match n {
+        0..1_000 => format!("{n} bytes"),
+        1_000..1_000_000 => format!("{:.1} kB", n as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", n as f64 / 1e6),
+        _ => format!("{:.1} GB", n as f64 / 1e9),
     }
 }
 
@@ -223,6 +290,34 @@ impl Observer for Terminal {
             let _ = writeln!(std::io::stdout(), "{v}");
         } else if !self.quiet {
             let _ = writeln!(std::io::stdout(), "verified {}", text::verified(r));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_estimate_before_the_rate_is_measured_and_none_past_a_multiple_after() {
+        let secs = Duration::from_secs;
+        assert_eq!(time_left(0, 100, secs(5)), "estimating...");
+        assert_eq!(time_left(4, 100, secs(60)), "estimating...");
+        assert_eq!(time_left(50, 100, secs(1)), "estimating...");
+        assert_eq!(time_left(50, 100, secs(10)), "about 10.0s left");
+        assert_eq!(time_left(100, 100, secs(10)), "finishing");
+        assert_eq!(bytes(1_600_000_000), "1.6 GB");
+        assert_eq!(bytes(999), "999 bytes");
+        // From the measured share on, at most 19 times the time so far.
+        for done in 5..100 {
+            let left = time_left(done, 100, secs(2));
+            let s: f64 = left
+                .trim_start_matches("about ")
+                .trim_end_matches(" left")
+                .trim_end_matches('s')
+                .parse()
+                .unwrap_or(1000.0);
+            assert!(s <= 38.0, "{done}: {left}");
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::core::packed::ChunkLayout;
 pub struct PositionRow {
     pub rank: u64,
     pub state: String,
-    pub distance: Option<u8>,
+    pub distance: Option<u32>,
     pub next_rank: Option<u64>,
     pub solutions: Option<u64>,
     pub mv: Option<String>,
@@ -164,7 +164,7 @@ impl From<Vec<Vec<u8>>> for Chunks<'_> {
 pub struct FarthestRow {
     pub rank: u64,
     pub state: String,
-    pub distance: u8,
+    pub distance: u32,
 }
 
 /// Everything one puzzle contributes to the file.
@@ -178,7 +178,7 @@ pub struct PuzzleRecord<'a> {
     pub counts: bool,
     pub states: u64,
     pub solvable: u64,
-    pub max_distance: Option<u8>,
+    pub max_distance: Option<u32>,
     pub seconds: f64,
     pub positions: Box<dyn Iterator<Item = PositionRow> + 'a>,
     /// How many rows `positions` yields (for progress reports).
@@ -218,7 +218,7 @@ pub struct PuzzleInfo {
     /// Of those, the ones that reach the goal (or the solutions found).
     pub solvable: u64,
     /// The largest distance to the goal.
-    pub max_distance: Option<u8>,
+    pub max_distance: Option<u32>,
     /// When it was built (UTC, ISO 8601).
     pub generated_at: String,
     /// SHA-256 of the generator version and the definition.

@@ -17,7 +17,7 @@ use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;
 use crate::families::magic::Magic;
 use crate::families::tour::{TourBoard, closed_tours};
-use crate::solvers::bfs::{self, DistanceTable, Outputs, SolveError};
+use crate::solvers::bfs::{self, Outputs, SolveError, Solved};
 use crate::solvers::distributed::DistError;
 use crate::solvers::enumerate::Solution;
 use crate::solvers::pattern::{self, Pattern, PatternError};
@@ -106,8 +106,8 @@ impl PackedGraph {
     pub fn reached(&self) -> u64 {
         self.levels.iter().sum()
     }
-    pub fn max_distance(&self) -> u8 {
-        (self.levels.len() - 1) as u8
+    pub fn max_distance(&self) -> u32 {
+        (self.levels.len() - 1) as u32
     }
 }
 
@@ -149,7 +149,7 @@ pub trait Backend: Sync {
         &self,
         g: &dyn GraphPuzzle,
         progress: &dyn Progress,
-    ) -> Result<DistanceTable, BackendError>;
+    ) -> Result<Solved, BackendError>;
     /// A move graph stored packed in `layout`, with solution counts when `counts`.
     fn packed_graph(
         &self,
@@ -214,8 +214,8 @@ impl Backend for Local {
         &self,
         g: &dyn GraphPuzzle,
         progress: &dyn Progress,
-    ) -> Result<DistanceTable, BackendError> {
-        Ok(bfs::solve(g, progress)?)
+    ) -> Result<Solved, BackendError> {
+        Ok(bfs::solve_any(g, Outputs::ALL, progress)?)
     }
 
     fn packed_graph(

@@ -28,7 +28,7 @@ use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;
 use crate::families::Puzzle;
 use crate::generate::backend::{Backend, BackendError, Local, PackedGraph, TwoBitGraph};
-use crate::solvers::bfs::{DistanceTable, Outputs};
+use crate::solvers::bfs::{DistanceTable, Outputs, Solved};
 use crate::solvers::distributed::{self, Checkpoint, Comm, Reduce, Share};
 use crate::solvers::pattern::{self, Entry, Grid, Pattern, PatternSpace};
 
@@ -620,9 +620,9 @@ impl Backend for Processes<'_> {
         &self,
         g: &dyn GraphPuzzle,
         progress: &dyn Progress,
-    ) -> Result<DistanceTable, BackendError> {
+    ) -> Result<Solved, BackendError> {
         match self.unit(Self::graph_job(g, false, true), progress)? {
-            Output::Table(t) => Ok(t),
+            Output::Table(t) => Ok(Solved::Narrow(t)),
             _ => unreachable!("a graph job gives a table"),
         }
     }

@@ -5,6 +5,7 @@
 
 pub mod backend;
 pub mod distributed;
+mod lock;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod records;
@@ -12,7 +13,7 @@ pub mod records;
 use backend::{Backend, Local};
 
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -125,7 +126,7 @@ pub struct Summary {
     /// Of those, the ones that reach the goal (or the solutions found).
     pub solvable: u64,
     /// The largest distance to the goal.
-    pub max_distance: Option<u8>,
+    pub max_distance: Option<u32>,
     /// Seconds spent on it (computing and writing, or copying).
     pub seconds: f64,
     /// Carried over from the previous file because its definition is unchanged.
@@ -198,7 +199,12 @@ pub fn remove_temporaries() -> usize {
     let Ok(live) = LIVE.lock() else {
         return 0;
     };
-    live.iter().filter(|p| fs::remove_file(p).is_ok()).count()
+    let removed = live.iter().filter(|p| fs::remove_file(p).is_ok()).count();
+    // The lock files too (still locked by this process, so removing them is safe).
+    if let Ok(held) = lock::HELD.lock() {
+        held.iter().for_each(|p| drop(fs::remove_file(p)));
+    }
+    removed
 }
 
 fn file_name(db: &Path) -> Result<String> {
@@ -330,21 +336,14 @@ pub fn generate_signed(
         )));
     }
 
-    // The lock lives beside the file and is released by the OS however the process ends.
+    // The lock lives beside the file, is released by the OS however the process ends,
+    // and is removed by the run that held it (`lock`).
     let lock_path = dir.join(format!("{base}.lock"));
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(io(&lock_path))?;
-    match lock.try_lock() {
-        Ok(()) => {}
-        Err(fs::TryLockError::WouldBlock) => {
-            return Err(GenerateError::Busy(db.display().to_string()));
-        }
-        Err(fs::TryLockError::Error(e)) => return Err(io(&lock_path)(e)),
-    }
+    let run_lock = match lock::RunLock::take(&lock_path) {
+        Ok(l) => l,
+        Err(lock::LockError::Busy) => return Err(GenerateError::Busy(db.display().to_string())),
+        Err(lock::LockError::Io(e)) => return Err(io(&lock_path)(e)),
+    };
     remove_stale_temporaries(&dir, &base)?;
 
     let (previous, carried, changed) = previous_puzzles(db, &registry)?;
@@ -403,7 +402,7 @@ pub fn generate_signed(
         )),
         _ => {}
     }
-    drop(lock);
+    drop(run_lock);
     Ok(summaries)
 }
 

@@ -15,7 +15,7 @@ use crate::core::rank::FACT;
 use crate::core::space::GraphPuzzle;
 use crate::families::Puzzle;
 use crate::generate::backend::{Backend, BackendError};
-use crate::solvers::bfs::{COUNT_OVERFLOW, NO_NEXT, UNREACHED};
+use crate::solvers::bfs::{COUNT_OVERFLOW, NO_NEXT, SolveError};
 use crate::solvers::enumerate;
 use crate::solvers::pattern::Pattern;
 use crate::solvers::peg::layers::table::{self as layer_table, PegLayout};
@@ -41,6 +41,15 @@ pub enum SolveFailure {
         covers: u64,
         /// Ranks of the puzzle.
         ranks: u64,
+    },
+    /// A distance does not fit the `run-steps` layout's byte.
+    #[error(
+        "distance exceeds {max} moves, the most a packed `run-steps` table holds; \
+         store the puzzle with storage = \"two-bit\" (distances of any length) instead"
+    )]
+    TooDeepForRuns {
+        /// The largest distance the layout holds.
+        max: u32,
     },
 }
 
@@ -123,25 +132,24 @@ fn graph<'a>(
         return packed_graph(g, layout, base, backend, progress);
     }
     let table = backend.graph_table(g, progress)?;
-    let histogram = levels_histogram(&table.levels);
+    let histogram = levels_histogram(table.levels());
     let (states, solvable, max_distance) = (g.size(), table.reached(), Some(table.max_distance()));
     // One closure owns the table; unreached ranks (unsolvable arrangements) are skipped.
     // Rows are made in parallel a batch at a time (formatting a state costs about as
     // much as storing it) and handed to the single writer in rank order.
-    let len = table.dist.len();
+    let len = table.len();
     let positions = (0..len).step_by(ROW_BATCH).flat_map(move |lo| {
         (lo..(lo + ROW_BATCH).min(len))
             .into_par_iter()
             .filter_map(|r| {
-                if table.dist[r] == UNREACHED {
-                    return None;
-                }
+                let distance = table.distance(r)?;
+                let (next, count) = (table.next()[r], table.count()[r]);
                 Some(PositionRow {
                     rank: r as u64,
                     state: g.format(r as u64),
-                    distance: Some(table.dist[r]),
-                    next_rank: (table.next[r] != NO_NEXT).then_some(table.next[r] as u64),
-                    solutions: (table.count[r] != COUNT_OVERFLOW).then_some(table.count[r]),
+                    distance: Some(distance),
+                    next_rank: (next != NO_NEXT).then_some(next as u64),
+                    solutions: (count != COUNT_OVERFLOW).then_some(count),
                     mv: None,
                 })
             })
@@ -170,14 +178,8 @@ fn two_bit_graph<'a>(
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
     let table = backend.two_bit_graph(g, progress)?;
     let (layout, levels, farthest) = (table.layout, table.levels, table.farthest);
-    // Distances are a byte everywhere else (answers, histogram rows): a deeper search
-    // (the Tower of Hanoi's, say) is refused rather than cut to its low byte.
-    let max = u8::try_from(levels.len() - 1)
-        .ok()
-        .filter(|&m| m < UNREACHED)
-        .ok_or(BackendError::Search(
-            crate::solvers::bfs::SolveError::TooDeep { max: UNREACHED - 1 },
-        ))?;
+    // Two-bit codes hold a distance of any length (the answers walk to the goal).
+    let max = (levels.len() - 1) as u32;
     Ok(PuzzleRecord {
         storage: Storage::Packed,
         counts: false,
@@ -192,7 +194,7 @@ fn two_bit_graph<'a>(
 }
 
 /// The `farthest` rows of a packed move graph: `ranks` (sorted), all at distance `max`.
-fn farthest_rows(g: &dyn GraphPuzzle, ranks: Vec<u64>, max: u8) -> Vec<FarthestRow> {
+fn farthest_rows(g: &dyn GraphPuzzle, ranks: Vec<u64>, max: u32) -> Vec<FarthestRow> {
     (ranks.into_iter())
         .map(|rank| FarthestRow {
             rank,
@@ -218,7 +220,12 @@ fn packed_graph<'a>(
         });
     }
     let counts = format::packed_counts(g.size(), g.storage_asked());
-    let done = backend.packed_graph(g, &layout, counts, progress)?;
+    let done = match backend.packed_graph(g, &layout, counts, progress) {
+        Err(BackendError::Search(SolveError::TooDeep { max })) => {
+            return Err(SolveFailure::TooDeepForRuns { max });
+        }
+        done => done?,
+    };
     let max = done.max_distance();
     let mut packed = vec![PackedTable::of("distance", &layout, done.distance.into())];
     if let Some((l, chunks)) = done.counts {
@@ -277,12 +284,17 @@ fn peg_board<'a>(
         .collect();
     let states = table.layers.iter().map(|l| l.reachable).sum();
     let solvable = table.layers.iter().map(|l| l.can_finish).sum();
-    let max_distance = table.rows.iter().filter_map(|r| r.distance).max();
+    let max_distance = table
+        .rows
+        .iter()
+        .filter_map(|r| r.distance)
+        .max()
+        .map(u32::from);
     let position_rows = table.rows.len() as u64;
     let positions = table.rows.into_iter().map(move |r| PositionRow {
         rank: r.bits,
         state: board.format(r.bits),
-        distance: r.distance,
+        distance: r.distance.map(u32::from),
         next_rank: r.next_bits,
         solutions: r.solutions,
         mv: r.next_move.map(|m| Board::format_moves(&[m])),
@@ -326,7 +338,7 @@ fn peg_layers<'a>(
         })
         .collect();
     let peg_layers = peg_layer_rows(&table.layers);
-    let max = table.max_distance();
+    let max = u32::from(table.max_distance());
     let farthest = (table.farthest.iter())
         .map(|&b| FarthestRow {
             rank: b,

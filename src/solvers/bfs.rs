@@ -5,12 +5,17 @@
 //! Memory is one byte of distance, four bytes of next rank and eight bytes of count per
 //! rank, plus a flag per chunk of ranks: no frontier lists, no hash maps and no allocation per state.
 //! A caller that needs only distances ([`Outputs::DISTANCES`], the packed tables of the
-//! largest puzzles) pays for the byte alone.
+//! largest puzzles) pays for the byte alone. A search that reaches distance 254 (the
+//! byte's last value below [`UNREACHED`]) either fails ([`solve_with`]) or, for a caller
+//! that can take wider distances ([`solve_any`]), goes on over a table of four bytes per
+//! rank made from the byte table in place of it: puzzles within a byte keep the byte
+//! table, and with it every figure and checksum they had.
 //! Counts are accumulated in the same pass as distances: count(s) = sum of count(n) over
 //! neighbours n one move closer. Every result is a function of the graph alone (the distance is unique, the
 //! next position is the smallest-ranked optimal neighbour, the count is a sum), so the
 //! tables are identical whatever the number of threads.
 
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
@@ -38,8 +43,10 @@ const CHUNK: usize = 1 << 14;
 pub enum SolveError {
     #[error("state space of {0} ranks is too large for 32-bit rank tables")]
     TooLarge(u64),
-    #[error("distance exceeds {max} moves; the one-byte distance table cannot hold it")]
-    TooDeep { max: u8 },
+    /// A distance past `max`, from a search whose caller takes bytes only
+    /// ([`solve_with`]: the packed `run-steps` tables and pattern databases).
+    #[error("distance exceeds {max} moves; this one-byte distance table cannot hold it")]
+    TooDeep { max: u32 },
     #[error("goal rank {0} is outside the state space")]
     BadGoal(u64),
 }
@@ -64,10 +71,12 @@ impl Outputs {
     };
 }
 
-/// Distances, optimal next positions and shortest-path counts for every rank.
-pub struct DistanceTable {
-    /// Moves to the nearest goal, [`UNREACHED`] where the goal cannot be reached.
-    pub dist: Vec<u8>,
+/// Distances, optimal next positions and shortest-path counts for every rank, with
+/// distances of one byte (`D = u8`, [`UNREACHED`] where the goal cannot be reached) or,
+/// from [`solve_any`], of four (`D = u32`, [`WIDE_UNREACHED`]).
+pub struct DistanceTable<D = u8> {
+    /// Moves to the nearest goal, the unreached value where the goal cannot be reached.
+    pub dist: Vec<D>,
     /// Smallest rank of a neighbour one move closer, [`NO_NEXT`] for goals and unreached.
     /// Empty unless [`Outputs::next`] was asked for.
     pub next: Vec<u32>,
@@ -92,10 +101,13 @@ pub struct Expansion {
     pub seconds: f64,
 }
 
-impl DistanceTable {
+impl<D> DistanceTable<D> {
     pub fn reached(&self) -> u64 {
         self.levels.iter().sum()
     }
+}
+
+impl DistanceTable {
     pub fn max_distance(&self) -> u8 {
         (self.levels.len() - 1) as u8
     }
@@ -116,15 +128,40 @@ pub fn solve_with<S: StateSpace + ?Sized>(
     outputs: Outputs,
     progress: &dyn Progress,
 ) -> Result<DistanceTable, SolveError> {
+    match search(space, outputs, false, progress)? {
+        Solved::Narrow(t) => Ok(t),
+        Solved::Wide(_) => Err(SolveError::TooDeep {
+            max: UNREACHED as u32 - 1,
+        }),
+    }
+}
+
+/// [`solve_with`] for a caller that can take distances of any length: the byte table
+/// while every distance fits it, a four-byte table (made from it when the search reaches
+/// distance 254, not searched again) otherwise.
+pub fn solve_any<S: StateSpace + ?Sized>(
+    space: &S,
+    outputs: Outputs,
+    progress: &dyn Progress,
+) -> Result<Solved, SolveError> {
+    search(space, outputs, true, progress)
+}
+
+fn search<S: StateSpace + ?Sized>(
+    space: &S,
+    outputs: Outputs,
+    widen: bool,
+    progress: &dyn Progress,
+) -> Result<Solved, SolveError> {
     let n = space.size();
     if n >= NO_NEXT as u64 {
         return Err(SolveError::TooLarge(n));
     }
     let len = n as usize;
     let chunks = len.div_ceil(CHUNK);
-    let t = Tables {
+    let t = Tables::<AtomicU8> {
         marks: [0, 1].map(|_| (0..chunks).map(|_| AtomicBool::new(false)).collect()),
-        dist: table(len, || AtomicU8::new(UNREACHED)),
+        dist: table(len, AtomicU8::unreached),
         next: table(if outputs.next { len } else { 0 }, || {
             AtomicU32::new(NO_NEXT)
         }),
@@ -153,57 +190,115 @@ pub fn solve_with<S: StateSpace + ?Sized>(
         },
         n,
     );
-    let mut levels: Vec<u64> = Vec::new();
-    let mut expansions = Vec::new();
-    let mut unvisited = n;
-    let mut d: u8 = 0;
-    // The size of level `d` as its discovery counted it: exact for the goals and after a
-    // pull (`exact`), an overcount by the rare ranks two threads claimed at once after a
-    // push, in which case the scan that expands the level counts it exactly.
-    let mut approx = goals;
-    let mut exact = true;
-    while approx > 0 {
-        if d == UNREACHED - 1 {
-            return Err(SolveError::TooDeep { max: UNREACHED - 1 });
-        }
-        t.clear_marks(d + 1);
-        // Pull once the unexplored part is no larger than a few frontiers: scanning it
-        // then costs less than expanding the frontier, since a pushed rank writes at
-        // random where a pulled one writes in order. On `eleven`, ratios 1 and 2 spent
-        // more CPU than 3 (the `generate` bench's breakdown); it is not tuned finer.
-        let started = Instant::now();
-        let pulled = unvisited.saturating_sub(approx) <= PULL_RATIO * approx;
-        let (here, found) = if pulled {
-            t.pull_level(space, d, !exact)
-        } else {
-            t.push_level(space, d)
-        };
-        let size = if pulled && exact { approx } else { here };
-        expansions.push(Expansion {
-            pulled,
-            seconds: started.elapsed().as_secs_f64(),
+    // Progress counts ranks settled: the goals, each rank as a chunk's expansion finds
+    // it, and at the end the ranks left unreached (settled as unsolvable), so that the
+    // phase ends at its total.
+    progress.advance(goals);
+    let mut s = Levels {
+        levels: Vec::new(),
+        expansions: Vec::new(),
+        unvisited: n,
+        d: 0,
+        approx: goals,
+        exact: true,
+        reported: goals,
+    };
+    if t.run(space, &mut s, progress).is_continue() {
+        progress.advance(n.saturating_sub(s.reported));
+        return Ok(Solved::Narrow(t.finish(s)));
+    }
+    if !widen {
+        return Err(SolveError::TooDeep {
+            max: UNREACHED as u32 - 1,
         });
-        unvisited -= size;
-        progress.advance(size);
-        levels.push(size);
-        approx = found;
-        exact = pulled;
-        d += 1;
+    }
+    let t = t.widen();
+    match t.run(space, &mut s, progress) {
+        ControlFlow::Continue(()) => {
+            progress.advance(n.saturating_sub(s.reported));
+            Ok(Solved::Wide(t.finish(s)))
+        }
+        ControlFlow::Break(()) => Err(SolveError::TooDeep {
+            max: WIDE_UNREACHED - 1,
+        }),
+    }
+}
+
+/// Where a search stands between levels.
+struct Levels {
+    levels: Vec<u64>,
+    expansions: Vec<Expansion>,
+    /// Ranks not yet reached.
+    unvisited: u64,
+    /// The level to expand next.
+    d: u32,
+    /// The size of level `d` as its discovery counted it: exact for the goals and after a
+    /// pull (`exact`), an overcount by the rare ranks two threads claimed at once after a
+    /// push, in which case the scan that expands the level counts it exactly.
+    approx: u64,
+    exact: bool,
+    /// Ranks reported to the progress so far (those found, counted as found: after a
+    /// push, with the rare double claims).
+    reported: u64,
+}
+
+impl<C: Cell> Tables<C> {
+    /// Finds level after level until none is left (`Continue`) or the next would not
+    /// fit the cells (`Break`, with `s` where the search stands).
+    fn run<S: StateSpace + ?Sized>(
+        &self,
+        space: &S,
+        s: &mut Levels,
+        progress: &dyn Progress,
+    ) -> ControlFlow<()> {
+        while s.approx > 0 {
+            let d = s.d;
+            if d == C::UNREACHED - 1 {
+                return ControlFlow::Break(());
+            }
+            self.clear_marks(d + 1);
+            // Pull once the unexplored part is no larger than a few frontiers: scanning
+            // it then costs less than expanding the frontier, since a pushed rank writes
+            // at random where a pulled one writes in order. On `eleven`, ratios 1 and 2
+            // spent more CPU than 3 (the `generate` bench's breakdown); it is not tuned
+            // finer.
+            let started = Instant::now();
+            let pulled = s.unvisited.saturating_sub(s.approx) <= PULL_RATIO * s.approx;
+            let (here, found) = if pulled {
+                self.pull_level(space, d, !s.exact, progress)
+            } else {
+                self.push_level(space, d, progress)
+            };
+            s.reported += found;
+            let size = if pulled && s.exact { s.approx } else { here };
+            s.expansions.push(Expansion {
+                pulled,
+                seconds: started.elapsed().as_secs_f64(),
+            });
+            s.unvisited -= size;
+            s.levels.push(size);
+            s.approx = found;
+            s.exact = pulled;
+            s.d += 1;
+        }
+        ControlFlow::Continue(())
     }
 
-    let overflowed = t
-        .count
-        .par_iter()
-        .filter(|c| c.load(Relaxed) == COUNT_OVERFLOW)
-        .count() as u64;
-    Ok(DistanceTable {
-        dist: into_plain_u8(t.dist),
-        next: into_plain_u32(t.next),
-        count: into_plain_u64(t.count),
-        levels,
-        overflowed,
-        expansions,
-    })
+    fn finish(self, s: Levels) -> DistanceTable<C::Plain> {
+        let overflowed = self
+            .count
+            .par_iter()
+            .filter(|c| c.load(Relaxed) == COUNT_OVERFLOW)
+            .count() as u64;
+        DistanceTable {
+            dist: C::into_plain(self.dist),
+            next: into_plain_u32(self.next),
+            count: into_plain_u64(self.count),
+            levels: s.levels,
+            overflowed,
+            expansions: s.expansions,
+        }
+    }
 }
 
 /// The three tables under construction (`next` and `count` empty when not wanted). Every
@@ -214,24 +309,24 @@ pub fn solve_with<S: StateSpace + ?Sized>(
 /// scanning the table in rank order (which also keeps the ranks of one block of a sliding
 /// puzzle together). `marks[d % 2]` flags the chunks of [`CHUNK`] ranks that hold a rank
 /// at distance `d`, so the scan of a small level skips nearly all of the table.
-struct Tables {
-    dist: Vec<AtomicU8>,
+struct Tables<C> {
+    dist: Vec<C>,
     next: Vec<AtomicU32>,
     count: Vec<AtomicU64>,
     marks: [Vec<AtomicBool>; 2],
 }
 
-impl Tables {
+impl<C: Cell> Tables<C> {
     /// Flags the chunk of `rank` as holding a rank at distance `d`. The load first keeps
     /// the flag's cache line shared while it is already set.
-    fn mark(&self, d: u8, rank: usize) {
+    fn mark(&self, d: u32, rank: usize) {
         let flag = &self.marks[d as usize % 2][rank / CHUNK];
         if !flag.load(Relaxed) {
             flag.store(true, Relaxed);
         }
     }
 
-    fn clear_marks(&self, d: u8) {
+    fn clear_marks(&self, d: u32) {
         self.marks[d as usize % 2]
             .par_iter()
             .for_each(|f| f.store(false, Relaxed));
@@ -251,7 +346,12 @@ impl Tables {
     /// claim a rank, which only writes the same distance twice (and counts the rank twice
     /// in the second figure). A locked instruction per new rank would wait for its cache
     /// miss before the next could start; plain ones let those misses overlap.
-    fn push_level<S: StateSpace + ?Sized>(&self, space: &S, d: u8) -> (u64, u64) {
+    fn push_level<S: StateSpace + ?Sized>(
+        &self,
+        space: &S,
+        d: u32,
+        progress: &dyn Progress,
+    ) -> (u64, u64) {
         let marks = &self.marks[d as usize % 2];
         (0..marks.len())
             .into_par_iter()
@@ -259,7 +359,7 @@ impl Tables {
             .map_init(Pipeline::default, |pipe, ci| {
                 let (mut here, mut found) = (0u64, 0u64);
                 for r in self.chunk_range(ci) {
-                    if self.dist[r].load(Relaxed) != d {
+                    if self.dist[r].get() != d {
                         continue;
                     }
                     here += 1;
@@ -270,6 +370,9 @@ impl Tables {
                 for batch in pipe.rest() {
                     found += self.claim(batch, d);
                 }
+                if found > 0 {
+                    progress.advance(found);
+                }
                 (here, found)
             })
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
@@ -278,7 +381,7 @@ impl Tables {
     /// The second half of [`Tables::push_level`] for a batch of ranks at distance `d`:
     /// their neighbours, generated and prefetched, are claimed. Empties the batch and
     /// returns the number of ranks claimed.
-    fn claim(&self, batch: &mut Batch, d: u8) -> u64 {
+    fn claim(&self, batch: &mut Batch, d: u32) -> u64 {
         let (want_next, want_count) = (!self.next.is_empty(), !self.count.is_empty());
         let mut found = 0;
         for (r, nbs) in batch.drain() {
@@ -286,9 +389,9 @@ impl Tables {
             for &nb in nbs {
                 let i = nb as usize;
                 let cell = &self.dist[i];
-                let mut nd = cell.load(Relaxed);
-                if nd == UNREACHED {
-                    cell.store(d + 1, Relaxed);
+                let mut nd = cell.get();
+                if nd == C::UNREACHED {
+                    cell.set(d + 1);
                     self.mark(d + 1, i);
                     found += 1;
                     nd = d + 1;
@@ -312,10 +415,16 @@ impl Tables {
     /// `d + 1` with the sum of their counts. Writes only its own entries. Returns the size
     /// of level `d` (counted only when `count_here`, else 0) and the exact size of level
     /// `d + 1`.
-    fn pull_level<S: StateSpace + ?Sized>(&self, space: &S, d: u8, count_here: bool) -> (u64, u64) {
+    fn pull_level<S: StateSpace + ?Sized>(
+        &self,
+        space: &S,
+        d: u32,
+        count_here: bool,
+        progress: &dyn Progress,
+    ) -> (u64, u64) {
         // Reading eight distances at once is sound only while no other thread writes
         // them: during a pull each thread writes only the ranks of its own chunks.
-        let by_words = !count_here && (self.dist.as_ptr() as usize).is_multiple_of(8);
+        let by_words = C::BYTE && !count_here && (self.dist.as_ptr() as usize).is_multiple_of(8);
         (0..self.marks[0].len())
             .into_par_iter()
             .map_init(Pipeline::default, |pipe, ci| {
@@ -331,8 +440,8 @@ impl Tables {
                         r += 8;
                         continue;
                     }
-                    let now = self.dist[r].load(Relaxed);
-                    if now != UNREACHED {
+                    let now = self.dist[r].get();
+                    if now != C::UNREACHED {
                         here += (now == d) as u64;
                     } else if let Some(batch) = pipe.add(space, r, &self.dist) {
                         found += self.settle(batch, d);
@@ -345,16 +454,20 @@ impl Tables {
                 if found > 0 {
                     self.mark(d + 1, ci * CHUNK);
                 }
+                if found > 0 {
+                    progress.advance(found);
+                }
                 (here, found)
             })
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
     }
 
     /// Whether any of the eight distances from `r` (a multiple of eight, in the calling
-    /// thread's own chunk during a pull) is [`UNREACHED`].
+    /// thread's own chunk during a pull) is [`UNREACHED`]; only for byte cells.
     fn any_unreached8(&self, r: usize) -> bool {
+        debug_assert!(C::BYTE);
         // SAFETY: `r..r + 8` is inside the table and 8-aligned (the table's start is
-        // checked by the caller); `AtomicU8` has the layout of `u8`. Other threads only
+        // checked by the caller); cells are `AtomicU8` here (`C::BYTE`), with the layout of `u8`. Other threads only
         // read these bytes during a pull, and the calling thread is the only writer, so
         // the wider load races with no write.
         let w = unsafe { AtomicU64::from_ptr(self.dist.as_ptr().add(r) as *mut u64).load(Relaxed) };
@@ -366,16 +479,16 @@ impl Tables {
     /// The second half of [`Tables::pull_level`] for a batch of unreached ranks: each
     /// with a neighbour at `d` joins level `d + 1`. Empties the batch and returns how
     /// many joined.
-    fn settle(&self, batch: &mut Batch, d: u8) -> u64 {
+    fn settle(&self, batch: &mut Batch, d: u32) -> u64 {
         let distances_only = self.next.is_empty() && self.count.is_empty();
-        let at_d = |nb: &u64| self.dist[*nb as usize].load(Relaxed) == d;
+        let at_d = |nb: &u64| self.dist[*nb as usize].get() == d;
         let mut found = 0;
         for (r, nbs) in batch.drain() {
             let cell = &self.dist[r];
             if distances_only {
                 // One neighbour at `d` settles it; no need to look at the rest.
                 if nbs.iter().any(at_d) {
-                    cell.store(d + 1, Relaxed);
+                    cell.set(d + 1);
                     found += 1;
                 }
                 continue;
@@ -389,7 +502,7 @@ impl Tables {
                 }
             }
             if best != NO_NEXT {
-                cell.store(d + 1, Relaxed);
+                cell.set(d + 1);
                 if let Some(n) = self.next.get(r) {
                     n.store(best, Relaxed);
                 }
@@ -426,11 +539,11 @@ struct Pipeline {
 impl Pipeline {
     /// Adds `r` to the batch being filled; once that is full, the other batch (full
     /// since the last switch) is returned to be read and emptied, and filled next.
-    fn add<S: StateSpace + ?Sized>(
+    fn add<S: StateSpace + ?Sized, C>(
         &mut self,
         space: &S,
         r: usize,
-        dist: &[AtomicU8],
+        dist: &[C],
     ) -> Option<&mut Batch> {
         if !self.batches[self.filling].add(space, r, dist) {
             return None;
@@ -454,7 +567,7 @@ const BATCH: usize = 32;
 
 impl Batch {
     /// Adds `r` with its neighbours, prefetching their distances; true once full.
-    fn add<S: StateSpace + ?Sized>(&mut self, space: &S, r: usize, dist: &[AtomicU8]) -> bool {
+    fn add<S: StateSpace + ?Sized, C>(&mut self, space: &S, r: usize, dist: &[C]) -> bool {
         let start = self.nbs.len();
         space.neighbors(r as u64, &mut self.nbs);
         for &nb in &self.nbs[start..] {
@@ -516,79 +629,9 @@ fn into_plain_u64(v: Vec<AtomicU64>) -> Vec<u64> {
     unsafe { Vec::from_raw_parts(v.as_mut_ptr() as *mut u64, v.len(), v.capacity()) }
 }
 
+mod wide;
+use wide::Cell;
+pub use wide::{Solved, WIDE_UNREACHED};
+
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::core::progress::Silent;
-
-    /// A chain of `k` diamonds: 2^k shortest paths from one end to the other.
-    struct Diamonds(u64);
-    impl StateSpace for Diamonds {
-        fn size(&self) -> u64 {
-            3 * self.0 + 1
-        }
-        fn goals(&self) -> Vec<u64> {
-            vec![0]
-        }
-        // Node 3i is a junction; 3i+1 and 3i+2 both join it to junction 3i+3.
-        fn neighbors(&self, r: u64, out: &mut Vec<u64>) {
-            match r % 3 {
-                0 => {
-                    if r > 0 {
-                        out.extend([r - 2, r - 1]);
-                    }
-                    if r + 3 <= 3 * self.0 {
-                        out.extend([r + 1, r + 2]);
-                    }
-                }
-                1 => out.extend([r - 1, r + 2]),
-                _ => out.extend([r - 2, r + 1]),
-            }
-        }
-    }
-
-    #[test]
-    fn counts_paths_and_detects_overflow() {
-        let t = solve(&Diamonds(10), &Silent).unwrap();
-        assert_eq!(t.dist[30], 20);
-        assert_eq!(t.count[30], 1 << 10);
-        assert_eq!(t.next[30], 28);
-        assert_eq!(t.overflowed, 0);
-
-        let t = solve(&Diamonds(70), &Silent).unwrap();
-        assert_eq!(t.count[3 * 62], 1 << 62);
-        assert_eq!(t.count[3 * 63], COUNT_OVERFLOW, "2^63 exceeds i64::MAX");
-        assert_eq!(t.count[3 * 70], COUNT_OVERFLOW);
-        assert!(t.overflowed > 0);
-    }
-
-    #[test]
-    fn unreachable_ranks_stay_unreached() {
-        struct TwoIslands;
-        impl StateSpace for TwoIslands {
-            fn size(&self) -> u64 {
-                4
-            }
-            fn goals(&self) -> Vec<u64> {
-                vec![0]
-            }
-            fn neighbors(&self, r: u64, out: &mut Vec<u64>) {
-                out.push(r ^ 1);
-            }
-        }
-        let t = solve(&TwoIslands, &Silent).unwrap();
-        assert_eq!(t.dist, vec![0, 1, UNREACHED, UNREACHED]);
-        assert_eq!(t.count, vec![1, 1, 0, 0]);
-        assert_eq!(t.levels, vec![1, 1]);
-    }
-
-    #[test]
-    fn distances_alone_are_the_same_distances() {
-        let full = solve(&Diamonds(12), &Silent).unwrap();
-        let bare = solve_with(&Diamonds(12), Outputs::DISTANCES, &Silent).unwrap();
-        assert_eq!(bare.dist, full.dist);
-        assert_eq!(bare.levels, full.levels);
-        assert!(bare.next.is_empty() && bare.count.is_empty());
-        assert_eq!(bare.overflowed, 0);
-    }
-}
+mod tests;

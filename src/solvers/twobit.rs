@@ -245,6 +245,9 @@ impl Search {
             d += 1;
         }
         levels.pop();
+        // The ranks never reached are settled too (unsolvable): the phase ends at its
+        // total.
+        progress.advance(self.n.saturating_sub(levels.iter().sum()));
         farthest.sort_unstable();
         farthest.dedup();
         (levels, farthest)

@@ -171,8 +171,8 @@ pub fn farthest(conn: &Reader, puzzle: &str) -> Sql<Vec<FarthestRow>> {
 }
 
 /// The positions at the puzzle's maximum distance, by rank.
-pub fn longest(conn: &Reader, puzzle: &str) -> Sql<(Option<u8>, Vec<PositionRow>)> {
-    let max: Option<u8> = conn.query_row(
+pub fn longest(conn: &Reader, puzzle: &str) -> Sql<(Option<u32>, Vec<PositionRow>)> {
+    let max: Option<u32> = conn.query_row(
         "SELECT max(distance) FROM positions WHERE puzzle = ?1",
         [puzzle],
         |r| r.get(0),

@@ -7,7 +7,7 @@
 
 use rayon::prelude::*;
 
-use crate::core::format::{COUNT_OVERFLOW, UNREACHED};
+use crate::core::format::COUNT_OVERFLOW;
 use crate::core::progress::Progress;
 use crate::store::{SqlError, StoreError};
 
@@ -50,7 +50,7 @@ pub(super) struct Derived {
     pub(super) entries: u64,
     pub(super) states: u64,
     pub(super) solvable: u64,
-    pub(super) max_distance: Option<u8>,
+    pub(super) max_distance: Option<u32>,
 }
 
 pub(super) fn show_opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -102,12 +102,9 @@ pub(super) fn show_count(c: u64) -> String {
     }
 }
 
-pub(super) fn show_dist(d: u8) -> String {
-    if d == UNREACHED {
-        "none: it is not stored".to_string()
-    } else {
-        d.to_string()
-    }
+/// A distance as a refusal names it (`None`: not stored).
+pub(super) fn show_dist(d: Option<impl std::fmt::Display>) -> String {
+    d.map_or("none: it is not stored".to_string(), |d| d.to_string())
 }
 
 #[cfg(test)]

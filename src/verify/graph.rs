@@ -29,10 +29,11 @@ use crate::core::space::GraphPuzzle;
 use crate::solvers::{twobit, twobit_led};
 use crate::store::audit::{self, PackedTableRow, Table};
 
-/// A move puzzle's tables as read from the file, indexed by rank.
-struct GraphTables {
-    /// [`UNREACHED`] where absent.
-    dist: Vec<u8>,
+/// A move puzzle's tables as read from the file, indexed by rank: distances of a byte
+/// (`run-steps`, whose entries are bytes) or of four (rows, which hold any distance).
+struct GraphTables<D> {
+    /// [`Dist::ABSENT`] where absent.
+    dist: Vec<D>,
     /// [`NO_NEXT`] where NULL; empty when the storage has no next ranks.
     next: Vec<u64>,
     /// [`COUNT_OVERFLOW`] where the overflow marker is stored; empty without counts.
@@ -40,6 +41,26 @@ struct GraphTables {
 }
 
 const NO_NEXT: u64 = u64::MAX;
+
+/// A distance entry of [`GraphTables`]: its type's largest value marks an absent rank.
+trait Dist: Copy + Ord + Send + Sync + std::fmt::Display {
+    const ABSENT: Self;
+    fn get(self) -> Option<u32>;
+}
+
+impl Dist for u8 {
+    const ABSENT: u8 = UNREACHED;
+    fn get(self) -> Option<u32> {
+        (self != UNREACHED).then_some(self as u32)
+    }
+}
+
+impl Dist for u32 {
+    const ABSENT: u32 = u32::MAX;
+    fn get(self) -> Option<u32> {
+        (self != u32::MAX).then_some(self)
+    }
+}
 
 /// Row storage: one row of `positions` per position that can reach the goal.
 pub(super) fn row_graph(
@@ -61,8 +82,8 @@ pub(super) fn row_graph(
         ],
     )?;
     let n = g.size();
-    let mut t = GraphTables {
-        dist: vec![UNREACHED; n as usize],
+    let mut t = GraphTables::<u32> {
+        dist: vec![u32::ABSENT; n as usize],
         next: vec![NO_NEXT; n as usize],
         count: vec![0; n as usize],
     };
@@ -77,10 +98,10 @@ pub(super) fn row_graph(
                 state.unwrap_or_default()
             ));
         }
-        let d = int_in(row[2], 0, UNREACHED as i64 - 1, &|| {
+        let d = int_in(row[2], 0, u32::ABSENT as i64 - 1, &|| {
             format!("{}: distance", at())
         })?;
-        t.dist[rank as usize] = d as u8;
+        t.dist[rank as usize] = d as u32;
         if let Some(next) = int(row[3], &|| format!("{}: next_rank", at()))? {
             if !(0..n as i64).contains(&next) {
                 return bad(format!(
@@ -117,12 +138,12 @@ pub(super) fn row_graph(
 /// positions at each distance and the maximum distance.
 /// `packed`: the layout the distances were decoded from, so that a failure also names
 /// the chunk that holds the entry.
-fn check_graph(
+fn check_graph<D: Dist>(
     g: &dyn GraphPuzzle,
-    t: &GraphTables,
+    t: &GraphTables<D>,
     packed: Option<&RunLayout>,
     progress: &dyn Progress,
-) -> Check<(Vec<u64>, Option<u8>)> {
+) -> Check<(Vec<u64>, Option<u32>)> {
     let mut goals = g.goals();
     goals.sort_unstable();
     let is_goal = |r: u64| goals.binary_search(&r).is_ok();
@@ -140,11 +161,11 @@ fn check_graph(
         let d = t.dist[r as usize];
         nbs.clear();
         g.neighbors(r, nbs);
-        if d == UNREACHED {
+        let Some(d) = d.get() else {
             if is_goal(r) {
                 return bad(format!("{}: a goal, but it is missing", at(r)));
             }
-            if let Some(&nb) = nbs.iter().find(|&&nb| t.dist[nb as usize] != UNREACHED) {
+            if let Some(&nb) = nbs.iter().find(|&&nb| t.dist[nb as usize] != D::ABSENT) {
                 return bad(format!(
                     "{} is missing, but its neighbour rank {nb} is stored at distance {}, so it can reach the goal",
                     at(r),
@@ -159,7 +180,7 @@ fn check_graph(
                 ));
             }
             return Ok(());
-        }
+        };
         let stored_next = if next { t.next[r as usize] } else { NO_NEXT };
         let stored_count = if count { t.count[r as usize] } else { 1 };
         if is_goal(r) {
@@ -184,12 +205,7 @@ fn check_graph(
         if d == 0 {
             return bad(format!("{}: distance 0 but it is not a goal", at(r)));
         }
-        let Some(min) = nbs
-            .iter()
-            .map(|&nb| t.dist[nb as usize])
-            .filter(|&x| x != UNREACHED)
-            .min()
-        else {
+        let Some(min) = nbs.iter().filter_map(|&nb| t.dist[nb as usize].get()).min() else {
             return bad(format!(
                 "{}: distance {d} but no neighbour is stored, so it cannot reach the goal",
                 at(r)
@@ -201,7 +217,7 @@ fn check_graph(
                 at(r)
             ));
         }
-        let closer = || nbs.iter().copied().filter(|&nb| t.dist[nb as usize] == min);
+        let closer = || (nbs.iter().copied()).filter(|&nb| t.dist[nb as usize].get() == Some(min));
         if next {
             let smallest = closer().min().expect("the minimum is attained");
             if stored_next == NO_NEXT {
@@ -213,11 +229,11 @@ fn check_graph(
                     at(r)
                 ));
             }
-            if t.dist[stored_next as usize] != min {
+            if t.dist[stored_next as usize].get() != Some(min) {
                 return bad(format!(
                     "{}: next rank {stored_next} is not one step closer (its distance is {})",
                     at(r),
-                    show_dist(t.dist[stored_next as usize])
+                    show_dist(t.dist[stored_next as usize].get())
                 ));
             }
             if stored_next != smallest {
@@ -244,8 +260,8 @@ fn check_graph(
         .dist
         .par_chunks(1 << 16)
         .fold(Vec::new, |mut acc: Vec<u64>, chunk| {
-            for &d in chunk {
-                if d != UNREACHED {
+            for d in chunk.iter().filter_map(|d| d.get()) {
+                {
                     if acc.len() <= d as usize {
                         acc.resize(d as usize + 1, 0);
                     }
@@ -261,7 +277,7 @@ fn check_graph(
             a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
             a
         });
-    let max = (!levels.is_empty()).then(|| (levels.len() - 1) as u8);
+    let max = (!levels.is_empty()).then(|| (levels.len() - 1) as u32);
     Ok((levels, max))
 }
 
@@ -313,7 +329,7 @@ pub(super) fn packed_graph(
         return bad(format!("packed_chunks: {extra} chunks of no table"));
     }
 
-    let mut t = GraphTables {
+    let mut t = GraphTables::<u8> {
         dist: vec![UNREACHED; n as usize],
         next: Vec::new(),
         count: Vec::new(),
@@ -405,7 +421,7 @@ pub(super) fn packed_graph(
     let far: Vec<u64> = match max {
         Some(m) => {
             let mut v: Vec<u64> = (t.dist.par_iter().enumerate())
-                .filter(|&(_, &d)| d == m)
+                .filter(|&(_, &d)| d.get() == Some(m))
                 .map(|(r, _)| r as u64)
                 .collect();
             v.sort_unstable();
@@ -536,7 +552,7 @@ pub(super) fn two_bit_graph(
         ));
     }
     histogram_is(conn, name, &led.levels)?;
-    let max = (led.levels.len() - 1) as u8;
+    let max = (led.levels.len() - 1) as u32;
     farthest_rows_are(conn, name, &led.farthest, Some(max), &|r| g.format(r))?;
     let derived = Derived {
         entries: n,

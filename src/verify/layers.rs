@@ -210,14 +210,14 @@ pub(super) fn peg_layers(
     let max = (histogram.len() as u8).checked_sub(1);
     let mut far: Vec<u64> = farthest.into_iter().map(|(_, b)| b).collect();
     far.sort_unstable();
-    farthest_rows_are(conn, name, &far, max, &|b| board.format(b))?;
+    farthest_rows_are(conn, name, &far, max.map(u32::from), &|b| board.format(b))?;
 
     let entries = layout.layers.iter().map(|l| l.positions).sum();
     Ok(Derived {
         entries,
         states: reach.iter().map(|r| r.positions).sum(),
         solvable: finishing.iter().map(|f| f[0]).sum(),
-        max_distance: max,
+        max_distance: max.map(u32::from),
     })
 }
 

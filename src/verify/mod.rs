@@ -110,7 +110,7 @@ pub struct Report {
     /// Positions that reach the goal (or solutions), as re-derived.
     pub solvable: u64,
     /// The largest distance, as re-derived.
-    pub max_distance: Option<u8>,
+    pub max_distance: Option<u32>,
     /// Seconds the checks took.
     pub seconds: f64,
 }

@@ -194,7 +194,7 @@ fn rows_and_counts(
                 return bad(format!(
                     "{}: the finish, but distance {}, {} solutions, next rank {}, move {}",
                     at(b),
-                    show_dist(d),
+                    show_dist(Some(d).filter(|&d| d != UNREACHED)),
                     show_count(count),
                     show_opt(next),
                     mv.unwrap_or("NULL")
@@ -278,7 +278,7 @@ fn rows_and_counts(
             return bad(format!(
                 "{}: move {text} is not one step closer (it leads to distance {})",
                 at(b),
-                show_dist(dist_of(after))
+                show_dist(Some(dist_of(after)).filter(|&d| d != UNREACHED))
             ));
         }
         let want = Board::format_moves(std::slice::from_ref(&first));
@@ -342,7 +342,7 @@ fn rows_and_counts(
         entries: rows.bits.len() as u64,
         states: sum(1),
         solvable: sum(2),
-        max_distance: max,
+        max_distance: max.map(u32::from),
     })
 }
 

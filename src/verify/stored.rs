@@ -230,7 +230,7 @@ pub(super) fn farthest_rows_are(
     conn: &Reader,
     name: &str,
     far: &[u64],
-    max: Option<u8>,
+    max: Option<u32>,
     notation: &dyn Fn(u64) -> String,
 ) -> Check<()> {
     let mut i = 0;

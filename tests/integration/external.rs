@@ -164,7 +164,7 @@ fn a_family_outside_the_crate_is_generated_answered_and_verified() {
 
     // verify re-derives both stacks from the registered rules.
     let reports = puzzlebase::verify_file(db_path, &[], &mut |_| {}).unwrap();
-    let verified: Vec<(&str, u64, Option<u8>)> = (reports.iter())
+    let verified: Vec<(&str, u64, Option<u32>)> = (reports.iter())
         .map(|r| (r.puzzle.as_str(), r.solvable, r.max_distance))
         .collect();
     assert_eq!(

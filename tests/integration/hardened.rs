@@ -207,8 +207,12 @@ fn a_symbolic_link_writes_and_locks_its_target() {
     assert!(!dir.path().join("link.sqlite.sha256").exists());
     assert!(sha256sum_check(&target).status.success());
 
-    // A run holding the target's lock refuses a run through the link.
+    // No lock file is left beside the target; a run holding the target's lock (a file
+    // it made) refuses a run through the link.
+    assert!(!real_dir.join("p.sqlite.lock").exists());
     let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
         .write(true)
         .open(real_dir.join("p.sqlite.lock"))
         .unwrap();

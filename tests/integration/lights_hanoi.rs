@@ -348,33 +348,63 @@ fn the_hanoi_engine_rebuilt_from_the_file_is_the_catalogs() {
 }
 
 #[test]
-fn a_tower_deeper_than_a_byte_is_refused_not_cut() {
-    // Eight discs on three pegs: the tower is 255 moves away, one more than a byte holds
-    // beside "unreached". Rows and two-bit codes alike refuse it when generated.
+fn a_tower_deeper_than_a_byte_builds_and_answers() {
+    // Ten discs on three pegs (3^10 = 59,049 positions): the tower is 2^10 - 1 = 1,023
+    // moves from the goal (Lucas), far past a byte. Rows (the default at this size) and
+    // two-bit codes (asked) alike build, answer and verify it.
     let dir = tempfile::tempdir().unwrap();
     for (name, storage) in [
-        ("hanoi-8", ""),
-        ("hanoi-8-two-bit", "storage = \"two-bit\"\n"),
+        ("hanoi-10", ""),
+        ("hanoi-10-two-bit", "storage = \"two-bit\"\n"),
     ] {
         let defs = dir.path().join(name);
         std::fs::create_dir(&defs).unwrap();
+        let file = defs.join(format!("{name}.toml"));
         std::fs::write(
-            defs.join(format!("{name}.toml")),
-            format!("name = \"{name}\"\nfamily = \"hanoi\"\npegs = 3\ndiscs = 8\n{storage}"),
+            &file,
+            format!("name = \"{name}\"\nfamily = \"hanoi\"\npegs = 3\ndiscs = 10\n{storage}"),
         )
         .unwrap();
+        let o = run(&["check-definition", file.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let db = dir.path().join(format!("{name}.sqlite"));
+        let db = db.to_str().unwrap();
         let o = run(&[
             "generate",
             "-q",
             "--db",
-            db.to_str().unwrap(),
+            db,
             "--definitions",
             defs.to_str().unwrap(),
             "--puzzle",
             name,
         ]);
-        let line = assert_clean_failure(&o, 1);
-        assert!(line.contains("distance exceeds 254 moves"), "{line}");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let q = |args: &[&str]| crate::util::query_json_in(Path::new(db), args);
+        let start = q(&["--puzzle", name, "--start"]);
+        assert_eq!(start["distance"], 1023, "{name}");
+        let path = start["path"].as_array().unwrap();
+        assert_eq!(path.len(), 1024, "{name}");
+        assert_eq!(path.last().unwrap(), "CCCCCCCCCC", "{name}");
+        let h = q(&["--puzzle", name, "--histogram"]);
+        let h: Vec<u64> = (h["histogram"].as_array().unwrap().iter())
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(h.len(), 1024, "{name}");
+        assert_eq!(h.iter().sum::<u64>(), 59_049, "{name}");
+        // The farthest: the largest disc off the goal peg (2 ways) and the others at
+        // the farthest from the third peg, so 2^n positions at 2^n - 1 moves.
+        let longest = q(&["--puzzle", name, "--longest"]);
+        assert_eq!(longest["distance"], 1023, "{name}");
+        assert_eq!(longest["count"], 1024, "{name}");
+        let states = longest["states"].as_array().unwrap();
+        assert!(states.contains(&Value::from("AAAAAAAAAA")), "{name}");
+        let a = q(&["--puzzle", name, "--state", "AAAAAAAAAB"]);
+        assert_eq!(a["distance"], 1022, "{name}: the smallest disc one move on");
+        let listed = run(&["list", "--db", db, "--json"]);
+        let listed = String::from_utf8_lossy(&listed.stdout).to_string();
+        assert!(listed.contains("\"max_distance\":1023"), "{listed}");
+        let o = run(&["verify", "--db", db]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
 }

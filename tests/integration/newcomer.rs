@@ -20,15 +20,38 @@ fn stdout(o: &std::process::Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
+/// The binary run in `dir` with the user's data directory at `xdg` and no
+/// PUZZLEBASE_DB.
+fn run_in(dir: &std::path::Path, xdg: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_puzzlebase"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("PUZZLEBASE_DB")
+        .env("XDG_DATA_HOME", xdg)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn a_missing_file_names_its_absolute_path_and_the_way_to_another() {
+    // Outside a checkout the default is the user's data directory.
     let dir = tempfile::tempdir().unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_puzzlebase"))
-        .args(["query", "--puzzle", "eight", "--start"])
-        .current_dir(dir.path())
-        .env_remove("PUZZLEBASE_DB")
-        .output()
-        .unwrap();
+    let xdg = dir.path().join("xdg");
+    let o = run_in(dir.path(), &xdg, &["query", "--puzzle", "eight", "--start"]);
+    let err = assert_clean_failure(&o, 1);
+    let wanted = xdg.join("puzzlebase/puzzles.sqlite");
+    assert!(
+        err.contains(&*wanted.to_string_lossy()),
+        "the absolute path: {err}"
+    );
+    assert!(
+        err.contains("--db") && err.contains("PUZZLEBASE_DB"),
+        "{err}"
+    );
+    // In a checkout (the definitions beside it), `data/puzzles.sqlite` there.
+    std::fs::create_dir_all(dir.path().join("data/puzzles")).unwrap();
+    std::fs::write(dir.path().join("data/puzzles/build-order.txt"), "").unwrap();
+    let o = run_in(dir.path(), &xdg, &["query", "--puzzle", "eight", "--start"]);
     let err = assert_clean_failure(&o, 1);
     let wanted = dir
         .path()
@@ -40,10 +63,57 @@ fn a_missing_file_names_its_absolute_path_and_the_way_to_another() {
         err.contains(&*wanted.to_string_lossy()) || err.contains(&*shown.to_string_lossy()),
         "the absolute path: {err}"
     );
-    assert!(
-        err.contains("--db") && err.contains("PUZZLEBASE_DB"),
-        "{err}"
+}
+
+#[test]
+fn the_default_file_is_found_from_anywhere_and_leaves_no_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let xdg = dir.path().join("xdg");
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    // Built from one directory into the data directory, made on the way ...
+    let o = run_in(&a, &xdg, &["generate", "-q", "--puzzle", "six"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let file = xdg.join("puzzlebase/puzzles.sqlite");
+    assert!(file.is_file());
+    let beside: Vec<String> = std::fs::read_dir(xdg.join("puzzlebase"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!beside.iter().any(|n| n.ends_with(".lock")), "{beside:?}");
+    // ... and answered from another.
+    let o = run_in(
+        &b,
+        &xdg,
+        &["query", "--puzzle", "six", "--longest", "--json"],
     );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // PUZZLEBASE_DB and --db come first.
+    let other = dir.path().join("other.sqlite");
+    let o = Command::new(env!("CARGO_BIN_EXE_puzzlebase"))
+        .args(["query", "--puzzle", "six", "--longest"])
+        .current_dir(&b)
+        .env("XDG_DATA_HOME", &xdg)
+        .env("PUZZLEBASE_DB", &other)
+        .output()
+        .unwrap();
+    let err = assert_clean_failure(&o, 1);
+    assert!(err.contains("other.sqlite"), "{err}");
+    let o = run_in(
+        &b,
+        &xdg,
+        &[
+            "query",
+            "--db",
+            other.to_str().unwrap(),
+            "--puzzle",
+            "six",
+            "--longest",
+        ],
+    );
+    let err = assert_clean_failure(&o, 1);
+    assert!(err.contains("other.sqlite"), "{err}");
 }
 
 #[test]

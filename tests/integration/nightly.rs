@@ -87,7 +87,11 @@ fn stale_temporaries_are_cleaned_and_a_locked_file_is_refused() {
     let half = &before[..before.len().min(4096)];
     fs::write(dir.path().join("p.sqlite.tmp-99999"), half).unwrap();
 
+    // A finished run leaves no lock file; one that holds it refuses another.
+    assert!(!dir.path().join("p.sqlite.lock").exists());
     let lock = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
         .write(true)
         .open(dir.path().join("p.sqlite.lock"))
         .unwrap();

@@ -2,7 +2,7 @@
 //! ([`ParquetRows`], `export --format parquet`) or as an Arrow IPC stream
 //! ([`Database::export_ipc`], the Python package's `to_arrow`).
 //!
-//! Typed columns: `rank` Int64, `state` Utf8, `distance` UInt16 (wide enough for any
+//! Typed columns: `rank` Int64, `state` Utf8, `distance` UInt32 (wide enough for any
 //! puzzle's distance), `solutions` Int64, `next` Utf8; enumerations `rank` Int64,
 //! `state` Utf8, `value` Int64, `canonical` Boolean. A value the file does not hold is
 //! null. Ranks (below 2^63) and counts (at most 2^63 - 1, larger ones are stored as
@@ -19,7 +19,7 @@
 use std::io::{self, Write};
 use std::sync::Arc;
 
-use arrow_array::builder::{BooleanBuilder, Int64Builder, StringBuilder, UInt16Builder};
+use arrow_array::builder::{BooleanBuilder, Int64Builder, StringBuilder, UInt32Builder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_ipc::writer::StreamWriter;
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
@@ -46,7 +46,7 @@ pub fn schema(plan: &ExportPlan) -> SchemaRef {
         ExportKind::Positions => vec![
             Field::new("rank", DataType::Int64, false),
             Field::new("state", DataType::Utf8, false),
-            Field::new("distance", DataType::UInt16, true),
+            Field::new("distance", DataType::UInt32, true),
             Field::new("solutions", DataType::Int64, true),
             Field::new("next", DataType::Utf8, true),
         ],
@@ -89,7 +89,7 @@ pub struct Batches {
     schema: SchemaRef,
     rank: Int64Builder,
     state: StringBuilder,
-    distance: UInt16Builder,
+    distance: UInt32Builder,
     solutions: Int64Builder,
     next: StringBuilder,
     value: Int64Builder,
@@ -105,7 +105,7 @@ impl Batches {
             schema: schema(plan),
             rank: Int64Builder::with_capacity(n),
             state: StringBuilder::with_capacity(n, n * 16),
-            distance: UInt16Builder::with_capacity(n),
+            distance: UInt32Builder::with_capacity(n),
             solutions: Int64Builder::with_capacity(n),
             next: StringBuilder::with_capacity(n, n * 16),
             value: Int64Builder::with_capacity(0),
@@ -131,7 +131,7 @@ impl Batches {
             } => {
                 self.rank.append_value(signed(*rank));
                 self.state.append_value(state);
-                self.distance.append_option(distance.map(u16::from));
+                self.distance.append_option(*distance);
                 self.solutions.append_option(solutions.map(signed));
                 self.next.append_option(next.as_deref());
             }

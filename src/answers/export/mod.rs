@@ -39,7 +39,7 @@ pub enum ExportRow {
         /// The position in the puzzle's notation.
         state: String,
         /// Its distance to the goal.
-        distance: Option<u8>,
+        distance: Option<u32>,
         /// Its number of shortest solutions, where stored.
         solutions: Option<u64>,
         /// The next position on an optimal path, in the puzzle's notation.
@@ -299,7 +299,7 @@ impl Database {
                     each(ExportRow::Position {
                         rank,
                         state: board.format(bits),
-                        distance: Some(d),
+                        distance: Some(d.into()),
                         solutions: None,
                         next,
                     })

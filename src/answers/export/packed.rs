@@ -146,7 +146,7 @@ impl<'a> PackedRows<'a> {
         Ok(ExportRow::Position {
             rank,
             state: self.g.format(rank),
-            distance,
+            distance: distance.map(u32::from),
             solutions,
             next,
         })

@@ -14,9 +14,9 @@
 //!
 //! # Distances
 //!
-//! Distances are kept in a byte, so at most 254 moves: 3 pegs up to 7 discs (the
-//! standard tower is 2^n - 1 = 127 moves from the goal, and no position farther). The
-//! move graph is never bipartite (the smallest disc alone goes round a triangle of pegs),
+//! The standard tower is 2^n - 1 moves from the goal, and no position farther: past 7
+//! discs on 3 pegs that is more than a byte, and the search widens its table (the
+//! solver's `solve_any`); two-bit tables need no width at all. The move graph is never bipartite (the smallest disc alone goes round a triangle of pegs),
 //! so large tables keep distances modulo 3.
 
 pub mod spec;

@@ -53,7 +53,12 @@ const CHUNK: usize = 1 << 14;
 pub enum DistError {
     #[error("state space of {0} ranks is too large for 32-bit next ranks")]
     TooLarge(u64),
-    #[error("distance exceeds {0} moves; the one-byte distance table cannot hold it")]
+    /// The search across processes keeps a byte per rank (its shares and checkpoints
+    /// are bytes); one process's search widens its table instead.
+    #[error(
+        "distance exceeds {0} moves, more than the distributed search's one-byte table \
+         holds; build this puzzle in one process (without mpirun), whose table widens"
+    )]
     TooDeep(u8),
     #[error("goal rank {0} is outside the state space")]
     BadGoal(u64),
