@@ -98,7 +98,7 @@ impl RowWriter for Csv {
             } => self.w.write_record([
                 n.format(*rank),
                 state,
-                &opt(distance.map(|d| u32::from(d).to_string())),
+                &opt(distance.map(|d| d.to_string())),
                 &opt(solutions.map(|s| s.to_string())),
                 next.as_deref().unwrap_or(""),
             ]),
