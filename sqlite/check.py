@@ -397,7 +397,7 @@ def trusted(tmp):
     ok(f"pb_trust on a file changed after signing is refused: {err[:60]}…")
 
 
-def other_hosts(db):def other_hosts(db):
+def other_hosts(db):
     """The same answers through Python's DB-API (pysqlite3) and through Datasette."""
     asked = [("eight", "867254301"), ("eleven", "0,3,2,1,8,7,6,5,4,11,10,9"),
              ("english33", mirrored(longest(db, "english33")[0], [3, 3, 7, 7, 7, 3, 3])),
