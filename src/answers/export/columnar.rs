@@ -217,7 +217,7 @@ fn parquet_io(e: ParquetError) -> io::Error {
 /// `export --format parquet`: batches written into a Parquet file as they fill. The
 /// encoding and compression run on a thread of their own, beside the reading of the
 /// rows (on two cores, most of the difference between an export that meets its time
-/// and one that does not); at most [`QUEUED_BATCHES`] batches wait between the two.
+/// and one that does not); at most `QUEUED_BATCHES` (2) batches wait between the two.
 pub struct ParquetRows {
     batches: Batches,
     queue: Option<std::sync::mpsc::SyncSender<RecordBatch>>,

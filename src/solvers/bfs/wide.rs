@@ -12,7 +12,7 @@ use super::{DistanceTable, Tables, UNREACHED, into_plain_u8, into_plain_u32, tab
 pub const WIDE_UNREACHED: u32 = u32::MAX;
 
 /// A solved table whose distances are one byte where they fit and four where a distance
-/// exceeds 254 ([`solve_any`]).
+/// exceeds 254 ([`super::solve_any`]).
 pub enum Solved {
     Narrow(DistanceTable<u8>),
     Wide(DistanceTable<u32>),
