@@ -1229,4 +1229,40 @@ mod tests {
             );
         }
     }
+
+    /// Definitions of 64 points that cannot be ranked (an orbit of 64) or stored (four
+    /// orbits of 16 with twelve orientations) are refused from their orbits and their
+    /// count of positions, before the group's order is computed (that took 8.6 s and
+    /// over a minute on them; check-definition's bound, docs/definitions.md).
+    #[test]
+    fn definitions_too_large_are_refused_before_the_group_is_computed() {
+        let all: Vec<String> = (0..64).map(|i| i.to_string()).collect();
+        let one = format!(
+            "name = \"big\"\nfamily = \"permutation\"\npoints = 64\nmoves = [ {{ name = \"r\", cycles = \"({})\" }}, {{ name = \"s\", cycles = \"(0,1)\" }} ]\n",
+            all.join(",")
+        );
+        let err = from_text(&one).err().expect("refused").to_string();
+        assert!(err.contains("orbit of 64 points"), "{err}");
+        let mut moves = Vec::new();
+        for o in 0..4 {
+            let a = o * 16;
+            let cycle: Vec<String> = (a..a + 16).map(|i| i.to_string()).collect();
+            let twist: Vec<&str> = (0..64).map(|i| if i == a { "1" } else { "0" }).collect();
+            moves.push(format!(
+                "{{ name = \"r{o}\", cycles = \"({})\" }}",
+                cycle.join(",")
+            ));
+            moves.push(format!(
+                "{{ name = \"s{o}\", cycles = \"({a},{})\", twist = [{}] }}",
+                a + 1,
+                twist.join(",")
+            ));
+        }
+        let four = format!(
+            "name = \"big\"\nfamily = \"permutation\"\npoints = 64\norientation = 12\nstorage = \"two-bit\"\nmoves = [ {} ]\n",
+            moves.join(", ")
+        );
+        let err = from_text(&four).err().expect("refused").to_string();
+        assert!(err.contains("too large") || err.contains("2^64"), "{err}");
+    }
 }

@@ -335,9 +335,11 @@ pub fn permutation(spec: &Spec) -> Result<Permutation, Problem> {
     );
     // Refused before the analysis if it names no storage; decided by the size after.
     two_bit_or_rows(spec, Some(0), "a permutation puzzle")?;
-    // Before the group's order is computed (Schreier-Sims, seconds on a large orbit):
-    // the orbits alone refuse what cannot be ranked, at once.
-    for orbit in &super::analyse(n, &modulus, &generators).orbits {
+    // Before the group's order is computed (Schreier-Sims, seconds to minutes on large
+    // orbits): the orbits and the count of positions alone refuse what cannot be
+    // ranked or stored, at once.
+    let analysis = super::analyse(n, &modulus, &generators);
+    for orbit in &analysis.orbits {
         if orbit.points.len() > MAX_ORBIT {
             return Err(problem(
                 "moves",
@@ -348,6 +350,8 @@ pub fn permutation(spec: &Spec) -> Result<Permutation, Problem> {
             ));
         }
     }
+    let storage = two_bit_or_rows(spec, analysis.size, "a permutation puzzle")?;
+    graph_storage(analysis.size, None, storage, "points")?;
     let mut p = Permutation::new(
         &spec.name,
         modulus,
@@ -358,9 +362,7 @@ pub fn permutation(spec: &Spec) -> Result<Permutation, Problem> {
         GraphAsk::BySize,
         source,
     );
-    let storage = two_bit_or_rows(spec, p.analysis().size, "a permutation puzzle")?;
     p.storage = storage;
-    graph_storage(p.analysis().size, None, storage, "points")?;
     let p = p
         .with_goal(spec.goal.as_deref())
         .map_err(|e| problem("goal", e.to_string()))?;
