@@ -26,9 +26,10 @@ mod tables;
 mod trust;
 mod walk;
 pub use crate::solvers::search::{Stop, Stopped};
+pub use export::RowWriter;
 #[cfg(feature = "columnar")]
 pub use export::columnar;
-pub use export::formats::{Format as ExportFormat, RowWriter};
+pub use export::formats::Format as ExportFormat;
 pub use export::{ExportKind, ExportPlan, ExportRow};
 pub use fifteen::{
     LoadedTables, SearchAnswer, answers_by_search, solvable_within, solve_loaded,

@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 
 use arrow_array::Array;
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int64Type, UInt16Type};
+use arrow_array::types::{Int64Type, UInt32Type};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::{Value, json};
 
@@ -87,7 +87,7 @@ fn parquet_rows(bytes: Vec<u8>) -> (Vec<Value>, Vec<(String, String)>) {
                         "rank" | "solutions" | "value" => {
                             json!(col.as_primitive::<Int64Type>().value(i))
                         }
-                        "distance" => json!(col.as_primitive::<UInt16Type>().value(i)),
+                        "distance" => json!(col.as_primitive::<UInt32Type>().value(i)),
                         "canonical" => json!(col.as_boolean().value(i)),
                         _ => json!(col.as_string::<i32>().value(i)),
                     }

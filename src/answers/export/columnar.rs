@@ -30,8 +30,7 @@ use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 
-use super::formats::RowWriter;
-use super::{ExportKind, ExportPlan, ExportRow};
+use super::{ExportKind, ExportPlan, ExportRow, RowWriter};
 use crate::answers::{Database, QueryError, Result};
 
 /// Rows per Parquet row group.

@@ -6,7 +6,7 @@
 
 use std::io::{self, Write};
 
-use super::{ExportPlan, ExportRow};
+use super::{ExportPlan, ExportRow, RowWriter};
 
 /// The formats `export --format` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,16 +35,6 @@ impl Format {
             .find(|(n, _)| *n == name)
             .map(|&(_, f)| f)
     }
-}
-
-/// Writes exported rows in one format; `finish` writes what comes after the last row
-/// and flushes. An error keeps its `io::ErrorKind` (a closed pipe is
-/// [`io::ErrorKind::BrokenPipe`], which the command line ends quietly on).
-pub trait RowWriter {
-    /// Writes one row.
-    fn write(&mut self, row: &ExportRow) -> io::Result<()>;
-    /// Ends the output and flushes it.
-    fn finish(self: Box<Self>) -> io::Result<()>;
 }
 
 /// A writer of `format` for the rows of `plan` onto `out`.

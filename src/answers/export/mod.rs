@@ -24,6 +24,18 @@ use crate::solvers::peg::layers::{self, Layout, table};
 use crate::store::{self, PuzzleInfo, Storage};
 use packed::PackedRows;
 
+/// Writes exported rows in one format; `finish` writes what comes after the last row
+/// and flushes. An error keeps its `io::ErrorKind` (a closed pipe is
+/// [`std::io::ErrorKind::BrokenPipe`], which the command line ends quietly on). Here,
+/// beside the rows, so that each format's writer (`formats`, `columnar`) implements it
+/// without importing another's file.
+pub trait RowWriter {
+    /// Writes one row.
+    fn write(&mut self, row: &ExportRow) -> std::io::Result<()>;
+    /// Ends the output and flushes it.
+    fn finish(self: Box<Self>) -> std::io::Result<()>;
+}
+
 /// One exported row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[warn(missing_docs)]
