@@ -585,7 +585,7 @@ fn run_serve(db: PathBuf, addr: std::net::SocketAddr, opts: ServeOptions) -> Res
         }))
         .map_err(|e| Failure {
             usage: false,
-            message: format!("{e:#}"),
+            message: e.to_string(),
         })
 }
 

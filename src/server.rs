@@ -753,6 +753,26 @@ pub async fn serve_with(
     Ok(())
 }
 
+/// Why [`run`] could not serve: the file refused, the address taken, or the socket failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The file at `db` cannot be served (missing, damaged, refused by its key).
+    #[error(transparent)]
+    Open(#[from] QueryError),
+    /// The address could not be bound (in use, not this machine's, no permission).
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The system's reason.
+        source: std::io::Error,
+    },
+    /// Accepting or serving connections failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
 /// Binds `addr` and serves the file at `db` until Ctrl-C. Returns the bound address
 /// through `ready` before serving (for a caller that asked for port 0).
 pub async fn run(
@@ -760,11 +780,11 @@ pub async fn run(
     addr: SocketAddr,
     opts: ServeOptions,
     ready: impl FnOnce(SocketAddr),
-) -> anyhow::Result<()> {
+) -> Result<(), ServeError> {
     let app = router_with(db, opts)?;
     let listener = TcpListener::bind(addr)
         .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+        .map_err(|source| ServeError::Listen { addr, source })?;
     ready(listener.local_addr()?);
     serve(listener, app, async {
         let _ = tokio::signal::ctrl_c().await;
