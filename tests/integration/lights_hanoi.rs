@@ -406,5 +406,35 @@ fn a_tower_deeper_than_a_byte_builds_and_answers() {
         assert!(listed.contains("\"max_distance\":1023"), "{listed}");
         let o = run(&["verify", "--db", db]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        // `export` walks two-bit codes as far as the stored maximum, not a byte: every
+        // position, the histogram's distances, each row one more than its next's.
+        let o = run(&[
+            "export", "-q", "--db", db, "--puzzle", name, "--format", "jsonl",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let rows: Vec<Value> = (String::from_utf8(o.stdout).unwrap().lines())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(rows.len(), 59_049, "{name}");
+        let by_state: std::collections::HashMap<&str, u64> = (rows.iter())
+            .map(|r| {
+                (
+                    r["state"].as_str().unwrap(),
+                    r["distance"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let mut counted = vec![0u64; 1024];
+        for r in &rows {
+            let d = r["distance"].as_u64().unwrap();
+            counted[d as usize] += 1;
+            if let Some(next) = r["next"].as_str() {
+                assert_eq!(by_state[next] + 1, d, "{name}: {r}");
+            }
+        }
+        assert_eq!(
+            counted, h,
+            "{name}: the export's distances are the histogram"
+        );
     }
 }

@@ -23,8 +23,11 @@ const DISTANCE_BUDGET: u64 = 384 << 20;
 /// order, so the current chunk is all that is needed.
 const COUNT_CHUNKS: usize = 4;
 
-/// Entries of the two-bit distance cache (8 bytes each: 32 MiB).
+/// Entries of the two-bit distance cache (16 bytes each: 64 MiB).
 const WALKED_SLOTS: usize = 1 << 22;
+
+/// An empty slot of the two-bit distance cache.
+const UNWALKED: (u64, u32) = (u64::MAX, 0);
 
 /// One packed table's chunks, read as asked and kept up to `limit`, then all dropped.
 struct Chunks<'a> {
@@ -84,9 +87,12 @@ pub(super) struct PackedRows<'a> {
     layout: DistanceLayout,
     counts: Option<(CountLayout, Chunks<'a>)>,
     distance: Chunks<'a>,
-    /// Two-bit tables: `rank << 8 | distance` at slot `rank % WALKED_SLOTS` (empty:
-    /// `u64::MAX`), so that walks to the goal stop where an earlier one passed.
-    walked: Vec<u64>,
+    /// Two-bit tables: `(rank, distance)` at slot `rank % WALKED_SLOTS` (empty:
+    /// [`UNWALKED`]), so that walks to the goal stop where an earlier one passed.
+    walked: Vec<(u64, u32)>,
+    /// The stored maximum distance: a walk down the codes longer than this is damage
+    /// (codes that cycle), as in `query`'s reader.
+    longest: u32,
     goals: Vec<u64>,
     nbs: Vec<u64>,
     path: Vec<u64>,
@@ -107,9 +113,12 @@ impl<'a> PackedRows<'a> {
             (l, chunks)
         });
         let walked = match layout {
-            DistanceLayout::Codes(_) => vec![u64::MAX; WALKED_SLOTS],
+            DistanceLayout::Codes(_) => vec![UNWALKED; WALKED_SLOTS],
             DistanceLayout::Runs(_) => Vec::new(),
         };
+        let longest = (crate::store::puzzle(&db.conn, name).map_err(db.sql())?)
+            .and_then(|i| i.max_distance)
+            .unwrap_or(0);
         Ok(PackedRows {
             db,
             g,
@@ -117,6 +126,7 @@ impl<'a> PackedRows<'a> {
             counts,
             distance,
             walked,
+            longest,
             goals: g.goals(),
             nbs: Vec::new(),
             path: Vec::new(),
@@ -146,7 +156,7 @@ impl<'a> PackedRows<'a> {
         Ok(ExportRow::Position {
             rank,
             state: self.g.format(rank),
-            distance: distance.map(u32::from),
+            distance,
             solutions,
             next,
         })
@@ -155,7 +165,7 @@ impl<'a> PackedRows<'a> {
     /// A two-bit rank's distance and next position from one reading of its neighbours:
     /// the next is the smallest-ranked neighbour one code lower, and the distance one
     /// more than that neighbour's (walked, or remembered from an earlier walk).
-    fn by_codes(&mut self, l: &CodeLayout, rank: u64) -> Result<(Option<u8>, Option<u64>)> {
+    fn by_codes(&mut self, l: &CodeLayout, rank: u64) -> Result<(Option<u32>, Option<u64>)> {
         let Some(code) = self.code(l, rank)? else {
             return Ok((None, None));
         };
@@ -199,7 +209,7 @@ impl<'a> PackedRows<'a> {
         let d = (self.walk(l, next)?)
             .and_then(|d| d.checked_add(1))
             .ok_or_else(|| self.inconsistent(format!("rank {rank}: no distance down its codes")))?;
-        self.walked[(rank % WALKED_SLOTS as u64) as usize] = rank << 8 | u64::from(d);
+        self.walked[(rank % WALKED_SLOTS as u64) as usize] = (rank, d);
         Ok((Some(d), Some(next)))
     }
 
@@ -209,7 +219,7 @@ impl<'a> PackedRows<'a> {
 
     /// The smallest-ranked neighbour of `rank` (at distance `d`) one move closer; every
     /// neighbour is read, and one more than a move closer or farther is damage.
-    fn next(&mut self, rank: u64, d: u8) -> Result<u64> {
+    fn next(&mut self, rank: u64, d: u32) -> Result<u64> {
         let mut nbs = std::mem::take(&mut self.nbs);
         nbs.clear();
         self.g.neighbors(rank, &mut nbs);
@@ -221,7 +231,9 @@ impl<'a> PackedRows<'a> {
                 DistanceLayout::Codes(l) => {
                     let l = *l;
                     match self.code(&l, nb) {
-                        Ok(Some(c)) if c == l.closer(d % l.modulus()) => Some(d - 1),
+                        Ok(Some(c)) if c == l.closer((d % u32::from(l.modulus())) as u8) => {
+                            Some(d - 1)
+                        }
                         Ok(Some(_)) => Some(d),
                         Ok(None) => None,
                         Err(e) => {
@@ -262,13 +274,14 @@ impl<'a> PackedRows<'a> {
     }
 
     /// `rank`'s distance; `None` where the goal is out of reach.
-    fn distance(&mut self, rank: u64) -> Result<Option<u8>> {
+    fn distance(&mut self, rank: u64) -> Result<Option<u32>> {
         if rank >= self.g.size() {
             return Err(self.inconsistent(format!("rank {rank} is outside its table")));
         }
         match &self.layout {
             DistanceLayout::Runs(l) => {
-                (self.distance).with(l.locate(rank).chunk, |b| l.distance(b, rank).ok())
+                let d = (self.distance).with(l.locate(rank).chunk, |b| l.distance(b, rank).ok())?;
+                Ok(d.map(u32::from))
             }
             DistanceLayout::Codes(l) => {
                 let l = *l;
@@ -282,15 +295,15 @@ impl<'a> PackedRows<'a> {
             .with(l.locate(rank).chunk, |b| l.code(b, rank).ok())
     }
 
-    fn remembered(&self, rank: u64) -> Option<u8> {
-        let e = self.walked[(rank % WALKED_SLOTS as u64) as usize];
-        (e != u64::MAX && e >> 8 == rank).then_some(e as u8)
+    fn remembered(&self, rank: u64) -> Option<u32> {
+        let (r, d) = self.walked[(rank % WALKED_SLOTS as u64) as usize];
+        (r == rank).then_some(d)
     }
 
     /// A two-bit rank's distance: the number of steps to the goal through neighbours
     /// one code lower, as `query`'s reader counts them (and with the same refusals),
     /// stopping at a rank an earlier walk passed.
-    fn walk(&mut self, l: &CodeLayout, rank: u64) -> Result<Option<u8>> {
+    fn walk(&mut self, l: &CodeLayout, rank: u64) -> Result<Option<u32>> {
         if let Some(d) = self.remembered(rank) {
             return Ok(Some(d));
         }
@@ -312,9 +325,10 @@ impl<'a> PackedRows<'a> {
                 }
                 break Ok(0);
             }
-            if path.len() > u8::MAX as usize {
+            if path.len() > self.longest as usize {
                 break Err(self.inconsistent(format!(
-                    "rank {rank}: no goal within 255 steps down its codes"
+                    "rank {rank}: no goal within {} steps (the maximum distance) down its codes",
+                    self.longest
                 )));
             }
             let want = l.closer(code);
@@ -347,16 +361,19 @@ impl<'a> PackedRows<'a> {
         };
         let result = end.and_then(|end| {
             let steps = path.len() - 1;
-            if end + steps > u8::MAX as usize {
-                return Err(
-                    self.inconsistent(format!("rank {rank}: more than 255 moves from the goal"))
-                );
-            }
+            let far = u32::try_from(end + steps)
+                .ok()
+                .filter(|&d| d <= self.longest)
+                .ok_or_else(|| {
+                    self.inconsistent(format!(
+                        "rank {rank}: more than {} moves (the maximum distance) from the goal",
+                        self.longest
+                    ))
+                })?;
             for (i, &r) in path.iter().enumerate() {
-                let d = (end + steps - i) as u64;
-                self.walked[(r % WALKED_SLOTS as u64) as usize] = r << 8 | d;
+                self.walked[(r % WALKED_SLOTS as u64) as usize] = (r, far - i as u32);
             }
-            Ok(Some((end + steps) as u8))
+            Ok(Some(far))
         });
         self.path = path;
         self.nbs = nbs;
