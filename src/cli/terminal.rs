@@ -75,7 +75,8 @@ impl Bar {
         if since < every && (moment == Moment::Running || phase.last_line.is_none()) {
             return;
         }
-        let (name, done, total) = (bar.message(), bar.position(), bar.length().unwrap_or(0));
+        let (name, total) = (bar.message(), bar.length().unwrap_or(0));
+        let done = shown(bar.position(), total);
         let line = if moment == Moment::Running {
             if total > 0 {
                 let pct = (done as f64 * 100.0 / total as f64).min(100.0);
@@ -88,17 +89,29 @@ impl Bar {
                 format!("{name} {done} so far, {}", clock(bar.elapsed()))
             }
         } else {
-            // A bar dropped short of its total may be a run that failed (its error comes
-            // next), or a search whose last ranks are unreachable: not called done.
-            if moment == Moment::Dropped && done < total {
-                format!("{name} ended after {}", clock(bar.elapsed()))
-            } else {
-                format!("{name} done in {}", clock(bar.elapsed()))
-            }
+            format!("{name} {} {}", closing(done, total), clock(bar.elapsed()))
         };
         phase.last_line = Some(Instant::now());
         eprintln!("puzzlebase: {}: {}", self.puzzle, line);
     }
+}
+
+/// The words that close a phase in a log: "done in" when it reached its total (or never
+/// knew one), "ended after" when it stopped short of it, whether the next phase began or
+/// the bar went away: a run that failed (its error comes next), or a phase whose count
+/// of its work was wrong, which is not to be called done.
+fn closing(done: u64, total: u64) -> &'static str {
+    if done < total {
+        "ended after"
+    } else {
+        "done in"
+    }
+}
+
+/// The units of a phase shown as done: at most its total (a search may count a rare
+/// rank twice, two threads claiming it at once).
+fn shown(done: u64, total: u64) -> u64 {
+    if total > 0 { done.min(total) } else { done }
 }
 
 /// The share of a phase done before its rate counts as measured: until then an
@@ -178,7 +191,8 @@ impl Progress for Bar {
 
     fn advance(&self, n: u64) {
         if let Some(phase) = self.bar.lock().unwrap().as_mut() {
-            phase.bar.inc(n);
+            let bar = &phase.bar;
+            bar.set_position(shown(bar.position() + n, bar.length().unwrap_or(0)));
             self.log_line(phase, Moment::Running);
         }
     }
@@ -308,6 +322,7 @@ mod tests {
         assert_eq!(time_left(100, 100, secs(10)), "finishing");
         assert_eq!(bytes(1_600_000_000), "1.6 GB");
         assert_eq!(bytes(999), "999 bytes");
+        assert_eq!(time_left(120, 100, secs(10)), "finishing");
         // From the measured share on, at most 19 times the time so far.
         for done in 5..100 {
             let left = time_left(done, 100, secs(2));
@@ -319,5 +334,18 @@ mod tests {
                 .unwrap_or(1000.0);
             assert!(s <= 38.0, "{done}: {left}");
         }
+    }
+
+    /// A phase is called done only when it reached its total, however it ended; a count
+    /// past the total (a rank claimed twice) shows as the total.
+    #[test]
+    fn a_phase_short_of_its_total_is_not_called_done() {
+        assert_eq!(closing(100, 100), "done in");
+        assert_eq!(closing(0, 0), "done in");
+        assert_eq!(closing(34, 100), "ended after");
+        assert_eq!(closing(99, 100), "ended after");
+        assert_eq!(shown(101, 100), 100);
+        assert_eq!(shown(7, 0), 7);
+        assert_eq!(shown(34, 100), 34);
     }
 }

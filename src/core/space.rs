@@ -16,6 +16,15 @@ use crate::core::packed::RunLayout;
 pub trait StateSpace: Sync {
     /// Number of ranks. Ranks that are not states of the puzzle are simply never reached.
     fn size(&self) -> u64;
+    /// The number of ranks the moves reach from the goals, when the space knows it
+    /// without searching (a permutation puzzle's group order, a pattern's count of its
+    /// states); `None` (the default) when only the search tells. A search's progress is
+    /// measured against it rather than against [`StateSpace::size`] (a pattern's space
+    /// reaches about a third of its ranks); below the size, `check-definition` gives the
+    /// ranks as an upper bound.
+    fn reachable(&self) -> Option<u64> {
+        None
+    }
     /// Ranks of the goal states (distance 0).
     fn goals(&self) -> Vec<u64>;
     /// Appends to `out` the rank of every state one move away from `rank`.
@@ -176,13 +185,6 @@ pub trait GraphPuzzle: StateSpace + Send {
     /// start or goal as [`GraphPuzzle::format`] writes it. The default says only that.
     fn notation(&self) -> String {
         format!("positions as the {} family writes them", self.family())
-    }
-    /// The number of positions the moves reach from the goals, when the puzzle knows it
-    /// without solving (a permutation puzzle's group order); `None` (the default) when
-    /// only the solve tells. Below [`StateSpace::size`], `check-definition` gives the
-    /// ranks as an upper bound.
-    fn reachable(&self) -> Option<u64> {
-        None
     }
     /// What the definition asks of the storage: packed or two-bit distances even below
     /// the sizes that get them (the file format's storage rule). The default asks

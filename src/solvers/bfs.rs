@@ -157,6 +157,7 @@ fn search<S: StateSpace + ?Sized>(
     if n >= NO_NEXT as u64 {
         return Err(SolveError::TooLarge(n));
     }
+    let total = space.reachable().unwrap_or(n);
     let len = n as usize;
     let chunks = len.div_ceil(CHUNK);
     let t = Tables::<AtomicU8> {
@@ -188,11 +189,12 @@ fn search<S: StateSpace + ?Sized>(
         } else {
             "distances"
         },
-        n,
+        total,
     );
     // Progress counts ranks settled: the goals, each rank as a chunk's expansion finds
     // it, and at the end the ranks left unreached (settled as unsolvable), so that the
-    // phase ends at its total.
+    // phase ends at its total. Where the space counts the ranks it will reach, that count
+    // is the total: the bar then measures the search, not ranks that are never states.
     progress.advance(goals);
     let mut s = Levels {
         levels: Vec::new(),
@@ -204,7 +206,7 @@ fn search<S: StateSpace + ?Sized>(
         reported: goals,
     };
     if t.run(space, &mut s, progress).is_continue() {
-        progress.advance(n.saturating_sub(s.reported));
+        progress.advance(total.saturating_sub(s.reported));
         return Ok(Solved::Narrow(t.finish(s)));
     }
     if !widen {
@@ -215,7 +217,7 @@ fn search<S: StateSpace + ?Sized>(
     let t = t.widen();
     match t.run(space, &mut s, progress) {
         ControlFlow::Continue(()) => {
-            progress.advance(n.saturating_sub(s.reported));
+            progress.advance(total.saturating_sub(s.reported));
             Ok(Solved::Wide(t.finish(s)))
         }
         ControlFlow::Break(()) => Err(SolveError::TooDeep {

@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 
 use crate::core::memory::{atomic_words, prefetch};
-use crate::core::progress::Progress;
+use crate::core::progress::{Progress, Steps};
 use crate::core::space::StateSpace;
 
 #[cfg(feature = "owned-claims")]
@@ -144,8 +144,8 @@ fn by_parity<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Opti
     }
     progress.phase("distances (two bits, mod 4)", t.n);
     progress.advance(goals);
-    let (levels, farthest) = t.levels(goals, space.goals(), progress, |_, d| {
-        t.push_front(space, d, 0..t.chunks()).0
+    let (levels, farthest) = t.levels(goals, space.goals(), progress, |_, d, steps| {
+        t.push_front(space, d, 0..t.chunks(), steps).0
     });
     let unreached = t.complete_mod4(space);
     (unreached == 0).then(|| t.into_table(4, levels, farthest))
@@ -160,15 +160,15 @@ fn by_residue<S: StateSpace + ?Sized>(space: &S, progress: &dyn Progress) -> Two
     }
     progress.phase("distances (two bits, mod 3)", t.n);
     progress.advance(goals);
-    let (levels, farthest) = t.levels(goals, space.goals(), progress, |levels, d| {
+    let (levels, farthest) = t.levels(goals, space.goals(), progress, |levels, d, steps| {
         // A push expands every rank of the level's residue in the flagged chunks, so it
         // costs about the levels d, d - 3, d - 6, ... together, not level d alone.
         let pushed: u64 = levels.iter().rev().step_by(3).sum();
         let unreached = t.n - levels.iter().sum::<u64>();
         if unreached.saturating_sub(levels[d]) <= PULL_RATIO * pushed {
-            t.pull(space, d)
+            t.pull(space, d, steps)
         } else {
-            t.push(space, d).0
+            t.push(space, d, steps).0
         }
     });
     t.into_table(3, levels, farthest)
@@ -216,22 +216,25 @@ impl Search {
         }
     }
 
-    /// Runs `step(levels, d)` (which finds level `d + 1`) from level 0 (`goals` ranks,
-    /// `first`) until a level is empty; returns the levels and the ranks of the last
-    /// one, sorted (empty if it had more than [`FARTHEST_KEPT`]).
+    /// Runs `step(levels, d, steps)` (which finds level `d + 1`, showing its ranks on
+    /// `steps` as it finds them) from level 0 (`goals` ranks, `first`) until a level is
+    /// empty; returns the levels and the ranks of the last one, sorted (empty if it had
+    /// more than [`FARTHEST_KEPT`]).
     fn levels(
         &self,
         goals: u64,
         first: Vec<u64>,
         progress: &dyn Progress,
-        step: impl Fn(&[u64], usize) -> u64,
+        step: impl Fn(&[u64], usize, &Steps) -> u64,
     ) -> (Vec<u64>, Vec<u64>) {
         let mut levels = vec![goals];
         let mut farthest = first;
         let mut d = 0usize;
         while levels[d] > 0 {
             self.clear_marks(d + 1);
-            let found = step(&levels, d);
+            let steps = Steps::new(progress);
+            let found = step(&levels, d, &steps);
+            steps.end(found);
             let last = self.take_last();
             if found > 0 {
                 farthest = if found <= FARTHEST_KEPT {
@@ -240,7 +243,6 @@ impl Search {
                     Vec::new()
                 };
             }
-            progress.advance(found);
             levels.push(found);
             d += 1;
         }
@@ -456,11 +458,12 @@ impl Search {
         space: &S,
         d: usize,
         chunks: std::ops::Range<usize>,
+        steps: &Steps,
     ) -> (u64, Vec<u64>) {
         let parity = (d % 2) as u8;
         let done = (FRONT ^ ((d / 2) % 2) as u8) as u64;
         let masks = Periodic::new(space);
-        self.push_from(space, d, FRONT, true, chunks, |ranks, reach| {
+        self.push_from(space, d, FRONT, true, chunks, steps, |ranks, reach| {
             // First the words with a frontier rank of the level's parity, picked out
             // without a branch on each: at the wide levels about half the words have
             // one, and a branch on it was a coin toss.
@@ -573,12 +576,18 @@ impl Search {
     }
 
     /// Level `d + 1` from the ranks of residue `d mod 3` in the chunks flagged for `d`.
-    fn push<S: StateSpace + ?Sized>(&self, space: &S, d: usize) -> (u64, Vec<u64>) {
+    fn push<S: StateSpace + ?Sized>(&self, space: &S, d: usize, steps: &Steps) -> (u64, Vec<u64>) {
         let want = (d % 3) as u8;
         let code = ((d + 1) % 3) as u8;
-        self.push_from(space, d, code, false, 0..self.chunks(), |ranks, reach| {
-            reach.ranks.extend(ranks.filter(|&r| self.get(r) == want))
-        })
+        self.push_from(
+            space,
+            d,
+            code,
+            false,
+            0..self.chunks(),
+            steps,
+            |ranks, reach| reach.ranks.extend(ranks.filter(|&r| self.get(r) == want)),
+        )
     }
 
     /// Level `d + 1` by pushing: in every chunk of `chunks` flagged for `d`, `frontier`
@@ -593,6 +602,7 @@ impl Search {
         code: u8,
         far: bool,
         chunks: std::ops::Range<usize>,
+        steps: &Steps,
         frontier: F,
     ) -> (u64, Vec<u64>)
     where
@@ -601,7 +611,7 @@ impl Search {
     {
         #[cfg(feature = "owned-claims")]
         if code == FRONT {
-            return self.push_owned(space, d, far, chunks, frontier);
+            return self.push_owned(space, d, far, chunks, steps, frontier);
         }
         let (found, mut outside) = chunks
             .into_par_iter()
@@ -618,6 +628,7 @@ impl Search {
                     |nb| outside.push(nb),
                     |nb| self.claim(nb, code, d + 1),
                 );
+                steps.add(&mut scratch.unshown, scratch.reach.found);
                 (scratch.reach.found, outside)
             })
             .reduce(
@@ -650,6 +661,7 @@ impl Search {
             batches,
             reach,
             open,
+            ..
         } = scratch;
         let Reach {
             ranks,
@@ -695,13 +707,13 @@ impl Search {
     }
 
     /// Level `d + 1` as the unreached ranks with a neighbour of residue `d mod 3`.
-    fn pull<S: StateSpace + ?Sized>(&self, space: &S, d: usize) -> u64 {
+    fn pull<S: StateSpace + ?Sized>(&self, space: &S, d: usize, steps: &Steps) -> u64 {
         let want = (d % 3) as u8;
         (0..self.marks[0].len())
             .into_par_iter()
             .map_init(
-                || (Batch::default(), Vec::new(), Vec::new()),
-                |(batch, ranks, claimed), c| {
+                || (Batch::default(), Vec::new(), Vec::new(), 0),
+                |(batch, ranks, claimed, unshown), c| {
                     let mut found = 0;
                     let chunk = self.chunk(c);
                     let mut r = chunk.start;
@@ -733,6 +745,7 @@ impl Search {
                     }
                     ranks.clear();
                     self.keep(claimed);
+                    steps.add(unshown, found);
                     found
                 },
             )
@@ -859,6 +872,8 @@ struct Scratch {
     batches: [Batch; 2],
     reach: Reach,
     open: Vec<u64>,
+    /// The ranks this thread found and did not show yet ([`Steps`]).
+    unshown: u64,
 }
 
 /// Neighbours generated for a batch of ranks, and their words prefetched, before any is

@@ -37,7 +37,7 @@ pub(super) fn pattern_tables(
     let mut derived = Derived {
         entries: 0,
         states: 0,
-        solvable: FACT[16] / 2,
+        solvable: FACT[f.cells()] / 2,
         max_distance: None,
     };
     // What the rules give for each table, checked against its row before any chunk is

@@ -29,6 +29,7 @@ mod packed;
 mod peg;
 mod peg_layers;
 mod permutation;
+mod progress;
 mod properties;
 mod recovery;
 mod resident;

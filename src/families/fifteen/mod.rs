@@ -341,7 +341,11 @@ pub fn record<'a, E>(
             layout["entry"] = json!(table.entry.name());
             progress.phase("packing", l.chunks());
             let chunks: Vec<Vec<u8>> = (0..l.chunks())
-                .map(|c| l.encode_chunk(c, &table.bytes))
+                .map(|c| {
+                    let chunk = l.encode_chunk(c, &table.bytes);
+                    progress.advance(1);
+                    chunk
+                })
                 .collect();
             // The row names its table, beyond what the layout says of itself.
             packed.push(PackedTable {

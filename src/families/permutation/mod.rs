@@ -942,9 +942,6 @@ impl GraphPuzzle for Permutation {
     fn storage_asked(&self) -> GraphAsk {
         self.storage
     }
-    fn reachable(&self) -> Option<u64> {
-        self.group
-    }
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ use super::checkpoint::Store;
 use super::{
     Checkpoint, Comm, DistError, Exchange, Partition, Reduce, checkpoint_error, finish_level, wire,
 };
-use crate::core::progress::Progress;
+use crate::core::progress::{Progress, Silent, Steps};
 use crate::core::space::StateSpace;
 use crate::solvers::twobit::{CHUNK, FARTHEST_KEPT, Search};
 
@@ -147,7 +147,10 @@ pub fn solve_share<S: StateSpace + ?Sized>(
         search.clear_marks(d + 1);
         let mut outgoing = vec![Vec::new(); comm.size()];
         for lo in (0..chunks).step_by(SLICE_CHUNKS) {
-            let (here, outside) = search.push_front(space, d, lo..(lo + SLICE_CHUNKS).min(chunks));
+            // (This process's progress is the whole level's, shown once it is known.)
+            let silent = Steps::new(&Silent);
+            let slice = lo..(lo + SLICE_CHUNKS).min(chunks);
+            let (here, outside) = search.push_front(space, d, slice, &silent);
             found += here;
             // Sorted, so each owner's ranks are one run.
             let mut rest = &outside[..];

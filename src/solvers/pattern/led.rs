@@ -154,6 +154,10 @@ pub(super) fn distances(
         too_deep: AtomicBool::new(false),
     };
     progress.phase("settling levels led by the table", states);
+    // The home placement's states are settled at level 0, as they were read.
+    let at_home = pattern.grid.regions(pattern.free_cells(&pattern.home())) as u64;
+    progress.advance(at_home);
+    let mut settled_all = at_home;
     for level in 1..=DEEPEST {
         let settled = (masks.par_chunks_mut(ITEM))
             .enumerate()
@@ -172,11 +176,15 @@ pub(super) fn distances(
         if led.too_deep.load(Relaxed) {
             return Ok(None);
         }
+        settled_all += settled;
         if settled == 0 {
             // Nothing settled at this level can lead to the next: the search is over.
             break;
         }
     }
+    // Any state no level settled is one the next pass finds unreachable (or fails on):
+    // settled as such, so that the phase ends at its total.
+    progress.advance(states.saturating_sub(settled_all));
     progress.phase("states never settled", masks.len() as u64);
     (masks.par_chunks(ITEM)).enumerate().try_for_each_init(
         Work::default,

@@ -119,6 +119,74 @@ mod tests {
         assert!(damaged > 250, "{damaged}");
     }
 
+    /// Progress that keeps a phase's total and every amount it is told.
+    #[derive(Default)]
+    struct Told(std::sync::Mutex<(u64, Vec<u64>)>);
+    impl crate::core::progress::Progress for Told {
+        fn phase(&self, _: &str, total: u64) {
+            *self.0.lock().unwrap() = (total, Vec::new());
+        }
+        fn advance(&self, n: u64) {
+            self.0.lock().unwrap().1.push(n);
+        }
+    }
+
+    /// The states a pattern's search reaches, counted from the pattern alone, are the
+    /// states it reaches: its progress runs to that total as they are found, with nothing
+    /// left to add at the end. Where the count is refused (a 2x2 or 2x3 grid, fewer than
+    /// two tiles outside the pattern), the search reaches fewer than the pairs of a
+    /// placement and a region.
+    #[test]
+    fn the_states_a_pattern_search_reaches_are_counted_up_front() {
+        let counted = [
+            (3, 3, &[1u8, 2, 3][..]),
+            (3, 3, &[2, 4, 6, 8]),
+            (3, 3, &[1, 2, 3, 4, 5, 6]),
+            (3, 4, &[1, 5, 6, 9, 10]),
+            (4, 3, &[3, 6, 9]),
+            (2, 4, &[1, 2, 5]),
+            (2, 3, &[1, 2, 4]),
+            (2, 5, &[2, 3, 4, 7, 8, 9]),
+            (4, 4, &[1, 5, 6, 9]),
+            (4, 4, &[9, 10, 13, 14, 15]),
+        ];
+        for (rows, cols, tiles) in counted {
+            let p = Pattern::new(Grid::new(rows, cols), tiles).unwrap();
+            let told = Told::default();
+            let by_region = solve_regions(&p, &told).unwrap();
+            let reached = by_region.iter().filter(|&&d| d != UNREACHED).count() as u64;
+            let want = p.reachable_states();
+            assert_eq!(want, Some(reached), "{rows}x{cols} {tiles:?}");
+            assert!(reached < PatternSpace::new(&p).size());
+            let (total, amounts) = told.0.into_inner().unwrap();
+            assert_eq!(total, reached, "{rows}x{cols} {tiles:?}");
+            assert!(amounts.iter().sum::<u64>() >= total);
+            assert_eq!(
+                amounts.last(),
+                Some(&0),
+                "{rows}x{cols} {tiles:?}: {amounts:?}"
+            );
+        }
+        // (2x2 with one tile happens to reach every state, but is not counted: a cycle.)
+        let refused = [
+            (2, 2, &[1u8][..], false),
+            (2, 2, &[1, 2], true),
+            (1, 5, &[1, 2], true),
+            (3, 3, &[1, 2, 3, 4, 5, 6, 7], true),
+            (2, 4, &[1, 2, 3, 4, 5, 6], true),
+        ];
+        for (rows, cols, tiles, fewer) in refused {
+            let p = Pattern::new(Grid::new(rows, cols), tiles).unwrap();
+            assert_eq!(p.reachable_states(), None, "{rows}x{cols} {tiles:?}");
+            if !fewer {
+                continue;
+            }
+            let by_region = solve_regions(&p, &Silent).unwrap();
+            let reached = by_region.iter().filter(|&&d| d != UNREACHED).count() as u64;
+            assert!(reached < p.placement_regions(), "{rows}x{cols} {tiles:?}");
+        }
+    }
+
     #[test]
     fn stepping_through_placements_is_unranking_each() {
         for (rows, cols, tiles) in [

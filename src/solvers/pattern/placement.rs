@@ -142,6 +142,16 @@ impl Grid {
         best
     }
 
+    /// The number of regions (connected sets) of the cells of `empty`.
+    pub fn regions(&self, empty: u32) -> u32 {
+        let (mut rest, mut n) = (empty, 0);
+        while rest != 0 {
+            rest &= !self.region(rest & rest.wrapping_neg(), empty);
+            n += 1;
+        }
+        n
+    }
+
     pub(crate) fn full(&self) -> u32 {
         if self.cells() == 32 {
             u32::MAX
@@ -224,6 +234,38 @@ impl Pattern {
     /// Number of placements: `P(n, k)`.
     pub fn placements(&self) -> u64 {
         falling(self.grid.cells(), self.tiles.len())
+    }
+
+    /// The number of (placement, region of the blank) states a search from home
+    /// reaches ([`PatternSpace`](super::PatternSpace)), counted without searching: `k!`
+    /// placements of the tiles on each set of `k` cells, times the regions of the cells
+    /// left free. `None` where not every such state is reached, or that is not known.
+    ///
+    /// Every state is reached when the grid is 2-connected and not a cycle (two rows and
+    /// two columns at least, more than 2x2) and at least two tiles outside the pattern
+    /// move with the blank: Wilson's theorem (1974) then makes every arrangement of the
+    /// whole puzzle of the goal's parity reachable (a grid is bipartite, and no grid is
+    /// his one exception, a graph of seven vertices), and swapping two of the
+    /// indistinguishable tiles outside the pattern gives any (placement, blank cell) an
+    /// arrangement of either parity. Elsewhere some states may not be reached (in one
+    /// row the tiles keep their order; on 2x2 their cyclic order; with one tile outside
+    /// the pattern, the parity of the arrangement is fixed).
+    pub fn reachable_states(&self) -> Option<u64> {
+        let (g, k) = (&self.grid, self.tiles.len());
+        let n = g.cells();
+        let wilson = g.rows >= 2 && g.cols >= 2 && n > 4;
+        (wilson && n - k >= 3).then(|| self.placement_regions())
+    }
+
+    /// The number of (placement, region of its free cells) pairs, reached or not.
+    pub(super) fn placement_regions(&self) -> u64 {
+        let (g, k) = (&self.grid, self.tiles.len());
+        let full = g.full();
+        let regions: u64 = (0..=full)
+            .filter(|occupied: &u32| occupied.count_ones() as usize == k)
+            .map(|occupied| g.regions(full & !occupied) as u64)
+            .sum();
+        FACT[k] * regions
     }
 
     /// Rank of the placement putting tile `tiles[i]` in cell `cells[i]`.

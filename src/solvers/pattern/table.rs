@@ -62,6 +62,10 @@ impl StateSpace for PatternSpace<'_> {
         self.pattern.placements() * self.slots
     }
 
+    fn reachable(&self) -> Option<u64> {
+        self.pattern.reachable_states()
+    }
+
     fn goals(&self) -> Vec<u64> {
         let p = self.pattern;
         let home = p.home();

@@ -250,7 +250,9 @@ fn can_finish_layers(
     let mut cf = vec![Vec::new(); forward.len()];
     let finish = board.canonical(board.finish).0;
     let fpegs = finish.count_ones() as usize;
-    progress.phase("positions that can finish", forward.len() as u64);
+    // A step per layer above the finish's: the finish's own is set, not searched.
+    let steps = forward.len().saturating_sub(fpegs + 1);
+    progress.phase("positions that can finish", steps as u64);
     if fpegs < forward.len() && forward[fpegs].binary_search(&finish).is_ok() {
         cf[fpegs] = vec![finish];
     }

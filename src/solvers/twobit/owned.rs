@@ -21,6 +21,7 @@ use rayon::prelude::*;
 
 use super::{CHUNK, PER_WORD, Reach, Scratch, Search, set_bits, unreached_cells, within};
 use crate::core::memory::prefetch;
+use crate::core::progress::Steps;
 use crate::core::space::StateSpace;
 
 /// Chunks per slice: a thread expands a slice alone. (Small in the tests, so that they
@@ -69,6 +70,7 @@ impl Search {
         d: usize,
         far: bool,
         chunks: std::ops::Range<usize>,
+        steps: &Steps,
         frontier: impl Fn(std::ops::Range<u64>, &mut Reach) + Sync,
     ) -> (u64, Vec<u64>) {
         let parts = (self.n >> PART_BITS) as usize + 1;
@@ -117,16 +119,23 @@ impl Search {
                             },
                         );
                         // With the frontier's own claims inside its words.
-                        handed.found += std::mem::take(&mut scratch.reach.found);
+                        let found = std::mem::take(&mut scratch.reach.found);
+                        steps.add(&mut scratch.unshown, found);
+                        handed.found += found;
                     }
                     handed
                 })
                 .collect();
             found += (0..parts)
                 .into_par_iter()
-                .map_init(Vec::new, |claimed, p| {
-                    self.claim_part(p, &handed, d, claimed)
-                })
+                .map_init(
+                    || (Vec::new(), 0),
+                    |(claimed, unshown), p| {
+                        let found = self.claim_part(p, &handed, d, claimed);
+                        steps.add(unshown, found);
+                        found
+                    },
+                )
                 .sum::<u64>();
             for h in handed {
                 found += h.found;
