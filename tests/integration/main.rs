@@ -30,6 +30,7 @@ mod peg;
 mod peg_layers;
 mod permutation;
 mod properties;
+mod rebuild;
 mod recovery;
 mod resident;
 mod rules;
