@@ -69,7 +69,8 @@ pub(super) fn in_copy(
     observer: &dyn Observer,
 ) -> Result<Option<(Vec<Summary>, String, integrity::Sealed)>> {
     let kept = kept(registry, previous, opts);
-    if kept.is_empty() || !copyable(db) {
+    // Without a sidecar the copy could not be held to anything: not made at all.
+    if kept.is_empty() || !integrity::sidecar(db).is_file() || !copyable(db) {
         return Ok(None);
     }
     let started = Instant::now();
