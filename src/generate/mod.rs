@@ -8,6 +8,7 @@ pub mod distributed;
 mod lock;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+mod rebuild;
 pub mod records;
 
 use backend::{Backend, Local};
@@ -381,9 +382,21 @@ pub fn generate_signed(
         return Ok(summaries);
     }
     let tmp = TempFile::new(store::paths::temporary(db));
-    let (summaries, created_at, sealed) = write_new_file(
-        backend, &tmp.path, db, &registry, &previous, &carried, opts, full_check, observer,
-    )?;
+    // A file whose pages failed is never copied from; else the puzzles kept stay in a
+    // copy of the previous file's pages when they can (`rebuild`).
+    let in_copy = match changed {
+        true => None,
+        false => rebuild::in_copy(
+            backend, &tmp.path, db, &base, &registry, &previous, &carried, opts, full_check,
+            observer,
+        )?,
+    };
+    let (summaries, created_at, sealed) = match in_copy {
+        Some(done) => done,
+        None => write_new_file(
+            backend, &tmp.path, db, &registry, &previous, &carried, opts, full_check, observer,
+        )?,
+    };
     let comment = signature::trusted_comment(&base, &created_at);
     match (
         persist(
@@ -619,34 +632,7 @@ fn write_new_file(
                 reused(info, started.elapsed().as_secs_f64())
             }
             _ if !keep => continue,
-            _ => {
-                let measured = memory::reset_peak();
-                let progress = observer.progress(name);
-                // Scratch files of the large peg boards go beside the file being built.
-                let scratch = tmp.parent().unwrap_or(Path::new("."));
-                let rec = records::compute(p, hash, backend, scratch, progress.as_ref()).map_err(
-                    |source| GenerateError::Solve {
-                        puzzle: name.to_string(),
-                        source,
-                    },
-                )?;
-                progress.phase("writing", rec.write_units());
-                let summary = Summary {
-                    name: name.to_string(),
-                    states: rec.states,
-                    solvable: rec.solvable,
-                    max_distance: rec.max_distance,
-                    seconds: 0.0,
-                    reused: false,
-                    peak_memory: None,
-                };
-                store::write_puzzle(&conn, tmp, rec, &|| progress.advance(1))?;
-                Summary {
-                    seconds: started.elapsed().as_secs_f64(),
-                    peak_memory: memory::peak().filter(|_| measured),
-                    ..summary
-                }
-            }
+            _ => build_one(backend, &conn, tmp, p, hash, started, observer)?,
         };
         observer.done(&summary);
         summaries.push(summary);
@@ -662,6 +648,82 @@ fn write_new_file(
     progress.phase("compacting", 1);
     integrity::write_contents(&conn).map_err(sql(tmp))?;
     integrity::finish(&conn).map_err(sql(tmp))?;
+    let sealed = seal_and_check(
+        conn,
+        tmp,
+        &summaries,
+        Carried::Rehashed,
+        full_check,
+        observer,
+        progress,
+    )?;
+    Ok((summaries, sealed.0, sealed.1))
+}
+
+/// Computes puzzle `p` (definition hash `hash`, its time counted from `started`) on
+/// `backend` and writes its rows into `conn`, inside the caller's transaction.
+fn build_one(
+    backend: &dyn Backend,
+    conn: &store::Writer,
+    tmp: &Path,
+    p: &Puzzle,
+    hash: String,
+    started: Instant,
+    observer: &dyn Observer,
+) -> Result<Summary> {
+    let name = p.name();
+    let measured = memory::reset_peak();
+    let progress = observer.progress(name);
+    // Scratch files of the large peg boards go beside the file being built.
+    let scratch = tmp.parent().unwrap_or(Path::new("."));
+    let rec = records::compute(p, hash, backend, scratch, progress.as_ref()).map_err(|source| {
+        GenerateError::Solve {
+            puzzle: name.to_string(),
+            source,
+        }
+    })?;
+    progress.phase("writing", rec.write_units());
+    let summary = Summary {
+        name: name.to_string(),
+        states: rec.states,
+        solvable: rec.solvable,
+        max_distance: rec.max_distance,
+        seconds: 0.0,
+        reused: false,
+        peak_memory: None,
+    };
+    store::write_puzzle(conn, tmp, rec, &|| progress.advance(1))?;
+    Ok(Summary {
+        seconds: started.elapsed().as_secs_f64(),
+        peak_memory: memory::peak().filter(|_| measured),
+        ..summary
+    })
+}
+
+/// How the puzzles carried over into a new file are known to hold their checksums.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Carried {
+    /// Copied row by row: their rows are hashed again in the new file.
+    Rehashed,
+    /// In a copy of the previous file's pages ([`store::pagesum::copy_rekeyed`]) whose
+    /// bytes hashed to its sidecar: the file a run wrote after holding every puzzle to
+    /// its checksum, and the kept puzzles' rows not written since.
+    AsSealed,
+}
+
+/// The end of a new file (statistics, seal and compaction done): the rollback journal
+/// restored, then the file flushed and hashed for its sidecar while SQLite's structure
+/// check and (as `carried` says) the carried puzzles' checksums, and with `full_check`
+/// the `--verify` checks, read it. Returns the file's `created_at` and its hash.
+fn seal_and_check(
+    conn: store::Writer,
+    tmp: &Path,
+    summaries: &[Summary],
+    carried: Carried,
+    full_check: bool,
+    observer: &dyn Observer,
+    progress: Box<dyn crate::core::progress::Progress + '_>,
+) -> Result<(String, integrity::Sealed)> {
     // The file's last write.
     store::connection::with_journal(&conn).map_err(sql(tmp))?;
     let created = created_at(&conn).map_err(sql(tmp))?;
@@ -671,7 +733,7 @@ fn write_new_file(
     // checks read it; `persist` hashes it again if it changed after all.
     let (sealed, checked) = std::thread::scope(|scope| {
         let sealed = scope.spawn(|| integrity::Sealed::take(tmp));
-        let checked = verify(&conn, tmp, &summaries).and_then(|()| {
+        let checked = verify(&conn, tmp, summaries, carried).and_then(|()| {
             progress.advance(1);
             if full_check {
                 let built: Vec<String> = (summaries.iter())
@@ -691,7 +753,7 @@ fn write_new_file(
         Err(panic) => std::panic::resume_unwind(panic),
     };
     conn.close().map_err(sql(tmp))?;
-    Ok((summaries, created, sealed))
+    Ok((created, sealed))
 }
 
 /// `--verify`: re-derives the puzzles this run computed (`built`); the others were
@@ -724,14 +786,23 @@ fn created_at(conn: &store::Reader) -> store::Sql<String> {
         .unwrap_or_default())
 }
 
-/// SQLite's own structure check must pass, and every puzzle carried over from the
-/// previous file must still match its checksum. A freshly computed puzzle's checksum was
-/// just taken from these same rows by `store::write_puzzle`; reading them again would
-/// only compare the file with itself.
-fn verify(conn: &store::Reader, path: &Path, summaries: &[Summary]) -> Result<()> {
+/// SQLite's own structure check must pass, and every puzzle copied row by row from the
+/// previous file must still match its checksum (those kept in a copy of a file that is
+/// what its sidecar says are known to: see [`Carried`]). A freshly computed
+/// puzzle's checksum was just taken from these same rows by `store::write_puzzle`;
+/// reading them again would only compare the file with itself.
+fn verify(
+    conn: &store::Reader,
+    path: &Path,
+    summaries: &[Summary],
+    carried: Carried,
+) -> Result<()> {
     let check = store::connection::quick_check(conn).map_err(sql(path))?;
     if check != "ok" {
         return Err(GenerateError::Verify(check));
+    }
+    if carried == Carried::AsSealed {
+        return Ok(());
     }
     let carried = |name: &str| summaries.iter().any(|s| s.reused && s.name == name);
     for info in store::puzzles(conn).map_err(sql(path))? {

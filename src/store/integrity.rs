@@ -112,6 +112,36 @@ pub fn finish(conn: &Writer) -> Sql<()> {
 /// Files of at least this many bytes without free pages are not vacuumed (see [`finish`]).
 const VACUUM_SKIPPED_FROM: i64 = 4 << 30;
 
+/// [`finish`] for a copy of the previous file in which some puzzles were rebuilt
+/// (`generate`'s rebuild in a copy): the statistics (ANALYZE, which reads every index
+/// of the file, only when `analyze`: not when the rows deleted and written add the
+/// same to them, [`crate::store::rebuild::KeyShape`]) and the seal as [`finish`] makes
+/// them, and no VACUUM, which would rewrite the whole file, unless the free pages the
+/// rebuild left (a puzzle rebuilt smaller, or dropped) are more than [`RECLAIMED_ABOVE`]
+/// of it. The free pages left below that are reused by the next rebuild's rows, so
+/// repeated rebuilds do not grow the file. Returns whether the file was vacuumed.
+pub fn finish_rebuilt(conn: &Writer, analyze: bool) -> Sql<bool> {
+    if analyze {
+        conn.execute_batch("ANALYZE;")?;
+    }
+    let seal = seal(conn)?;
+    conn.execute(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('seal', ?1)",
+        [seal],
+    )?;
+    let free: i64 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0))?;
+    let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+    let vacuum = free.saturating_mul(RECLAIMED_ABOVE.1) > pages.saturating_mul(RECLAIMED_ABOVE.0);
+    if vacuum {
+        conn.execute_batch("PRAGMA temp_store = FILE; VACUUM;")?;
+    }
+    Ok(vacuum)
+}
+
+/// The share of a rebuilt file's pages (numerator, denominator) that may stay free
+/// before [`finish_rebuilt`] compacts it: an eighth.
+pub const RECLAIMED_ABOVE: (i64, i64) = (1, 8);
+
 /// The file's seal (`meta` key `seal`): SHA-256, in hex, over what `generate` wrote
 /// besides the puzzles' own rows (which their checksums cover): every other `meta` row,
 /// every `puzzles` row (every column) and the planner statistics (`sqlite_stat1`), each
@@ -253,6 +283,12 @@ fn write_sidecar_hex(hex: &str, db: &Path, base: &str) -> std::io::Result<PathBu
     f.write_all(sidecar_line(hex, base).as_bytes())?;
     f.sync_all()?;
     Ok(tmp)
+}
+
+/// Whether `<db>.sha256` is the sidecar of a file named `base` whose SHA-256 is `hex`:
+/// then that file is byte for byte the one `generate` wrote, checked and hashed.
+pub fn sidecar_says(db: &Path, base: &str, hex: &str) -> bool {
+    fs::read(sidecar(db)).is_ok_and(|have| have == sidecar_line(hex, base).as_bytes())
 }
 
 /// Makes `<db>.sha256` agree with `db` (a run killed between the two renames leaves the

@@ -9,6 +9,7 @@ mod owner;
 pub mod pagesum;
 pub mod paths;
 mod read;
+pub mod rebuild;
 pub mod signature;
 
 pub use owner::{ChunkReader, Reader, Sql, SqlError, Value, Writer};

@@ -31,6 +31,7 @@ mod peg_layers;
 mod permutation;
 mod progress;
 mod properties;
+mod rebuild;
 mod recovery;
 mod resident;
 mod rules;

@@ -159,3 +159,64 @@ fn files_of_the_previous_rule_are_read_and_checked() {
     b[3 * page + 100] ^= 1;
     assert_eq!(refused_page(&path, &b), [Some(4); 2]);
 }
+
+#[test]
+fn a_rekeyed_copy_reads_as_its_own_file_and_a_damaged_page_stops_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = dir.path().join("from.sqlite");
+    let to = dir.path().join("to.sqlite");
+    let (good, page) = written(&from);
+    let Copied::Whole { pages, sha256 } = copy_rekeyed(&from, &to).unwrap() else {
+        panic!("a sound file is copied whole")
+    };
+    assert_eq!(pages as usize, good.len() / page);
+    assert_eq!(
+        sha256,
+        crate::store::integrity::sha256_file(&from).unwrap(),
+        "the hash of the bytes read"
+    );
+    let copy = std::fs::read(&to).unwrap();
+    assert_eq!(copy.len(), good.len());
+    // A value of its own on every page, every page sound under it, the rest the same.
+    let value = file_value(&copy[..page]);
+    assert_ne!(value, file_value(&good[..page]));
+    assert!(failing_pages_of(&copy, page).is_empty());
+    for (a, b) in good.chunks(page).zip(copy.chunks(page)) {
+        assert_eq!(a[..page - 16], b[..page - 16]);
+        assert_eq!(file_value(b), value);
+    }
+    let conn = rusqlite::Connection::open(&to).unwrap();
+    let n: i64 = conn
+        .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 2000);
+    drop(conn);
+    // A page of the source swapped for one of the copy fails in neither file's favour.
+    let mut mixed = copy.clone();
+    mixed[2 * page..3 * page].copy_from_slice(&good[2 * page..3 * page]);
+    assert_eq!(failing_pages_of(&mixed, page), [3]);
+
+    // A flipped bit, and a file cut inside a page, are found and named.
+    let mut bad = good.clone();
+    bad[3 * page + 50] ^= 4;
+    std::fs::write(&from, &bad).unwrap();
+    assert_eq!(copy_rekeyed(&from, &to).unwrap(), Copied::Failing(vec![4]));
+    std::fs::write(&from, &good[..good.len() - 100]).unwrap();
+    let last = (good.len() / page) as u64;
+    assert_eq!(
+        copy_rekeyed(&from, &to).unwrap(),
+        Copied::Failing(vec![last])
+    );
+    // A file of the previous rule is not copied.
+    let mut legacy = good.clone();
+    legacy[20] = LEGACY_RESERVED;
+    std::fs::write(&from, &legacy).unwrap();
+    assert_eq!(copy_rekeyed(&from, &to).unwrap(), Copied::OtherRule);
+}
+
+#[test]
+fn the_lock_byte_page_is_the_one_at_one_gibibyte() {
+    assert!(is_lock_page(262_145, 4096));
+    assert!(is_lock_page(16_385, 65536));
+    assert!(!is_lock_page(262_144, 4096) && !is_lock_page(1, 4096));
+}

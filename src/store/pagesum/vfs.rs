@@ -15,7 +15,7 @@ use super::{DAMAGED, LEGACY_RESERVED, Rule, Stamp, checksum, file_value, sound, 
 
 /// A new file's value: random (SipHash keyed from the operating system's randomness,
 /// over the time, the process and a counter), so that two files never share one.
-fn fresh_value() -> [u8; 8] {
+pub(super) fn fresh_value() -> [u8; 8] {
     use std::hash::{BuildHasher, Hasher};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
