@@ -463,7 +463,12 @@ impl Search {
         let parity = (d % 2) as u8;
         let done = (FRONT ^ ((d / 2) % 2) as u8) as u64;
         let masks = Periodic::new(space);
-        self.push_from(space, d, FRONT, true, chunks, steps, |ranks, reach| {
+        let claim = Claim {
+            d,
+            code: FRONT,
+            far: true,
+        };
+        self.push_from(space, claim, chunks, steps, |ranks, reach| {
             // First the words with a frontier rank of the level's parity, picked out
             // without a branch on each: at the wide levels about half the words have
             // one, and a branch on it was a coin toss.
@@ -581,9 +586,11 @@ impl Search {
         let code = ((d + 1) % 3) as u8;
         self.push_from(
             space,
-            d,
-            code,
-            false,
+            Claim {
+                d,
+                code,
+                far: false,
+            },
             0..self.chunks(),
             steps,
             |ranks, reach| reach.ranks.extend(ranks.filter(|&r| self.get(r) == want)),
@@ -598,9 +605,7 @@ impl Search {
     fn push_from<S, F>(
         &self,
         space: &S,
-        d: usize,
-        code: u8,
-        far: bool,
+        Claim { d, code, far }: Claim,
         chunks: std::ops::Range<usize>,
         steps: &Steps,
         frontier: F,
@@ -848,6 +853,15 @@ impl Periodic {
             None => WordMasks::of(space, base, base.saturating_sub(PER_WORD)),
         }
     }
+}
+
+/// How [`Search::push_from`] claims level `d + 1`: with `code`, and `far` when the
+/// frontier has claimed the near neighbours itself (only the far ones are left).
+#[derive(Clone, Copy)]
+struct Claim {
+    d: usize,
+    code: u8,
+    far: bool,
 }
 
 /// What a chunk's frontier gives [`Search::push_from`]: the ranks whose neighbours are
