@@ -90,18 +90,11 @@ pub fn expected_schema_objects() -> Sql<Vec<(String, String)>> {
 /// goes to a temporary file, not memory: the file may be as large as the tables (10.9
 /// GB with `fourteen`), and memory is what the largest builds run short of.
 pub fn finish(conn: &Writer) -> Sql<()> {
-    conn.execute_batch("ANALYZE;")?;
-    let seal = seal(conn)?;
-    conn.execute(
-        "INSERT OR REPLACE INTO meta (key, value) VALUES ('seal', ?1)",
-        [seal],
-    )?;
+    let (free, pages) = analyze_and_seal(conn, true)?;
     // VACUUM rewrites the whole file through a copy. On the default file that packs the
     // pages the bulk writes left part full (67 MB of 1.68 GB); on a file of `fourteen`'s
     // size without free pages it took about a minute and the disk room of a second copy
     // to save 0.1%, so such a file is left as written.
-    let free: i64 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0))?;
-    let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
     let size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
     if free > 0 || pages.saturating_mul(size) < VACUUM_SKIPPED_FROM {
         conn.execute_batch("PRAGMA temp_store = FILE; VACUUM;")?;
@@ -121,6 +114,17 @@ const VACUUM_SKIPPED_FROM: i64 = 4 << 30;
 /// of it. The free pages left below that are reused by the next rebuild's rows, so
 /// repeated rebuilds do not grow the file. Returns whether the file was vacuumed.
 pub fn finish_rebuilt(conn: &Writer, analyze: bool) -> Sql<bool> {
+    let (free, pages) = analyze_and_seal(conn, analyze)?;
+    let vacuum = free.saturating_mul(RECLAIMED_ABOVE.1) > pages.saturating_mul(RECLAIMED_ABOVE.0);
+    if vacuum {
+        conn.execute_batch("PRAGMA temp_store = FILE; VACUUM;")?;
+    }
+    Ok(vacuum)
+}
+
+/// The statistics (when `analyze`) and then the seal over them, as both ways of finishing
+/// a file write them; returns the file's free pages and pages, for the choice of VACUUM.
+fn analyze_and_seal(conn: &Writer, analyze: bool) -> Sql<(i64, i64)> {
     if analyze {
         conn.execute_batch("ANALYZE;")?;
     }
@@ -131,11 +135,7 @@ pub fn finish_rebuilt(conn: &Writer, analyze: bool) -> Sql<bool> {
     )?;
     let free: i64 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0))?;
     let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
-    let vacuum = free.saturating_mul(RECLAIMED_ABOVE.1) > pages.saturating_mul(RECLAIMED_ABOVE.0);
-    if vacuum {
-        conn.execute_batch("PRAGMA temp_store = FILE; VACUUM;")?;
-    }
-    Ok(vacuum)
+    Ok((free, pages))
 }
 
 /// The share of a rebuilt file's pages (numerator, denominator) that may stay free
