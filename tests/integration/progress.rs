@@ -84,8 +84,11 @@ fn phases_of(only: &[&str], defs: &[(&str, &str)]) -> Vec<Phase> {
             "{only}: {phases:#?}"
         );
     }
+    // A push's rare double claims (two threads claiming one rank at once, recounted by the
+    // next level's scan) may report a rank twice: a phase may pass its total by those
+    // (the terminal shows no more than the total), never fall short of it.
     let short: Vec<&Phase> = (phases.iter())
-        .filter(|p| p.total > 0 && p.done != p.total)
+        .filter(|p| p.total > 0 && (p.done < p.total || p.done > p.total + p.total / 1000))
         .collect();
     assert!(
         short.is_empty(),
