@@ -38,6 +38,14 @@ enum ChunkSource {
     Memory(Arc<PackedTables>),
 }
 
+/// How far a walk down a two-bit table's codes may go: the puzzle's stored maximum
+/// distance. A longer walk is damage (codes that cycle); a puzzle without one stored
+/// cannot be read anyway, so 0.
+pub(super) fn longest_walk(db: &Database, name: &str) -> Result<u32> {
+    let info = crate::store::puzzle(&db.conn, name).map_err(db.sql())?;
+    Ok(info.and_then(|i| i.max_distance).unwrap_or(0))
+}
+
 impl<'a> PackedReader<'a> {
     pub(super) fn open(db: &'a Database, g: &'a dyn GraphPuzzle) -> Result<PackedReader<'a>> {
         let name = g.name();
@@ -52,11 +60,7 @@ impl<'a> PackedReader<'a> {
                 }
             }
         };
-        // A walk longer than the stored maximum is damage (codes that cycle); a
-        // puzzle without one stored cannot be read anyway.
-        let longest = (crate::store::puzzle(&db.conn, name).map_err(db.sql())?)
-            .and_then(|i| i.max_distance)
-            .unwrap_or(0);
+        let longest = longest_walk(db, name)?;
         Ok(PackedReader {
             db,
             name,

@@ -116,9 +116,7 @@ impl<'a> PackedRows<'a> {
             DistanceLayout::Codes(_) => vec![UNWALKED; WALKED_SLOTS],
             DistanceLayout::Runs(_) => Vec::new(),
         };
-        let longest = (crate::store::puzzle(&db.conn, name).map_err(db.sql())?)
-            .and_then(|i| i.max_distance)
-            .unwrap_or(0);
+        let longest = super::super::packed::longest_walk(db, name)?;
         Ok(PackedRows {
             db,
             g,
