@@ -123,6 +123,14 @@ impl Database {
             let bytes = self
                 .read_byte_table(name, kind, layout_text, &l)?
                 .ok_or_else(|| inconsistent(name, &what))?;
+            // The whole table against its digests: the chunks this reader's own
+            // connection read may come through a host that checks no page sums.
+            let per = l.ranks_per_chunk();
+            if let Some(fact) = store::digests::chunks_differ(&self.conn, name, kind, &bytes, per)
+                .map_err(self.sql())?
+            {
+                return Err(inconsistent(name, &fact));
+            }
             tables.push(PatternTable { entry, bytes });
         }
         let heuristic = fifteen::heuristic(&puzzle, &chosen, tables, reflect)

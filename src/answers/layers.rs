@@ -65,6 +65,9 @@ impl<'a> LayerReader<'a> {
     /// Chunk `chunk` read from the file and checked to decode (an empty blob is a chunk
     /// without positions); one that is missing or does not decode is an inconsistency.
     pub(super) fn read_chunk(&self, chunk: u64) -> Result<Vec<u8>> {
+        let key = i64::try_from(chunk).unwrap_or(i64::MAX);
+        self.db
+            .digested(self.name, "packed_chunks", "distance", key)?;
         let blob = (self.db.chunks().chunk(self.name, "distance", chunk))
             .map_err(self.db.sql())?
             .ok_or_else(|| {
@@ -190,6 +193,7 @@ impl Database {
         let name = board.name;
         let reader = LayerReader::open(self, board)?;
         let layout = Layout::new(board);
+        self.digested(name, "farthest", "", 0)?;
         let rows = store::farthest(&self.conn, name).map_err(self.sql())?;
         let at_max = store::histogram(&self.conn, name)
             .map_err(self.sql())?

@@ -13,6 +13,7 @@
 //! `export` (every stored position, for CSV, JSON Lines and Parquet); `packed` reads packed tables, `resident` keeps tables in memory for the server, and
 //! `fifteen` searches. All SQL is in [`crate::store`].
 
+mod digested;
 pub mod export;
 mod fifteen;
 pub mod json;
@@ -391,6 +392,8 @@ pub struct Database {
     layers_checked: RefCell<std::collections::HashSet<String>>,
     /// Packed puzzles' layouts, read and checked once per connection.
     layouts: RefCell<HashMap<String, (DistanceLayout, Option<CountLayout>)>>,
+    /// Groups of stored rows found to match their digests ([`digested`]).
+    digested: RefCell<digested::Digested>,
 }
 
 #[warn(missing_docs)]
@@ -451,6 +454,7 @@ impl Database {
             matrices: RefCell::new(HashMap::new()),
             layers_checked: RefCell::new(Default::default()),
             layouts: RefCell::new(HashMap::new()),
+            digested: RefCell::default(),
         }
     }
 
@@ -476,10 +480,17 @@ impl Database {
         out
     }
 
-    /// The `puzzles` rows as stored, unchecked (what an answer about one puzzle then
-    /// checks for itself); [`Database::listing`] is the list a user is shown.
+    /// The `puzzles` rows as stored, each held only to its digest (what an answer about
+    /// one puzzle then checks for itself); [`Database::listing`] is the list a user is
+    /// shown.
     pub fn puzzles(&self) -> Result<Vec<PuzzleInfo>> {
-        store::puzzles(&self.conn).map_err(self.sql())
+        let infos = store::puzzles(&self.conn).map_err(self.sql())?;
+        // Each row against its digest: a host without page checksums reads them as
+        // they are.
+        for info in &infos {
+            self.digested(&info.name, "puzzles", "", 0)?;
+        }
+        Ok(infos)
     }
 
     /// Every puzzle of the file, each through the checks an answer about it makes: a
@@ -549,11 +560,16 @@ impl Database {
         if !identity::is_current(p, &info) {
             return Err(QueryError::Stale(name.to_string()));
         }
+        self.digested_small(name)?;
         (self.checked.borrow_mut()).insert(name.to_string(), info.clone());
         Ok(info)
     }
 
     fn row(&self, puzzle: &str, rank: u64) -> Result<Option<PositionRow>> {
+        // A rank past SQL's integers has no row; nor any group.
+        if let Ok(key) = i64::try_from(rank) {
+            self.digested(puzzle, "positions", "", key)?;
+        }
         store::position(&self.conn, puzzle, rank).map_err(self.sql())
     }
 

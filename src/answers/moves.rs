@@ -143,6 +143,7 @@ impl Database {
             let canonical = match value {
                 None => None,
                 Some(v) => {
+                    self.digested(name, "solutions", "", 0)?;
                     let class: Vec<String> = m
                         .symmetries()
                         .iter()

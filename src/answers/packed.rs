@@ -99,11 +99,15 @@ impl<'a> PackedReader<'a> {
         let mut chunks = chunks.borrow_mut();
         let blob = match chunks.entry((kind, chunk)) {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => e.insert(
-                (self.db.chunks().chunk(self.name, kind, chunk))
-                    .map_err(self.db.sql())?
-                    .ok_or_else(|| self.bad_chunk(kind, chunk))?,
-            ),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let key = i64::try_from(chunk).map_err(|_| self.bad_chunk(kind, chunk))?;
+                self.db.digested(self.name, "packed_chunks", kind, key)?;
+                e.insert(
+                    (self.db.chunks().chunk(self.name, kind, chunk))
+                        .map_err(self.db.sql())?
+                        .ok_or_else(|| self.bad_chunk(kind, chunk))?,
+                )
+            }
         };
         read(blob).ok_or_else(|| self.bad_chunk(kind, chunk))
     }

@@ -178,6 +178,7 @@ impl Database {
                 return Err(self.inconsistent(format!("{name} is stored packed")));
             };
             let tables = PackedReader::open(self, g)?;
+            self.digested(name, "farthest", "", 0)?;
             let rows = store::farthest(&self.conn, name).map_err(self.sql())?;
             for r in &rows {
                 let row = PositionRow {
@@ -291,6 +292,7 @@ impl Database {
     /// Every solution found is stored: rows gone (or moved to another puzzle) would
     /// shorten the list without breaking any row's own rule.
     pub(super) fn solutions_all_stored(&self, name: &str, info: &PuzzleInfo) -> Result<()> {
+        self.digested(name, "solutions", "", 0)?;
         let stored = store::solution_count(&self.conn, name).map_err(self.sql())?;
         if stored != info.solvable {
             return Err(self.inconsistent(format!(
@@ -308,6 +310,7 @@ impl Database {
         let (p, info) = self.puzzle(name)?;
         let p = &*p;
         self.solutions_all_stored(name, &info)?;
+        self.digested(name, "solutions", "", 0)?;
         let mut rows = store::solutions(&self.conn, name, true, None).map_err(self.sql())?;
         for r in &rows {
             let ok = if let Some(m) = p.as_magic() {

@@ -638,6 +638,9 @@ fn write_new_file(
         summaries.push(summary);
     }
     store::finish_bulk_load(&conn, tmp)?;
+    // Read back from the file, so that they are the digests of what a reader will read
+    // (and a puzzle copied from the previous file gets them too).
+    store::digests::write_all(&conn).map_err(sql(tmp))?;
     conn.commit().map_err(sql(tmp))?;
     if !previous.is_empty() {
         store::connection::detach_previous(&conn).map_err(sql(tmp))?;

@@ -4,6 +4,7 @@
 
 pub mod audit;
 pub mod connection;
+pub mod digests;
 pub mod integrity;
 mod owner;
 pub mod pagesum;
@@ -42,6 +43,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     (
         "0004_pairs",
         include_str!("../../migrations/0004_pairs.sql"),
+    ),
+    (
+        "0005_digests",
+        include_str!("../../migrations/0005_digests.sql"),
     ),
 ];
 

@@ -134,6 +134,11 @@ pub(super) fn whole(conn: &Reader, sql: Sql<'_>) -> Result<(), VerifyError> {
             "{table} holds rows of puzzle {puzzle:?}, which the file does not list"
         )));
     }
+    if let Some(puzzle) = crate::store::digests::orphans(conn).map_err(sql)?.first() {
+        return Err(bad(format!(
+            "digests holds rows of puzzle {puzzle:?}, which the file does not list"
+        )));
+    }
     match value("seal") {
         None => {
             return Err(bad(

@@ -233,12 +233,14 @@ pub fn verify_conn_with(
             && !built.contains(&name)
         {
             by_checksum(conn, path, &name).map_err(fail)?;
+            digests_match(conn, &name).map_err(fail)?;
             checked.by_checksum.push(name);
             continue;
         }
         let started = Instant::now();
         let progress = bars(&name);
         let report = verify_puzzle(conn, path, &name, progress.as_ref()).map_err(fail)?;
+        digests_match(conn, &name).map_err(fail)?;
         drop(progress);
         let report = Report {
             seconds: started.elapsed().as_secs_f64(),
@@ -253,6 +255,15 @@ pub fn verify_conn_with(
         file::whole(conn, &sql)?;
     }
     Ok(checked)
+}
+
+/// The digests beside the puzzle's rows are those its rows give, group for group
+/// ([`store::digests`]): what the readers check each value they read against.
+fn digests_match(conn: &Reader, name: &str) -> Check<()> {
+    match store::digests::difference(conn, name)? {
+        Some(fact) => bad(format!("digests: {fact}")),
+        None => Ok(()),
+    }
 }
 
 /// A puzzle's `puzzles` row as its definition gives it, and the puzzle, its row, its

@@ -73,9 +73,14 @@ pub type Question = fn(&Database) -> Result<Value, QueryError>;
 /// Each question asked of a fresh connection to the file at `db`, in order; `Err` is a
 /// refusal (a file that does not open is one refusal).
 pub fn ask_all(db: &Path, questions: &[Question]) -> Vec<Result<Value, String>> {
-    let db = match Database::open(db) {
+    ask_of(Database::open(db).map_err(|e| e.to_string()), questions)
+}
+
+/// Each question asked of `db` (a file that did not open: one refusal).
+pub fn ask_of(db: Result<Database, String>, questions: &[Question]) -> Vec<Result<Value, String>> {
+    let db = match db {
         Ok(db) => db,
-        Err(e) => return vec![Err(e.to_string())],
+        Err(e) => return vec![Err(e)],
     };
     questions
         .iter()
@@ -85,7 +90,12 @@ pub fn ask_all(db: &Path, questions: &[Question]) -> Vec<Result<Value, String>> 
 
 /// Every question asked of the file, as JSON; `Err` is a refusal.
 pub fn answers(db: &Path) -> Vec<Result<Value, String>> {
-    ask_all(
+    answers_of(Database::open(db).map_err(|e| e.to_string()))
+}
+
+/// [`answers`], asked of an open reader.
+pub fn answers_of(db: Result<Database, String>) -> Vec<Result<Value, String>> {
+    ask_of(
         db,
         &[
             |db| Ok(Value::Array(db.puzzles()?.iter().map(json::info).collect())),

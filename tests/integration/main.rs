@@ -6,6 +6,7 @@ mod bounded;
 mod browser;
 mod damage;
 mod definitions;
+mod digests;
 mod distributed;
 mod docs;
 mod english33;

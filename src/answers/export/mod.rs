@@ -175,6 +175,7 @@ impl Database {
             });
         }
         if p.is_enumeration() {
+            self.digested(name, "solutions", "", 0)?;
             for s in store::solutions(&self.conn, name, false, None).map_err(self.sql())? {
                 each(ExportRow::Solution {
                     rank: s.rank,

@@ -70,6 +70,9 @@ impl<'a> Chunks<'a> {
                     self.slots[h as usize] = None;
                 }
             }
+            let key = i64::try_from(c).unwrap_or(i64::MAX);
+            self.db
+                .digested(self.name, "packed_chunks", self.kind, key)?;
             let blob = (self.db.chunks().chunk(self.name, self.kind, c))
                 .map_err(self.db.sql())?
                 .ok_or_else(bad)?;

@@ -1,0 +1,460 @@
+//! Digests beside the data (the `digests` table, schema 5): a SHA-256 per group of a
+//! puzzle's stored rows, so that a reader checks every value it answers from even on a
+//! plain SQLite host, which reads pages without puzzlebase's page checksums (the SQLite
+//! extension in `sqlite3`, Datasette or pysqlite). A page swapped, copied or taken from
+//! another file, an `UPDATE` of a stored value or a deleted row changes the rows of a
+//! group, and so its digest; a deleted digest row leaves keys that no group covers.
+//!
+//! The groups: 64 `positions` rows (by rank), one packed chunk (by kind and number),
+//! and every other table of a puzzle whole (`puzzles`' own row, `histogram`,
+//! `peg_layers`, `peg_matrix`, `solutions`, `packed_tables`, `farthest`). A group's
+//! digest is fed exactly what the puzzle's checksum is fed for those rows (the table's
+//! name, then each row's values: [`super::hash_row`]), so the checksum itself is
+//! unchanged. `generate` writes them from the rows it wrote, `verify` recomputes them
+//! all, and the readers ([`crate::answers::Database`]) check the group of each value
+//! they read, once per reader. docs/file-format.md documents the table.
+
+use rusqlite::ToSql;
+use rusqlite::types::ValueRef;
+use sha2::{Digest, Sha256};
+
+use super::{Reader, Sql, Writer, hash_row};
+
+/// How one table is cut into groups.
+#[derive(Clone, Copy, Debug)]
+struct Cut {
+    table: &'static str,
+    /// The column that names the puzzle.
+    puzzle_column: &'static str,
+    /// The integer key the groups are ranges of; `None`: the whole table is one group.
+    key: Option<&'static str>,
+    /// The rows' order (their primary key after the puzzle and kind).
+    order: &'static str,
+    /// Rows per group, for a table cut by `key`.
+    per_group: i64,
+    /// Whether the table's groups are per `kind` (the packed chunks).
+    by_kind: bool,
+}
+
+/// `positions` rows per group: 64 rows (about 3 KB) are read and hashed to check one,
+/// the same size as a packed chunk.
+pub const POSITIONS_PER_GROUP: i64 = 64;
+
+const fn whole(table: &'static str, order: &'static str) -> Cut {
+    Cut {
+        table,
+        puzzle_column: "puzzle",
+        key: None,
+        order,
+        per_group: i64::MAX,
+        by_kind: false,
+    }
+}
+
+/// Every table with a puzzle's rows, and how it is cut.
+const CUTS: [Cut; 9] = [
+    Cut {
+        puzzle_column: "name",
+        ..whole("puzzles", "name")
+    },
+    Cut {
+        key: Some("rank"),
+        per_group: POSITIONS_PER_GROUP,
+        ..whole("positions", "rank")
+    },
+    whole("histogram", "distance"),
+    whole("peg_layers", "pegs"),
+    whole("peg_matrix", "start, finish"),
+    whole("solutions", "rank"),
+    whole("packed_tables", "kind"),
+    Cut {
+        key: Some("chunk"),
+        per_group: 1,
+        by_kind: true,
+        ..whole("packed_chunks", "chunk")
+    },
+    whole("farthest", "rank"),
+];
+
+fn cut(table: &str) -> Cut {
+    *CUTS
+        .iter()
+        .find(|c| c.table == table)
+        .expect("digests are kept for the data tables only")
+}
+
+/// One group of rows and its digest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    /// The table.
+    pub table: &'static str,
+    /// The packed chunks' kind; empty for the other tables.
+    pub kind: String,
+    /// The group's rows are those with `first <= key < next`.
+    pub first: i64,
+    /// The next group's first key (`i64::MAX` for the last).
+    pub next: i64,
+    /// How many rows it holds.
+    pub rows: i64,
+    /// SHA-256 of its rows.
+    pub digest: Vec<u8>,
+}
+
+/// The rows of `puzzle` in `c` (of `kind`), in order, with keys in `first..next`.
+fn select(c: &Cut) -> String {
+    let mut sql = format!("SELECT * FROM {} WHERE {} = ?1", c.table, c.puzzle_column);
+    if c.by_kind {
+        sql.push_str(" AND kind = ?2");
+    }
+    if let Some(k) = c.key {
+        let (lo, hi) = if c.by_kind { (3, 4) } else { (2, 3) };
+        sql.push_str(&format!(" AND {k} >= ?{lo} AND {k} < ?{hi}"));
+    }
+    sql.push_str(&format!(" ORDER BY {}", c.order));
+    sql
+}
+
+/// Runs [`select`] and calls `each` with every row's key (0 for a table kept whole)
+/// and values.
+fn rows(
+    conn: &Reader,
+    c: &Cut,
+    puzzle: &str,
+    kind: &str,
+    (first, next): (i64, i64),
+    mut each: impl FnMut(i64, &[ValueRef<'_>]),
+) -> Sql<()> {
+    let mut st = conn.prepare_cached(&select(c))?;
+    let key_at = match c.key {
+        Some(k) => Some(st.column_index(k)?),
+        None => None,
+    };
+    let cols = st.column_count();
+    let mut params: Vec<&dyn ToSql> = vec![&puzzle];
+    if c.by_kind {
+        params.push(&kind);
+    }
+    if c.key.is_some() {
+        params.push(&first);
+        params.push(&next);
+    }
+    let mut rows = st.query(params.as_slice())?;
+    while let Some(r) = rows.next()? {
+        let mut values = Vec::with_capacity(cols);
+        for i in 0..cols {
+            values.push(r.get_ref(i)?);
+        }
+        // A key that is not an integer is damage; its group's digest then fails.
+        let key = key_at.map_or(0, |i| match values[i] {
+            ValueRef::Integer(k) => k,
+            _ => i64::MAX,
+        });
+        each(key, &values);
+    }
+    Ok(())
+}
+
+/// The kinds `c` is cut by for `puzzle`: those of its packed tables and chunks, or
+/// only `""`.
+fn kinds(conn: &Reader, c: &Cut, puzzle: &str) -> Sql<Vec<String>> {
+    if !c.by_kind {
+        return Ok(vec![String::new()]);
+    }
+    let mut st = conn.prepare_cached(
+        "SELECT kind FROM packed_tables WHERE puzzle = ?1
+         UNION SELECT kind FROM packed_chunks WHERE puzzle = ?1 ORDER BY 1",
+    )?;
+    st.query_map([puzzle], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(Into::into)
+}
+
+/// The digests `puzzle`'s rows call for, computed from them: what `generate` writes
+/// and `verify` holds the stored ones to.
+pub fn expected(conn: &Reader, puzzle: &str) -> Sql<Vec<Group>> {
+    let mut out = Vec::new();
+    for c in &CUTS {
+        for kind in kinds(conn, c, puzzle)? {
+            let start = |first| {
+                let mut h = Sha256::new();
+                h.update(c.table.as_bytes());
+                (first, 0i64, h)
+            };
+            let mut open = start(i64::MIN);
+            let mut groups = Vec::new();
+            rows(
+                conn,
+                c,
+                puzzle,
+                &kind,
+                (i64::MIN, i64::MAX),
+                |key, values| {
+                    if open.1 == c.per_group {
+                        let done = std::mem::replace(&mut open, start(key));
+                        groups.push((done, key));
+                    }
+                    hash_row(&mut open.2, values.iter().copied());
+                    open.1 += 1;
+                },
+            )?;
+            groups.push((open, i64::MAX));
+            for ((first, rows, h), next) in groups {
+                out.push(Group {
+                    table: c.table,
+                    kind: kind.clone(),
+                    first,
+                    next,
+                    rows,
+                    digest: h.finalize().to_vec(),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The digests stored for `puzzle`, by table, kind and first key.
+pub fn stored(conn: &Reader, puzzle: &str) -> Sql<Vec<(String, Group)>> {
+    let mut st = conn.prepare_cached(
+        "SELECT tbl, kind, first, next, rows, digest FROM digests WHERE puzzle = ?1
+         ORDER BY tbl, kind, first",
+    )?;
+    st.query_map([puzzle], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            Group {
+                table: "",
+                kind: r.get(1)?,
+                first: r.get(2)?,
+                next: r.get(3)?,
+                rows: r.get(4)?,
+                digest: r.get(5)?,
+            },
+        ))
+    })?
+    .collect::<rusqlite::Result<_>>()
+    .map_err(Into::into)
+}
+
+/// Writes `puzzle`'s digests (replacing any), computed from its rows in the file.
+pub fn write(conn: &Writer, puzzle: &str) -> Sql<()> {
+    let groups = expected(conn, puzzle)?;
+    conn.execute("DELETE FROM digests WHERE puzzle = ?1", [puzzle])?;
+    let mut st = conn.prepare_cached(
+        "INSERT INTO digests (puzzle, tbl, kind, first, next, rows, digest)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for g in groups {
+        st.execute(rusqlite::params![
+            puzzle, g.table, g.kind, g.first, g.next, g.rows, g.digest
+        ])?;
+    }
+    Ok(())
+}
+
+/// Writes the digests of every puzzle the file lists, and drops any of a puzzle it
+/// does not.
+pub fn write_all(conn: &Writer) -> Sql<()> {
+    conn.execute(
+        "DELETE FROM digests WHERE puzzle NOT IN (SELECT name FROM puzzles)",
+        [],
+    )?;
+    let names: Vec<String> = {
+        let mut st = conn.prepare("SELECT name FROM puzzles ORDER BY name")?;
+        st.query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    for name in names {
+        write(conn, &name)?;
+    }
+    Ok(())
+}
+
+/// The first way `puzzle`'s stored digests differ from its rows; `None` when they all
+/// match.
+pub fn difference(conn: &Reader, puzzle: &str) -> Sql<Option<String>> {
+    let want = expected(conn, puzzle)?;
+    let have = stored(conn, puzzle)?;
+    for g in &want {
+        let found = have
+            .iter()
+            .find(|(t, h)| t == g.table && h.kind == g.kind && h.first == g.first);
+        match found {
+            None => return Ok(Some(format!("{} has no stored digest", describe(g)))),
+            Some((_, h)) if (h.next, h.rows, &h.digest) != (g.next, g.rows, &g.digest) => {
+                return Ok(Some(format!(
+                    "{} does not match its stored digest",
+                    describe(g)
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some((t, h)) = have.iter().find(|(t, h)| {
+        !want
+            .iter()
+            .any(|g| g.table == t && g.kind == h.kind && g.first == h.first)
+    }) {
+        return Ok(Some(format!(
+            "a stored digest of {t}{} from key {} covers no group of its rows",
+            kind_shown(&h.kind),
+            h.first
+        )));
+    }
+    Ok(None)
+}
+
+/// Puzzles with digests that the file does not list.
+pub fn orphans(conn: &Reader) -> Sql<Vec<String>> {
+    let mut st = conn.prepare(
+        "SELECT DISTINCT puzzle FROM digests WHERE puzzle NOT IN (SELECT name FROM puzzles)
+         ORDER BY puzzle",
+    )?;
+    st.query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(Into::into)
+}
+
+fn kind_shown(kind: &str) -> String {
+    if kind.is_empty() {
+        String::new()
+    } else {
+        format!(" ({kind})")
+    }
+}
+
+fn describe(g: &Group) -> String {
+    let c = cut(g.table);
+    match c.key {
+        None => format!("its {} rows", g.table),
+        Some(k) => format!(
+            "the {} rows{} from {k} {}",
+            g.table,
+            kind_shown(&g.kind),
+            g.first.max(0)
+        ),
+    }
+}
+
+/// What a reader's check of one group found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Checked {
+    /// The group holding the key matches its digest: keys `first..next` are sound.
+    Sound {
+        /// The group's first key.
+        first: i64,
+        /// The next group's first key.
+        next: i64,
+    },
+    /// What is wrong: no digest covers the key, or the rows do not match it.
+    Damaged(String),
+}
+
+/// Checks the group of `table` (of `kind`, for packed chunks) that holds `key` (any
+/// key for a table kept whole) against its stored digest, reading the group's rows.
+pub fn check(conn: &Reader, puzzle: &str, table: &str, kind: &str, key: i64) -> Sql<Checked> {
+    let c = cut(table);
+    let stored = {
+        let mut st = conn.prepare_cached(
+            "SELECT first, next, rows, digest FROM digests
+             WHERE puzzle = ?1 AND tbl = ?2 AND kind = ?3 AND first <= ?4
+             ORDER BY first DESC LIMIT 1",
+        )?;
+        let mut rows = st.query(rusqlite::params![puzzle, table, kind, key])?;
+        match rows.next()? {
+            Some(r) => Some((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, Vec<u8>>(3)?,
+            )),
+            None => None,
+        }
+    };
+    let what = || match c.key {
+        Some(k) => format!("the {table} rows{} at {k} {key}", kind_shown(kind)),
+        None => format!("its {table} rows"),
+    };
+    let Some((first, next, count, digest)) = stored.filter(|s| key < s.1) else {
+        return Ok(Checked::Damaged(format!(
+            "no stored digest covers {}",
+            what()
+        )));
+    };
+    let mut h = Sha256::new();
+    h.update(table.as_bytes());
+    let mut n = 0i64;
+    rows(conn, &c, puzzle, kind, (first, next), |_, values| {
+        hash_row(&mut h, values.iter().copied());
+        n += 1;
+    })?;
+    if n != count || h.finalize().as_slice() != digest.as_slice() {
+        let why = if n != count {
+            format!("{n} rows where its digest counts {count}")
+        } else {
+            "changed since their digest was written".to_string()
+        };
+        return Ok(Checked::Damaged(format!(
+            "{} do not match their digest ({why})",
+            what()
+        )));
+    }
+    Ok(Checked::Sound { first, next })
+}
+
+/// The first way the stored digests of `puzzle`'s packed table `kind` differ from its
+/// chunks as already read into `bytes` (chunk `c` is `bytes[c * per ..]`, the last
+/// one cut to the table's end): what a reader that loads a whole table (`fifteen`'s
+/// pattern tables) checks, without reading the chunks again. `None` when all match.
+pub fn chunks_differ(
+    conn: &Reader,
+    puzzle: &str,
+    kind: &str,
+    bytes: &[u8],
+    per: u64,
+) -> Sql<Option<String>> {
+    use rayon::prelude::*;
+    let stored: Vec<(i64, i64, i64, Vec<u8>)> = {
+        let mut st = conn.prepare_cached(
+            "SELECT first, next, rows, digest FROM digests
+             WHERE puzzle = ?1 AND tbl = 'packed_chunks' AND kind = ?2 ORDER BY first",
+        )?;
+        st.query_map([puzzle, kind], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?
+    };
+    let chunks: Vec<&[u8]> = bytes.chunks(per.max(1) as usize).collect();
+    if stored.len() != chunks.len() {
+        return Ok(Some(format!(
+            "{kind}: {} chunk digests are stored for {} chunks",
+            stored.len(),
+            chunks.len()
+        )));
+    }
+    let last = chunks.len() as i64 - 1;
+    let bad = (chunks.par_iter().zip(&stored).enumerate()).find_first(
+        |(c, (data, (first, next, rows, digest)))| {
+            let c = *c as i64;
+            let span = (
+                if c == 0 { i64::MIN } else { c },
+                if c == last { i64::MAX } else { c + 1 },
+            );
+            let mut h = Sha256::new();
+            h.update(b"packed_chunks");
+            hash_row(
+                &mut h,
+                [
+                    ValueRef::Text(puzzle.as_bytes()),
+                    ValueRef::Text(kind.as_bytes()),
+                    ValueRef::Integer(c),
+                    ValueRef::Blob(data),
+                ],
+            );
+            span != (*first, *next) || *rows != 1 || h.finalize().as_slice() != digest.as_slice()
+        },
+    );
+    Ok(bad.map(|(c, _)| {
+        format!("the packed_chunks ({kind}) row of chunk {c} does not match its digest")
+    }))
+}
