@@ -11,10 +11,13 @@ use std::collections::BTreeMap;
 use super::{Database, Result};
 use crate::store::digests::{self, Checked};
 
+/// A table of one puzzle: (puzzle, table, kind).
+type TableOf = (String, &'static str, String);
+
 /// The groups already found sound, by puzzle, table and kind: first key -> next.
 #[derive(Default)]
 pub(super) struct Digested {
-    groups: Vec<((String, &'static str, String), BTreeMap<i64, i64>)>,
+    groups: Vec<(TableOf, BTreeMap<i64, i64>)>,
 }
 
 impl Digested {

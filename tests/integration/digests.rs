@@ -267,7 +267,7 @@ fn attack(n: usize, seed: u64) -> Tally {
         let kind = cases % 5;
         let mut bytes = original.clone();
         let (what, target) = match kind {
-            0 | 1 | 2 => {
+            0..=2 => {
                 let a = 1 + r.below(pages as u64) as usize;
                 let b = 1 + r.below(pages as u64) as usize;
                 if a == b && kind != 2 {
