@@ -141,6 +141,10 @@ pub(super) fn in_copy(
         .filter(|s| !s.reused)
         .map(|s| s.name.clone())
         .collect();
+    // Read back from the copy, as a new file's are; the kept puzzles keep theirs.
+    for name in &built {
+        store::digests::write(&conn, name).map_err(sql(tmp))?;
+    }
     // The same shape (a puzzle rebuilt as it was): the statistics the file holds are
     // those ANALYZE would write, and it need not read every index of the file again.
     let shape_after = rebuild::key_shape(&conn, tmp, &built)?;

@@ -14,6 +14,8 @@
 //! all, and the readers ([`crate::answers::Database`]) check the group of each value
 //! they read, once per reader. docs/file-format.md documents the table.
 
+use std::collections::HashMap;
+
 use rusqlite::ToSql;
 use rusqlite::types::ValueRef;
 use sha2::{Digest, Sha256};
@@ -274,14 +276,15 @@ pub fn write_all(conn: &Writer) -> Sql<()> {
 /// match.
 pub fn difference(conn: &Reader, puzzle: &str) -> Sql<Option<String>> {
     let want = expected(conn, puzzle)?;
-    let have = stored(conn, puzzle)?;
+    // Keyed, so that the check stays linear in the groups (a puzzle of 1.8 M rows has
+    // 28,350 of them).
+    let mut have: HashMap<(String, String, i64), Group> = (stored(conn, puzzle)?.into_iter())
+        .map(|(t, h)| ((t, h.kind.clone(), h.first), h))
+        .collect();
     for g in &want {
-        let found = have
-            .iter()
-            .find(|(t, h)| t == g.table && h.kind == g.kind && h.first == g.first);
-        match found {
+        match have.remove(&(g.table.to_string(), g.kind.clone(), g.first)) {
             None => return Ok(Some(format!("{} has no stored digest", describe(g)))),
-            Some((_, h)) if (h.next, h.rows, &h.digest) != (g.next, g.rows, &g.digest) => {
+            Some(h) if (h.next, h.rows, &h.digest) != (g.next, g.rows, &g.digest) => {
                 return Ok(Some(format!(
                     "{} does not match its stored digest",
                     describe(g)
@@ -290,15 +293,11 @@ pub fn difference(conn: &Reader, puzzle: &str) -> Sql<Option<String>> {
             Some(_) => {}
         }
     }
-    if let Some((t, h)) = have.iter().find(|(t, h)| {
-        !want
-            .iter()
-            .any(|g| g.table == t && g.kind == h.kind && g.first == h.first)
-    }) {
+    // What is left covers no group of the rows; the first in key order is named.
+    if let Some(((t, kind, first), _)) = have.into_iter().min_by(|a, b| a.0.cmp(&b.0)) {
         return Ok(Some(format!(
-            "a stored digest of {t}{} from key {} covers no group of its rows",
-            kind_shown(&h.kind),
-            h.first
+            "a stored digest of {t}{} from key {first} covers no group of its rows",
+            kind_shown(&kind),
         )));
     }
     Ok(None)

@@ -22,8 +22,8 @@ pub fn open_copy(path: &Path) -> Result<Writer> {
     Ok(Writer::new(conn, path))
 }
 
-/// Deletes every row of `puzzle` (its `puzzles` row and its rows in every data table),
-/// inside the caller's transaction: a probe of each table's `(puzzle, ...)` key, so the
+/// Deletes every row of `puzzle` (its `puzzles` row, its rows in every data table and
+/// their digests), inside the caller's transaction: a probe of each table's `(puzzle, ...)` key, so the
 /// cost is that of the puzzle's rows, not of the file's. The pages freed are reused by
 /// the rows written next.
 pub fn delete_puzzle(writer: &Writer, path: &Path, puzzle: &str) -> Result<()> {
@@ -32,6 +32,8 @@ pub fn delete_puzzle(writer: &Writer, path: &Path, puzzle: &str) -> Result<()> {
         conn.execute(&format!("DELETE FROM {table} WHERE puzzle = ?1"), [puzzle])
             .map_err(sql(path))?;
     }
+    conn.execute("DELETE FROM digests WHERE puzzle = ?1", [puzzle])
+        .map_err(sql(path))?;
     conn.execute("DELETE FROM puzzles WHERE name = ?1", [puzzle])
         .map_err(sql(path))?;
     Ok(())
