@@ -383,16 +383,26 @@ pub fn puzzles_past_checksums(db: &Path) -> Sql<Vec<(String, String)>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Whether SQLite's own structure check (`PRAGMA quick_check`, through its `unix` VFS,
-/// past our page checksums) finds the file at `db` sound.
-pub fn sound_to_sqlite(db: &Path) -> bool {
+/// Whether page 1 of the file at `db` reads as one a SQLite program wrote: its header's
+/// change counter equals its version-valid-for number (every SQLite write sets both),
+/// and SQLite, through its `unix` VFS (past our page checksums), reads the schema it
+/// holds. One page is read, whatever the file's size. A flip in page 1's free space
+/// passes too; the refusal then says "changed" where "damaged" was meant, and refuses
+/// all the same.
+pub fn page_one_written_by_sqlite(db: &Path) -> bool {
+    use std::io::Read;
+    let mut header = [0u8; 100];
+    let read = std::fs::File::open(db).and_then(|mut f| f.read_exact(&mut header));
+    if read.is_err() || header[24..28] != header[92..96] {
+        return false;
+    }
     Connection::open_with_flags_and_vfs(
         super::paths::immutable_uri(db),
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
         c"unix",
     )
-    .and_then(|c| c.query_row("PRAGMA quick_check(1)", [], |r| r.get::<_, String>(0)))
-    .is_ok_and(|r| r == "ok")
+    .and_then(|c| c.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get::<_, i64>(0)))
+    .is_ok_and(|n| n > 0)
 }
 
 /// Reads the puzzle names of a file whose schema is older than ours (every version

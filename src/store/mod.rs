@@ -183,15 +183,17 @@ impl StoreError {
 }
 
 /// What a page that failed its checksum means for the file at `path`: another program
-/// wrote to it ([`StoreError::Changed`], naming every page that fails) when page 1 fails
-/// (SQLite rewrites it on every change) and SQLite's own structure check passes;
-/// damage ([`StoreError::Damaged`]) otherwise. The answer is kept for the file as it
-/// is ([`pagesum::Stamp`]), so a server asked again and again looks once.
+/// wrote to it ([`StoreError::Changed`]) when page 1 fails (SQLite rewrites it on every
+/// change) and reads as a page SQLite wrote ([`integrity::page_one_written_by_sqlite`]);
+/// damage ([`StoreError::Damaged`]) otherwise. Only page 1 is read, so a reader refuses
+/// such a file at the cost of one page, not a scan of the file per question
+/// ([`with_every_page`] lists the pages that fail, for `verify`). The answer is kept for
+/// the file as it is ([`pagesum::Stamp`]), so a server asked again and again looks once.
 fn diagnose(path: &Path, page: Option<u64>) -> StoreError {
     use std::collections::HashMap;
     use std::sync::Mutex;
     type Key = (std::path::PathBuf, pagesum::Stamp);
-    static SEEN: Mutex<Option<HashMap<Key, Option<String>>>> = Mutex::new(None);
+    static SEEN: Mutex<Option<HashMap<Key, bool>>> = Mutex::new(None);
     let damaged = StoreError::Damaged {
         path: path.display().to_string(),
         page,
@@ -201,23 +203,34 @@ fn diagnose(path: &Path, page: Option<u64>) -> StoreError {
     };
     let key = (path.to_path_buf(), stamp);
     let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
-    let changed = seen
+    let changed = *seen
         .get_or_insert_with(HashMap::new)
         .entry(key)
         .or_insert_with(|| {
-            // Page 1 first: damage elsewhere needs no scan of the whole file.
-            if !pagesum::page_one_fails(path).ok()? || !integrity::sound_to_sqlite(path) {
-                return None;
-            }
-            Some(page_list(&pagesum::failing_pages(path).ok()?))
-        })
-        .clone();
+            pagesum::page_one_fails(path).unwrap_or(false)
+                && integrity::page_one_written_by_sqlite(path)
+        });
     match changed {
-        Some(pages) => StoreError::Changed {
+        true => StoreError::Changed {
             path: path.display().to_string(),
-            pages,
+            pages: "page 1 (`puzzlebase verify` names every page that fails)".to_string(),
         },
-        None => damaged,
+        false => damaged,
+    }
+}
+
+/// `e`, with every page that fails named when it says another program changed the file
+/// (a scan of the whole file, which `verify` pays and the readers do not).
+pub fn with_every_page(e: StoreError) -> StoreError {
+    match e {
+        StoreError::Changed { path, pages } => {
+            let pages = pagesum::failing_pages(Path::new(&path))
+                .ok()
+                .filter(|p| !p.is_empty())
+                .map_or(pages, |p| page_list(&p));
+            StoreError::Changed { path, pages }
+        }
+        e => e,
     }
 }
 

@@ -136,8 +136,15 @@ pub fn verify_file_with(
     bars: Bars<'_>,
     done: &mut dyn FnMut(&Report),
 ) -> Result<Vec<Report>, VerifyError> {
-    let conn = store::open_checked(db)?;
-    verify_conn_with(&conn, db, Scope::Named(only), bars, done).map(|c| c.reports)
+    // verify names every page another program changed; the readers only page 1.
+    let every = |e: VerifyError| match e {
+        VerifyError::Store(e) => VerifyError::Store(store::with_every_page(e)),
+        e => e,
+    };
+    let conn = store::open_checked(db).map_err(|e| every(e.into()))?;
+    verify_conn_with(&conn, db, Scope::Named(only), bars, done)
+        .map(|c| c.reports)
+        .map_err(every)
 }
 
 /// Verifies every puzzle in `conn` (or only those named), in registry order, calling
