@@ -283,10 +283,10 @@ pub fn difference(conn: &Reader, puzzle: &str) -> Sql<Option<String>> {
         .collect();
     for g in &want {
         match have.remove(&(g.table.to_string(), g.kind.clone(), g.first)) {
-            None => return Ok(Some(format!("{} has no stored digest", describe(g)))),
+            None => return Ok(Some(format!("{} have no stored digest", describe(g)))),
             Some(h) if (h.next, h.rows, &h.digest) != (g.next, g.rows, &g.digest) => {
                 return Ok(Some(format!(
-                    "{} does not match its stored digest",
+                    "{} do not match their stored digest",
                     describe(g)
                 )));
             }

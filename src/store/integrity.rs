@@ -401,7 +401,11 @@ pub fn page_one_written_by_sqlite(db: &Path) -> bool {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
         c"unix",
     )
-    .and_then(|c| c.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get::<_, i64>(0)))
+    .and_then(|c| {
+        c.query_row("SELECT count(*) FROM sqlite_schema", [], |r| {
+            r.get::<_, i64>(0)
+        })
+    })
     .is_ok_and(|n| n > 0)
 }
 

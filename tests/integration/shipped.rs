@@ -363,20 +363,42 @@ fn a_flip_in_header_byte_20_is_damage_and_generate_rebuilds() {
     }
 }
 
-/// Values `generate` wrote besides the puzzles' rows, edited on their own (page
-/// checksums kept): `verify` refuses each, naming the seal.
+/// Values `generate` wrote besides the puzzles' figures, edited on their own (page
+/// checksums kept): `verify` refuses each, naming the seal, or for a `puzzles` row the
+/// digest beside it (checked first, puzzle by puzzle).
 #[test]
 fn meta_puzzles_and_statistics_edited_are_refused_by_verify() {
     let edits = [
-        "UPDATE meta SET value = '9.9.9' WHERE key = 'generator_version'",
-        "INSERT OR REPLACE INTO meta (key, value) VALUES ('git_commit', '0123456789abcdef0123456789abcdef01234567')",
-        "UPDATE meta SET value = '2020-01-01T00:00:00Z' WHERE key = 'created_at'",
-        "UPDATE puzzles SET generated_at = '2020-01-01T00:00:00Z' WHERE name = 'seven'",
-        "UPDATE puzzles SET seconds = seconds + 1 WHERE name = 'six'",
-        "UPDATE sqlite_stat1 SET stat = '1 1' WHERE rowid = (SELECT min(rowid) FROM sqlite_stat1)",
-        "DELETE FROM sqlite_stat1 WHERE rowid = (SELECT max(rowid) FROM sqlite_stat1)",
+        (
+            "UPDATE meta SET value = '9.9.9' WHERE key = 'generator_version'",
+            "seal",
+        ),
+        (
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('git_commit', '0123456789abcdef0123456789abcdef01234567')",
+            "seal",
+        ),
+        (
+            "UPDATE meta SET value = '2020-01-01T00:00:00Z' WHERE key = 'created_at'",
+            "seal",
+        ),
+        (
+            "UPDATE puzzles SET generated_at = '2020-01-01T00:00:00Z' WHERE name = 'seven'",
+            "seven: digests: its puzzles rows do not match",
+        ),
+        (
+            "UPDATE puzzles SET seconds = seconds + 1 WHERE name = 'six'",
+            "six: digests: its puzzles rows do not match",
+        ),
+        (
+            "UPDATE sqlite_stat1 SET stat = '1 1' WHERE rowid = (SELECT min(rowid) FROM sqlite_stat1)",
+            "seal",
+        ),
+        (
+            "DELETE FROM sqlite_stat1 WHERE rowid = (SELECT max(rowid) FROM sqlite_stat1)",
+            "seal",
+        ),
     ];
-    for edit in edits {
+    for (edit, words) in edits {
         let (_dir, db) = damaged_copy(shared_db(), |c| {
             assert_eq!(c.execute(edit, []).unwrap(), 1, "{edit}");
         });
@@ -385,7 +407,7 @@ fn meta_puzzles_and_statistics_edited_are_refused_by_verify() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{edit}: {err}");
         assert!(
-            err.contains("seal") && err.lines().count() == 1,
+            err.contains(words) && err.lines().count() == 1,
             "{edit}: {err}"
         );
     }
