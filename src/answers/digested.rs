@@ -66,6 +66,28 @@ impl Database {
         }
     }
 
+    /// [`Database::digested`] for packed chunk `chunk` of table `kind`, whose bytes
+    /// were just read (`data`): hashed as they are, not read again.
+    pub(super) fn digested_chunk(
+        &self,
+        puzzle: &str,
+        kind: &str,
+        chunk: i64,
+        data: &[u8],
+    ) -> Result<()> {
+        let table = "packed_chunks";
+        if self.digested.borrow().holds(puzzle, table, kind, chunk) {
+            return Ok(());
+        }
+        match digests::check_chunk(&self.conn, puzzle, kind, chunk, data).map_err(self.sql())? {
+            Checked::Sound { first, next } => {
+                (self.digested.borrow_mut()).insert(puzzle, table, kind, first, next);
+                Ok(())
+            }
+            Checked::Damaged(what) => Err(self.inconsistent(format!("{puzzle}: {what}"))),
+        }
+    }
+
     /// [`Database::digested`] for the tables of `puzzle` kept whole that every answer
     /// may read: its `puzzles` row, histogram, layers, peg matrix and packed layouts.
     pub(super) fn digested_small(&self, puzzle: &str) -> Result<()> {

@@ -101,12 +101,15 @@ impl<'a> PackedReader<'a> {
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(e) => {
                 let key = i64::try_from(chunk).map_err(|_| self.bad_chunk(kind, chunk))?;
-                self.db.digested(self.name, "packed_chunks", kind, key)?;
-                e.insert(
-                    (self.db.chunks().chunk(self.name, kind, chunk))
-                        .map_err(self.db.sql())?
-                        .ok_or_else(|| self.bad_chunk(kind, chunk))?,
-                )
+                let blob =
+                    (self.db.chunks().chunk(self.name, kind, chunk)).map_err(self.db.sql())?;
+                // A chunk missing is damage too: its digest's group then lacks a row.
+                let Some(blob) = blob else {
+                    self.db.digested(self.name, "packed_chunks", kind, key)?;
+                    return Err(self.bad_chunk(kind, chunk));
+                };
+                self.db.digested_chunk(self.name, kind, key, &blob)?;
+                e.insert(blob)
             }
         };
         read(blob).ok_or_else(|| self.bad_chunk(kind, chunk))

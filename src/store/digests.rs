@@ -349,56 +349,118 @@ pub enum Checked {
     Damaged(String),
 }
 
+/// A stored digest's `(first, next, rows, digest)`.
+type Stored = (i64, i64, i64, Vec<u8>);
+
+/// The stored digest of the group of `table` (of `kind`) that holds `key`, or `None`
+/// when no stored group covers it.
+fn stored_group(
+    conn: &Reader,
+    puzzle: &str,
+    table: &str,
+    kind: &str,
+    key: i64,
+) -> Sql<Option<Stored>> {
+    let mut st = conn.prepare_cached(
+        "SELECT first, next, rows, digest FROM digests
+         WHERE puzzle = ?1 AND tbl = ?2 AND kind = ?3 AND first <= ?4
+         ORDER BY first DESC LIMIT 1",
+    )?;
+    let mut rows = st.query(rusqlite::params![puzzle, table, kind, key])?;
+    Ok(match rows.next()? {
+        Some(r) => Some((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        None => None,
+    }
+    .filter(|s| key < s.1))
+}
+
+/// What the reader is told of `table`'s rows at `key`, when they fail.
+fn rows_at(table: &str, kind: &str, key: i64) -> String {
+    match cut(table).key {
+        Some(k) => format!("the {table} rows{} at {k} {key}", kind_shown(kind)),
+        None => format!("its {table} rows"),
+    }
+}
+
+/// The verdict on a group whose `n` rows hash to `got`, against its stored
+/// `(first, next, rows, digest)`.
+fn verdict(
+    what: impl FnOnce() -> String,
+    (first, next, count, digest): Stored,
+    n: i64,
+    got: &[u8],
+) -> Checked {
+    if n == count && got == digest.as_slice() {
+        return Checked::Sound { first, next };
+    }
+    let why = if n != count {
+        format!("{n} rows where its digest counts {count}")
+    } else {
+        "changed since their digest was written".to_string()
+    };
+    Checked::Damaged(format!("{} do not match their digest ({why})", what()))
+}
+
 /// Checks the group of `table` (of `kind`, for packed chunks) that holds `key` (any
 /// key for a table kept whole) against its stored digest, reading the group's rows.
 pub fn check(conn: &Reader, puzzle: &str, table: &str, kind: &str, key: i64) -> Sql<Checked> {
     let c = cut(table);
-    let stored = {
-        let mut st = conn.prepare_cached(
-            "SELECT first, next, rows, digest FROM digests
-             WHERE puzzle = ?1 AND tbl = ?2 AND kind = ?3 AND first <= ?4
-             ORDER BY first DESC LIMIT 1",
-        )?;
-        let mut rows = st.query(rusqlite::params![puzzle, table, kind, key])?;
-        match rows.next()? {
-            Some(r) => Some((
-                r.get::<_, i64>(0)?,
-                r.get::<_, i64>(1)?,
-                r.get::<_, i64>(2)?,
-                r.get::<_, Vec<u8>>(3)?,
-            )),
-            None => None,
-        }
-    };
-    let what = || match c.key {
-        Some(k) => format!("the {table} rows{} at {k} {key}", kind_shown(kind)),
-        None => format!("its {table} rows"),
-    };
-    let Some((first, next, count, digest)) = stored.filter(|s| key < s.1) else {
+    let Some(stored) = stored_group(conn, puzzle, table, kind, key)? else {
         return Ok(Checked::Damaged(format!(
             "no stored digest covers {}",
-            what()
+            rows_at(table, kind, key)
         )));
     };
     let mut h = Sha256::new();
     h.update(table.as_bytes());
     let mut n = 0i64;
-    rows(conn, &c, puzzle, kind, (first, next), |_, values| {
+    rows(conn, &c, puzzle, kind, (stored.0, stored.1), |_, values| {
         hash_row(&mut h, values.iter().copied());
         n += 1;
     })?;
-    if n != count || h.finalize().as_slice() != digest.as_slice() {
-        let why = if n != count {
-            format!("{n} rows where its digest counts {count}")
-        } else {
-            "changed since their digest was written".to_string()
-        };
+    let got = h.finalize();
+    Ok(verdict(|| rows_at(table, kind, key), stored, n, &got))
+}
+
+/// [`check`] for packed chunk `chunk` of table `kind`, whose bytes the reader has
+/// already read (`data`): the chunk is its own group, so it is hashed as it is, not
+/// read again.
+pub fn check_chunk(
+    conn: &Reader,
+    puzzle: &str,
+    kind: &str,
+    chunk: i64,
+    data: &[u8],
+) -> Sql<Checked> {
+    let table = "packed_chunks";
+    let Some(stored) = stored_group(conn, puzzle, table, kind, chunk)? else {
         return Ok(Checked::Damaged(format!(
-            "{} do not match their digest ({why})",
-            what()
+            "no stored digest covers {}",
+            rows_at(table, kind, chunk)
         )));
-    }
-    Ok(Checked::Sound { first, next })
+    };
+    // A group of one chunk starts at it (the first at i64::MIN): any other span holds
+    // more rows than this one.
+    let alone = stored.0 == chunk || (stored.0 == i64::MIN && chunk == 0);
+    let n = if alone { 1 } else { 2 };
+    let got = chunk_digest(puzzle, kind, chunk, data);
+    Ok(verdict(|| rows_at(table, kind, chunk), stored, n, &got))
+}
+
+/// The digest of one `packed_chunks` row: what [`expected`] computes for its group.
+fn chunk_digest(puzzle: &str, kind: &str, chunk: i64, data: &[u8]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(b"packed_chunks");
+    hash_row(
+        &mut h,
+        [
+            ValueRef::Text(puzzle.as_bytes()),
+            ValueRef::Text(kind.as_bytes()),
+            ValueRef::Integer(chunk),
+            ValueRef::Blob(data),
+        ],
+    );
+    h.finalize().into()
 }
 
 /// The first way the stored digests of `puzzle`'s packed table `kind` differ from its
@@ -439,18 +501,9 @@ pub fn chunks_differ(
                 if c == 0 { i64::MIN } else { c },
                 if c == last { i64::MAX } else { c + 1 },
             );
-            let mut h = Sha256::new();
-            h.update(b"packed_chunks");
-            hash_row(
-                &mut h,
-                [
-                    ValueRef::Text(puzzle.as_bytes()),
-                    ValueRef::Text(kind.as_bytes()),
-                    ValueRef::Integer(c),
-                    ValueRef::Blob(data),
-                ],
-            );
-            span != (*first, *next) || *rows != 1 || h.finalize().as_slice() != digest.as_slice()
+            span != (*first, *next)
+                || *rows != 1
+                || chunk_digest(puzzle, kind, c, data).as_slice() != digest.as_slice()
         },
     );
     Ok(bad.map(|(c, _)| {
