@@ -126,9 +126,10 @@ pub enum StoreError {
         /// The page that failed, when known.
         page: Option<u64>,
     },
-    /// Another program wrote to the file: SQLite finds it sound, our checksums do not.
+    /// Another program wrote to the file: page 1 is one SQLite wrote, our checksums
+    /// do not hold on it.
     #[error(
-        "{path} was changed by another program: SQLite's own check finds it sound, but puzzlebase's page checksums no longer hold on {pages} (a program that writes to the file, such as `sqlite3 FILE ANALYZE` or VACUUM, does not keep them), so nothing is answered from it; rebuild it with `puzzlebase generate`, or fetch it again"
+        "{path} was changed by another program: its page 1 is one SQLite wrote, but puzzlebase's page checksums no longer hold on {pages} (a program that writes to the file, such as `sqlite3 FILE ANALYZE` or VACUUM, does not keep them), so nothing is answered from it; rebuild it with `puzzlebase generate`, or fetch it again"
     )]
     Changed {
         /// The file.
