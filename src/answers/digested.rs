@@ -57,7 +57,13 @@ impl Database {
         if self.digested.borrow().holds(puzzle, table, kind, key) {
             return Ok(());
         }
-        match digests::check(&self.conn, puzzle, table, kind, key).map_err(self.sql())? {
+        let checked = digests::check(&self.conn, puzzle, table, kind, key).map_err(self.sql())?;
+        self.remember(puzzle, table, kind, checked)
+    }
+
+    /// Keeps a sound group for the reader's life; a damaged one is refused.
+    fn remember(&self, puzzle: &str, table: &'static str, kind: &str, c: Checked) -> Result<()> {
+        match c {
             Checked::Sound { first, next } => {
                 (self.digested.borrow_mut()).insert(puzzle, table, kind, first, next);
                 Ok(())
@@ -79,13 +85,9 @@ impl Database {
         if self.digested.borrow().holds(puzzle, table, kind, chunk) {
             return Ok(());
         }
-        match digests::check_chunk(&self.conn, puzzle, kind, chunk, data).map_err(self.sql())? {
-            Checked::Sound { first, next } => {
-                (self.digested.borrow_mut()).insert(puzzle, table, kind, first, next);
-                Ok(())
-            }
-            Checked::Damaged(what) => Err(self.inconsistent(format!("{puzzle}: {what}"))),
-        }
+        let checked =
+            digests::check_chunk(&self.conn, puzzle, kind, chunk, data).map_err(self.sql())?;
+        self.remember(puzzle, table, kind, checked)
     }
 
     /// [`Database::digested`] for the tables of `puzzle` kept whole that every answer

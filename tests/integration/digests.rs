@@ -18,7 +18,7 @@ use rusqlite::OpenFlags;
 use serde_json::Value;
 
 use crate::flips::{Tally, answers_of, every_kind, no_silent_answer};
-use crate::util::{assert_clean_failure, generate_into, run};
+use crate::util::{Seeded, assert_clean_failure, generate_into, run};
 
 /// The file's reader as a plain SQLite host has it: SQLite's own VFS (`unix`), which
 /// reads pages without puzzlebase's checksums, immutable as docs/readers.md says.
@@ -35,22 +35,6 @@ fn plain(db: &Path) -> Result<Database, String> {
 
 fn checked(db: &Path) -> Result<Database, String> {
     Database::open(db).map_err(|e| e.to_string())
-}
-
-/// xorshift64*: reproducible from the seed.
-struct Seeded(u64);
-
-impl Seeded {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
 }
 
 /// The position a change touched, as (puzzle, rank), when it is one a question can
@@ -77,14 +61,14 @@ fn pick_row(
     r: &mut Seeded,
 ) -> (&'static str, Vec<String>, Vec<rusqlite::types::Value>) {
     loop {
-        let (table, key) = TABLES[r.below(TABLES.len() as u64) as usize];
+        let (table, key) = TABLES[r.below(TABLES.len())];
         let n: i64 = conn
             .query_row(&format!("SELECT count(*) FROM {table}"), [], |x| x.get(0))
             .unwrap();
         if n == 0 {
             continue;
         }
-        let at = r.below(n as u64) as i64;
+        let at = r.below(n as usize) as i64;
         let cols: Vec<String> = key.split(", ").map(str::to_string).collect();
         let values = conn
             .query_row(
@@ -143,7 +127,7 @@ fn changed(v: &rusqlite::types::Value, r: &mut Seeded) -> rusqlite::types::Value
             if b.is_empty() {
                 return Text("0".into());
             }
-            let at = r.below(b.len() as u64) as usize;
+            let at = r.below(b.len());
             // Another digit or letter, so that the text stays as plausible as may be.
             b[at] = match b[at] {
                 b'0'..=b'8' => b[at] + 1,
@@ -158,7 +142,7 @@ fn changed(v: &rusqlite::types::Value, r: &mut Seeded) -> rusqlite::types::Value
             if b.is_empty() {
                 return Blob(vec![1]);
             }
-            let at = r.below(b.len() as u64) as usize;
+            let at = r.below(b.len());
             b[at] ^= 1 << r.below(8);
             Blob(b)
         }
@@ -189,7 +173,7 @@ fn sql_change(path: &Path, r: &mut Seeded, delete: bool) -> Option<(String, Targ
         let st = conn.prepare(&format!("SELECT * FROM {table}")).unwrap();
         st.column_names().map(str::to_string).collect()
     };
-    let column = &columns[r.below(columns.len() as u64) as usize];
+    let column = &columns[r.below(columns.len())];
     let now: rusqlite::types::Value = conn
         .query_row(
             &format!("SELECT {column} FROM {table} WHERE {cond}"),
@@ -268,8 +252,8 @@ fn attack(n: usize, seed: u64) -> Tally {
         let mut bytes = original.clone();
         let (what, target) = match kind {
             0..=2 => {
-                let a = 1 + r.below(pages as u64) as usize;
-                let b = 1 + r.below(pages as u64) as usize;
+                let a = 1 + r.below(pages);
+                let b = 1 + r.below(pages);
                 if a == b && kind != 2 {
                     continue;
                 }
@@ -289,7 +273,7 @@ fn attack(n: usize, seed: u64) -> Tally {
                         (format!("page {a} copied over page {b}"), None)
                     }
                     _ => {
-                        let f = 1 + r.below((foreign.len() / size) as u64) as usize;
+                        let f = 1 + r.below(foreign.len() / size);
                         bytes[page(size, b)].copy_from_slice(&foreign[page(size, f)]);
                         std::fs::write(&path, &bytes).unwrap();
                         (

@@ -14,22 +14,9 @@ use puzzlebase::internals::answers::json;
 
 use crate::flips::{Tally, ask_all, no_silent_answer};
 use crate::serve::{raw_at, start_server};
-use crate::util::{LIGHT, assert_clean_failure, damaged_copy, generate_into, run, shared_db};
-
-/// xorshift64*: reproducible from the seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use crate::util::{
+    LIGHT, Seeded, assert_clean_failure, damaged_copy, generate_into, run, shared_db,
+};
 
 /// Another valid file whose pages hold other rows at the same numbers: the light
 /// puzzles but `six`, whose rows come first in the shared file.
@@ -82,7 +69,7 @@ fn trees(db: &Path) -> Vec<Vec<usize>> {
 /// pages of one b-tree swapped, one copied over another of its b-tree, or a page of
 /// the other file put in the place it has there.
 fn page_change(
-    rng: &mut Rng,
+    rng: &mut Seeded,
     trial: usize,
     file: &[u8],
     trees: &[Vec<usize>],
@@ -168,7 +155,7 @@ fn moved(n: usize, seed: u64) -> Tally {
     assert_eq!(page_size(&original), page_size(&other));
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("moved.sqlite");
-    let mut rng = Rng(seed | 1);
+    let mut rng = Seeded(seed | 1);
     let mut t = Tally::default();
     for trial in 0..n {
         let (writes, what) = page_change(&mut rng, trial, &original, &trees, &other);
@@ -247,7 +234,7 @@ fn a_file_changed_under_a_running_server_is_never_answered_from() {
     let good = served(addr);
     assert!(good.iter().all(|(s, _)| *s == 200), "{good:?}");
     let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-    let mut rng = Rng(0x5E4F_ED17);
+    let mut rng = Seeded(0x5E4F_ED17);
     let (mut same, mut refused, mut silent) = (0, 0, Vec::new());
     for trial in 0..300 {
         let (writes, what) = if trial % 4 == 3 {

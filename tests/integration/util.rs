@@ -314,3 +314,20 @@ pub fn files_under(dir: &Path, ext: &str) -> Vec<PathBuf> {
     }
     out
 }
+
+/// xorshift64*: a generator reproducible from its seed, for the seeded attack tests.
+pub struct Seeded(pub u64);
+
+impl Seeded {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % (n as u64).max(1)) as usize
+    }
+}
