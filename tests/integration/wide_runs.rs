@@ -265,3 +265,31 @@ fn packed_distances_past_a_byte_are_generated_answered_verified_and_exported() {
     .unwrap();
     assert_eq!(rows_seen, rows * cols);
 }
+
+/// A table whose stored encoding is not the width of its entries (a wide table labelled
+/// `run-steps`, a byte table labelled `run-steps-16`) is damage `verify` names in the
+/// distance table's row.
+#[test]
+fn verify_refuses_a_run_steps_width_that_is_not_the_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, encoding) in [
+        ("corridor-wide", "run-steps"),
+        ("corridor-byte", "run-steps-16"),
+    ] {
+        let copy = dir.path().join(format!("{name}.sqlite"));
+        std::fs::copy(shared(), &copy).unwrap();
+        let conn = rusqlite::Connection::open(&copy).unwrap();
+        conn.execute(
+            "UPDATE packed_tables SET encoding = ?2 WHERE puzzle = ?1 AND kind = 'distance'",
+            [name, encoding],
+        )
+        .unwrap();
+        drop(conn);
+        let refused = puzzlebase::verify_file(&copy, &[name.to_string()], &mut |_| {});
+        let why = refused.expect_err(name).to_string();
+        assert!(
+            why.contains(name) && why.contains("packed_tables distance"),
+            "{why}"
+        );
+    }
+}
