@@ -127,8 +127,7 @@ impl<'a> PackedReader<'a> {
         match self.layouts().0 {
             DistanceLayout::Runs(l) => {
                 let chunk = l.locate(rank).chunk;
-                let d = self.with_chunk("distance", chunk, |b| l.distance(b, rank).ok())?;
-                Ok(d.map(u32::from))
+                self.with_chunk("distance", chunk, |b| l.distance(b, rank).ok())
             }
             DistanceLayout::Codes(l) => self.walk(l, rank),
         }

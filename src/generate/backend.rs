@@ -17,7 +17,7 @@ use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;
 use crate::families::magic::Magic;
 use crate::families::tour::{TourBoard, closed_tours};
-use crate::solvers::bfs::{self, Outputs, SolveError, Solved};
+use crate::solvers::bfs::{self, Outputs, SolveError, Solved, UNREACHED};
 use crate::solvers::distributed::DistError;
 use crate::solvers::enumerate::Solution;
 use crate::solvers::pattern::{self, Pattern, PatternError};
@@ -91,10 +91,12 @@ pub enum BackendError {
     },
 }
 
-/// A move graph stored packed, as its backend hands it over: every chunk of the
-/// distance table (and of the count table when counts were asked for), in chunk order,
-/// with the level sizes and the ranks at the maximum distance (sorted).
+/// A move graph stored packed, as its backend hands it over: the layout of its distance
+/// table (the puzzle's runs, in the narrowest `run-steps` width that holds its largest
+/// distance) and every chunk of it (and of the count table when counts were asked for),
+/// in chunk order, with the level sizes and the ranks at the maximum distance (sorted).
 pub struct PackedGraph {
+    pub layout: RunLayout,
     pub distance: Vec<Vec<u8>>,
     pub counts: Option<(CountLayout, Vec<Vec<u8>>)>,
     /// Positions per distance, from 0 to the maximum.
@@ -150,7 +152,8 @@ pub trait Backend: Sync {
         g: &dyn GraphPuzzle,
         progress: &dyn Progress,
     ) -> Result<Solved, BackendError>;
-    /// A move graph stored packed in `layout`, with solution counts when `counts`.
+    /// A move graph stored packed with `layout`'s runs (widened where its distances
+    /// need it), with solution counts when `counts`.
     fn packed_graph(
         &self,
         g: &dyn GraphPuzzle,
@@ -202,6 +205,55 @@ pub trait Backend: Sync {
     }
 }
 
+/// A solved table packed: its distances (`D`, `unreached` where the goal is out of
+/// reach) in the narrowest `run-steps` width of `layout`'s runs that holds them, its
+/// counts where they were computed, and the ranks at the maximum distance.
+fn pack<D: Copy + Into<u32> + Eq + Send + Sync>(
+    g: &dyn GraphPuzzle,
+    layout: &RunLayout,
+    table: bfs::DistanceTable<D>,
+    unreached: D,
+    progress: &dyn Progress,
+) -> Result<PackedGraph, BackendError> {
+    let dist = &table.dist;
+    let max = (table.levels.len() - 1) as u32;
+    let layout = layout.fitting(max);
+    let mut farthest: Vec<u64> = (dist.par_iter().enumerate())
+        .filter(|&(_, &d)| d != unreached && d.into() == max)
+        .map(|(r, _)| r as u64)
+        .collect();
+    farthest.sort_unstable();
+    progress.phase("packing", layout.chunks());
+    let distance = (0..layout.chunks())
+        .into_par_iter()
+        .map(|c| {
+            let blob = layout.encode_chunk_with(c, |r| {
+                Some(dist[r as usize])
+                    .filter(|&d| d != unreached)
+                    .map(Into::into)
+            });
+            progress.advance(1);
+            blob
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let counts = (!table.count.is_empty()).then(|| {
+        let most = table.count.par_iter().copied().max().unwrap_or(0);
+        let l = CountLayout::for_counts(g.size(), most);
+        let chunks = (0..l.chunks())
+            .into_par_iter()
+            .map(|c| l.encode_chunk(c, &table.count))
+            .collect();
+        (l, chunks)
+    });
+    Ok(PackedGraph {
+        layout,
+        distance,
+        counts,
+        levels: table.levels,
+        farthest,
+    })
+}
+
 /// This machine: the solvers, parallel over its cores with rayon.
 pub struct Local;
 
@@ -229,37 +281,12 @@ impl Backend for Local {
             next: false,
             counts,
         };
-        let table = bfs::solve_with(g, outputs, progress)?;
-        let max = table.max_distance();
-        let mut farthest: Vec<u64> = (table.dist.par_iter().enumerate())
-            .filter(|&(_, &d)| d == max)
-            .map(|(r, _)| r as u64)
-            .collect();
-        farthest.sort_unstable();
-        progress.phase("packing", layout.chunks());
-        let distance = (0..layout.chunks())
-            .into_par_iter()
-            .map(|c| {
-                let blob = layout.encode_chunk(c, &table.dist);
-                progress.advance(1);
-                blob
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let counts = counts.then(|| {
-            let max = table.count.par_iter().copied().max().unwrap_or(0);
-            let l = CountLayout::for_counts(g.size(), max);
-            let chunks = (0..l.chunks())
-                .into_par_iter()
-                .map(|c| l.encode_chunk(c, &table.count))
-                .collect();
-            (l, chunks)
-        });
-        Ok(PackedGraph {
-            distance,
-            counts,
-            levels: table.levels,
-            farthest,
-        })
+        // A search past distance 254 goes on over four bytes a rank, and its entries
+        // widen to match; one within a byte keeps the byte table and layout.
+        match bfs::solve_any(g, outputs, progress)? {
+            Solved::Narrow(t) => pack(g, layout, t, UNREACHED, progress),
+            Solved::Wide(t) => pack(g, layout, t, bfs::WIDE_UNREACHED, progress),
+        }
     }
 
     fn two_bit_graph<'s>(

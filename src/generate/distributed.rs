@@ -28,7 +28,7 @@ use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;
 use crate::families::Puzzle;
 use crate::generate::backend::{Backend, BackendError, Local, PackedGraph, TwoBitGraph};
-use crate::solvers::bfs::{DistanceTable, Outputs, Solved};
+use crate::solvers::bfs::{DistanceTable, Outputs, Solved, UNREACHED};
 use crate::solvers::distributed::{self, Checkpoint, Comm, Reduce, Share};
 use crate::solvers::pattern::{self, Entry, Grid, Pattern, PatternSpace};
 
@@ -489,6 +489,7 @@ fn packed_graph(
         return Ok((None, stats));
     };
     let mut done = PackedGraph {
+        layout,
         distance: Vec::new(),
         counts: None,
         levels: share.levels,
@@ -522,7 +523,13 @@ fn pack_share(
     let distance = chunks
         .clone()
         .into_par_iter()
-        .map(|c| layout.encode_chunk_with(c, |r| share.dist[(r - base) as usize]))
+        .map(|c| {
+            layout.encode_chunk_with(c, |r| {
+                Some(share.dist[(r - base) as usize])
+                    .filter(|&d| d != UNREACHED)
+                    .map(u32::from)
+            })
+        })
         .collect::<Result<Vec<_>, _>>();
     let count_chunks = if let Some(l) = counts {
         chunks_of(l.ranks_per_chunk())

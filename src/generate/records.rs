@@ -15,7 +15,7 @@ use crate::core::rank::FACT;
 use crate::core::space::GraphPuzzle;
 use crate::families::Puzzle;
 use crate::generate::backend::{Backend, BackendError};
-use crate::solvers::bfs::{COUNT_OVERFLOW, NO_NEXT, SolveError};
+use crate::solvers::bfs::{COUNT_OVERFLOW, NO_NEXT};
 use crate::solvers::enumerate;
 use crate::solvers::pattern::Pattern;
 use crate::solvers::peg::layers::table::{self as layer_table, PegLayout};
@@ -41,15 +41,6 @@ pub enum SolveFailure {
         covers: u64,
         /// Ranks of the puzzle.
         ranks: u64,
-    },
-    /// A distance does not fit the `run-steps` layout's byte.
-    #[error(
-        "distance exceeds {max} moves, the most a packed `run-steps` table holds; \
-         store the puzzle with storage = \"two-bit\" (distances of any length) instead"
-    )]
-    TooDeepForRuns {
-        /// The largest distance the layout holds.
-        max: u32,
     },
 }
 
@@ -220,14 +211,13 @@ fn packed_graph<'a>(
         });
     }
     let counts = format::packed_counts(g.size(), g.storage_asked());
-    let done = match backend.packed_graph(g, &layout, counts, progress) {
-        Err(BackendError::Search(SolveError::TooDeep { max })) => {
-            return Err(SolveFailure::TooDeepForRuns { max });
-        }
-        done => done?,
-    };
+    let done = backend.packed_graph(g, &layout, counts, progress)?;
     let max = done.max_distance();
-    let mut packed = vec![PackedTable::of("distance", &layout, done.distance.into())];
+    let mut packed = vec![PackedTable::of(
+        "distance",
+        &done.layout,
+        done.distance.into(),
+    )];
     if let Some((l, chunks)) = done.counts {
         packed.push(PackedTable::of("solutions", &l, chunks.into()));
     }

@@ -44,7 +44,7 @@ pub enum SolveError {
     #[error("state space of {0} ranks is too large for 32-bit rank tables")]
     TooLarge(u64),
     /// A distance past `max`, from a search whose caller takes bytes only
-    /// ([`solve_with`]: the packed `run-steps` tables and pattern databases).
+    /// ([`solve_with`]: pattern databases and the tests).
     #[error("distance exceeds {max} moves; this one-byte distance table cannot hold it")]
     TooDeep { max: u32 },
     #[error("goal rank {0} is outside the state space")]

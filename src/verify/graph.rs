@@ -30,7 +30,8 @@ use crate::solvers::{twobit, twobit_led};
 use crate::store::audit::{self, PackedTableRow, Table};
 
 /// A move puzzle's tables as read from the file, indexed by rank: distances of a byte
-/// (`run-steps`, whose entries are bytes) or of four (rows, which hold any distance).
+/// (a one-byte `run-steps` table) or of four (rows, which hold any distance, and the
+/// wider `run-steps` tables).
 struct GraphTables<D> {
     /// [`Dist::ABSENT`] where absent.
     dist: Vec<D>,
@@ -46,6 +47,8 @@ const NO_NEXT: u64 = u64::MAX;
 trait Dist: Copy + Ord + Send + Sync + std::fmt::Display {
     const ABSENT: Self;
     fn get(self) -> Option<u32>;
+    /// The entry of a distance (`None`: absent) that the type holds.
+    fn of(d: Option<u32>) -> Self;
 }
 
 impl Dist for u8 {
@@ -53,12 +56,19 @@ impl Dist for u8 {
     fn get(self) -> Option<u32> {
         (self != UNREACHED).then_some(self as u32)
     }
+    /// Only ever given what a one-byte `run-steps` entry decodes to (at most 254).
+    fn of(d: Option<u32>) -> u8 {
+        d.map_or(UNREACHED, |d| d as u8)
+    }
 }
 
 impl Dist for u32 {
     const ABSENT: u32 = u32::MAX;
     fn get(self) -> Option<u32> {
         (self != u32::MAX).then_some(self)
+    }
+    fn of(d: Option<u32>) -> u32 {
+        d.unwrap_or(u32::MAX)
     }
 }
 
@@ -281,19 +291,34 @@ fn check_graph<D: Dist>(
     Ok((levels, max))
 }
 
-/// Packed storage: the `run-steps` distance table, the counts when stored (in the
-/// narrowest encoding that holds them), and the `farthest` rows.
+/// Packed storage: the `run-steps` distance table (with the puzzle's runs, in the
+/// narrowest width that holds its distances), the counts when stored (in the narrowest
+/// encoding that holds them), and the `farthest` rows.
 pub(super) fn packed_graph(
     conn: &Reader,
     name: &str,
     g: &dyn GraphPuzzle,
-    layout: RunLayout,
+    runs: RunLayout,
     counts: bool,
     progress: &dyn Progress,
 ) -> Check<Derived> {
     must_be_empty(conn, name, UNUSED_WHEN_PACKED)?;
     let n = g.size();
     let stored = packed_table_rows(conn, name)?;
+    // So is the distances' width: taken from the stored encoding here, checked against
+    // the distances once they are known to be right.
+    let layout = match stored.iter().find(|s| s.kind == "distance") {
+        Some(s) => match runs.with_encoding(&s.encoding) {
+            Some(l) => l,
+            None => {
+                return bad(format!(
+                    "packed_tables distance encoding: {} is not a run-steps encoding",
+                    s.encoding
+                ));
+            }
+        },
+        None => runs,
+    };
     // The counts' width depends on the counts: the stored encoding is taken here and
     // checked against the counts once they are known to be right.
     let count_layout = match stored.iter().find(|s| s.kind == "solutions") {
@@ -329,8 +354,41 @@ pub(super) fn packed_graph(
         return bad(format!("packed_chunks: {extra} chunks of no table"));
     }
 
-    let mut t = GraphTables::<u8> {
-        dist: vec![UNREACHED; n as usize],
+    if layout.entry_bytes() == 2 {
+        packed_distances::<u8>(
+            conn,
+            name,
+            g,
+            &layout,
+            counts.then_some(&count_layout),
+            progress,
+        )
+    } else {
+        packed_distances::<u32>(
+            conn,
+            name,
+            g,
+            &layout,
+            counts.then_some(&count_layout),
+            progress,
+        )
+    }
+}
+
+/// [`packed_graph`] once its tables' rows are checked: the distances decoded into a
+/// table of `D` (the entries' width or wider), the counts, the local conditions, the
+/// widths, the histogram and the farthest positions.
+fn packed_distances<D: Dist>(
+    conn: &Reader,
+    name: &str,
+    g: &dyn GraphPuzzle,
+    layout: &RunLayout,
+    count_layout: Option<&CountLayout>,
+    progress: &dyn Progress,
+) -> Check<Derived> {
+    let n = g.size();
+    let mut t = GraphTables::<D> {
+        dist: vec![D::ABSENT; n as usize],
         next: Vec::new(),
         count: Vec::new(),
     };
@@ -342,7 +400,7 @@ pub(super) fn packed_graph(
             for (i, slot) in dist.iter_mut().enumerate() {
                 let r = lo + i as u64;
                 *slot = match layout.distance(blob, r) {
-                    Ok(d) => d.unwrap_or(UNREACHED),
+                    Ok(d) => D::of(d),
                     Err(_) => {
                         return Some(format!(
                             "distance chunk {c}: the entry of rank {r} (state {}) is impossible or missing",
@@ -353,7 +411,7 @@ pub(super) fn packed_graph(
             }
             // Bits no reader looks at (past a run's end, or in an unreachable run) must be
             // what the encoder writes, so the blob is exactly the encoding of its entries.
-            match layout.encode_chunk_with(c as u64, |r| dist[(r - lo) as usize]) {
+            match layout.encode_chunk_with(c as u64, |r| dist[(r - lo) as usize].get()) {
                 Ok(canonical) if canonical == *blob => None,
                 Ok(canonical) => {
                     let byte = (0..blob.len().max(canonical.len()))
@@ -370,7 +428,7 @@ pub(super) fn packed_graph(
         return bad(fact);
     }
     drop(blobs);
-    if counts {
+    if let Some(count_layout) = count_layout {
         t.count = vec![0; n as usize];
         let blobs = read_chunks(conn, name, "solutions", count_layout.chunks())?;
         let per = count_layout.ranks_per_chunk() as usize;
@@ -397,11 +455,20 @@ pub(super) fn packed_graph(
             return bad(fact);
         }
     }
-    let (levels, max) = check_graph(g, &t, Some(&layout), progress)?;
-    if counts {
+    let (levels, max) = check_graph(g, &t, Some(layout), progress)?;
+    let narrowest = layout.fitting(max.unwrap_or(0));
+    if narrowest != *layout {
+        return bad(format!(
+            "packed_tables distance encoding: {}, but distances up to {} take {}",
+            layout.encoding(),
+            max.unwrap_or(0),
+            narrowest.encoding()
+        ));
+    }
+    if let Some(count_layout) = count_layout {
         let most = t.count.par_iter().copied().max().unwrap_or(0);
         let narrowest = CountLayout::for_counts(n, most);
-        if narrowest != count_layout {
+        if narrowest != *count_layout {
             let most = if most == COUNT_OVERFLOW {
                 "above 2^63 - 1".to_string()
             } else {

@@ -41,6 +41,7 @@ mod shipped;
 mod signature;
 mod sliding;
 mod util;
+mod wide_runs;
 
 /// Every connection this test process opens, the tests' own included, goes through the
 /// checksum VFS as the binary's do: edits a test makes through SQL keep valid page

@@ -281,8 +281,7 @@ impl<'a> PackedRows<'a> {
         }
         match &self.layout {
             DistanceLayout::Runs(l) => {
-                let d = (self.distance).with(l.locate(rank).chunk, |b| l.distance(b, rank).ok())?;
-                Ok(d.map(u32::from))
+                (self.distance).with(l.locate(rank).chunk, |b| l.distance(b, rank).ok())
             }
             DistanceLayout::Codes(l) => {
                 let l = *l;

@@ -3,20 +3,25 @@
 //! single read at a computed offset. The layouts are documented here and in the README
 //! for tools that read the file with plain SQL.
 //!
-//! # Distances: `run-steps`
+//! # Distances: `run-steps`, `run-steps-16`, `run-steps-32`
 //! The rank space is split into blocks of `block` consecutive ranks (a sliding puzzle's
 //! `rank = t * block + blank_cell`). Within a block, the ranks `first..first + len` of
 //! each *run* are a path in the move graph, and on a bipartite graph neighbours' distances
-//! differ by exactly one. So a run of up to nine positions is stored in two bytes:
+//! differ by exactly one. So a run of up to nine positions is stored in one entry of
+//! `w + 1` bytes:
 //!
-//! * byte 0: the distance of the run's first position (255: the run is unreachable);
-//! * byte 1: bit `j` is 1 when position `j + 1` of the run is one move *farther* than
+//! * bytes `0..w`: the distance `d0` of the run's first position, little-endian, all ones
+//!   (255, 65,535 or 2^32 - 1) where the run is unreachable;
+//! * byte `w`: bit `j` is 1 when position `j + 1` of the run is one move *farther* than
 //!   position `j`, 0 when it is one move closer.
 //!
-//! The distance of position `k` of the run is
-//! `byte0 + 2 * popcount(byte1 & ((1 << k) - 1)) - k`. Entry `(block b, run i)` is at
-//! byte offset `2 * ((b % blocks_per_chunk) * runs + i)` of chunk `b / blocks_per_chunk`.
-//! On `eleven` (3x4, rows of four) this is four bits per solvable rank.
+//! `w` is 1 (`run-steps`) where every distance of the table is at most 254, 2
+//! (`run-steps-16`) up to 65,534, 4 (`run-steps-32`) beyond: the narrowest that holds the
+//! table's largest distance, so a table within a byte is written as it always was. The
+//! distance of position `k` of the run is `d0 + 2 * popcount(steps & ((1 << k) - 1)) - k`.
+//! Entry `(block b, run i)` is at byte offset `(w + 1) * ((b % blocks_per_chunk) * runs + i)`
+//! of chunk `b / blocks_per_chunk`, with `blocks_per_chunk = 4000 / ((w + 1) * runs)`.
+//! On `eleven` (3x4, rows of four) `run-steps` is four bits per solvable rank.
 //!
 //! # Distances: `mod4` or `mod3` (two bits per rank)
 //! For spaces too large for a byte per rank while solving (`fourteen`, the 2x7, has 43.6
@@ -75,6 +80,15 @@ pub enum PackError {
     NotBipartite(u64, u64),
     #[error("packed layout {0}")]
     BadLayout(String),
+    #[error(
+        "rank {rank} is at distance {distance}, past {max}, the most a `{encoding}` entry holds"
+    )]
+    TooDeep {
+        rank: u64,
+        distance: u32,
+        encoding: &'static str,
+        max: u32,
+    },
 }
 
 /// A description that does not read back as a layout.
@@ -113,7 +127,7 @@ pub struct Slot {
 ///   [`ChunkLayout::ranks_per_chunk`]), and [`ChunkLayout::from_description`] reads it
 ///   back to the same layout, refusing a description no layout gives.
 pub trait ChunkLayout {
-    /// The name stored in `packed_tables.encoding`: `run-steps`, `mod4`, `mod3`, `u8`,
+    /// The name stored in `packed_tables.encoding`: `run-steps` (`-16`, `-32`), `mod4`, `mod3`, `u8`,
     /// `u16le`, `u32le` or `u64le`.
     fn encoding(&self) -> &'static str;
 
@@ -153,7 +167,7 @@ pub trait ChunkLayout {
 }
 
 /// How a packed move graph's distances are stored: `run-steps` (a byte per rank while
-/// solving) or two-bit codes (see the module docs).
+/// solving, four past distance 254) or two-bit codes (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DistanceLayout {
     Runs(RunLayout),
@@ -198,7 +212,9 @@ impl ChunkLayout for DistanceLayout {
     /// Reads either layout back from its description (the `encoding` says which).
     fn from_description(v: &serde_json::Value) -> Result<DistanceLayout, PackError> {
         match v["encoding"].as_str() {
-            Some("run-steps") => RunLayout::from_description(v).map(DistanceLayout::Runs),
+            Some(e) if e.starts_with("run-steps") => {
+                RunLayout::from_description(v).map(DistanceLayout::Runs)
+            }
             _ => CodeLayout::from_description(v).map(DistanceLayout::Codes),
         }
     }
@@ -244,7 +260,7 @@ impl ChunkRun {
 }
 
 /// `ranks` and `ranks_per_chunk` of the description, in this `encoding`, of a table
-/// with an entry per rank (every layout but `run-steps`).
+/// with an entry per rank (every layout but the `run-steps` ones).
 fn per_rank_description(v: &serde_json::Value, encoding: &str) -> Result<(u64, u64), PackError> {
     match (
         v["encoding"].as_str(),

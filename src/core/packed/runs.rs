@@ -1,5 +1,7 @@
-//! The `run-steps` layout of a distance table: two bytes per run of up to nine
-//! neighbouring ranks (described in the [`super`] docs).
+//! The `run-steps` layouts of a distance table: per run of up to nine neighbouring
+//! ranks, the first rank's distance in one, two or four little-endian bytes (the
+//! narrowest that holds the table's largest distance) and a byte of steps (described in
+//! the [`super`] docs).
 
 use serde_json::json;
 
@@ -9,14 +11,22 @@ use crate::core::format::UNREACHED;
 /// Longest run one entry can describe: byte 1 holds a step bit per move within the run.
 pub const MAX_RUN: u8 = 9;
 
-/// Byte 0 of an entry whose run cannot reach the goal.
+/// Byte 0 of an entry whose run cannot reach the goal, in the one-byte layout (in the
+/// wider ones every byte of the first distance is this: the width's all-ones value).
 pub const UNREACHABLE_RUN: u8 = UNREACHED;
+
+/// The widths of an entry's first distance, in bytes, with their encodings' names:
+/// the narrowest that holds a table's largest distance is the one written, so a table
+/// within a byte keeps the two-byte entries it always had.
+const WIDTHS: [(u8, &str); 3] = [(1, "run-steps"), (2, "run-steps-16"), (4, "run-steps-32")];
 
 /// The `run-steps` layout of a distance table (see the [`super`] docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunLayout {
     pub(super) block: u64,
     pub(super) blocks: u64,
+    /// Bytes of an entry's first distance: 1, 2 or 4 ([`WIDTHS`]).
+    width: u8,
     /// `(first, len)` of each run, covering `0..block` in order, `len <= MAX_RUN`.
     pub(super) runs: Vec<(u8, u8)>,
     /// Index into `runs` of each position in a block.
@@ -26,7 +36,8 @@ pub struct RunLayout {
 
 impl RunLayout {
     /// A layout for `blocks` blocks of `block` ranks whose runs are `runs` (runs longer
-    /// than [`MAX_RUN`] are split). Fails unless the runs cover the block in order.
+    /// than [`MAX_RUN`] are split), with one-byte first distances ([`RunLayout::fitting`]
+    /// widens it). Fails unless the runs cover the block in order.
     pub fn new(block: u64, blocks: u64, runs: &[(u8, u8)]) -> Result<RunLayout, PackError> {
         let mut split = Vec::new();
         let mut next = 0u64;
@@ -57,14 +68,54 @@ impl RunLayout {
                 run_of[(first + k) as usize] = i as u8;
             }
         }
-        let blocks_per_chunk = (CHUNK_BYTES / (2 * split.len())).max(1) as u64;
         Ok(RunLayout {
             block,
             blocks,
+            width: 1,
+            blocks_per_chunk: blocks_per_chunk(1, split.len()),
             runs: split,
             run_of,
-            blocks_per_chunk,
         })
+    }
+
+    /// The same blocks and runs with first distances of `width` bytes (1, 2 or 4; any
+    /// other is `None`), chunked for that width.
+    fn with_width(&self, width: u8) -> Option<RunLayout> {
+        WIDTHS.iter().find(|w| w.0 == width)?;
+        Some(RunLayout {
+            width,
+            blocks_per_chunk: blocks_per_chunk(width, self.runs.len()),
+            ..self.clone()
+        })
+    }
+
+    /// The same blocks and runs in the narrowest layout whose entries hold every
+    /// distance up to `max`: `run-steps` (one byte) up to 254, `run-steps-16` up to
+    /// 65,534, `run-steps-32` beyond. A distance within a run is at most the run's
+    /// largest, so `max` bounds the first distances and the decoded ones alike.
+    pub fn fitting(&self, max: u32) -> RunLayout {
+        let width = (WIDTHS.iter())
+            .map(|w| w.0)
+            .find(|&w| max < unreached(w))
+            .unwrap_or(4);
+        self.with_width(width).expect("a width of WIDTHS")
+    }
+
+    /// The same blocks and runs in the layout stored as `encoding` (`run-steps`,
+    /// `run-steps-16` or `run-steps-32`); `None` for any other name.
+    pub fn with_encoding(&self, encoding: &str) -> Option<RunLayout> {
+        let &(width, _) = WIDTHS.iter().find(|w| w.1 == encoding)?;
+        self.with_width(width)
+    }
+
+    /// Bytes of one run's entry: the first distance and the byte of steps.
+    pub fn entry_bytes(&self) -> usize {
+        self.width as usize + 1
+    }
+
+    /// The largest distance an entry holds (the width's all-ones value, less one).
+    pub fn max_distance(&self) -> u32 {
+        unreached(self.width) - 1
     }
 
     /// Whether `other` describes the same blocks and runs (chunking may differ): a
@@ -75,62 +126,108 @@ impl RunLayout {
 
     /// The distance of `rank` from the blob of its chunk; `None` where the goal is out of
     /// reach. `Err` when the blob is too short or the entry is impossible (a damaged file).
-    pub fn distance(&self, chunk: &[u8], rank: u64) -> Result<Option<u8>, PackError> {
+    pub fn distance(&self, chunk: &[u8], rank: u64) -> Result<Option<u32>, PackError> {
         let s = self.locate(rank);
+        let w = self.width as usize;
         let entry = chunk
-            .get(s.offset..s.offset + 2)
+            .get(s.offset..s.offset + w + 1)
             .ok_or_else(|| too_short(s.chunk))?;
-        decode(entry[0], entry[1], s.step)
-            .ok_or_else(|| PackError::BadLayout(format!("entry for rank {rank} is impossible")))
+        let mut first = [0u8; 4];
+        first[..w].copy_from_slice(&entry[..w]);
+        decode(
+            u32::from_le_bytes(first),
+            unreached(self.width),
+            entry[w],
+            s.step,
+        )
+        .ok_or_else(|| PackError::BadLayout(format!("entry for rank {rank} is impossible")))
     }
 
     /// The blob of chunk `c`, from `dist` (one byte per rank, [`UNREACHED`] where the goal
     /// is out of reach).
     pub fn encode_chunk(&self, c: u64, dist: &[u8]) -> Result<Vec<u8>, PackError> {
-        self.encode_chunk_with(c, |r| dist[r as usize])
+        self.encode_chunk_with(c, |r| {
+            Some(dist[r as usize])
+                .filter(|&d| d != UNREACHED)
+                .map(u32::from)
+        })
     }
 
     /// Like [`RunLayout::encode_chunk`], with the distance of each rank of the chunk
-    /// given by `dist` (nothing outside the chunk is asked for).
+    /// given by `dist` (`None` where the goal is out of reach; nothing outside the chunk
+    /// is asked for). A distance past [`RunLayout::max_distance`] is refused.
     pub fn encode_chunk_with(
         &self,
         c: u64,
-        dist: impl Fn(u64) -> u8,
+        dist: impl Fn(u64) -> Option<u32>,
     ) -> Result<Vec<u8>, PackError> {
         let first = c * self.blocks_per_chunk;
         let last = (first + self.blocks_per_chunk).min(self.blocks);
-        let mut out = Vec::with_capacity(2 * self.runs.len() * (last - first) as usize);
+        let w = self.width as usize;
+        let mut out =
+            Vec::with_capacity(self.entry_bytes() * self.runs.len() * (last - first) as usize);
         for b in first..last {
             let base = b * self.block;
             for &(f, len) in &self.runs {
                 let at = base + f as u64;
-                let d0 = dist(at);
                 let mut steps = 0u8;
-                if d0 == UNREACHED {
-                    if let Some(k) = (1..len as u64).find(|&k| dist(at + k) != UNREACHED) {
-                        return Err(PackError::NotBipartite(at, at + k));
-                    }
-                } else {
-                    let mut a = d0;
-                    for j in 0..len as u64 - 1 {
-                        let b = dist(at + j + 1);
-                        if b == UNREACHED || a.abs_diff(b) != 1 {
-                            return Err(PackError::NotBipartite(at + j, at + j + 1));
+                let d0 = match dist(at) {
+                    None => {
+                        if let Some(k) = (1..len as u64).find(|&k| dist(at + k).is_some()) {
+                            return Err(PackError::NotBipartite(at, at + k));
                         }
-                        steps |= ((b > a) as u8) << j;
-                        a = b;
+                        unreached(self.width)
                     }
-                }
-                out.extend([d0, steps]);
+                    Some(d0) => {
+                        let mut a = d0;
+                        for j in 0..len as u64 {
+                            if a > self.max_distance() {
+                                return Err(PackError::TooDeep {
+                                    rank: at + j,
+                                    distance: a,
+                                    encoding: self.encoding(),
+                                    max: self.max_distance(),
+                                });
+                            }
+                            if j + 1 == len as u64 {
+                                break;
+                            }
+                            let b = dist(at + j + 1);
+                            match b {
+                                Some(b) if a.abs_diff(b) == 1 => {
+                                    steps |= ((b > a) as u8) << j;
+                                    a = b;
+                                }
+                                _ => return Err(PackError::NotBipartite(at + j, at + j + 1)),
+                            }
+                        }
+                        d0
+                    }
+                };
+                out.extend_from_slice(&d0.to_le_bytes()[..w]);
+                out.push(steps);
             }
         }
         Ok(out)
     }
 }
 
+/// Ranks of whole blocks in a chunk of about [`CHUNK_BYTES`], at `width + 1` bytes per
+/// run of `runs` per block.
+fn blocks_per_chunk(width: u8, runs: usize) -> u64 {
+    (CHUNK_BYTES / ((width as usize + 1) * runs)).max(1) as u64
+}
+
+/// The first distance of an unreachable run in entries `width` bytes wide: all ones.
+fn unreached(width: u8) -> u32 {
+    (u64::from(u32::MAX) >> (32 - 8 * u32::from(width))) as u32
+}
+
 impl ChunkLayout for RunLayout {
     fn encoding(&self) -> &'static str {
-        "run-steps"
+        (WIDTHS.iter())
+            .find(|w| w.0 == self.width)
+            .map_or("run-steps", |w| w.1)
     }
 
     fn ranks(&self) -> u64 {
@@ -148,25 +245,26 @@ impl ChunkLayout for RunLayout {
         let (chunk, within) = div_rem(b, self.blocks_per_chunk);
         Slot {
             chunk,
-            offset: 2 * (within as usize * self.runs.len() + i),
+            offset: self.entry_bytes() * (within as usize * self.runs.len() + i),
             step: p as u8 - self.runs[i].0,
         }
     }
 
-    /// Chunks hold whole blocks, two bytes per run of each.
+    /// Chunks hold whole blocks, an entry per run of each.
     fn chunk_bytes(&self, c: u64) -> u64 {
-        (self.ranks_in(c) / self.block).saturating_mul(2 * self.runs.len() as u64)
+        (self.ranks_in(c) / self.block)
+            .saturating_mul((self.entry_bytes() * self.runs.len()) as u64)
     }
 
     fn describe(&self) -> serde_json::Value {
         json!({
-            "encoding": "run-steps",
+            "encoding": self.encoding(),
             "block": self.block,
             "blocks": self.blocks,
             "runs": self.runs.iter().map(|&(f, l)| [f, l]).collect::<Vec<_>>(),
             "blocks_per_chunk": self.blocks_per_chunk,
             "ranks_per_chunk": self.ranks_per_chunk(),
-            "entry_bytes": 2,
+            "entry_bytes": self.entry_bytes(),
         })
     }
 
@@ -181,11 +279,11 @@ impl ChunkLayout for RunLayout {
                 _ => Err(bad()),
             })
             .collect::<Result<Vec<_>, _>>()?;
-        if v["encoding"] != "run-steps" {
-            return Err(bad());
-        }
-        let mut layout = RunLayout::new(num("block")?, num("blocks")?, &runs)?;
-        if layout.runs != runs {
+        let encoding = v["encoding"].as_str().ok_or_else(bad)?;
+        let mut layout = RunLayout::new(num("block")?, num("blocks")?, &runs)?
+            .with_encoding(encoding)
+            .ok_or_else(bad)?;
+        if layout.runs != runs || num("entry_bytes")? != layout.entry_bytes() as u64 {
             return Err(bad());
         }
         layout.blocks_per_chunk = num("blocks_per_chunk")?.max(1);
@@ -208,13 +306,14 @@ fn div_rem(a: u64, d: u64) -> (u64, u64) {
     }
 }
 
-/// Distance of position `step` of a run from its entry bytes; `Some(None)` for an
-/// unreachable run, `None` for an entry no encoder writes.
-fn decode(d0: u8, steps: u8, step: u8) -> Option<Option<u8>> {
-    if d0 == UNREACHABLE_RUN {
+/// Distance of position `step` of a run from its entry: the first distance `d0` and the
+/// byte of steps, in entries whose unreachable first distance is `unreached`;
+/// `Some(None)` for an unreachable run, `None` for an entry no encoder writes.
+fn decode(d0: u32, unreached: u32, steps: u8, step: u8) -> Option<Option<u32>> {
+    if d0 == unreached {
         return Some(None);
     }
-    let up = (steps & ((1u16 << step) - 1) as u8).count_ones() as i32;
-    let d = d0 as i32 + 2 * up - step as i32;
-    (0..UNREACHED as i32).contains(&d).then_some(Some(d as u8))
+    let up = (steps & ((1u16 << step) - 1) as u8).count_ones() as i64;
+    let d = d0 as i64 + 2 * up - step as i64;
+    (0..unreached as i64).contains(&d).then_some(Some(d as u32))
 }

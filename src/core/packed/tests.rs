@@ -110,7 +110,7 @@ fn round_trip(l: &RunLayout, dist: &[u8]) {
         .collect();
     for (r, &d) in dist.iter().enumerate() {
         let s = l.locate(r as u64);
-        let want = (d != UNREACHED).then_some(d);
+        let want = (d != UNREACHED).then_some(u32::from(d));
         assert_eq!(
             l.distance(&chunks[s.chunk as usize], r as u64),
             Ok(want),
@@ -191,10 +191,10 @@ fn sampled_chunks_of_the_3x4_space() {
         let lo = c * l.ranks_per_chunk();
         let hi = (lo + l.ranks_per_chunk()).min(p.size());
         let dist: Vec<u8> = (lo..hi).map(|r| manhattan(&p, r, 4)).collect();
-        let blob = l.encode_chunk_with(c, |r| dist[(r - lo) as usize]).unwrap();
+        let blob = (l.encode_chunk_with(c, |r| Some(u32::from(dist[(r - lo) as usize])))).unwrap();
         for r in lo..hi {
             assert_eq!(l.locate(r).chunk, c);
-            let want = Some(dist[(r - lo) as usize]);
+            let want = Some(u32::from(dist[(r - lo) as usize]));
             assert_eq!(l.distance(&blob, r), Ok(want), "rank {r}");
         }
     }
@@ -351,6 +351,10 @@ fn keeps_the_contract<L: ChunkLayout + PartialEq + std::fmt::Debug>(l: &L) {
 fn every_layout_keeps_the_chunk_contract() {
     let runs = layout(&Sliding::grid("eight", 3, 3));
     keeps_the_contract(&runs);
+    for max in [300, 70_000] {
+        keeps_the_contract(&runs.fitting(max));
+    }
+    keeps_the_contract(&DistanceLayout::Runs(runs.fitting(70_000)));
     keeps_the_contract(&DistanceLayout::Runs(runs));
     let codes = CodeLayout::new(2 * CODE_RANKS_PER_CHUNK + 13, 3).unwrap();
     keeps_the_contract(&codes);
@@ -374,4 +378,143 @@ fn run_steps_descriptions_too_large_to_count_are_refused() {
     let mut v = l.describe();
     v["blocks_per_chunk"] = 1_000_000.into();
     assert_eq!(RunLayout::from_description(&v).map(|l| l.chunks()), Ok(1));
+}
+
+/// Distances for `blocks` blocks of `l`'s runs, as a search could find them: per run, a
+/// first distance drawn up to `max` (or, one run in seven, unreachable) and a step up or
+/// down to each next position, never below 0.
+fn walks(l: &RunLayout, max: u32, seed: u64) -> Vec<Option<u32>> {
+    let mut x = seed | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut dist = Vec::with_capacity(l.ranks() as usize);
+    for _ in 0..l.blocks {
+        for &(_, len) in &l.runs {
+            if next() % 7 == 0 {
+                dist.extend((0..len).map(|_| None));
+                continue;
+            }
+            let mut d = (next() % (u64::from(max) + 1)) as u32;
+            for _ in 0..len {
+                dist.push(Some(d));
+                d = if d == 0 || (next() % 2 == 0 && d < max) {
+                    d + 1
+                } else {
+                    d - 1
+                };
+            }
+        }
+    }
+    dist
+}
+
+/// Past distance 254 the entries widen: `fitting` picks the narrowest of one, two and
+/// four bytes for a table's largest distance, and distances to 2^32 - 2, with runs out
+/// of reach among them, read back from the chunks of each width, chunked to the size
+/// the width gives; the description names the width and reads back.
+#[test]
+fn distances_past_a_byte_round_trip_in_wider_entries() {
+    let l = RunLayout::new(10, 2000, &[(0, 10)]).unwrap();
+    for (max, encoding, entry) in [
+        (0, "run-steps", 2),
+        (254, "run-steps", 2),
+        (255, "run-steps-16", 3),
+        (65_534, "run-steps-16", 3),
+        (65_535, "run-steps-32", 5),
+        (u32::MAX - 1, "run-steps-32", 5),
+    ] {
+        let w = l.fitting(max);
+        assert_eq!((w.encoding(), w.entry_bytes()), (encoding, entry), "{max}");
+        assert!(w.max_distance() >= max, "{max}");
+        assert_eq!(w.blocks_per_chunk, (CHUNK_BYTES / (entry * 2)) as u64);
+        assert!(w.same_shape(&l));
+        assert_eq!(RunLayout::from_description(&w.describe()).as_ref(), Ok(&w));
+        assert_eq!(w.with_encoding(encoding).as_ref(), Some(&w));
+        let dist = walks(&w, max, u64::from(max) + 7);
+        let chunks: Vec<Vec<u8>> = (0..w.chunks())
+            .map(|c| w.encode_chunk_with(c, |r| dist[r as usize]).unwrap())
+            .collect();
+        for (c, blob) in chunks.iter().enumerate() {
+            assert_eq!(
+                blob.len() as u64,
+                w.chunk_bytes(c as u64),
+                "{encoding} chunk {c}"
+            );
+            assert!(blob.len() <= CHUNK_BYTES);
+        }
+        for (r, &d) in dist.iter().enumerate() {
+            let s = w.locate(r as u64);
+            let got = w.distance(&chunks[s.chunk as usize], r as u64);
+            assert_eq!(got, Ok(d), "{encoding} rank {r}");
+        }
+    }
+    // The first distance is little-endian, then the steps; out of reach is all ones.
+    let w = RunLayout::new(2, 1, &[(0, 2)]).unwrap().fitting(300);
+    assert_eq!(
+        w.encode_chunk_with(0, |r| Some(300 - r as u32)),
+        Ok(vec![0x2c, 0x01, 0])
+    );
+    assert_eq!(w.encode_chunk_with(0, |_| None), Ok(vec![0xff, 0xff, 0]));
+    assert_eq!(w.distance(&[0x2c, 0x01, 1], 1), Ok(Some(301)));
+    assert!(
+        RunLayout::new(2, 1, &[(0, 2)])
+            .unwrap()
+            .with_encoding("mod4")
+            .is_none()
+    );
+}
+
+/// What no encoder writes is refused: a distance past the width's, a blob cut short,
+/// an entry that steps below 0, a description whose entry size or encoding is not one
+/// of the widths.
+#[test]
+fn wide_entries_no_encoder_writes_are_refused() {
+    let l = RunLayout::new(3, 2, &[(0, 3)]).unwrap();
+    assert_eq!(
+        l.encode_chunk_with(0, |r| Some(254 + r as u32)),
+        Err(PackError::TooDeep {
+            rank: 1,
+            distance: 255,
+            encoding: "run-steps",
+            max: 254
+        })
+    );
+    let w = l.fitting(65_534);
+    assert!(matches!(
+        w.encode_chunk_with(0, |r| Some(65_533 + r as u32)),
+        Err(PackError::TooDeep {
+            rank: 2,
+            distance: 65_535,
+            ..
+        })
+    ));
+    assert_eq!(
+        w.encode_chunk_with(0, |r| Some([400, 401, 403][r as usize % 3])),
+        Err(PackError::NotBipartite(1, 2))
+    );
+    let blob = w
+        .encode_chunk_with(0, |r| Some(400 + (r % 3) as u32))
+        .unwrap();
+    assert_eq!(blob.len(), 6);
+    assert_eq!(w.distance(&blob, 5), Ok(Some(402)));
+    assert!(w.distance(&blob[..5], 5).is_err(), "a blob cut short");
+    assert!(w.distance(&[0, 0, 0], 1).is_err(), "a step below 0");
+    assert!(
+        w.distance(&[0xfe, 0xff, 3], 2).is_err(),
+        "a step to out of reach"
+    );
+    assert_eq!(w.distance(&[0xff, 0xff, 3], 2), Ok(None));
+    for (key, value) in [
+        ("encoding", "run-steps-8".into()),
+        ("entry_bytes", 2.into()),
+    ] {
+        let mut v = w.describe();
+        v[key] = value;
+        assert!(RunLayout::from_description(&v).is_err(), "{key}");
+        assert!(DistanceLayout::from_description(&v).is_err(), "{key}");
+    }
 }
