@@ -208,13 +208,19 @@ impl Database {
         }
         let tables = if let Some(g) = p.as_graph() {
             // Whatever fails here fails the same way when the file is read per lookup,
-            // which is where those answers then come from.
-            self.snapshot(|db| {
-                let info = db.info(&p)?;
-                db.read_tables(g, &info)
-            })
-            .ok()
-            .flatten()
+            // which is where those answers then come from: a group whose digest does not
+            // hold is refused there, group by group, as every reader refuses it.
+            let sound = matches!(store::digests::difference(&self.conn, name), Ok(None));
+            sound
+                .then(|| {
+                    self.snapshot(|db| {
+                        let info = db.info(&p)?;
+                        db.read_tables(g, &info)
+                    })
+                    .ok()
+                    .flatten()
+                })
+                .flatten()
         } else if p.as_patterns().is_some() {
             // The tables every search reads, checked as a search checks them.
             (self.pattern_tables(name, None, true).ok()).map(|t| Tables::Patterns(Arc::new(t)))
