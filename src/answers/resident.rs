@@ -209,18 +209,17 @@ impl Database {
         let tables = if let Some(g) = p.as_graph() {
             // Whatever fails here fails the same way when the file is read per lookup,
             // which is where those answers then come from: a group whose digest does not
-            // hold is refused there, group by group, as every reader refuses it.
-            let sound = matches!(store::digests::difference(&self.conn, name), Ok(None));
-            sound
-                .then(|| {
-                    self.snapshot(|db| {
-                        let info = db.info(&p)?;
-                        db.read_tables(g, &info)
-                    })
-                    .ok()
-                    .flatten()
+            // hold is refused there, group by group, as every reader refuses it. The
+            // rows are read first: reading them keeps their digest groups, which the
+            // check then takes rather than reading every row again.
+            let tables = self
+                .snapshot(|db| {
+                    let info = db.info(&p)?;
+                    db.read_tables(g, &info)
                 })
-                .flatten()
+                .ok()
+                .flatten();
+            tables.filter(|_| matches!(store::digests::difference(&self.conn, name), Ok(None)))
         } else if p.as_patterns().is_some() {
             // The tables every search reads, checked as a search checks them.
             (self.pattern_tables(name, None, true).ok()).map(|t| Tables::Patterns(Arc::new(t)))

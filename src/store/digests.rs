@@ -36,7 +36,12 @@ struct Cut {
     per_group: i64,
     /// Whether the table's groups are per `kind` (the packed chunks).
     by_kind: bool,
+    /// The place of `key` among the table's columns (`SELECT *`).
+    key_at: usize,
 }
+
+/// The place of `kind` among the columns of `packed_tables` and `packed_chunks`.
+const KIND_AT: usize = 1;
 
 /// `positions` rows per group: 64 rows (about 3 KB) are read and hashed to check one,
 /// the same size as a packed chunk.
@@ -50,6 +55,7 @@ const fn whole(table: &'static str, order: &'static str) -> Cut {
         order,
         per_group: i64::MAX,
         by_kind: false,
+        key_at: 0,
     }
 }
 
@@ -61,6 +67,7 @@ const CUTS: [Cut; 9] = [
     },
     Cut {
         key: Some("rank"),
+        key_at: 1,
         per_group: POSITIONS_PER_GROUP,
         ..whole("positions", "rank")
     },
@@ -71,6 +78,7 @@ const CUTS: [Cut; 9] = [
     whole("packed_tables", "kind"),
     Cut {
         key: Some("chunk"),
+        key_at: 2,
         per_group: 1,
         by_kind: true,
         ..whole("packed_chunks", "chunk")
@@ -116,21 +124,16 @@ fn select(c: &Cut) -> String {
     sql
 }
 
-/// Runs [`select`] and calls `each` with every row's key (0 for a table kept whole)
-/// and values.
+/// Runs [`select`] and calls `each` with every row's values.
 fn rows(
     conn: &Reader,
     c: &Cut,
     puzzle: &str,
     kind: &str,
     (first, next): (i64, i64),
-    mut each: impl FnMut(i64, &[ValueRef<'_>]),
+    mut each: impl FnMut(&[ValueRef<'_>]),
 ) -> Sql<()> {
     let mut st = conn.prepare_cached(&select(c))?;
-    let key_at = match c.key {
-        Some(k) => Some(st.column_index(k)?),
-        None => None,
-    };
     let cols = st.column_count();
     let mut params: Vec<&dyn ToSql> = vec![&puzzle];
     if c.by_kind {
@@ -146,12 +149,7 @@ fn rows(
         for i in 0..cols {
             values.push(r.get_ref(i)?);
         }
-        // A key that is not an integer is damage; its group's digest then fails.
-        let key = key_at.map_or(0, |i| match values[i] {
-            ValueRef::Integer(k) => k,
-            _ => i64::MAX,
-        });
-        each(key, &values);
+        each(&values);
     }
     Ok(())
 }
@@ -174,45 +172,154 @@ fn kinds(conn: &Reader, c: &Cut, puzzle: &str) -> Sql<Vec<String>> {
 /// The digests `puzzle`'s rows call for, computed from them: what `generate` writes
 /// and `verify` holds the stored ones to.
 pub fn expected(conn: &Reader, puzzle: &str) -> Sql<Vec<Group>> {
-    let mut out = Vec::new();
-    for c in &CUTS {
+    expected_but(conn, puzzle, |_| false)
+}
+
+/// [`expected`] for every table but those `skip` names.
+fn expected_but(conn: &Reader, puzzle: &str, skip: impl Fn(&str) -> bool) -> Sql<Vec<Group>> {
+    let mut g = Grouper::default();
+    for c in CUTS.iter().filter(|c| !skip(c.table)) {
+        g.start(c.table);
         for kind in kinds(conn, c, puzzle)? {
-            let start = |first| {
-                let mut h = Sha256::new();
-                h.update(c.table.as_bytes());
-                (first, 0i64, h)
-            };
-            let mut open = start(i64::MIN);
-            let mut groups = Vec::new();
-            rows(
-                conn,
-                c,
-                puzzle,
-                &kind,
-                (i64::MIN, i64::MAX),
-                |key, values| {
-                    if open.1 == c.per_group {
-                        let done = std::mem::replace(&mut open, start(key));
-                        groups.push((done, key));
-                    }
-                    hash_row(&mut open.2, values.iter().copied());
-                    open.1 += 1;
-                },
-            )?;
-            groups.push((open, i64::MAX));
-            for ((first, rows, h), next) in groups {
-                out.push(Group {
-                    table: c.table,
-                    kind: kind.clone(),
-                    first,
-                    next,
-                    rows,
-                    digest: h.finalize().to_vec(),
-                });
-            }
+            rows(conn, c, puzzle, &kind, (i64::MIN, i64::MAX), |values| {
+                g.row(values)
+            })?;
         }
     }
-    Ok(out)
+    Ok(g.finish().0)
+}
+
+/// Cuts a puzzle's rows into their groups and hashes each, as the rows pass: the one
+/// rule for what a group is, followed by [`expected`], by the checksum's pass over a
+/// puzzle (`store::checksum_with_rows`), by `generate` as it writes the rows, and by a
+/// reader loading a puzzle's positions. Rows come table by table ([`Grouper::start`]),
+/// each table's in key order (a packed table's by kind, then chunk), every column as
+/// `SELECT *` gives it.
+#[derive(Default)]
+pub(super) struct Grouper {
+    done: Vec<Group>,
+    /// The table being fed, and its open group.
+    cut: Option<Cut>,
+    open: Option<Open>,
+    /// The kinds `packed_tables` names, and those `packed_chunks` held rows of: a kind
+    /// without chunks still has its (empty) group.
+    table_kinds: std::collections::BTreeSet<String>,
+    chunk_kinds: std::collections::BTreeSet<String>,
+    chunks_started: bool,
+    /// A key that is not an integer below `i64::MAX`, or a kind that is not text:
+    /// [`expected`]'s reading would skip or refuse such a row, so only it may judge.
+    odd: bool,
+}
+
+struct Open {
+    kind: String,
+    first: i64,
+    rows: i64,
+    h: Sha256,
+}
+
+impl Grouper {
+    /// Starts the rows of `table` (a table with no rows still has its group).
+    pub(super) fn start(&mut self, table: &str) {
+        self.close();
+        let c = cut(table);
+        self.cut = Some(c);
+        self.chunks_started |= c.by_kind;
+        if !c.by_kind {
+            self.open = Some(Open::new(c.table, String::new(), i64::MIN));
+        }
+    }
+
+    /// One row of the table started, its values in column order.
+    pub(super) fn row(&mut self, values: &[ValueRef<'_>]) {
+        let Some(c) = self.cut else {
+            return;
+        };
+        let key = match (c.key, values.get(c.key_at)) {
+            (None, _) => 0,
+            (Some(_), Some(ValueRef::Integer(k))) if *k != i64::MAX => *k,
+            _ => {
+                self.odd = true;
+                i64::MAX
+            }
+        };
+        let kind = || match values.get(KIND_AT) {
+            Some(ValueRef::Text(t)) => std::str::from_utf8(t).ok().map(str::to_string),
+            _ => None,
+        };
+        if c.table == "packed_tables" {
+            match kind() {
+                Some(k) => {
+                    self.table_kinds.insert(k);
+                }
+                None => self.odd = true,
+            }
+        }
+        if c.by_kind {
+            let k = kind().unwrap_or_else(|| {
+                self.odd = true;
+                String::new()
+            });
+            if self.open.as_ref().is_none_or(|o| o.kind != k) {
+                self.close();
+                self.chunk_kinds.insert(k.clone());
+                self.open = Some(Open::new(c.table, k, i64::MIN));
+            }
+        }
+        let open = self.open.as_mut().expect("a table is started");
+        if open.rows == c.per_group {
+            let next = Open::new(c.table, open.kind.clone(), key);
+            let full = std::mem::replace(open, next);
+            self.done.push(full.group(c.table, key));
+        }
+        let open = self.open.as_mut().expect("a table is started");
+        hash_row(&mut open.h, values.iter().copied());
+        open.rows += 1;
+    }
+
+    fn close(&mut self) {
+        if let (Some(c), Some(open)) = (self.cut, self.open.take()) {
+            self.done.push(open.group(c.table, i64::MAX));
+        }
+    }
+
+    /// The groups, and whether every row was one [`expected`] reads the same way.
+    pub(super) fn finish(mut self) -> (Vec<Group>, bool) {
+        self.close();
+        if self.chunks_started {
+            for k in self.table_kinds.difference(&self.chunk_kinds) {
+                self.done.push(
+                    Open::new("packed_chunks", k.clone(), i64::MIN)
+                        .group("packed_chunks", i64::MAX),
+                );
+            }
+        }
+        (self.done, !self.odd)
+    }
+}
+
+impl Open {
+    fn new(table: &str, kind: String, first: i64) -> Open {
+        let mut h = Sha256::new();
+        h.update(table.as_bytes());
+        Open {
+            kind,
+            first,
+            rows: 0,
+            h,
+        }
+    }
+
+    fn group(self, table: &'static str, next: i64) -> Group {
+        Group {
+            table,
+            kind: self.kind,
+            first: self.first,
+            next,
+            rows: self.rows,
+            digest: self.h.finalize().to_vec(),
+        }
+    }
 }
 
 /// The digests stored for `puzzle`, by table, kind and first key.
@@ -238,9 +345,67 @@ pub fn stored(conn: &Reader, puzzle: &str) -> Sql<Vec<(String, Group)>> {
     .map_err(Into::into)
 }
 
+/// The groups of some of a puzzle's tables, computed by a pass that read or wrote all
+/// their rows, kept on the connection ([`Reader::remember_digests`]) so that the
+/// digests are not read again to be compared or written.
+pub(super) struct Seen {
+    /// The puzzle's checksum as the same pass computed it, for a pass over every table
+    /// but `puzzles`: the groups are used only while the `puzzles` row records that
+    /// checksum. `None` for a reader's pass over the positions alone, used only by a
+    /// connection that does not write.
+    pub(super) checksum: Option<String>,
+    pub(super) groups: Vec<Group>,
+}
+
+/// Keeps on `conn` the groups `g` computed in a pass over `puzzle`'s rows: of every
+/// data table, with the checksum the pass gave, or of its positions alone (`None`).
+pub(super) fn remember(conn: &Reader, puzzle: &str, checksum: Option<&str>, g: Grouper) {
+    let (groups, sure) = g.finish();
+    if !sure || (checksum.is_none() && conn.writes()) {
+        return;
+    }
+    conn.remember_digests(
+        puzzle,
+        Seen {
+            checksum: checksum.map(str::to_string),
+            groups,
+        },
+    );
+}
+
+/// The digests `puzzle`'s rows call for, as [`expected`] computes them, taking the
+/// groups a pass over the rows kept ([`Seen`]) rather than reading those rows again.
+fn groups_now(conn: &Reader, puzzle: &str) -> Sql<Vec<Group>> {
+    if let Some(seen) = conn.take_digests(puzzle) {
+        let usable = match &seen.checksum {
+            // A value that cannot be read is left for the full reading to report.
+            Some(sum) => {
+                let stored: Option<String> = conn
+                    .query_row(
+                        "SELECT checksum FROM puzzles WHERE name = ?1",
+                        [puzzle],
+                        |r| r.get(0),
+                    )
+                    .ok();
+                stored.as_ref() == Some(sum)
+            }
+            None => !conn.writes(),
+        };
+        if usable {
+            let mut groups = match seen.checksum {
+                Some(_) => expected_but(conn, puzzle, |t| t != "puzzles")?,
+                None => expected_but(conn, puzzle, |t| t == "positions")?,
+            };
+            groups.extend(seen.groups);
+            return Ok(groups);
+        }
+    }
+    expected(conn, puzzle)
+}
+
 /// Writes `puzzle`'s digests (replacing any), computed from its rows in the file.
 pub fn write(conn: &Writer, puzzle: &str) -> Sql<()> {
-    let groups = expected(conn, puzzle)?;
+    let groups = groups_now(conn, puzzle)?;
     conn.execute("DELETE FROM digests WHERE puzzle = ?1", [puzzle])?;
     let mut st = conn.prepare_cached(
         "INSERT INTO digests (puzzle, tbl, kind, first, next, rows, digest)
@@ -275,7 +440,7 @@ pub fn write_all(conn: &Writer) -> Sql<()> {
 /// The first way `puzzle`'s stored digests differ from its rows; `None` when they all
 /// match.
 pub fn difference(conn: &Reader, puzzle: &str) -> Sql<Option<String>> {
-    let want = expected(conn, puzzle)?;
+    let want = groups_now(conn, puzzle)?;
     // Keyed, so that the check stays linear in the groups (a puzzle of 1.8 M rows has
     // 28,350 of them).
     let mut have: HashMap<(String, String, i64), Group> = (stored(conn, puzzle)?.into_iter())
@@ -414,7 +579,7 @@ pub fn check(conn: &Reader, puzzle: &str, table: &str, kind: &str, key: i64) -> 
     let mut h = Sha256::new();
     h.update(table.as_bytes());
     let mut n = 0i64;
-    rows(conn, &c, puzzle, kind, (stored.0, stored.1), |_, values| {
+    rows(conn, &c, puzzle, kind, (stored.0, stored.1), |values| {
         hash_row(&mut h, values.iter().copied());
         n += 1;
     })?;

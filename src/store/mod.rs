@@ -481,9 +481,11 @@ pub fn write_puzzle(
     // The checksum of the positions rows is taken as they are written, in the encoding
     // and order in which [`checksum`] reads them back (by rank), unless they come out of
     // rank order; then the whole checksum is read back from the file.
-    let mut streamed = Some(Sha256::new());
-    if let Some(h) = &mut streamed {
+    // The digests' groups are cut from the same rows ([`digests::Grouper`]).
+    let mut streamed = Some((Sha256::new(), digests::Grouper::default()));
+    if let Some((h, g)) = &mut streamed {
         h.update(b"positions");
+        g.start("positions");
     }
     let mut last_rank: Option<u64> = None;
     let mut packed = (|| -> rusqlite::Result<Vec<PackedTable>> {
@@ -518,24 +520,23 @@ pub fn write_puzzle(
             st.raw_bind_parameter(6, opt_i64(p.solutions))?;
             st.raw_bind_parameter(7, &p.mv)?;
             st.raw_execute()?;
-            if let Some(h) = &mut streamed {
+            if let Some((h, g)) = &mut streamed {
                 if last_rank.is_some_and(|l| p.rank <= l) {
                     streamed = None;
                 } else {
                     use rusqlite::types::ValueRef::{Integer, Null, Text};
                     let opt = |v: Option<i64>| v.map_or(Null, Integer);
-                    hash_row(
-                        h,
-                        [
-                            Text(rec.name.as_bytes()),
-                            Integer(p.rank as i64),
-                            Text(p.state.as_bytes()),
-                            opt(p.distance.map(i64::from)),
-                            opt(opt_i64(p.next_rank)),
-                            opt(opt_i64(p.solutions)),
-                            p.mv.as_deref().map_or(Null, |m| Text(m.as_bytes())),
-                        ],
-                    );
+                    let row = [
+                        Text(rec.name.as_bytes()),
+                        Integer(p.rank as i64),
+                        Text(p.state.as_bytes()),
+                        opt(p.distance.map(i64::from)),
+                        opt(opt_i64(p.next_rank)),
+                        opt(opt_i64(p.solutions)),
+                        p.mv.as_deref().map_or(Null, |m| Text(m.as_bytes())),
+                    ];
+                    hash_row(h, row);
+                    g.row(&row);
                 }
             }
             last_rank = Some(p.rank);
@@ -604,12 +605,18 @@ pub fn write_puzzle(
         if *table == "packed_chunks" {
             let tables = std::mem::take(&mut packed);
             write_chunks(conn, path, &rec.name, tables, streamed.as_mut(), written)?;
-        } else if let Some(h) = &mut streamed {
-            hash_table(h, conn, path, (table, order), &rec.name, [], |[]| Ok(()))?;
+        } else if let Some((h, g)) = &mut streamed {
+            hash_table((h, g), conn, path, (table, order), &rec.name, [], |[]| {
+                Ok(())
+            })?;
         }
     }
     let sum = match streamed {
-        Some(h) => sha256_hex(h),
+        Some((h, g)) => {
+            let sum = sha256_hex(h);
+            digests::remember(writer, &rec.name, Some(&sum), g);
+            sum
+        }
         None => checksum(writer, path, &rec.name)?,
     };
     conn.execute(
@@ -683,15 +690,22 @@ pub fn checksum_with_rows<E: From<StoreError>, const N: usize>(
 ) -> std::result::Result<(String, [u64; DATA_TABLES.len()]), E> {
     let conn = reader.conn();
     let mut counts = [0; DATA_TABLES.len()];
+    let mut groups = digests::Grouper::default();
     let sum = hashed(|h| -> std::result::Result<(), E> {
         for ((name, order), n) in DATA_TABLES.iter().zip(&mut counts) {
             *n = if Some(*name) == table.map(audit::Table::name) {
-                hash_table(h, conn, path, (name, order), puzzle, wanted, |row| {
-                    each(row.map(Value::from))
-                })?
+                hash_table(
+                    (h, &mut groups),
+                    conn,
+                    path,
+                    (name, order),
+                    puzzle,
+                    wanted,
+                    |row| each(row.map(Value::from)),
+                )?
             } else {
                 hash_table(
-                    h,
+                    (h, &mut groups),
                     conn,
                     path,
                     (name, order),
@@ -703,6 +717,7 @@ pub fn checksum_with_rows<E: From<StoreError>, const N: usize>(
         }
         Ok(())
     })?;
+    digests::remember(reader, puzzle, Some(&sum), groups);
     Ok((sum, counts))
 }
 
@@ -796,7 +811,7 @@ impl Feed for Aside<'_, '_> {
 /// with each row's `wanted` columns, in that order, after the row is hashed; returns
 /// the number of rows.
 fn hash_table<E: From<StoreError>, const N: usize>(
-    h: &mut impl Feed,
+    (h, groups): (&mut impl Feed, &mut digests::Grouper),
     conn: &Connection,
     path: &Path,
     (table, order): (&str, &str),
@@ -805,6 +820,7 @@ fn hash_table<E: From<StoreError>, const N: usize>(
     mut row: impl FnMut([rusqlite::types::ValueRef<'_>; N]) -> std::result::Result<(), E>,
 ) -> std::result::Result<u64, E> {
     h.feed(table.as_bytes());
+    groups.start(table);
     // Cached: a checksum is eight statements, taken of every puzzle a run writes or
     // checks, and preparing them was most of it for the small ones.
     let mut st = conn
@@ -826,6 +842,7 @@ fn hash_table<E: From<StoreError>, const N: usize>(
             .collect::<rusqlite::Result<Vec<_>>>()
             .map_err(sql(path))?;
         hash_row(h, values.iter().copied());
+        groups.row(&values);
         row(at.map(|i| values[i]))?;
         n += 1;
     }
@@ -840,13 +857,14 @@ fn write_chunks(
     path: &Path,
     puzzle: &str,
     mut tables: Vec<PackedTable>,
-    mut h: Option<&mut Sha256>,
+    mut h: Option<&mut (Sha256, digests::Grouper)>,
     written: &dyn Fn(),
 ) -> Result<()> {
     use rusqlite::types::ValueRef::{Blob, Integer, Text};
     let e = sql(path);
-    if let Some(h) = &mut h {
+    if let Some((h, g)) = &mut h {
         h.update(b"packed_chunks");
+        g.start("packed_chunks");
     }
     let mut st = conn
         .prepare_cached(
@@ -873,14 +891,15 @@ fn write_chunks(
             }
             st.execute(params![puzzle, t.kind, i as i64, data])
                 .map_err(&e)?;
-            if let Some(h) = &mut h {
+            if let Some((h, g)) = &mut h {
                 let row = [
                     Text(puzzle.as_bytes()),
                     Text(t.kind.as_bytes()),
                     Integer(i as i64),
                     Blob(&data),
                 ];
-                hash_row(&mut **h, row);
+                hash_row(h, row);
+                g.row(&row);
             }
             written();
             i += 1;
@@ -938,142 +957,4 @@ pub fn copy_puzzle(writer: &Writer, path: &Path, puzzle: &str) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The counts of [`checksum_with_rows`] are in the order of [`audit::Table::ALL`].
-    #[test]
-    fn the_data_tables_are_every_table_in_order() {
-        let names: Vec<&str> = DATA_TABLES.iter().map(|(t, _)| *t).collect();
-        let all: Vec<&str> = audit::Table::ALL.iter().map(|t| t.name()).collect();
-        assert_eq!(names, all);
-    }
-
-    /// Fed in line or through its thread, [`Aside`] gives the SHA-256 of the bytes.
-    #[test]
-    fn aside_hashes_what_it_is_fed_either_way() {
-        for len in [0, 1000, ASIDE_BYTES - 1, ASIDE_BYTES, 3 * ASIDE_BYTES + 7] {
-            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 + i / 251) as u8).collect();
-            let got = std::thread::scope(|s| {
-                let mut aside = Aside {
-                    scope: s,
-                    bytes: Vec::new(),
-                    hasher: None,
-                };
-                for piece in bytes.chunks(4099) {
-                    aside.feed(piece);
-                }
-                let started = aside.hasher.is_some();
-                (sha256_hex(aside.finish()), started)
-            });
-            assert_eq!(
-                got,
-                (
-                    sha256_hex(Sha256::new_with_prefix(&bytes)),
-                    len >= ASIDE_BYTES
-                )
-            );
-        }
-    }
-
-    fn record<'a>(name: &str, streamed: Chunks<'a>) -> PuzzleRecord<'a> {
-        let table = |kind, chunks| PackedTable {
-            kind,
-            encoding: "u8",
-            ranks_per_chunk: 4000,
-            layout: "{}".to_string(),
-            chunks,
-        };
-        PuzzleRecord {
-            name: name.to_string(),
-            family: "sliding".to_string(),
-            definition: "{}".to_string(),
-            definition_hash: "h".to_string(),
-            storage: Storage::Packed,
-            counts: false,
-            states: 3,
-            solvable: 3,
-            max_distance: Some(2),
-            seconds: 0.0,
-            positions: Box::new(std::iter::empty()),
-            position_rows: 0,
-            histogram: vec![HistogramRow {
-                distance: 0,
-                positions: 1,
-                classes: 1,
-            }],
-            peg_layers: Vec::new(),
-            peg_matrix: Vec::new(),
-            solutions: Vec::new(),
-            // Given out of kind order: chunks are written (and hashed) by kind.
-            packed: vec![
-                table("solutions", streamed),
-                table("distance", Chunks::Held(vec![vec![1, 2], vec![3]])),
-            ],
-            farthest: vec![FarthestRow {
-                rank: 2,
-                state: "x".to_string(),
-                distance: 2,
-            }],
-        }
-    }
-
-    /// Chunks made while they are written get the checksum the file gives back; a
-    /// stream that fails, stops short or runs on fails the write.
-    #[test]
-    fn streamed_chunks_are_written_and_hashed_in_place() {
-        let path = Path::new(":memory:");
-        let mut conn = Writer::new(Connection::open_in_memory().unwrap(), path);
-        migrate(&mut conn, path).unwrap();
-        let stream =
-            |items: Vec<std::result::Result<Vec<u8>, ChunkError>>, count| Chunks::Streamed {
-                count,
-                chunks: Box::new(items.into_iter()),
-            };
-        write_puzzle(
-            &conn,
-            path,
-            record("a", stream(vec![Ok(vec![9]), Ok(vec![8, 7])], 2)),
-            &|| (),
-        )
-        .unwrap();
-        let stored: String = (conn.conn())
-            .query_row("SELECT checksum FROM puzzles WHERE name = 'a'", [], |r| {
-                r.get(0)
-            })
-            .unwrap();
-        assert_eq!(stored, checksum(&conn, path, "a").unwrap());
-        let chunks: i64 = (conn.conn())
-            .query_row(
-                "SELECT count(*) FROM packed_chunks WHERE puzzle = 'a'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(chunks, 4);
-
-        for (name, items, count, says) in [
-            (
-                "b",
-                vec![Ok(vec![9]), Err("process 1 sent a short piece".into())],
-                2,
-                "short piece",
-            ),
-            ("c", vec![Ok(vec![9])], 2, "1 chunks of the 2 announced"),
-            (
-                "d",
-                vec![Ok(vec![9]), Ok(vec![9])],
-                1,
-                "more than the 1 chunks announced",
-            ),
-        ] {
-            let e =
-                write_puzzle(&conn, path, record(name, stream(items, count)), &|| ()).unwrap_err();
-            let e = e.to_string();
-            assert!(
-                e.contains(name) && e.contains("solutions") && e.contains(says),
-                "{e}"
-            );
-        }
-    }
-}
+mod tests;

@@ -98,6 +98,12 @@ impl<'a> From<rusqlite::types::ValueRef<'a>> for Value<'a> {
 pub struct Reader {
     conn: Connection,
     path: PathBuf,
+    /// Digest groups a pass over a puzzle's rows computed on the way, kept until a
+    /// digest comparison or write takes them ([`super::digests`]).
+    seen: std::cell::RefCell<std::collections::HashMap<String, super::digests::Seen>>,
+    /// Whether this connection writes (a [`Writer`]'s): what it reads may then change
+    /// between two reads.
+    writes: bool,
 }
 
 impl Reader {
@@ -108,7 +114,24 @@ impl Reader {
         Reader {
             conn,
             path: path.to_path_buf(),
+            seen: Default::default(),
+            writes: false,
         }
+    }
+
+    /// Keeps the digest groups a pass over `puzzle`'s rows computed.
+    pub(super) fn remember_digests(&self, puzzle: &str, seen: super::digests::Seen) {
+        self.seen.borrow_mut().insert(puzzle.to_string(), seen);
+    }
+
+    /// Takes the digest groups kept for `puzzle`, if any.
+    pub(super) fn take_digests(&self, puzzle: &str) -> Option<super::digests::Seen> {
+        self.seen.borrow_mut().remove(puzzle)
+    }
+
+    /// Whether this connection writes the file (see the field).
+    pub(super) fn writes(&self) -> bool {
+        self.writes
     }
 
     /// The file this reader reads.
@@ -154,9 +177,9 @@ pub struct Writer {
 
 impl Writer {
     pub(super) fn new(conn: Connection, path: &Path) -> Writer {
-        Writer {
-            read: Reader::new(conn, path),
-        }
+        let mut read = Reader::new(conn, path);
+        read.writes = true;
+        Writer { read }
     }
 
     pub(super) fn conn_mut(&mut self) -> &mut Connection {

@@ -76,19 +76,35 @@ pub fn position(conn: &Reader, puzzle: &str, rank: u64) -> Sql<Option<PositionRo
 }
 
 /// Calls `each` with every stored position row of `puzzle`, by rank (one range read of
-/// the primary key): what a reader that keeps a puzzle's rows in memory loads.
+/// the primary key): what a reader that keeps a puzzle's rows in memory loads. The
+/// rows' digest groups are cut on the way and kept on the connection, so that checking
+/// them ([`super::digests::difference`]) does not read the rows again.
 pub fn for_each_position(
     conn: &Reader,
     puzzle: &str,
     mut each: impl FnMut(PositionRow),
 ) -> Sql<()> {
-    let mut st = conn.prepare(
-        "SELECT rank, state, distance, next_rank, solutions, move FROM positions WHERE puzzle = ?1 ORDER BY rank",
-    )?;
+    // Every column, in the table's order, for the digests; the row from the second on.
+    let mut st = conn.prepare("SELECT * FROM positions WHERE puzzle = ?1 ORDER BY rank")?;
+    let cols = st.column_count();
+    let mut groups = super::digests::Grouper::default();
+    groups.start("positions");
     let mut rows = st.query([puzzle])?;
     while let Some(r) = rows.next()? {
-        each(position_from_row(r)?);
+        let values = (0..cols)
+            .map(|i| r.get_ref(i))
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        groups.row(&values);
+        each(PositionRow {
+            rank: r.get::<_, i64>(1)? as u64,
+            state: r.get(2)?,
+            distance: r.get(3)?,
+            next_rank: r.get::<_, Option<i64>>(4)?.map(|v| v as u64),
+            solutions: r.get::<_, Option<i64>>(5)?.map(|v| v as u64),
+            mv: r.get(6)?,
+        });
     }
+    super::digests::remember(conn, puzzle, None, groups);
     Ok(())
 }
 

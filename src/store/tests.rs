@@ -1,0 +1,188 @@
+//! Unit tests of the store's writing and checksums.
+
+use super::*;
+
+/// The counts of [`checksum_with_rows`] are in the order of [`audit::Table::ALL`].
+#[test]
+fn the_data_tables_are_every_table_in_order() {
+    let names: Vec<&str> = DATA_TABLES.iter().map(|(t, _)| *t).collect();
+    let all: Vec<&str> = audit::Table::ALL.iter().map(|t| t.name()).collect();
+    assert_eq!(names, all);
+}
+
+/// Fed in line or through its thread, [`Aside`] gives the SHA-256 of the bytes.
+#[test]
+fn aside_hashes_what_it_is_fed_either_way() {
+    for len in [0, 1000, ASIDE_BYTES - 1, ASIDE_BYTES, 3 * ASIDE_BYTES + 7] {
+        let bytes: Vec<u8> = (0..len).map(|i| (i * 7 + i / 251) as u8).collect();
+        let got = std::thread::scope(|s| {
+            let mut aside = Aside {
+                scope: s,
+                bytes: Vec::new(),
+                hasher: None,
+            };
+            for piece in bytes.chunks(4099) {
+                aside.feed(piece);
+            }
+            let started = aside.hasher.is_some();
+            (sha256_hex(aside.finish()), started)
+        });
+        assert_eq!(
+            got,
+            (
+                sha256_hex(Sha256::new_with_prefix(&bytes)),
+                len >= ASIDE_BYTES
+            )
+        );
+    }
+}
+
+fn record<'a>(name: &str, streamed: Chunks<'a>) -> PuzzleRecord<'a> {
+    let table = |kind, chunks| PackedTable {
+        kind,
+        encoding: "u8",
+        ranks_per_chunk: 4000,
+        layout: "{}".to_string(),
+        chunks,
+    };
+    PuzzleRecord {
+        name: name.to_string(),
+        family: "sliding".to_string(),
+        definition: "{}".to_string(),
+        definition_hash: "h".to_string(),
+        storage: Storage::Packed,
+        counts: false,
+        states: 3,
+        solvable: 3,
+        max_distance: Some(2),
+        seconds: 0.0,
+        positions: Box::new(std::iter::empty()),
+        position_rows: 0,
+        histogram: vec![HistogramRow {
+            distance: 0,
+            positions: 1,
+            classes: 1,
+        }],
+        peg_layers: Vec::new(),
+        peg_matrix: Vec::new(),
+        solutions: Vec::new(),
+        // Given out of kind order: chunks are written (and hashed) by kind.
+        packed: vec![
+            table("solutions", streamed),
+            table("distance", Chunks::Held(vec![vec![1, 2], vec![3]])),
+        ],
+        farthest: vec![FarthestRow {
+            rank: 2,
+            state: "x".to_string(),
+            distance: 2,
+        }],
+    }
+}
+
+/// The digest groups cut from the rows as they are written, and those a checksum
+/// pass cuts as it reads them, are those [`digests::expected`] reads from the file:
+/// a positions table of several groups, a packed kind without chunks, small tables.
+#[test]
+fn groups_cut_in_passing_are_the_groups_read_back() {
+    let path = Path::new(":memory:");
+    let mut conn = Writer::new(Connection::open_in_memory().unwrap(), path);
+    migrate(&mut conn, path).unwrap();
+    let mut rec = record("a", Chunks::Held(vec![vec![5], vec![6, 7]]));
+    let rows = 3 * digests::POSITIONS_PER_GROUP as u64 + 5;
+    rec.positions = Box::new((0..rows).map(|r| crate::core::records::PositionRow {
+        rank: r * 3,
+        state: format!("s{r}"),
+        distance: (r % 5 != 0).then_some(r as u32),
+        next_rank: (r > 0).then(|| r - 1),
+        solutions: (r % 7 != 0).then_some(r * r),
+        mv: (r % 2 == 0).then(|| "m".to_string()),
+    }));
+    rec.position_rows = rows;
+    rec.packed.push(PackedTable {
+        kind: "empty",
+        encoding: "u8",
+        ranks_per_chunk: 4000,
+        layout: "{}".to_string(),
+        chunks: Chunks::Held(Vec::new()),
+    });
+    write_puzzle(&conn, path, rec, &|| ()).unwrap();
+    let sorted = |mut g: Vec<digests::Group>| {
+        g.sort_by(|a, b| (a.table, &a.kind, a.first).cmp(&(b.table, &b.kind, b.first)));
+        g
+    };
+    let read = sorted(digests::expected(&conn, "a").unwrap());
+    assert!(read.iter().filter(|g| g.table == "positions").count() == 4);
+    assert!(read.iter().any(|g| g.kind == "empty" && g.rows == 0));
+    let written = conn.take_digests("a").expect("the write kept its groups");
+    let sum = checksum(&conn, path, "a").unwrap();
+    assert_eq!(written.checksum.as_deref(), Some(sum.as_str()));
+    let summed = conn
+        .take_digests("a")
+        .expect("the checksum pass kept its groups");
+    for seen in [written, summed] {
+        let mut groups = seen.groups;
+        groups.extend(read.iter().filter(|g| g.table == "puzzles").cloned());
+        assert_eq!(sorted(groups), read);
+    }
+    // What the writer kept is used, and gives what a full reading gives.
+    checksum(&conn, path, "a").unwrap();
+    digests::write(&conn, "a").unwrap();
+    assert_eq!(digests::difference(&conn, "a").unwrap(), None);
+}
+
+/// Chunks made while they are written get the checksum the file gives back; a
+/// stream that fails, stops short or runs on fails the write.
+#[test]
+fn streamed_chunks_are_written_and_hashed_in_place() {
+    let path = Path::new(":memory:");
+    let mut conn = Writer::new(Connection::open_in_memory().unwrap(), path);
+    migrate(&mut conn, path).unwrap();
+    let stream = |items: Vec<std::result::Result<Vec<u8>, ChunkError>>, count| Chunks::Streamed {
+        count,
+        chunks: Box::new(items.into_iter()),
+    };
+    write_puzzle(
+        &conn,
+        path,
+        record("a", stream(vec![Ok(vec![9]), Ok(vec![8, 7])], 2)),
+        &|| (),
+    )
+    .unwrap();
+    let stored: String = (conn.conn())
+        .query_row("SELECT checksum FROM puzzles WHERE name = 'a'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(stored, checksum(&conn, path, "a").unwrap());
+    let chunks: i64 = (conn.conn())
+        .query_row(
+            "SELECT count(*) FROM packed_chunks WHERE puzzle = 'a'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(chunks, 4);
+
+    for (name, items, count, says) in [
+        (
+            "b",
+            vec![Ok(vec![9]), Err("process 1 sent a short piece".into())],
+            2,
+            "short piece",
+        ),
+        ("c", vec![Ok(vec![9])], 2, "1 chunks of the 2 announced"),
+        (
+            "d",
+            vec![Ok(vec![9]), Ok(vec![9])],
+            1,
+            "more than the 1 chunks announced",
+        ),
+    ] {
+        let e = write_puzzle(&conn, path, record(name, stream(items, count)), &|| ()).unwrap_err();
+        let e = e.to_string();
+        assert!(
+            e.contains(name) && e.contains("solutions") && e.contains(says),
+            "{e}"
+        );
+    }
+}
