@@ -430,29 +430,32 @@ fn graph_table(
         return Ok((None, stats));
     };
     drop(part);
-    fn table<D>(levels: Vec<u64>, overflowed: u64) -> DistanceTable<D> {
-        DistanceTable {
-            dist: Vec::new(),
-            next: Vec::new(),
-            count: Vec::new(),
+    let (mut dist, mut wide, mut next, mut count) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for p in parts {
+        dist.extend(p.dist);
+        wide.extend(p.wide);
+        next.extend(p.next);
+        count.extend(p.count);
+    }
+    let solved = if is_wide {
+        Solved::Wide(DistanceTable {
+            dist: wide,
+            next,
+            count,
             levels,
             overflowed,
             expansions: Vec::new(),
-        }
-    }
-    let (mut narrow, mut wide) = (table(levels.clone(), overflowed), table(levels, overflowed));
-    for p in parts {
-        narrow.dist.extend(p.dist);
-        wide.dist.extend(p.wide);
-        let t = if is_wide { &mut wide.next } else { &mut narrow.next };
-        t.extend(p.next);
-        let t = if is_wide { &mut wide.count } else { &mut narrow.count };
-        t.extend(p.count);
-    }
-    let solved = if is_wide {
-        Solved::Wide(wide)
+        })
     } else {
-        Solved::Narrow(narrow)
+        Solved::Narrow(DistanceTable {
+            dist,
+            next,
+            count,
+            levels,
+            overflowed,
+            expansions: Vec::new(),
+        })
     };
     Ok((Some(Output::Table(solved)), stats))
 }
@@ -571,7 +574,10 @@ fn pack_distances<D: Copy + Into<u32> + Eq + Send + Sync>(
     dist: &[D],
     unreached: D,
     max: u32,
-) -> (Result<Vec<Vec<u8>>, crate::core::packed::PackError>, Vec<u64>) {
+) -> (
+    Result<Vec<Vec<u8>>, crate::core::packed::PackError>,
+    Vec<u64>,
+) {
     use rayon::prelude::*;
     let distance = chunks
         .into_par_iter()

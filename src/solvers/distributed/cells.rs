@@ -353,7 +353,13 @@ impl State<u8> {
     /// a search that has reached distance 254.
     pub(super) fn widen(self) -> State<u32> {
         let dist = (self.dist.par_iter())
-            .map(|&d| if d == UNREACHED { WIDE_UNREACHED } else { d as u32 })
+            .map(|&d| {
+                if d == UNREACHED {
+                    WIDE_UNREACHED
+                } else {
+                    d as u32
+                }
+            })
             .collect();
         State {
             first: self.first,

@@ -515,4 +515,3 @@ pub(super) fn checkpoint_error(dir: &Path, source: std::io::Error) -> DistError 
         source,
     }
 }
-

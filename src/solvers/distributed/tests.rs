@@ -71,7 +71,11 @@ fn any_number_of_processes_gives_the_plain_tables() {
         assert!(shares.iter().all(|s| s.resumed == 0));
         let (dist, next, count, levels) = assemble(shares);
         assert_eq!(levels, plain.levels, "{procs} processes");
-        assert_eq!(dist, Distances::Narrow(plain.dist.clone()), "{procs} processes");
+        assert_eq!(
+            dist,
+            Distances::Narrow(plain.dist.clone()),
+            "{procs} processes"
+        );
         assert_eq!(next, plain.next, "{procs} processes");
         assert_eq!(count, plain.count, "{procs} processes");
     }
@@ -289,7 +293,11 @@ fn a_search_past_254_widens_to_the_plain_tables() {
             let shares = Threads::run(procs, |comm| {
                 solve(&h, Outputs::ALL, 1000, comm, None, &Silent).unwrap()
             });
-            assert!(shares.iter().all(|s| s.max_distance() == plain.max_distance()));
+            assert!(
+                shares
+                    .iter()
+                    .all(|s| s.max_distance() == plain.max_distance())
+            );
             let (dist, next, count, levels) = assemble(shares);
             let at = format!("{discs} discs, {procs} processes");
             assert_eq!(levels, plain.levels(), "{at}");
@@ -406,7 +414,11 @@ fn a_checkpoint_of_another_format_is_refused() {
     }
     let fresh: Vec<Share> = run(false).into_iter().map(Result::unwrap).collect();
     assert_eq!(fresh[0].resumed, 0);
-    assert!(std::fs::read_to_string(&metas[1]).unwrap().starts_with(checkpoint::FORMAT));
+    assert!(
+        std::fs::read_to_string(&metas[1])
+            .unwrap()
+            .starts_with(checkpoint::FORMAT)
+    );
 }
 
 /// A path: `n` ranks, rank 0 the goal, `n - 1` moves from one end to the other.
