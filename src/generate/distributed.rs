@@ -28,8 +28,8 @@ use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;
 use crate::families::Puzzle;
 use crate::generate::backend::{Backend, BackendError, Local, PackedGraph, TwoBitGraph};
-use crate::solvers::bfs::{DistanceTable, Outputs, Solved, UNREACHED};
-use crate::solvers::distributed::{self, Checkpoint, Comm, Reduce, Share};
+use crate::solvers::bfs::{self, DistanceTable, Outputs, Solved, UNREACHED, WIDE_UNREACHED};
+use crate::solvers::distributed::{self, Checkpoint, Comm, Distances, Reduce, Share};
 use crate::solvers::pattern::{self, Entry, Grid, Pattern, PatternSpace};
 
 mod stream;
@@ -209,7 +209,7 @@ impl Stats {
 
 /// The result of a unit, on process 0.
 enum Output<'c> {
-    Table(DistanceTable),
+    Table(Solved),
     Packed(PackedGraph),
     Pattern(pattern::PatternTable),
     /// `None` when the graph needs the one-process search (see [`two_bit_graph`]).
@@ -393,6 +393,9 @@ fn two_bit_graph<'c>(
 #[derive(Serialize, Deserialize)]
 struct TablePart {
     dist: Vec<u8>,
+    /// The distances at four bytes a rank, in place of `dist`, when the search went
+    /// past distance 254 (on every process alike).
+    wide: Vec<u32>,
     next: Vec<u32>,
     count: Vec<u64>,
 }
@@ -412,8 +415,14 @@ fn graph_table(
         .count() as u64;
     let overflowed = comm.reduce(Reduce::Sum, &[overflowed])[0];
     let levels = share.levels.clone();
+    let is_wide = matches!(share.dist, Distances::Wide(_));
+    let (dist, wide) = match share.dist {
+        Distances::Narrow(d) => (d, Vec::new()),
+        Distances::Wide(w) => (Vec::new(), w),
+    };
     let part = TablePart {
-        dist: share.dist,
+        dist,
+        wide,
         next: share.next,
         count: share.count,
     };
@@ -421,20 +430,34 @@ fn graph_table(
         return Ok((None, stats));
     };
     drop(part);
-    let mut t = DistanceTable {
-        dist: Vec::new(),
-        next: Vec::new(),
-        count: Vec::new(),
-        levels,
-        overflowed,
-        expansions: Vec::new(),
-    };
+    let (mut dist, mut wide, mut next, mut count) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for p in parts {
-        t.dist.extend(p.dist);
-        t.next.extend(p.next);
-        t.count.extend(p.count);
+        dist.extend(p.dist);
+        wide.extend(p.wide);
+        next.extend(p.next);
+        count.extend(p.count);
     }
-    Ok((Some(Output::Table(t)), stats))
+    let solved = if is_wide {
+        Solved::Wide(DistanceTable {
+            dist: wide,
+            next,
+            count,
+            levels,
+            overflowed,
+            expansions: Vec::new(),
+        })
+    } else {
+        Solved::Narrow(DistanceTable {
+            dist,
+            next,
+            count,
+            levels,
+            overflowed,
+            expansions: Vec::new(),
+        })
+    };
+    Ok((Some(Output::Table(solved)), stats))
 }
 
 #[derive(Serialize, Deserialize)]
@@ -475,6 +498,9 @@ fn packed_graph(
     let share = solve_share(comm, g, outputs, granule, checkpoint, progress)?;
     let stats = Stats::of(&share);
     let max = share.max_distance();
+    // The entries widen past distance 254 as one process's table does
+    // (`run-steps-16`, `-32`); the same on every process, as the levels are.
+    let layout = layout.fitting(max);
     let most = share.count.iter().copied().max().unwrap_or(0);
     let count_layout = CountLayout::for_counts(g.size(), comm.reduce(Reduce::Max, &[most])[0]);
     let part = pack_share(
@@ -514,23 +540,16 @@ fn pack_share(
     layout: &RunLayout,
     counts: Option<&CountLayout>,
     share: &Share,
-    max: u8,
+    max: u32,
 ) -> Result<PackedPart, BackendError> {
     use rayon::prelude::*;
     let base = share.range.start;
     let chunks_of = |per: u64| share.partition.chunks(me, per);
     let chunks = chunks_of(layout.ranks_per_chunk());
-    let distance = chunks
-        .clone()
-        .into_par_iter()
-        .map(|c| {
-            layout.encode_chunk_with(c, |r| {
-                Some(share.dist[(r - base) as usize])
-                    .filter(|&d| d != UNREACHED)
-                    .map(u32::from)
-            })
-        })
-        .collect::<Result<Vec<_>, _>>();
+    let (distance, farthest) = match &share.dist {
+        Distances::Narrow(d) => pack_distances(layout, chunks, base, d, UNREACHED, max),
+        Distances::Wide(d) => pack_distances(layout, chunks, base, d, WIDE_UNREACHED, max),
+    };
     let count_chunks = if let Some(l) = counts {
         chunks_of(l.ranks_per_chunk())
             .into_par_iter()
@@ -539,15 +558,42 @@ fn pack_share(
     } else {
         Vec::new()
     };
-    let farthest = (share.dist.iter().enumerate())
-        .filter(|&(_, &d)| d == max)
-        .map(|(i, _)| base + i as u64)
-        .collect();
     Ok(PackedPart {
         distance: distance?,
         counts: count_chunks,
         farthest,
     })
+}
+
+/// A share's distance chunks `chunks` (its ranks from `base` in `dist`, `unreached`
+/// where the goal is out of reach), and its ranks at distance `max`.
+fn pack_distances<D: Copy + Into<u32> + Eq + Send + Sync>(
+    layout: &RunLayout,
+    chunks: std::ops::Range<u64>,
+    base: u64,
+    dist: &[D],
+    unreached: D,
+    max: u32,
+) -> (
+    Result<Vec<Vec<u8>>, crate::core::packed::PackError>,
+    Vec<u64>,
+) {
+    use rayon::prelude::*;
+    let distance = chunks
+        .into_par_iter()
+        .map(|c| {
+            layout.encode_chunk_with(c, |r| {
+                Some(dist[(r - base) as usize])
+                    .filter(|&d| d != unreached)
+                    .map(Into::into)
+            })
+        })
+        .collect();
+    let farthest = (dist.iter().enumerate())
+        .filter(|&(_, &d)| d != unreached && d.into() == max)
+        .map(|(i, _)| base + i as u64)
+        .collect();
+    (distance, farthest)
 }
 
 fn lcm(a: u64, b: u64) -> u64 {
@@ -573,14 +619,21 @@ fn pattern_table(
         progress,
     )?;
     let stats = Stats::of(&share);
-    let minimum = comm.any(pattern::needs_minimum(p, &share.dist));
+    // A pattern table holds a byte per placement, as one process's does.
+    let Distances::Narrow(dist) = &share.dist else {
+        return Err(bfs::SolveError::TooDeep {
+            max: UNREACHED as u32 - 1,
+        }
+        .into());
+    };
+    let minimum = comm.any(pattern::needs_minimum(p, dist));
     let entry = if minimum {
         Entry::Minimum
     } else {
         Entry::LargestRegion
     };
     let first = share.range.start / space.slots();
-    let bytes = pattern::encode_placements(p, entry, first, &share.dist);
+    let bytes = pattern::encode_placements(p, entry, first, dist);
     drop(share);
     let Some(parts) = gather(comm, &bytes) else {
         return Ok((None, stats));
@@ -629,7 +682,7 @@ impl Backend for Processes<'_> {
         progress: &dyn Progress,
     ) -> Result<Solved, BackendError> {
         match self.unit(Self::graph_job(g, false, true), progress)? {
-            Output::Table(t) => Ok(Solved::Narrow(t)),
+            Output::Table(t) => Ok(t),
             _ => unreachable!("a graph job gives a table"),
         }
     }

@@ -4,9 +4,11 @@
 #     serves (eight, nine, knight-swap, oshidori, fifteen's 6-6-3 tables, and nine with
 #     two-bit distances and its columns read in turn, as fourteen has them) gets the
 #     per-puzzle checksum of the plain build;
-#  2. a run whose process is killed mid-search resumes with `generate --resume` from
+#  2. hanoi with 10 discs (1,023 moves: the shares widen past one byte) under
+#     `mpirun -np 2` gets the plain build's checksum;
+#  3. a run whose process is killed mid-search resumes with `generate --resume` from
 #     its checkpoints (not from the start) to the same checksum;
-#  3. a build without the feature started by mpirun as two processes says so, exit 2.
+#  4. a build without the feature started by mpirun as two processes says so, exit 2.
 # Usage: tests/mpi/check.sh MPI_BINARY PLAIN_BINARY
 set -euo pipefail
 mpi_bin=$(realpath "$1")
@@ -40,6 +42,21 @@ for np in 1 2 3; do
     [ ! -e "np$np.sqlite.checkpoints" ] || { echo "FAIL: checkpoints left after -np $np" >&2; exit 1; }
     echo "ok: mpirun -np $np gives the plain checksums ($(wc -l < plain.sums) puzzles)"
 done
+
+# hanoi-deep: 3 pegs and 10 discs, 1,023 moves from the farthest position, so the
+# shares widen from one byte to four at distance 254; two processes give the plain file.
+printf 'name = "hanoi-deep"\nfamily = "hanoi"\npegs = 3\ndiscs = 10\n' > defs/hanoi-deep.toml
+"$mpi_bin" generate -q --db deep-plain.sqlite --puzzle hanoi-deep
+mpirun -np 2 "$mpi_bin" generate -q --db deep.sqlite --puzzle hanoi-deep
+if [ "$(sums deep.sqlite)" != "$(sums deep-plain.sqlite)" ]; then
+    echo "FAIL: hanoi-deep under mpirun -np 2 differs from the plain build" >&2
+    exit 1
+fi
+deepest=$("$mpi_bin" list --json --db deep.sqlite | python3 -c '
+import json, sys
+print(max(json.loads(line)["max_distance"] for line in sys.stdin))')
+[ "$deepest" = 1023 ] || { echo "FAIL: hanoi-deep's farthest position is $deepest moves, not 1023" >&2; exit 1; }
+echo "ok: mpirun -np 2 gives the plain checksum of hanoi-deep (farthest $deepest moves)"
 
 # A killed process: twelve under two processes, process 1 killed once level 20 is
 # checkpointed by both; mpirun then stops the job. The resumed run starts past level 20.

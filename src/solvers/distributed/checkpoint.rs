@@ -5,11 +5,16 @@
 //! in for it.
 //!
 //! A unit's checkpoint is a directory; each process writes under `p<rank>of<size>/`:
-//! `meta` (what was being solved, as one line of text) and `level-<d>` for each
-//! finished level `d >= 1`. A level file is `PBLEVEL1`, the level (u32 LE), the number
-//! of entries (u64 LE), the batch, then the SHA-256 of everything before it. It is
-//! written as `level-<d>.part`, synced and renamed, so a file with the final name is
-//! whole; the checksum catches anything that damaged it since.
+//! `meta` and `level-<d>` for each finished level `d >= 1`. `meta` is two lines of
+//! text: the format ([`FORMAT`], `puzzlebase checkpoint format 2`) and what was being
+//! solved, with the width of its distance cells. A checkpoint whose `meta` has no
+//! format line (written before the format had a version), another format or another
+//! problem is refused on resume, never read. A level file is `PBLEVEL2`, the level
+//! (u32 LE), the bytes per distance cell the search kept at that level (u8: 1 up to
+//! level 254, 4 beyond), the number of entries (u64 LE), the batch, then the SHA-256 of
+//! everything before it. It is written as `level-<d>.part`, synced and renamed, so a
+//! file with the final name is whole; the checksum catches anything that damaged it
+//! since.
 //!
 //! The two-bit search ([`super::twobit`]) keeps snapshots instead: `snapshot-<d>` holds
 //! the whole share's cells at the end of level `d` (a level's ranks alone could not be
@@ -23,7 +28,11 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-const MAGIC: &[u8; 8] = b"PBLEVEL1";
+const MAGIC: &[u8; 8] = b"PBLEVEL2";
+/// The first line of every checkpoint's `meta`: the version of the files' layout.
+pub const FORMAT: &str = "puzzlebase checkpoint format 2";
+/// Bytes of a level file around its batch: magic, level, width, entries, checksum.
+const LEVEL_FRAME: usize = 8 + 4 + 1 + 8 + 32;
 const SNAPSHOT: &[u8; 8] = b"PBSNAP01";
 
 /// A snapshot being written: [`Write`] it, then [`SnapshotWriter::finish`]. Dropped
@@ -133,9 +142,34 @@ impl Store {
         }
         fs::create_dir_all(&store.dir)?;
         let meta_path = store.dir.join("meta");
+        let meta = format!("{FORMAT}\n{meta}");
         match fs::read_to_string(&meta_path) {
             Ok(stored) if stored == meta => {}
+            Ok(stored) if !stored.starts_with(FORMAT.trim_end_matches(char::is_numeric)) => {
+                return Ok((
+                    store,
+                    Found::Mismatch(format!(
+                        "the checkpoint in {} was written by an older puzzlebase, in a format \
+                         without a version that this one does not read: remove it or run \
+                         without --resume",
+                        unit.display()
+                    )),
+                ));
+            }
+            Ok(stored) if stored.lines().next() != Some(FORMAT) => {
+                return Ok((
+                    store,
+                    Found::Mismatch(format!(
+                        "the checkpoint in {} is in another format ({}), this puzzlebase \
+                         reads {FORMAT}: remove it or run without --resume",
+                        unit.display(),
+                        stored.lines().next().unwrap_or_default()
+                    )),
+                ));
+            }
             Ok(stored) => {
+                let stored = stored.lines().nth(1).unwrap_or_default().to_string();
+                let meta = meta.lines().nth(1).unwrap_or_default();
                 return Ok((
                     store,
                     Found::Mismatch(format!(
@@ -160,11 +194,13 @@ impl Store {
         Ok((store, Found::Levels(n)))
     }
 
-    /// Records level `d` as `entries` ranks encoded in `batch`.
-    pub fn write(&self, d: u32, entries: u64, batch: &[u8]) -> io::Result<()> {
-        let mut bytes = Vec::with_capacity(batch.len() + 52);
+    /// Records level `d`, found with distance cells of `width` bytes, as `entries`
+    /// ranks encoded in `batch`.
+    pub fn write(&self, d: u32, width: u8, entries: u64, batch: &[u8]) -> io::Result<()> {
+        let mut bytes = Vec::with_capacity(batch.len() + LEVEL_FRAME);
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&d.to_le_bytes());
+        bytes.push(width);
         bytes.extend_from_slice(&entries.to_le_bytes());
         bytes.extend_from_slice(batch);
         let sum = Sha256::digest(&bytes);
@@ -172,14 +208,15 @@ impl Store {
         write_synced(&self.level(d), &bytes)
     }
 
-    /// Level `d`'s entry count and batch, or `None` if it is missing or damaged.
-    pub fn read(&self, d: u32) -> io::Result<Option<(u64, Vec<u8>)>> {
+    /// Level `d`'s cell width, entry count and batch, or `None` if it is missing or
+    /// damaged.
+    pub fn read(&self, d: u32) -> io::Result<Option<(u8, u64, Vec<u8>)>> {
         let mut bytes = match fs::read(self.level(d)) {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
         };
-        if bytes.len() < 52 || &bytes[..8] != MAGIC {
+        if bytes.len() < LEVEL_FRAME || &bytes[..8] != MAGIC {
             return Ok(None);
         }
         let body = bytes.len() - 32;
@@ -189,10 +226,11 @@ impl Store {
         if u32::from_le_bytes(bytes[8..12].try_into().unwrap()) != d {
             return Ok(None);
         }
-        let entries = u64::from_le_bytes(bytes[12..20].try_into().unwrap());
+        let width = bytes[12];
+        let entries = u64::from_le_bytes(bytes[13..21].try_into().unwrap());
         bytes.truncate(body);
-        bytes.drain(..20);
-        Ok(Some((entries, bytes)))
+        bytes.drain(..21);
+        Ok(Some((width, entries, bytes)))
     }
 
     /// Starts the snapshot of level `d`.

@@ -18,6 +18,7 @@
 //! The search reaches other processes only through [`Comm`]: MPI in the `mpi` build
 //! (`generate::mpi`), [`Solo`] for one process, [`Threads`] in the tests.
 
+mod cells;
 pub mod checkpoint;
 pub mod comm;
 pub mod twobit;
@@ -30,15 +31,15 @@ use std::ops::Range;
 use std::path::Path;
 use std::time::Instant;
 
-use rayon::prelude::*;
 use thiserror::Error;
 
 pub use comm::{Comm, Reduce, Solo, Threads};
 
-use crate::core::format::{UNREACHED, add_counts};
+use crate::core::format::UNREACHED;
 use crate::core::progress::Progress;
 use crate::core::space::StateSpace;
-use crate::solvers::bfs::{NO_NEXT, Outputs};
+use crate::solvers::bfs::{NO_NEXT, Outputs, WIDE_UNREACHED};
+use cells::{Cell, State, width_at};
 use checkpoint::{Found, Store};
 use wire::{Fields, Reach};
 
@@ -53,13 +54,10 @@ const CHUNK: usize = 1 << 14;
 pub enum DistError {
     #[error("state space of {0} ranks is too large for 32-bit next ranks")]
     TooLarge(u64),
-    /// The search across processes keeps a byte per rank (its shares and checkpoints
-    /// are bytes); one process's search widens its table instead.
-    #[error(
-        "distance exceeds {0} moves, more than the distributed search's one-byte table \
-         holds; build this puzzle in one process (without mpirun), whose table widens"
-    )]
-    TooDeep(u8),
+    /// A distance past what four bytes a rank hold (the shares widen from one byte to
+    /// four at distance 254, as one process's search does).
+    #[error("distance exceeds {0} moves, more than a table of four bytes a rank holds")]
+    TooDeep(u32),
     #[error("goal rank {0} is outside the state space")]
     BadGoal(u64),
     #[error("checkpoint {path}: {source}")]
@@ -137,13 +135,44 @@ pub struct Exchange {
     pub exchange_seconds: f64,
 }
 
+/// A share's distances: a byte per rank while every distance fits one ([`UNREACHED`]
+/// where the goal cannot be reached), four once the search has gone past distance 254
+/// ([`WIDE_UNREACHED`]), as one process's search ([`crate::solvers::bfs::Solved`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Distances {
+    Narrow(Vec<u8>),
+    Wide(Vec<u32>),
+}
+
+impl Distances {
+    /// The distance at index `i` of the share, `None` where the goal cannot be reached.
+    pub fn get(&self, i: usize) -> Option<u32> {
+        match self {
+            Distances::Narrow(d) => Some(d[i]).filter(|&x| x != UNREACHED).map(u32::from),
+            Distances::Wide(d) => Some(d[i]).filter(|&x| x != WIDE_UNREACHED),
+        }
+    }
+    /// Ranks in the share.
+    pub fn len(&self) -> usize {
+        match self {
+            Distances::Narrow(d) => d.len(),
+            Distances::Wide(d) => d.len(),
+        }
+    }
+    /// Whether the share has no ranks.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// One process's part of the result.
 pub struct Share {
     pub partition: Partition,
     /// Ranks of this share.
     pub range: Range<u64>,
-    /// Its distances ([`UNREACHED`] where the goal cannot be reached).
-    pub dist: Vec<u8>,
+    /// Its distances: bytes, or four bytes a rank when some distance exceeds 254 (on
+    /// every process alike).
+    pub dist: Distances,
     /// Its next ranks, when asked for.
     pub next: Vec<u32>,
     /// Its counts, when asked for.
@@ -157,8 +186,50 @@ pub struct Share {
 }
 
 impl Share {
-    pub fn max_distance(&self) -> u8 {
-        (self.levels.len() - 1) as u8
+    pub fn max_distance(&self) -> u32 {
+        (self.levels.len() - 1) as u32
+    }
+}
+
+/// The share's tables, with the cells they have reached.
+enum Cells {
+    Narrow(State<u8>),
+    Wide(State<u32>),
+}
+
+/// Runs `$body` with `$s` bound to the share's tables at whichever width they are.
+macro_rules! with_cells {
+    ($cells:expr, $s:ident => $body:expr) => {
+        match $cells {
+            Cells::Narrow($s) => $body,
+            Cells::Wide($s) => $body,
+        }
+    };
+}
+
+impl Cells {
+    /// Makes room for distance `d`: byte cells widen to four bytes when `d` exceeds 254
+    /// (every process at the same level, as the levels run in lockstep).
+    fn fit(&mut self, d: u32) -> Result<(), DistError> {
+        if d > <u32 as Cell>::LAST {
+            return Err(DistError::TooDeep(<u32 as Cell>::LAST));
+        }
+        if d > <u8 as Cell>::LAST
+            && let Cells::Narrow(s) = self
+        {
+            let s = std::mem::replace(
+                s,
+                State {
+                    first: 0,
+                    dist: Vec::new(),
+                    next: Vec::new(),
+                    count: Vec::new(),
+                    marks: [Vec::new(), Vec::new()],
+                },
+            );
+            *self = Cells::Wide(s.widen());
+        }
+        Ok(())
     }
 }
 
@@ -185,7 +256,7 @@ pub fn solve<S: StateSpace + ?Sized>(
         parent: outputs.next,
         count: outputs.counts,
     };
-    let mut s = State {
+    let mut s = State::<u8> {
         first: range.start,
         dist: vec![UNREACHED; len],
         next: if outputs.next {
@@ -223,13 +294,15 @@ pub fn solve<S: StateSpace + ?Sized>(
         }
     }
     let mut levels = vec![comm.reduce(Reduce::Sum, &[goals])[0]];
+    let mut cells = Cells::Narrow(s);
 
     // The checkpoint: open (every process), agree on the levels to keep, load them.
     let store = match &checkpoint {
         None => None,
         Some(c) => {
             let meta = format!(
-                "ranks {n} processes {} granule {granule} next {} counts {}",
+                "ranks {n} processes {} granule {granule} next {} counts {} \
+                 cells 1 byte to level 254, 4 bytes beyond",
                 comm.size(),
                 outputs.next,
                 outputs.counts
@@ -244,9 +317,12 @@ pub fn solve<S: StateSpace + ?Sized>(
                 Ok(()) => {}
             }
             for d in 1..=keep {
+                cells.fit(d)?;
                 let read = store.read(d);
                 let here = match &read {
-                    Ok(Some((entries, batch))) => s.load(d as u8, *entries, batch, fields),
+                    Ok(Some((width, entries, batch))) if *width == width_at(d) => {
+                        with_cells!(&mut cells, s => s.load(Cell::of(d), *entries, batch, fields))
+                    }
                     _ => None,
                 };
                 let failed = comm.any(here.is_none());
@@ -254,6 +330,15 @@ pub fn solve<S: StateSpace + ?Sized>(
                     (Some(k), _) if !failed => levels.push(comm.reduce(Reduce::Sum, &[k])[0]),
                     (_, Err(e)) => return Err(checkpoint_error(c.dir, e)),
                     (Some(_), _) => return Err(DistError::Elsewhere("reading its checkpoint")),
+                    (None, Ok(Some((width, ..)))) if width != width_at(d) => {
+                        return Err(DistError::Resume(format!(
+                            "level {d} of the checkpoint in {} was written with {width}-byte \
+                             distances where this search keeps {}-byte ones: remove it or \
+                             run without --resume",
+                            c.dir.display(),
+                            width_at(d)
+                        )));
+                    }
                     (None, _) => {
                         return Err(DistError::Resume(format!(
                             "level {d} of the checkpoint in {} does not agree with its share",
@@ -269,69 +354,91 @@ pub fn solve<S: StateSpace + ?Sized>(
 
     progress.phase("distances", n);
     progress.advance(levels.iter().sum());
-    let slices = len.div_ceil(SLICE as usize) as u64;
     let mut exchanges = Vec::new();
-    let mut d = (levels.len() - 1) as u8;
+    let mut d = (levels.len() - 1) as u32;
     while *levels.last().unwrap() > 0 {
-        if d == UNREACHED - 1 {
-            return Err(DistError::TooDeep(UNREACHED - 1));
-        }
-        let started = Instant::now();
-        let mut ex = Exchange::default();
-        let mut found = 0u64;
-        s.marks[(d as usize + 1) % 2]
-            .iter_mut()
-            .for_each(|m| *m = false);
-        // Neighbours in this share are applied slice by slice; the others are kept
-        // encoded (a sorted segment per slice and process) for the level's exchange.
-        let mut outgoing = vec![Vec::new(); comm.size()];
-        for slice in 0..slices {
-            let lo = (slice * SLICE).min(len as u64) as usize;
-            let hi = ((slice + 1) * SLICE).min(len as u64) as usize;
-            let (out, local) = s.expand(space, &partition, comm.rank(), d, lo..hi);
-            found += s.apply(d + 1, local, &[]);
-            for (p, batch) in out.iter().enumerate().filter(|(_, b)| !b.is_empty()) {
-                let before = outgoing[p].len();
-                wire::encode_segment(batch, partition.share(p).start, fields, &mut outgoing[p]);
-                ex.entries += batch.len() as u64;
-                ex.bytes += (outgoing[p].len() - before) as u64;
-            }
-        }
-        let (size, ex) = finish_level(
-            comm,
-            &range,
-            fields,
-            outgoing,
-            started,
-            (found, ex),
-            |seg| s.apply(d + 1, vec![Vec::new(); s.pieces()], &[seg]),
-        )?;
+        cells.fit(d + 1)?;
+        let (size, ex) = with_cells!(&mut cells, s => {
+            level(s, space, &partition, comm, fields, d, store.as_ref().zip(checkpoint.as_ref()))
+        })?;
         exchanges.push(ex);
-        if let (Some(store), Some(c)) = (&store, &checkpoint) {
-            let (entries, batch) = s.level_batch(d + 1, fields);
-            let written = store.write(d as u32 + 1, entries, &batch);
-            let failed = comm.any(written.is_err());
-            match written {
-                Err(e) => return Err(checkpoint_error(c.dir, e)),
-                Ok(()) if failed => return Err(DistError::Elsewhere("writing its checkpoint")),
-                Ok(()) => {}
-            }
-        }
         levels.push(size);
         progress.advance(size);
         d += 1;
     }
     levels.pop();
+    let (dist, next, count) = match cells {
+        Cells::Narrow(s) => (Distances::Narrow(s.dist), s.next, s.count),
+        Cells::Wide(s) => (Distances::Wide(s.dist), s.next, s.count),
+    };
     Ok(Share {
         partition,
         range,
-        dist: s.dist,
-        next: s.next,
-        count: s.count,
+        dist,
+        next,
+        count,
         levels,
         resumed,
         exchanges,
     })
+}
+
+/// Finds level `d + 1` from level `d` on every process (the share's cells hold
+/// `d + 1`) and checkpoints it: its size over all processes and its exchange.
+fn level<C: Cell, S: StateSpace + ?Sized>(
+    s: &mut State<C>,
+    space: &S,
+    partition: &Partition,
+    comm: &dyn Comm,
+    fields: Fields,
+    d: u32,
+    checkpoint: Option<(&Store, &Checkpoint)>,
+) -> Result<(u64, Exchange), DistError> {
+    let range = partition.share(comm.rank());
+    let len = s.dist.len();
+    let slices = len.div_ceil(SLICE as usize) as u64;
+    let (at, to) = (C::of(d), C::of(d + 1));
+    let started = Instant::now();
+    let mut ex = Exchange::default();
+    let mut found = 0u64;
+    s.marks[(d as usize + 1) % 2]
+        .iter_mut()
+        .for_each(|m| *m = false);
+    // Neighbours in this share are applied slice by slice; the others are kept
+    // encoded (a sorted segment per slice and process) for the level's exchange.
+    let mut outgoing = vec![Vec::new(); comm.size()];
+    for slice in 0..slices {
+        let lo = (slice * SLICE).min(len as u64) as usize;
+        let hi = ((slice + 1) * SLICE).min(len as u64) as usize;
+        let (out, local) = s.expand(space, partition, comm.rank(), at, lo..hi);
+        found += s.apply(to, local, &[]);
+        for (p, batch) in out.iter().enumerate().filter(|(_, b)| !b.is_empty()) {
+            let before = outgoing[p].len();
+            wire::encode_segment(batch, partition.share(p).start, fields, &mut outgoing[p]);
+            ex.entries += batch.len() as u64;
+            ex.bytes += (outgoing[p].len() - before) as u64;
+        }
+    }
+    let (size, ex) = finish_level(
+        comm,
+        &range,
+        fields,
+        outgoing,
+        started,
+        (found, ex),
+        |seg| s.apply(to, vec![Vec::new(); s.pieces()], &[seg]),
+    )?;
+    if let Some((store, c)) = checkpoint {
+        let (entries, batch) = s.level_batch(to, fields);
+        let written = store.write(d + 1, C::WIDTH, entries, &batch);
+        let failed = comm.any(written.is_err());
+        match written {
+            Err(e) => return Err(checkpoint_error(c.dir, e)),
+            Ok(()) if failed => return Err(DistError::Elsewhere("writing its checkpoint")),
+            Ok(()) => {}
+        }
+    }
+    Ok((size, ex))
 }
 
 /// The end of a level on every process: sends `outgoing` in the level's one exchange,
@@ -406,281 +513,5 @@ pub(super) fn checkpoint_error(dir: &Path, source: std::io::Error) -> DistError 
     DistError::Checkpoint {
         path: dir.display().to_string(),
         source,
-    }
-}
-
-/// This process's tables under construction.
-struct State {
-    first: u64,
-    dist: Vec<u8>,
-    next: Vec<u32>,
-    count: Vec<u64>,
-    /// `marks[d % 2][c]`: chunk `c` of the share holds a rank at distance `d`.
-    marks: [Vec<bool>; 2],
-}
-
-/// Calls `f` on each index of `range` whose distance is `d`, in order. Eight distances
-/// are tested at once: late levels are spread over every chunk of the share, and most
-/// of what a scan reads is other levels.
-fn each_at(dist: &[u8], range: Range<usize>, d: u8, mut f: impl FnMut(usize)) {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    let (mut i, end) = (range.start, range.end);
-    while i < end {
-        if i.is_multiple_of(8) && i + 8 <= end {
-            let w = u64::from_le_bytes(dist[i..i + 8].try_into().unwrap()) ^ (ONES * d as u64);
-            // Nonzero exactly when some byte of `w` is zero, i.e. some distance is `d`.
-            if w.wrapping_sub(ONES) & !w & (ONES << 7) == 0 {
-                i += 8;
-                continue;
-            }
-            for (j, &x) in dist[i..i + 8].iter().enumerate() {
-                if x == d {
-                    f(i + j);
-                }
-            }
-            i += 8;
-            continue;
-        }
-        if dist[i] == d {
-            f(i);
-        }
-        i += 1;
-    }
-}
-
-/// A piece of the share's tables, from rank `first` (its marks cover its own chunks).
-struct View<'a> {
-    first: u64,
-    dist: &'a mut [u8],
-    next: &'a mut [u32],
-    count: &'a mut [u64],
-    marks: &'a mut [bool],
-}
-
-impl View<'_> {
-    /// Applies one arrival at level `d`; true if it is new to the level.
-    fn claim(&mut self, d: u8, r: Reach) -> bool {
-        let i = (r.rank - self.first) as usize;
-        let now = self.dist[i];
-        if now == UNREACHED {
-            self.dist[i] = d;
-            self.marks[i / CHUNK] = true;
-            if let Some(n) = self.next.get_mut(i) {
-                *n = r.parent;
-            }
-            if let Some(c) = self.count.get_mut(i) {
-                *c = r.count;
-            }
-            return true;
-        }
-        if now == d {
-            if let Some(n) = self.next.get_mut(i) {
-                *n = (*n).min(r.parent);
-            }
-            if let Some(c) = self.count.get_mut(i) {
-                *c = add_counts(*c, r.count);
-            }
-        }
-        false
-    }
-}
-
-impl State {
-    /// Applies one arrival at level `d`; true if it is new to the level.
-    fn claim(&mut self, d: u8, r: Reach) -> bool {
-        View {
-            first: self.first,
-            dist: &mut self.dist,
-            next: &mut self.next,
-            count: &mut self.count,
-            marks: &mut self.marks[d as usize % 2],
-        }
-        .claim(d, r)
-    }
-
-    /// Applies arrivals at level `d` in parallel: each thread takes a piece of the share,
-    /// with this share's arrivals in that piece (`local[k]`, in any order) and the part
-    /// of every other process's batch (sorted by rank) that falls in it, so no two
-    /// threads write one entry. Returns the ranks new to the level.
-    fn apply(&mut self, d: u8, local: Vec<Vec<Reach>>, batches: &[Vec<Reach>]) -> u64 {
-        let len = self.dist.len();
-        if len == 0 {
-            return 0;
-        }
-        let piece = self.piece();
-        let pieces = len.div_ceil(piece);
-        fn split<T>(v: &mut [T], size: usize, n: usize) -> Vec<&mut [T]> {
-            if v.is_empty() {
-                return (0..n).map(|_| <&mut [T]>::default()).collect();
-            }
-            v.chunks_mut(size).collect()
-        }
-        let first = self.first;
-        let dist = split(&mut self.dist, piece, pieces);
-        let next = split(&mut self.next, piece, pieces);
-        let count = split(&mut self.count, piece, pieces);
-        let marks = split(&mut self.marks[d as usize % 2], piece / CHUNK, pieces);
-        (dist
-            .into_iter()
-            .zip(next)
-            .zip(count)
-            .zip(marks)
-            .zip(local)
-            .enumerate())
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|(k, ((((dist, next), count), marks), local))| {
-            let lo = first + (k * piece) as u64;
-            let hi = lo + dist.len() as u64;
-            let mut view = View {
-                first: lo,
-                dist,
-                next,
-                count,
-                marks,
-            };
-            let mut found = 0;
-            for r in local {
-                found += view.claim(d, r) as u64;
-            }
-            for b in batches {
-                let from = b.partition_point(|r| r.rank < lo);
-                let to = b.partition_point(|r| r.rank < hi);
-                for r in &b[from..to] {
-                    found += view.claim(d, *r) as u64;
-                }
-            }
-            found
-        })
-        .sum()
-    }
-
-    /// The neighbours of the ranks at level `d` among local indices `span`: those of
-    /// other processes by owner, each batch sorted and merged for the wire, and those of
-    /// this share by piece (see [`State::piece`]), as they come.
-    fn expand<S: StateSpace + ?Sized>(
-        &self,
-        space: &S,
-        partition: &Partition,
-        me: usize,
-        d: u8,
-        span: Range<usize>,
-    ) -> (Vec<Vec<Reach>>, Vec<Vec<Reach>>) {
-        let marks = &self.marks[d as usize % 2];
-        let chunks = span.start / CHUNK..span.end.div_ceil(CHUNK);
-        let piece = self.piece();
-        let pieces = self.pieces();
-        let end = self.first + self.dist.len() as u64;
-        let empty = || {
-            (
-                vec![Vec::new(); partition.processes],
-                vec![Vec::new(); pieces],
-            )
-        };
-        let (mut out, local) = chunks
-            .into_par_iter()
-            .filter(|&c| marks[c])
-            .fold(
-                || (empty(), Vec::new()),
-                |((mut out, mut local), mut nbs), c| {
-                    let chunk = c * CHUNK..((c + 1) * CHUNK).min(span.end);
-                    each_at(&self.dist, chunk, d, |i| {
-                        let rank = self.first + i as u64;
-                        let count = self.count.get(i).copied().unwrap_or(0);
-                        nbs.clear();
-                        space.neighbors(rank, &mut nbs);
-                        for &nb in &nbs {
-                            let r = Reach {
-                                rank: nb,
-                                parent: rank as u32,
-                                count,
-                            };
-                            if nb >= self.first && nb < end {
-                                local[(nb - self.first) as usize / piece].push(r);
-                            } else {
-                                out[partition.owner(nb)].push(r);
-                            }
-                        }
-                    });
-                    ((out, local), nbs)
-                },
-            )
-            .map(|(both, _)| both)
-            .reduce(empty, |(mut a, mut la), (b, lb)| {
-                for (x, y) in a.iter_mut().zip(b) {
-                    x.extend(y);
-                }
-                for (x, y) in la.iter_mut().zip(lb) {
-                    x.extend(y);
-                }
-                (a, la)
-            });
-        debug_assert!(out[me].is_empty());
-        out.par_iter_mut().for_each(wire::merge);
-        (out, local)
-    }
-
-    /// Number of pieces of the share (see [`State::piece`]).
-    fn pieces(&self) -> usize {
-        self.dist.len().div_ceil(self.piece())
-    }
-
-    /// Ranks per piece of the share that one thread applies arrivals to: a whole number
-    /// of mark chunks, a few pieces per thread.
-    fn piece(&self) -> usize {
-        (self.dist.len().max(1))
-            .div_ceil(rayon::current_num_threads() * 8)
-            .div_ceil(CHUNK)
-            * CHUNK
-    }
-
-    /// The ranks of this share at level `d`, encoded for a checkpoint.
-    fn level_batch(&self, d: u8, fields: Fields) -> (u64, Vec<u8>) {
-        let marks = &self.marks[d as usize % 2];
-        let parts: Vec<Vec<Reach>> = (0..marks.len())
-            .into_par_iter()
-            .filter(|&c| marks[c])
-            .map(|c| {
-                let mut part = Vec::new();
-                let chunk = c * CHUNK..((c + 1) * CHUNK).min(self.dist.len());
-                each_at(&self.dist, chunk, d, |i| {
-                    part.push(Reach {
-                        rank: self.first + i as u64,
-                        parent: self.next.get(i).copied().unwrap_or(0),
-                        count: self.count.get(i).copied().unwrap_or(0),
-                    })
-                });
-                part
-            })
-            .collect();
-        let mut bytes = Vec::new();
-        let mut prev = self.first;
-        let mut entries = 0;
-        for part in &parts {
-            // Each part continues the gaps from the last rank of the one before.
-            wire::encode(part, prev, fields, &mut bytes);
-            if let Some(last) = part.last() {
-                prev = last.rank;
-            }
-            entries += part.len() as u64;
-        }
-        (entries, bytes)
-    }
-
-    /// Loads level `d` from a checkpoint batch of `entries` ranks: the number loaded,
-    /// or `None` if the batch does not fit this share.
-    fn load(&mut self, d: u8, entries: u64, batch: &[u8], fields: Fields) -> Option<u64> {
-        let end = self.first + self.dist.len() as u64;
-        let mut loaded = 0u64;
-        let mut fits = true;
-        wire::decode(batch, self.first, fields, |r| {
-            if r.rank >= end || self.dist[(r.rank - self.first) as usize] != UNREACHED {
-                fits = false;
-                return;
-            }
-            self.claim(d, r);
-            loaded += 1;
-        })?;
-        (fits && loaded == entries).then_some(loaded)
     }
 }

@@ -4,16 +4,27 @@ use crate::families::sliding::Sliding;
 use crate::solvers::bfs;
 
 /// A share's tables laid end to end, as process 0 would assemble them.
-fn assemble(shares: Vec<Share>) -> (Vec<u8>, Vec<u32>, Vec<u64>, Vec<u64>) {
+fn assemble(shares: Vec<Share>) -> (Distances, Vec<u32>, Vec<u64>, Vec<u64>) {
     let levels = shares[0].levels.clone();
-    let (mut dist, mut next, mut count) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut dist, mut next, mut count) = (None, Vec::new(), Vec::new());
     for s in shares {
         assert_eq!(s.levels, levels, "every process agrees on the levels");
-        dist.extend(s.dist);
+        dist = Some(match (dist, s.dist) {
+            (None, d) => d,
+            (Some(Distances::Narrow(mut a)), Distances::Narrow(b)) => {
+                a.extend(b);
+                Distances::Narrow(a)
+            }
+            (Some(Distances::Wide(mut a)), Distances::Wide(b)) => {
+                a.extend(b);
+                Distances::Wide(a)
+            }
+            _ => panic!("the processes disagree on the width of the distances"),
+        });
         next.extend(s.next);
         count.extend(s.count);
     }
-    (dist, next, count, levels)
+    (dist.unwrap(), next, count, levels)
 }
 
 #[test]
@@ -60,7 +71,11 @@ fn any_number_of_processes_gives_the_plain_tables() {
         assert!(shares.iter().all(|s| s.resumed == 0));
         let (dist, next, count, levels) = assemble(shares);
         assert_eq!(levels, plain.levels, "{procs} processes");
-        assert_eq!(dist, plain.dist, "{procs} processes");
+        assert_eq!(
+            dist,
+            Distances::Narrow(plain.dist.clone()),
+            "{procs} processes"
+        );
         assert_eq!(next, plain.next, "{procs} processes");
         assert_eq!(count, plain.count, "{procs} processes");
     }
@@ -74,7 +89,7 @@ fn any_number_of_processes_gives_the_plain_tables() {
             .any(|e| e.bytes > 0 && e.entries > 0)
     );
     let (dist, next, count, _) = assemble(bare);
-    assert_eq!(dist, plain.dist);
+    assert_eq!(dist, Distances::Narrow(plain.dist));
     assert!(next.is_empty() && count.is_empty());
 }
 
@@ -112,7 +127,12 @@ fn a_checkpointed_run_resumes_to_the_same_tables() {
     let (dist, next, count, levels) = assemble(resumed);
     assert_eq!(
         (dist, next, count, levels),
-        (plain.dist, plain.next, plain.count, plain.levels)
+        (
+            Distances::Narrow(plain.dist),
+            plain.next,
+            plain.count,
+            plain.levels
+        )
     );
 
     for r in run(3, true) {
@@ -247,4 +267,201 @@ fn a_two_bit_search_resumes_from_its_snapshots() {
     let e = refused[0].as_ref().err().unwrap().to_string();
     assert!(e.contains("damaged"), "{e}");
     assert!(refused[1].is_err());
+}
+
+fn hanoi(discs: usize) -> crate::families::hanoi::Hanoi {
+    use crate::core::{definition::Source, format::GraphAsk};
+    crate::families::hanoi::Hanoi::new("t", 3, discs, GraphAsk::BySize, Source::default())
+}
+
+/// Past distance 254 the shares widen to four bytes a rank, as one process's table does:
+/// three-peg Hanoi with 8 discs (farthest 255 moves, one level past the byte) and 9
+/// (511) gives the tables of [`bfs::solve_any`] on one, two and three processes, with
+/// every output and with distances alone; 7 discs (127) keeps its bytes.
+#[test]
+fn a_search_past_254_widens_to_the_plain_tables() {
+    for discs in [7, 8, 9] {
+        let h = hanoi(discs);
+        let plain = bfs::solve_any(&h, Outputs::ALL, &Silent).unwrap();
+        assert_eq!(plain.max_distance(), (1 << discs) - 1);
+        let want = match &plain {
+            bfs::Solved::Narrow(t) => Distances::Narrow(t.dist.clone()),
+            bfs::Solved::Wide(t) => Distances::Wide(t.dist.clone()),
+        };
+        assert_eq!(matches!(want, Distances::Wide(_)), discs > 7);
+        for procs in [1, 2, 3] {
+            let shares = Threads::run(procs, |comm| {
+                solve(&h, Outputs::ALL, 1000, comm, None, &Silent).unwrap()
+            });
+            assert!(
+                shares
+                    .iter()
+                    .all(|s| s.max_distance() == plain.max_distance())
+            );
+            let (dist, next, count, levels) = assemble(shares);
+            let at = format!("{discs} discs, {procs} processes");
+            assert_eq!(levels, plain.levels(), "{at}");
+            assert_eq!(dist, want, "{at}");
+            assert_eq!(next, plain.next(), "{at}");
+            assert_eq!(count, plain.count(), "{at}");
+            let bare = Threads::run(procs, |comm| {
+                solve(&h, Outputs::DISTANCES, 243, comm, None, &Silent).unwrap()
+            });
+            let (dist, next, count, _) = assemble(bare);
+            assert_eq!(dist, want, "{at}, distances alone");
+            assert!(next.is_empty() && count.is_empty());
+        }
+    }
+}
+
+/// A wide search resumes from its checkpoint to the plain tables, whether it stopped
+/// before the widening (level 200) or after it (level 300, whose bytes are widened as
+/// the levels are loaded); a level written with cells of another width is refused.
+#[test]
+fn a_wide_search_resumes_across_the_widening() {
+    let h = hanoi(9);
+    let Ok(bfs::Solved::Wide(plain)) = bfs::solve_any(&h, Outputs::ALL, &Silent) else {
+        panic!("nine discs need more than a byte");
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hanoi");
+    let run = |resume: bool| {
+        Threads::run(2, |comm| {
+            let c = Checkpoint { dir: &dir, resume };
+            solve(&h, Outputs::ALL, 1, comm, Some(c), &Silent)
+        })
+    };
+    let cut = |after: u32| {
+        for p in ["p0of2", "p1of2"] {
+            for d in after + 1..=511 {
+                let _ = std::fs::remove_file(dir.join(format!("{p}/level-{d}")));
+            }
+        }
+    };
+    for r in run(false) {
+        r.unwrap();
+    }
+    for after in [300, 200] {
+        cut(after);
+        let resumed: Vec<Share> = run(true).into_iter().map(Result::unwrap).collect();
+        assert_eq!(resumed[0].resumed, after);
+        assert_eq!(resumed[0].exchanges.len(), 512 - after as usize);
+        let (dist, next, count, levels) = assemble(resumed);
+        assert_eq!(dist, Distances::Wide(plain.dist.clone()), "from {after}");
+        assert_eq!(
+            (&next, &count, &levels),
+            (&plain.next, &plain.count, &plain.levels)
+        );
+    }
+    // Level 300 of process 1 rewritten (with a good checksum) as if its cells were
+    // bytes: refused on resume, never read.
+    cut(300);
+    let l300 = dir.join("p1of2/level-300");
+    let mut bytes = std::fs::read(&l300).unwrap();
+    assert_eq!(bytes[12], 4, "level 300 was found with four-byte cells");
+    bytes[12] = 1;
+    let body = bytes.len() - 32;
+    let sum = <sha2::Sha256 as sha2::Digest>::digest(&bytes[..body]);
+    bytes[body..].copy_from_slice(&sum);
+    std::fs::write(&l300, bytes).unwrap();
+    let refused = run(true);
+    let Err(DistError::Resume(why)) = &refused[1] else {
+        panic!("a level of another width was read");
+    };
+    assert!(why.contains("level 300") && why.contains("1-byte"), "{why}");
+    assert!(why.contains(&dir.display().to_string()) && why.contains("--resume"));
+    assert!(!why.contains('\n'));
+    assert!(refused[0].is_err());
+}
+
+/// A checkpoint of the format before it had a version (a `meta` of one line, the
+/// problem alone), or of another version, is refused on resume on every process, with
+/// one line naming the directory and what to do; run afresh, the search replaces it.
+#[test]
+fn a_checkpoint_of_another_format_is_refused() {
+    let eight = Sliding::grid("eight", 3, 3);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("eight");
+    let run = |resume: bool| {
+        Threads::run(2, |comm| {
+            let c = Checkpoint { dir: &dir, resume };
+            solve(&eight, Outputs::ALL, 1, comm, Some(c), &Silent)
+        })
+    };
+    for r in run(false) {
+        r.unwrap();
+    }
+    let metas = ["p0of2/meta", "p1of2/meta"].map(|m| dir.join(m));
+    let meta = std::fs::read_to_string(&metas[0]).unwrap();
+    let (format, problem) = meta.split_once('\n').unwrap();
+    assert_eq!(format, checkpoint::FORMAT);
+    for (written, says) in [
+        (problem.to_string(), "older puzzlebase"),
+        (meta.replace("format 2", "format 3"), "another format"),
+    ] {
+        for m in &metas {
+            std::fs::write(m, &written).unwrap();
+        }
+        for r in run(true) {
+            let Err(DistError::Resume(why)) = r else {
+                panic!("a checkpoint of another format was read")
+            };
+            assert!(why.contains(says), "{why}");
+            assert!(why.contains(&dir.display().to_string()), "{why}");
+            assert!(why.contains("remove it or run without --resume"), "{why}");
+            assert!(!why.contains('\n'), "{why}");
+        }
+    }
+    let fresh: Vec<Share> = run(false).into_iter().map(Result::unwrap).collect();
+    assert_eq!(fresh[0].resumed, 0);
+    assert!(
+        std::fs::read_to_string(&metas[1])
+            .unwrap()
+            .starts_with(checkpoint::FORMAT)
+    );
+}
+
+/// A path: `n` ranks, rank 0 the goal, `n - 1` moves from one end to the other.
+struct Line(u64);
+
+impl StateSpace for Line {
+    fn size(&self) -> u64 {
+        self.0
+    }
+    fn goals(&self) -> Vec<u64> {
+        vec![0]
+    }
+    fn neighbors(&self, r: u64, out: &mut Vec<u64>) {
+        out.extend(r.checked_sub(1));
+        out.extend(Some(r + 1).filter(|&n| n < self.0));
+    }
+    fn parity(&self, r: u64) -> Option<u8> {
+        Some((r % 2) as u8)
+    }
+}
+
+/// The two-bit search across processes keeps distance mod 4 and has no cap: a path
+/// of 17,999 moves (a chunk and a half, so that each of two processes has a share)
+/// gives the one-process table and its 18,000 levels.
+#[test]
+fn a_two_bit_search_has_no_depth_cap() {
+    use crate::core::packed::{CODE_RANKS_PER_CHUNK, CodeLayout};
+    let line = Line(CODE_RANKS_PER_CHUNK * 3 / 2);
+    let whole = crate::solvers::twobit::solve(&line, &Silent).unwrap();
+    assert_eq!(whole.levels.len() as u64, line.size());
+    let layout = CodeLayout::new(line.size(), 4).unwrap();
+    let want: Vec<Vec<u8>> = layout.chunks_from_blocks(0, whole.blocks).collect();
+    let shares = Threads::run(2, |comm| {
+        super::twobit::solve_share(&line, CODE_RANKS_PER_CHUNK, comm, None, &Silent)
+            .unwrap()
+            .expect("a path is bipartite")
+    });
+    assert_eq!(shares[0].levels, whole.levels);
+    assert_eq!(shares[0].farthest, vec![line.size() - 1]);
+    let mut got = Vec::new();
+    for s in shares {
+        assert!(!s.range.is_empty());
+        got.extend(layout.chunks_from_blocks(s.range.start / CODE_RANKS_PER_CHUNK, s.blocks));
+    }
+    assert_eq!(got, want);
 }

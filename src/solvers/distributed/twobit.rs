@@ -97,7 +97,7 @@ pub fn solve_share<S: StateSpace + ?Sized>(
     let mut resumed = 0u32;
     if let Some(c) = &checkpoint {
         let meta = format!(
-            "two-bit ranks {n} processes {} granule {granule}",
+            "two-bit ranks {n} processes {} granule {granule} cells 2 bits",
             comm.size()
         );
         let (s, _) = super::open_checkpoint(c, comm, &meta)?;
