@@ -196,7 +196,7 @@ pub(crate) struct Search {
 
 impl Search {
     pub(crate) fn new(ranks: std::ops::Range<u64>) -> Search {
-        debug_assert!(ranks.start.is_multiple_of(PER_WORD));
+        debug_assert!(ranks.start.is_multiple_of(PER_WORD) || ranks.is_empty());
         let n = ranks.end - ranks.start;
         let words = n.div_ceil(PER_WORD) as usize;
         let blocks = (0..words.div_ceil(BLOCK_WORDS))

@@ -465,3 +465,27 @@ fn a_two_bit_search_has_no_depth_cap() {
     }
     assert_eq!(got, want);
 }
+
+/// More processes than chunks: the last process's share is empty (and starts at the
+/// end of the ranks, not on a word), and the search still ends with the one-process
+/// table rather than a panic in one process and the others waiting on it.
+#[test]
+fn a_two_bit_search_with_an_empty_share_ends() {
+    use crate::core::packed::{CODE_RANKS_PER_CHUNK, CodeLayout};
+    let line = Line(CODE_RANKS_PER_CHUNK + 7);
+    let whole = crate::solvers::twobit::solve(&line, &Silent).unwrap();
+    let layout = CodeLayout::new(line.size(), 4).unwrap();
+    let want: Vec<Vec<u8>> = layout.chunks_from_blocks(0, whole.blocks).collect();
+    let shares = Threads::run(3, |comm| {
+        super::twobit::solve_share(&line, CODE_RANKS_PER_CHUNK, comm, None, &Silent)
+            .unwrap()
+            .expect("a path is bipartite")
+    });
+    assert!(shares[2].range.is_empty());
+    assert_eq!(shares[0].levels, whole.levels);
+    let mut got = Vec::new();
+    for s in shares.into_iter().filter(|s| !s.range.is_empty()) {
+        got.extend(layout.chunks_from_blocks(s.range.start / CODE_RANKS_PER_CHUNK, s.blocks));
+    }
+    assert_eq!(got, want);
+}
