@@ -56,13 +56,19 @@ pub fn puzzle(conn: &Reader, name: &str) -> Sql<Option<PuzzleInfo>> {
 }
 
 fn position_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PositionRow> {
+    position_at(r, 0)
+}
+
+/// The position row whose `rank` is column `at` of `r`, the other columns after it in
+/// the table's order.
+fn position_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<PositionRow> {
     Ok(PositionRow {
-        rank: r.get::<_, i64>(0)? as u64,
-        state: r.get(1)?,
-        distance: r.get(2)?,
-        next_rank: r.get::<_, Option<i64>>(3)?.map(|v| v as u64),
-        solutions: r.get::<_, Option<i64>>(4)?.map(|v| v as u64),
-        mv: r.get(5)?,
+        rank: r.get::<_, i64>(at)? as u64,
+        state: r.get(at + 1)?,
+        distance: r.get(at + 2)?,
+        next_rank: r.get::<_, Option<i64>>(at + 3)?.map(|v| v as u64),
+        solutions: r.get::<_, Option<i64>>(at + 4)?.map(|v| v as u64),
+        mv: r.get(at + 5)?,
     })
 }
 
@@ -95,14 +101,7 @@ pub fn for_each_position(
             .map(|i| r.get_ref(i))
             .collect::<rusqlite::Result<Vec<_>>>()?;
         groups.row(&values);
-        each(PositionRow {
-            rank: r.get::<_, i64>(1)? as u64,
-            state: r.get(2)?,
-            distance: r.get(3)?,
-            next_rank: r.get::<_, Option<i64>>(4)?.map(|v| v as u64),
-            solutions: r.get::<_, Option<i64>>(5)?.map(|v| v as u64),
-            mv: r.get(6)?,
-        });
+        each(position_at(r, 1)?);
     }
     super::digests::remember(conn, puzzle, None, groups);
     Ok(())
