@@ -10,33 +10,6 @@ fn the_data_tables_are_every_table_in_order() {
     assert_eq!(names, all);
 }
 
-/// Fed in line or through its thread, [`Aside`] gives the SHA-256 of the bytes.
-#[test]
-fn aside_hashes_what_it_is_fed_either_way() {
-    for len in [0, 1000, ASIDE_BYTES - 1, ASIDE_BYTES, 3 * ASIDE_BYTES + 7] {
-        let bytes: Vec<u8> = (0..len).map(|i| (i * 7 + i / 251) as u8).collect();
-        let got = std::thread::scope(|s| {
-            let mut aside = Aside {
-                scope: s,
-                bytes: Vec::new(),
-                hasher: None,
-            };
-            for piece in bytes.chunks(4099) {
-                aside.feed(piece);
-            }
-            let started = aside.hasher.is_some();
-            (sha256_hex(aside.finish()), started)
-        });
-        assert_eq!(
-            got,
-            (
-                sha256_hex(Sha256::new_with_prefix(&bytes)),
-                len >= ASIDE_BYTES
-            )
-        );
-    }
-}
-
 fn record<'a>(name: &str, streamed: Chunks<'a>) -> PuzzleRecord<'a> {
     let table = |kind, chunks| PackedTable {
         kind,
