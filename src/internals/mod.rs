@@ -6,8 +6,7 @@
 pub mod answers;
 #[path = "../catalog/mod.rs"]
 pub mod catalog;
-#[path = "../core/mod.rs"]
-pub mod core;
+pub use puzzlebase_core as core;
 #[path = "../families/mod.rs"]
 pub mod families;
 #[path = "../generate/mod.rs"]

@@ -865,4 +865,6 @@ impl GraphPuzzle for Sliding {
 }
 
 #[cfg(test)]
+mod packed_tests;
+#[cfg(test)]
 mod tests;

@@ -3,7 +3,7 @@
 //! graph gets. Each rule lives here once; the solvers, the build, `verify` and the
 //! answers call it. The layouts themselves are documented in `docs/file-format.md`.
 
-use crate::core::records::Storage;
+use crate::records::Storage;
 
 /// Distance of a rank the search never reached (an unsolvable arrangement).
 pub const UNREACHED: u8 = u8::MAX;
@@ -71,7 +71,7 @@ pub fn graph_storage(size: u64, has_packing: bool, asked: GraphAsk) -> Storage {
 }
 
 /// Whether a packed move graph keeps its distances as two-bit codes (`mod4`/`mod3`, see
-/// [`crate::core::packed`]) rather than `run-steps`: above [`MAX_PACKED_RANKS`], or when
+/// [`crate::packed`]) rather than `run-steps`: above [`MAX_PACKED_RANKS`], or when
 /// its definition asks (`storage = "two-bit"`).
 pub fn two_bit_distances(size: u64, asked: GraphAsk) -> bool {
     asked == GraphAsk::TwoBit || size > MAX_PACKED_RANKS

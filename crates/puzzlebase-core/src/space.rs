@@ -3,7 +3,7 @@
 
 use thiserror::Error;
 
-use crate::core::packed::RunLayout;
+use crate::packed::RunLayout;
 
 /// A finite set of states numbered densely `0..size()`, with reversible moves.
 ///
@@ -189,15 +189,15 @@ pub trait GraphPuzzle: StateSpace + Send {
     /// What the definition asks of the storage: packed or two-bit distances even below
     /// the sizes that get them (the file format's storage rule). The default asks
     /// nothing: the size decides.
-    fn storage_asked(&self) -> crate::core::format::GraphAsk {
-        crate::core::format::GraphAsk::BySize
+    fn storage_asked(&self) -> crate::format::GraphAsk {
+        crate::format::GraphAsk::BySize
     }
 }
 
-/// The three storage facts of a move graph, by the rules of [`crate::core::format`]:
+/// The three storage facts of a move graph, by the rules of [`crate::format`]:
 /// where it is stored, whether its distances are two-bit codes, whether counts are kept.
-pub fn graph_tables(g: &dyn GraphPuzzle) -> (crate::core::records::Storage, bool, bool) {
-    use crate::core::format;
+pub fn graph_tables(g: &dyn GraphPuzzle) -> (crate::records::Storage, bool, bool) {
+    use crate::format;
     let (size, asked) = (g.size(), g.storage_asked());
     (
         format::graph_storage(size, g.packing().is_some(), asked),

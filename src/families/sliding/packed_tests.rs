@@ -1,99 +1,8 @@
-//! Tests of `core::packed`.
+//! The packed run layout over real sliding puzzles: tables packed chunk by chunk read
+//! back rank by rank (moved here from `core::packed`, which cannot name a family).
 
-use super::*;
-
-/// Two-bit chunks: 16,000 ranks in 4,000 bytes, four ranks to a byte from the low
-/// bits, the last chunk cut to its ranks with its unused bits cleared; blocks of any
-/// size give the same chunks; the description reads back; `3` is "out of reach" in
-/// `mod3` and a distance of 3 modulo 4 in `mod4`.
-#[test]
-fn two_bit_codes_pack_four_ranks_to_a_byte() {
-    let ranks = 2 * CODE_RANKS_PER_CHUNK + 13;
-    let code = |r: u64| ((r * 7 + r / 5) % 4) as u8;
-    let words: Vec<u64> = (0..ranks.div_ceil(32))
-        .map(|w| {
-            (0..32).fold(0u64, |acc, i| {
-                let r = w * 32 + i;
-                acc | (if r < ranks { code(r) as u64 } else { 3 }) << (2 * i)
-            })
-        })
-        .collect();
-    let l = CodeLayout::new(ranks, 4).unwrap();
-    assert_eq!(l.chunks(), 3);
-    assert_eq!(
-        (0..4).map(|c| l.chunk_bytes(c)).collect::<Vec<_>>(),
-        [4000, 4000, 4, 0]
-    );
-    let whole: Vec<Vec<u8>> = l.chunks_from_blocks(0, vec![words.clone()]).collect();
-    for (c, chunk) in whole.iter().enumerate() {
-        assert_eq!(l.chunk_from_words(c as u64, |i| words[i as usize]), *chunk);
-    }
-    let split: Vec<Vec<u8>> = l
-        .chunks_from_blocks(0, words.chunks(7).map(<[u64]>::to_vec).collect())
-        .collect();
-    assert_eq!(whole, split);
-    // A process's share: whole chunks from its first, and the last chunk when the
-    // share ends the table.
-    let per = (l.ranks_per_chunk() / 32) as usize;
-    let head: Vec<Vec<u8>> = l
-        .chunks_from_blocks(0, vec![words[..2 * per].to_vec()])
-        .collect();
-    assert_eq!(head, whole[..2]);
-    let tail: Vec<Vec<u8>> = l
-        .chunks_from_blocks(1, vec![words[per..].to_vec()])
-        .collect();
-    assert_eq!(tail, whole[1..]);
-    assert_eq!(
-        whole.iter().map(Vec::len).collect::<Vec<_>>(),
-        [4000, 4000, 4]
-    );
-    assert_eq!(whole[2][3] >> 2, 0, "unused bits are cleared");
-    for r in (0..ranks).step_by(37).chain([ranks - 1]) {
-        let s = l.locate(r);
-        let d = l.code(&whole[s.chunk as usize], r).unwrap();
-        assert_eq!(d, Some(code(r)), "rank {r}");
-        assert_eq!(whole[s.chunk as usize][s.offset] >> s.step & 3, code(r));
-    }
-    assert_eq!(CodeLayout::from_description(&l.describe()), Ok(l));
-    assert_eq!(
-        DistanceLayout::from_description(&l.describe()),
-        Ok(DistanceLayout::Codes(l))
-    );
-    assert_eq!(l.closer(0), 3);
-    let three = CodeLayout::new(ranks, 3).unwrap();
-    assert_eq!(three.code(&[0b11], 0), Ok(None));
-    assert_eq!(three.closer(0), 2);
-    assert_eq!(l.code(&[0b11], 0), Ok(Some(3)));
-    assert!(l.code(&[], 0).is_err());
-    assert!(CodeLayout::new(10, 5).is_err());
-    let mut other = l.describe();
-    other["ranks_per_chunk"] = 8000.into();
-    assert!(CodeLayout::from_description(&other).is_err());
-}
-
-/// The rule every reader of chunks shares: in order from the run's start, each of
-/// its size and none empty, all of them and nothing after.
-#[test]
-fn chunk_runs_take_every_chunk_in_order_and_nothing_else() {
-    let mut run = ChunkRun::new(2..4);
-    assert!(run.accept(2, &[0; 5], 5) && run.accept(3, &[0; 3], 3));
-    assert!(run.complete());
-    assert!(!run.accept(4, &[0; 3], 3) && !run.complete());
-    // After chunk 0 of 0..2: a missing, short, empty or repeated chunk is refused,
-    // and then even the right chunk 1 is not taken, so the run is never complete.
-    for (c, len, size) in [(2, 4, 4), (1, 3, 4), (1, 0, 0), (0, 4, 4)] {
-        let mut run = ChunkRun::new(0..2);
-        assert!(run.accept(0, &[0; 4], 4));
-        assert!(
-            !run.accept(c, &vec![0; len], size),
-            "chunk {c}, {len} of {size} bytes"
-        );
-        assert!(!run.accept(1, &[0; 4], 4) && !run.complete());
-    }
-    let mut short = ChunkRun::new(0..2);
-    assert!(short.accept(0, &[1], 1) && !short.complete());
-}
 use crate::core::format::UNREACHED;
+use crate::core::packed::*;
 use crate::core::progress::Silent;
 use crate::core::space::StateSpace;
 use crate::families::sliding::Sliding;
@@ -118,7 +27,7 @@ fn round_trip(l: &RunLayout, dist: &[u8]) {
         );
     }
     let bytes: usize = chunks.iter().map(Vec::len).sum();
-    assert_eq!(bytes as u64, 2 * l.blocks * l.runs.len() as u64);
+    assert_eq!(bytes as u64, 2 * l.blocks() * l.runs().len() as u64);
     assert!(chunks.iter().all(|c| c.len() <= CHUNK_BYTES));
     for (c, blob) in chunks.iter().enumerate() {
         assert_eq!(l.chunk_bytes(c as u64), blob.len() as u64, "chunk {c}");
@@ -144,7 +53,7 @@ fn distances_of_small_puzzles_round_trip() {
 #[test]
 fn a_long_row_is_split_into_runs_of_at_most_nine() {
     let l = layout(&Sliding::grid("row", 1, 10));
-    assert_eq!(l.runs, [(0, 9), (9, 1)]);
+    assert_eq!(l.runs(), [(0, 9), (9, 1)]);
     assert_eq!(
         l.locate(10 + 9),
         Slot {
@@ -184,7 +93,7 @@ fn sampled_chunks_of_the_3x4_space() {
     let l = layout(&p);
     assert_eq!(l.ranks(), p.size());
     // Rows of four: three two-byte entries per block, 666 blocks in 3,996 bytes.
-    assert_eq!(l.blocks_per_chunk, 666);
+    assert_eq!(l.blocks_per_chunk(), 666);
     assert_eq!(l.chunks(), p.tile_ranks().div_ceil(666));
     let last = l.chunks() - 1;
     for c in [0, 1, 12_345, last / 2, last] {
@@ -392,8 +301,8 @@ fn walks(l: &RunLayout, max: u32, seed: u64) -> Vec<Option<u32>> {
         x
     };
     let mut dist = Vec::with_capacity(l.ranks() as usize);
-    for _ in 0..l.blocks {
-        for &(_, len) in &l.runs {
+    for _ in 0..l.blocks() {
+        for &(_, len) in l.runs() {
             if next() % 7 == 0 {
                 dist.extend((0..len).map(|_| None));
                 continue;
@@ -430,7 +339,7 @@ fn distances_past_a_byte_round_trip_in_wider_entries() {
         let w = l.fitting(max);
         assert_eq!((w.encoding(), w.entry_bytes()), (encoding, entry), "{max}");
         assert!(w.max_distance() >= max, "{max}");
-        assert_eq!(w.blocks_per_chunk, (CHUNK_BYTES / (entry * 2)) as u64);
+        assert_eq!(w.blocks_per_chunk(), (CHUNK_BYTES / (entry * 2)) as u64);
         assert!(w.same_shape(&l));
         assert_eq!(RunLayout::from_description(&w.describe()).as_ref(), Ok(&w));
         assert_eq!(w.with_encoding(encoding).as_ref(), Some(&w));

@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use super::{CHUNK_BYTES, ChunkLayout, PackError, Slot, malformed, too_short};
-use crate::core::format::UNREACHED;
+use crate::format::UNREACHED;
 
 /// Longest run one entry can describe: byte 1 holds a step bit per move within the run.
 pub const MAX_RUN: u8 = 9;
@@ -35,6 +35,21 @@ pub struct RunLayout {
 }
 
 impl RunLayout {
+    /// How many blocks of ranks the layout covers.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// `(first, len)` of each run, covering a block in order.
+    pub fn runs(&self) -> &[(u8, u8)] {
+        &self.runs
+    }
+
+    /// How many blocks one chunk holds.
+    pub fn blocks_per_chunk(&self) -> u64 {
+        self.blocks_per_chunk
+    }
+
     /// A layout for `blocks` blocks of `block` ranks whose runs are `runs` (runs longer
     /// than [`MAX_RUN`] are split), with one-byte first distances ([`RunLayout::fitting`]
     /// widens it). Fails unless the runs cover the block in order.

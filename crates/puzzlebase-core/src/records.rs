@@ -2,7 +2,7 @@
 //! contributes ([`PuzzleRecord`]). Engines and the build produce them; the store
 //! alone turns them into SQL (the schema is in `docs/file-format.md`).
 
-use crate::core::packed::ChunkLayout;
+use crate::packed::ChunkLayout;
 
 /// A row of `positions`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,7 +96,7 @@ impl Storage {
     }
 }
 
-/// One packed table: its layout (see [`crate::core::packed`]) and its chunks in order.
+/// One packed table: its layout (see [`crate::packed`]) and its chunks in order.
 pub struct PackedTable<'a> {
     /// `distance` or `solutions`.
     pub kind: &'static str,

@@ -77,7 +77,7 @@ pub fn atomic_words(len: usize, fill: u64, huge: bool) -> Vec<AtomicU64> {
 /// Asks the kernel to back the 2 MiB-aligned part of `bytes` bytes from `ptr` with huge
 /// pages. `ptr..ptr + bytes` must lie inside one allocation the caller owns (its pages
 /// need not be touched yet). Elsewhere than Linux, and on refusal, nothing changes.
-pub(crate) fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
+pub fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;

@@ -6,7 +6,7 @@ use serde_json::json;
 use super::{
     CHUNK_BYTES, ChunkLayout, ChunkRun, PackError, Slot, malformed, per_rank_description, too_short,
 };
-use crate::core::format::COUNT_OVERFLOW;
+use crate::format::COUNT_OVERFLOW;
 
 /// The slot of `rank` in a table of `width`-byte entries, `per` to a chunk.
 fn whole_bytes(rank: u64, per: u64, width: usize) -> Slot {
