@@ -16,8 +16,7 @@ pub mod render;
 #[cfg(feature = "server")]
 #[path = "../server.rs"]
 pub mod server;
-#[path = "../solvers/mod.rs"]
-pub mod solvers;
+pub use puzzlebase_solvers as solvers;
 #[path = "../store/mod.rs"]
 pub mod store;
 #[path = "../verify/mod.rs"]

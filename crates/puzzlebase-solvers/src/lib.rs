@@ -1,0 +1,13 @@
+//! The solvers: breadth-first search over a rank space ([`bfs`], [`twobit`], and
+//! [`twobit_led`], which checks a stored two-bit table), pattern databases
+//! ([`pattern`]), IDA* over them ([`search`]), the peg solitaire solver ([`peg`]) and the
+//! shapes enumeration results take ([`enumerate`]). They depend only on [`puzzlebase_core`].
+
+pub mod bfs;
+pub mod distributed;
+pub mod enumerate;
+pub mod pattern;
+pub mod peg;
+pub mod search;
+pub mod twobit;
+pub mod twobit_led;
