@@ -4,11 +4,9 @@
 
 #[path = "../answers/mod.rs"]
 pub mod answers;
-#[path = "../catalog/mod.rs"]
-pub mod catalog;
 pub use puzzlebase_core as core;
-#[path = "../families/mod.rs"]
-pub mod families;
+pub use puzzlebase_families as families;
+pub use puzzlebase_families::catalog;
 #[path = "../generate/mod.rs"]
 pub mod generate;
 #[path = "../render/mod.rs"]

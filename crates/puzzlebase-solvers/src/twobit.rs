@@ -1049,8 +1049,8 @@ fn has_unreached(w: u64) -> bool {
 pub mod tests {
     use super::*;
     use crate::bfs::{self, Outputs};
-    use puzzlebase::internals::families::sliding::Sliding;
     use puzzlebase_core::progress::Silent;
+    use puzzlebase_families::sliding::Sliding;
 
     /// The hexagonal six: triangles, so not bipartite.
     pub fn hexagonal_six() -> Sliding {

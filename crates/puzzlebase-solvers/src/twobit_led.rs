@@ -1186,7 +1186,7 @@ mod tests {
                 self.0.neighbors(r, out)
             }
         }
-        use puzzlebase::internals::families::sliding::Sliding;
+        use puzzlebase_families::sliding::Sliding;
         let grid = Sliding::grid("2x3", 2, 3);
         let spaces: Vec<(Box<dyn StateSpace + '_>, u8)> = vec![
             (Box::new(Sliding::grid("2x3", 2, 3)), 4),

@@ -1,7 +1,7 @@
 use super::*;
 use crate::bfs;
-use puzzlebase::internals::families::sliding::Sliding;
 use puzzlebase_core::progress::Silent;
+use puzzlebase_families::sliding::Sliding;
 
 /// A share's tables laid end to end, as process 0 would assemble them.
 fn assemble(shares: Vec<Share>) -> (Distances, Vec<u32>, Vec<u64>, Vec<u64>) {
@@ -269,15 +269,9 @@ fn a_two_bit_search_resumes_from_its_snapshots() {
     assert!(refused[1].is_err());
 }
 
-fn hanoi(discs: usize) -> puzzlebase::internals::families::hanoi::Hanoi {
+fn hanoi(discs: usize) -> puzzlebase_families::hanoi::Hanoi {
     use puzzlebase_core::{definition::Source, format::GraphAsk};
-    puzzlebase::internals::families::hanoi::Hanoi::new(
-        "t",
-        3,
-        discs,
-        GraphAsk::BySize,
-        Source::default(),
-    )
+    puzzlebase_families::hanoi::Hanoi::new("t", 3, discs, GraphAsk::BySize, Source::default())
 }
 
 /// Past distance 254 the shares widen to four bytes a rank, as one process's table does:

@@ -35,10 +35,10 @@ mod tests {
     use super::table::{encode, solve_regions};
     use super::*;
     use crate::bfs::{self, Outputs};
-    use puzzlebase::internals::families::sliding::Sliding;
     use puzzlebase_core::format::UNREACHED;
     use puzzlebase_core::progress::Silent;
     use puzzlebase_core::space::StateSpace;
+    use puzzlebase_families::sliding::Sliding;
 
     #[test]
     fn placement_ranks_are_dense_and_round_trip() {

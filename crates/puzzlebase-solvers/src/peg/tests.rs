@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 fn boards() -> Vec<Board> {
-    puzzlebase::internals::catalog::builtin_boards()
+    puzzlebase_families::catalog::builtin_boards()
         .iter()
         .map(local)
         .collect()
@@ -15,13 +15,13 @@ fn boards() -> Vec<Board> {
 
 /// A built-in board, by name, as this crate's own [`Board`].
 pub fn builtin_board(name: &str) -> Option<Board> {
-    puzzlebase::internals::catalog::builtin_board(name).map(|b| local(&b))
+    puzzlebase_families::catalog::builtin_board(name).map(|b| local(&b))
 }
 
 /// `board`, which the catalog built in the crate above, rebuilt as this crate's own
 /// [`Board`]: these tests link a second copy of this crate through the catalog (a
 /// dev-dependency), whose types are not this copy's.
-fn local(board: &puzzlebase::internals::solvers::peg::Board) -> Board {
+fn local(board: &puzzlebase_families::peg::Board) -> Board {
     let jumps = board
         .jumps
         .iter()

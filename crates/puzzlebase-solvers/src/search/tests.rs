@@ -3,9 +3,9 @@
 use super::*;
 use crate::bfs::{self, Outputs};
 use crate::pattern::{Entry, Grid, Pattern, PatternTable, build};
-use puzzlebase::internals::families::sliding::Sliding;
 use puzzlebase_core::progress::Silent;
 use puzzlebase_core::space::StateSpace;
+use puzzlebase_families::sliding::Sliding;
 
 fn eight_heuristic(reflect: bool) -> Heuristic {
     let g = Grid::new(3, 3);
@@ -281,7 +281,7 @@ fn plain_search_generates_korfs_published_node_counts() {
         ),
     ];
     for (id, manhattan, length, published, korf) in cases {
-        let cells = puzzlebase::internals::families::fifteen::from_korf(&korf);
+        let cells = puzzlebase_families::fifteen::from_korf(&korf);
         assert_eq!(h.estimate(&cells), manhattan, "instance {id}");
         let plain = solve_with(&h, &cells, Options::PLAIN).unwrap();
         assert_eq!(plain.length, length, "instance {id}");
