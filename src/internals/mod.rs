@@ -15,7 +15,6 @@ pub mod render;
 #[path = "../server.rs"]
 pub mod server;
 pub use puzzlebase_solvers as solvers;
-#[path = "../store/mod.rs"]
-pub mod store;
+pub use puzzlebase_store as store;
 #[path = "../verify/mod.rs"]
 pub mod verify;

@@ -172,7 +172,7 @@ fn a_rekeyed_copy_reads_as_its_own_file_and_a_damaged_page_stops_it() {
     assert_eq!(pages as usize, good.len() / page);
     assert_eq!(
         sha256,
-        crate::store::integrity::sha256_file(&from).unwrap(),
+        crate::integrity::sha256_file(&from).unwrap(),
         "the hash of the bytes read"
     );
     let copy = std::fs::read(&to).unwrap();

@@ -14,7 +14,7 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use super::{Rule, checksum, file_value, is_lock_page, open_pages, page_ok, vfs};
-use crate::core::digest::sha256_hex;
+use puzzlebase_core::digest::sha256_hex;
 
 /// What [`copy_rekeyed`] found.
 #[derive(Debug, PartialEq, Eq)]

@@ -23,7 +23,7 @@ use ct_codecs::{Base64, Decoder};
 use minisign::{KeyPair, PublicKey, PublicKeyBox, SecretKey, SecretKeyBox, SignatureBox};
 use thiserror::Error;
 
-use crate::store::paths;
+use crate::paths;
 
 /// The environment variable that holds the password of an encrypted secret key (for
 /// `generate --sign`), or asks `keygen` for an encrypted one.

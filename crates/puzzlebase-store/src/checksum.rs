@@ -8,7 +8,7 @@ use rusqlite::Connection;
 use sha2::{Digest, Sha256};
 
 use super::{DATA_TABLES, Reader, Result, StoreError, Value, audit, digests, sql};
-use crate::core::digest::sha256_hex;
+use puzzlebase_core::digest::sha256_hex;
 
 /// SHA-256 over every row of `puzzle` in every data table, in key order. Identical
 /// contents give identical checksums whatever produced them.

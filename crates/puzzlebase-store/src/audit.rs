@@ -296,12 +296,12 @@ mod tests {
     use rusqlite::types::Value;
 
     use super::*;
-    use crate::store::Writer;
+    use crate::Writer;
 
     fn schema() -> Writer {
         let path = Path::new(":memory:");
         let mut conn = Writer::new(Connection::open_in_memory().unwrap(), path);
-        crate::store::migrate(&mut conn, path).unwrap();
+        crate::migrate(&mut conn, path).unwrap();
         // Rows of no puzzle and chunks of no table, as in a damaged file.
         (conn.conn().pragma_update(None, "foreign_keys", false)).unwrap();
         conn

@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, params};
 use sha2::{Digest, Sha256};
 
-use crate::catalog::identity::GENERATOR_VERSION;
-use crate::core::digest::sha256_hex;
-use crate::store::paths::{beside, temporary};
-use crate::store::{APPLICATION_ID, Reader, SCHEMA_VERSION, Sql, Writer};
+use crate::paths::{beside, temporary};
+use crate::{APPLICATION_ID, Reader, SCHEMA_VERSION, Sql, Writer};
+use puzzlebase_core::digest::sha256_hex;
+use puzzlebase_families::catalog::identity::GENERATOR_VERSION;
 
 /// The commit the binary was built from, when the build could ask git.
 pub const GIT_COMMIT: Option<&str> = option_env!("PUZZLEBASE_GIT_COMMIT");
@@ -80,8 +80,8 @@ pub fn contents(meta: &[(String, String)]) -> Option<Vec<(String, String)>> {
 pub fn expected_schema_objects() -> Sql<Vec<(String, String)>> {
     let memory = Path::new(":memory:");
     let mut fresh = Writer::new(Connection::open_in_memory()?, memory);
-    crate::store::migrate(&mut fresh, memory).map_err(|_| rusqlite::Error::InvalidQuery)?;
-    crate::store::audit::schema_objects(&fresh)
+    crate::migrate(&mut fresh, memory).map_err(|_| rusqlite::Error::InvalidQuery)?;
+    crate::audit::schema_objects(&fresh)
 }
 
 /// Planner statistics (`sqlite_stat1`) for tools that query the file with their own
@@ -108,7 +108,7 @@ const VACUUM_SKIPPED_FROM: i64 = 4 << 30;
 /// [`finish`] for a copy of the previous file in which some puzzles were rebuilt
 /// (`generate`'s rebuild in a copy): the statistics (ANALYZE, which reads every index
 /// of the file, only when `analyze`: not when the rows deleted and written add the
-/// same to them, [`crate::store::rebuild::KeyShape`]) and the seal as [`finish`] makes
+/// same to them, [`crate::rebuild::KeyShape`]) and the seal as [`finish`] makes
 /// them, and no VACUUM, which would rewrite the whole file, unless the free pages the
 /// rebuild left (a puzzle rebuilt smaller, or dropped) are more than [`RECLAIMED_ABOVE`]
 /// of it. The free pages left below that are reused by the next rebuild's rows, so
@@ -322,7 +322,7 @@ pub fn is_our_temporary(dir: &Path, base: &str, name: &str) -> bool {
         return numeric(pid) && is_sidecar_text(&path, base);
     }
     if let Some(pid) = name.strip_prefix(&format!("{base}.minisig.tmp-")) {
-        return numeric(pid) && crate::store::signature::is_signature_text(&path);
+        return numeric(pid) && crate::signature::is_signature_text(&path);
     }
     false
 }

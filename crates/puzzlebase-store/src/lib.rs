@@ -1,5 +1,5 @@
 //! The SQLite file: schema migrations, the bulk writer used by `generate` (rows, and the
-//! chunks of packed tables laid out by [`crate::core::packed`]), checksums, and the read-only
+//! chunks of packed tables laid out by [`puzzlebase_core::packed`]), checksums, and the read-only
 //! queries used by `query` (every one an indexed read).
 
 pub mod audit;
@@ -26,10 +26,10 @@ use rusqlite::{Connection, OpenFlags, params};
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use crate::core::digest::sha256_hex;
+use puzzlebase_core::digest::sha256_hex;
 
 /// `PRAGMA application_id` of a puzzlebase file ("PZB1").
-pub use crate::core::records::{
+pub use puzzlebase_core::records::{
     ChunkError, Chunks, FarthestRow, HistogramRow, PackedTable, PegLayerRow, PositionRow,
     PuzzleInfo, PuzzleRecord, SolutionRow, Storage,
 };
@@ -38,19 +38,25 @@ pub const APPLICATION_ID: i32 = 0x505A_4231;
 
 /// Schema migrations in order; `PRAGMA user_version` = how many have been applied.
 const MIGRATIONS: &[(&str, &str)] = &[
-    ("0001_init", include_str!("../../migrations/0001_init.sql")),
+    (
+        "0001_init",
+        include_str!("../../../migrations/0001_init.sql"),
+    ),
     (
         "0002_packed",
-        include_str!("../../migrations/0002_packed.sql"),
+        include_str!("../../../migrations/0002_packed.sql"),
     ),
-    ("0003_meta", include_str!("../../migrations/0003_meta.sql")),
+    (
+        "0003_meta",
+        include_str!("../../../migrations/0003_meta.sql"),
+    ),
     (
         "0004_pairs",
-        include_str!("../../migrations/0004_pairs.sql"),
+        include_str!("../../../migrations/0004_pairs.sql"),
     ),
     (
         "0005_digests",
-        include_str!("../../migrations/0005_digests.sql"),
+        include_str!("../../../migrations/0005_digests.sql"),
     ),
 ];
 

@@ -237,7 +237,7 @@ pub fn failing_pages(path: &Path) -> std::io::Result<Vec<u64>> {
 /// What tells a file changed on disk: its modification and change times, size and
 /// inode. A write through any program, in place or through a mapping, moves the times.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub(crate) struct Stamp {
+pub struct Stamp {
     modified: (i64, i64),
     changed: (i64, i64),
     len: u64,
@@ -246,7 +246,7 @@ pub(crate) struct Stamp {
 
 impl Stamp {
     /// The file at `path` as it is now; `None` if it cannot be looked at.
-    pub(crate) fn of(path: &Path) -> Option<Stamp> {
+    pub fn of(path: &Path) -> Option<Stamp> {
         use std::os::unix::fs::MetadataExt;
         let m = std::fs::metadata(path).ok()?;
         Some(Stamp {

@@ -11,7 +11,7 @@
 //! digest is fed exactly what the puzzle's checksum is fed for those rows (the table's
 //! name, then each row's values, as `store::hash_row` feeds them), so the checksum itself is
 //! unchanged. `generate` writes them from the rows it wrote, `verify` recomputes them
-//! all, and the readers ([`crate::answers::Database`]) check the group of each value
+//! all, and the readers (`puzzlebase::Database`) check the group of each value
 //! they read, once per reader. docs/file-format.md documents the table.
 
 use std::collections::HashMap;

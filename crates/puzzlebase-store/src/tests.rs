@@ -62,7 +62,7 @@ fn groups_cut_in_passing_are_the_groups_read_back() {
     migrate(&mut conn, path).unwrap();
     let mut rec = record("a", Chunks::Held(vec![vec![5], vec![6, 7]]));
     let rows = 3 * digests::POSITIONS_PER_GROUP as u64 + 5;
-    rec.positions = Box::new((0..rows).map(|r| crate::core::records::PositionRow {
+    rec.positions = Box::new((0..rows).map(|r| puzzlebase_core::records::PositionRow {
         rank: r * 3,
         state: format!("s{r}"),
         distance: (r % 5 != 0).then_some(r as u32),

@@ -6,7 +6,7 @@ use rusqlite::{OptionalExtension, params};
 
 use super::owner::{Reader, Sql, SqlError};
 
-use crate::core::records::{
+use puzzlebase_core::records::{
     FarthestRow, HistogramRow, PegLayerRow, PositionRow, PuzzleInfo, SolutionRow, Storage,
 };
 
