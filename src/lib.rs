@@ -42,7 +42,7 @@ pub use answers::{
     ListAnswer, LongestAnswer, Move, MoveOption, QueryError, SEARCH_SECONDS, SearchAnswer,
     Solutions, StateAnswer, Stop, Stopped, Trust, default_stop, one_line,
 };
-pub use catalog::{Definition, DefinitionError};
+pub use catalog::{Definition, DefinitionError, UnknownPuzzle};
 pub use core::records::{HistogramRow, PegLayerRow, PuzzleInfo};
 pub use core::space::{GraphPuzzle, StateError, StateSpace};
 pub use families::GraphFamily;

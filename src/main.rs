@@ -36,7 +36,7 @@ impl From<QueryError> for Failure {
 
 impl From<GenerateError> for Failure {
     fn from(e: GenerateError) -> Self {
-        let usage = matches!(e, GenerateError::UnknownPuzzle { .. });
+        let usage = matches!(e, GenerateError::UnknownPuzzle(_));
         let mut message = e.to_string();
         let mut source = std::error::Error::source(&e);
         while let Some(s) = source {

@@ -427,7 +427,7 @@ impl ApiError {
 impl From<QueryError> for ApiError {
     fn from(e: QueryError) -> Self {
         let status = match &e {
-            QueryError::UnknownPuzzle { .. } | QueryError::NotGenerated(_) => StatusCode::NOT_FOUND,
+            QueryError::UnknownPuzzle(_) | QueryError::NotGenerated(_) => StatusCode::NOT_FOUND,
             QueryError::State(StateError::Malformed { .. } | StateError::RankOutside { .. })
             | QueryError::NotApplicable { .. }
             | QueryError::NoFullTable { .. } => StatusCode::BAD_REQUEST,

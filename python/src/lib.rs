@@ -89,7 +89,7 @@ impl Kind {
     /// answers that can have one give as None (anywhere else it is a plain [`Error`]).
     fn of(e: &QueryError) -> Option<Kind> {
         Some(match e {
-            QueryError::UnknownPuzzle { .. } => Kind::UnknownPuzzle,
+            QueryError::UnknownPuzzle(_) => Kind::UnknownPuzzle,
             QueryError::State(_) => Kind::BadPosition,
             QueryError::NotApplicable { .. } | QueryError::NoFullTable { .. } => {
                 Kind::NotApplicable
@@ -102,6 +102,8 @@ impl Kind {
             | QueryError::NotStored(_) => Kind::FileError,
             QueryError::Stopped { .. } => Kind::SearchStopped,
             QueryError::Unreachable(_) => return None,
+            // A refusal of a kind this package does not know yet: still the file's.
+            _ => Kind::FileError,
         })
     }
 
@@ -395,6 +397,11 @@ impl PyDatabase {
                 .map(|r| (i64::from(r.distance), r.positions))
                 .collect(),
             Histogram::ByValue(rows) => rows,
+            _ => {
+                return Err(pyo3::exceptions::PyNotImplementedError::new_err(
+                    "a histogram of a kind this package does not know",
+                ));
+            }
         })
     }
 

@@ -17,6 +17,7 @@ use crate::store;
 /// An optimal solution found by search over the stored pattern databases.
 #[derive(Debug, Clone, PartialEq)]
 #[warn(missing_docs)]
+#[non_exhaustive]
 pub struct SearchAnswer {
     /// The puzzle.
     pub puzzle: String,

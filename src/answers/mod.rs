@@ -49,7 +49,7 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
-use crate::catalog::{self, LookupError, identity};
+use crate::catalog::{self, LookupError, UnknownPuzzle, identity};
 use crate::core::packed::{ChunkLayout, CountLayout, DistanceLayout};
 use crate::core::space::{GraphPuzzle, StateError};
 use crate::families::Puzzle;
@@ -61,15 +61,11 @@ use crate::store::{
 /// wrong answer withheld silently.
 #[derive(Debug, Error)]
 #[warn(missing_docs)]
+#[non_exhaustive]
 pub enum QueryError {
     /// No puzzle of that name, built in or stored in the file.
-    #[error("unknown puzzle {name:?}{known}")]
-    UnknownPuzzle {
-        /// The name asked for.
-        name: String,
-        /// The nearest known names, as a hint (empty or `"; did you mean …"`).
-        known: String,
-    },
+    #[error(transparent)]
+    UnknownPuzzle(#[from] UnknownPuzzle),
     /// The puzzle is known but the file holds no tables of it.
     #[error("puzzle {0} is not in the database: run `puzzlebase generate --puzzle {0}`")]
     NotGenerated(String),
@@ -148,7 +144,7 @@ impl QueryError {
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
-            QueryError::UnknownPuzzle { .. }
+            QueryError::UnknownPuzzle(_)
                 | QueryError::NotApplicable { .. }
                 | QueryError::NoFullTable { .. }
                 | QueryError::State(StateError::Malformed { .. } | StateError::RankOutside { .. })
@@ -161,6 +157,7 @@ pub type Result<T, E = QueryError> = std::result::Result<T, E>;
 /// How many distinct shortest solutions a position has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[warn(missing_docs)]
+#[non_exhaustive]
 pub enum Solutions {
     /// Exactly this many.
     Exactly(u64),
@@ -203,6 +200,7 @@ impl Solutions {
 /// A distance lookup with one optimal path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[warn(missing_docs)]
+#[non_exhaustive]
 pub struct StateAnswer {
     /// The puzzle.
     pub puzzle: String,
@@ -249,6 +247,7 @@ impl From<SearchAnswer> for StateAnswer {
 /// The positions at the maximum distance.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[warn(missing_docs)]
+#[non_exhaustive]
 pub struct LongestAnswer {
     /// The puzzle.
     pub puzzle: String,
@@ -265,6 +264,7 @@ pub struct LongestAnswer {
 /// A list of positions or solutions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[warn(missing_docs)]
+#[non_exhaustive]
 pub struct ListAnswer {
     /// The puzzle.
     pub puzzle: String,
@@ -275,6 +275,7 @@ pub struct ListAnswer {
 /// Counts per distance (move puzzles) or per value (the magic triangle's side sums).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[warn(missing_docs)]
+#[non_exhaustive]
 pub enum Histogram {
     /// One row per distance from 0 to the maximum.
     ByDistance(Vec<HistogramRow>),
@@ -286,6 +287,7 @@ pub enum Histogram {
 /// and that position's distance (`None`: the goal cannot be reached from it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[warn(missing_docs)]
+#[non_exhaustive]
 pub struct MoveOption {
     /// The move.
     pub mv: Move,
@@ -298,6 +300,7 @@ pub struct MoveOption {
 /// A move as its family writes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[warn(missing_docs)]
+#[non_exhaustive]
 pub enum Move {
     /// Move puzzles: the cells the moving pieces leave and the cells they land on, in
     /// cell order (a sliding tile: one each; an oshidori pair: two each).
@@ -317,6 +320,7 @@ pub enum Move {
 /// What an enumeration puzzle says about one arrangement.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[warn(missing_docs)]
+#[non_exhaustive]
 pub enum ArrangementAnswer {
     /// The magic triangle: the three side sums and, when they agree, whether the file
     /// holds the arrangement and its class representative.
@@ -353,15 +357,13 @@ pub fn known(conn: &Reader, name: &str) -> Result<Puzzle> {
             .map_err(|e| QueryError::Store(StoreError::from_sqlite(conn.path(), e)))?
     };
     catalog::lookup(name, stored.as_ref().map(|i| i.definition.as_str())).map_err(|e| match e {
-        LookupError::Unknown => QueryError::UnknownPuzzle {
-            name: name.to_string(),
-            // A file too damaged to list its puzzles still gets the built-in names.
-            known: catalog::unknown_hint(
-                name,
-                store::audit::puzzle_names(conn).ok().as_deref(),
-                &catalog::names(),
-            ),
-        },
+        // A file too damaged to list its puzzles still gets the built-in names.
+        LookupError::Unknown => UnknownPuzzle::new(
+            name,
+            store::audit::puzzle_names(conn).ok().as_deref(),
+            &catalog::names(),
+        )
+        .into(),
         LookupError::BadDefinition(e) => QueryError::NotStored(format!(
             "the stored definition of {name} cannot be used: {e}"
         )),

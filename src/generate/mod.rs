@@ -8,8 +8,14 @@ pub mod distributed;
 mod lock;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+mod options;
 mod rebuild;
 pub mod records;
+mod temporary;
+
+pub use options::{Observer, Options, Summary};
+pub use temporary::remove_temporaries;
+use temporary::{TempFile, file_name, remove_stale_temporaries};
 
 use backend::{Backend, Local};
 
@@ -21,9 +27,8 @@ use std::time::Instant;
 use thiserror::Error;
 
 use crate::catalog::identity::definition_hash;
-use crate::catalog::{self, Definition, identity};
+use crate::catalog::{self, Definition, UnknownPuzzle, identity};
 use crate::core::memory;
-use crate::core::progress::Progress;
 use crate::families::Puzzle;
 use crate::store::integrity;
 use crate::store::signature::{self, SignatureError, SigningKey};
@@ -33,15 +38,11 @@ use crate::verify;
 /// Why a run of `generate` stopped. The file at the target path is then as it was.
 #[derive(Debug, Error)]
 #[warn(missing_docs)]
+#[non_exhaustive]
 pub enum GenerateError {
-    /// A `--puzzle` name that no definition gives.
-    #[error("unknown puzzle {name:?}{known}")]
-    UnknownPuzzle {
-        /// The name asked for.
-        name: String,
-        /// The nearest known names, as a hint.
-        known: String,
-    },
+    /// A puzzle asked for that no definition gives.
+    #[error(transparent)]
+    UnknownPuzzle(#[from] UnknownPuzzle),
     /// Another run holds the file's lock.
     #[error("another generate is already writing {0}; try again when it has finished")]
     Busy(String),
@@ -103,116 +104,6 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> GenerateError + '_ {
 
 fn sql(path: &Path) -> impl Fn(store::SqlError) -> GenerateError + '_ {
     move |source| GenerateError::Store(StoreError::from_sqlite(path, source))
-}
-
-/// What to build.
-#[warn(missing_docs)]
-pub struct Options {
-    /// The database file to (re)place.
-    pub db: PathBuf,
-    /// Only these puzzles (all when empty); others are carried over when current.
-    pub only: Vec<String>,
-    /// Recompute even puzzles whose definition is unchanged.
-    pub force: bool,
-}
-
-/// One line of the report: what happened to a puzzle.
-#[derive(Debug, Clone)]
-#[warn(missing_docs)]
-pub struct Summary {
-    /// The puzzle.
-    pub name: String,
-    /// Positions (or arrangements) examined.
-    pub states: u64,
-    /// Of those, the ones that reach the goal (or the solutions found).
-    pub solvable: u64,
-    /// The largest distance to the goal.
-    pub max_distance: Option<u32>,
-    /// Seconds spent on it (computing and writing, or copying).
-    pub seconds: f64,
-    /// Carried over from the previous file because its definition is unchanged.
-    pub reused: bool,
-    /// Peak resident memory of the process while this puzzle was computed and written,
-    /// in bytes (where the platform can measure it; never for a reused puzzle).
-    pub peak_memory: Option<u64>,
-}
-
-/// Receives progress and results as the run goes.
-#[warn(missing_docs)]
-pub trait Observer: Sync {
-    /// Progress sink for the computation of one puzzle. The default reports nothing, so
-    /// an observer that only wants the results implements [`Observer::done`] alone.
-    fn progress(&self, _puzzle: &str) -> Box<dyn Progress + '_> {
-        Box::new(crate::core::progress::Silent)
-    }
-    /// A puzzle is finished (computed or reused).
-    fn done(&self, summary: &Summary);
-    /// A puzzle of the new file passed [`crate::verify`] (only with
-    /// [`generate_and_verify`]): only the puzzles this run computed are re-derived.
-    fn verified(&self, _report: &verify::Report) {}
-    /// The verify of [`generate_and_verify`] passed: what it re-derived, and which
-    /// puzzles (carried over unchanged) it checked against their checksums and
-    /// definitions only, besides the file as a whole.
-    fn checked(&self, _checked: &verify::Checked) {}
-    /// Something the run did that the user should know of, though it goes on (one line).
-    fn warn(&self, _message: &str) {}
-    /// `signature` (`<db>.minisig`) was written: the file is signed by the key `key_id`
-    /// (only with [`generate_signed`]).
-    fn signed(&self, _signature: &Path, _key_id: &str) {}
-}
-
-/// Removes the temporary file unless the run completed.
-struct TempFile {
-    path: PathBuf,
-    keep: bool,
-}
-
-/// The temporary files of this process's runs that are not finished: what
-/// [`remove_temporaries`] removes when the process is told to stop, since no destructor
-/// runs then.
-static LIVE: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
-
-impl TempFile {
-    fn new(path: PathBuf) -> TempFile {
-        if let Ok(mut live) = LIVE.lock() {
-            live.push(path.clone());
-        }
-        TempFile { path, keep: false }
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if let Ok(mut live) = LIVE.lock() {
-            live.retain(|p| *p != self.path);
-        }
-        if !self.keep {
-            let _ = fs::remove_file(&self.path);
-        }
-    }
-}
-
-/// Removes the temporary files of the runs under way in this process, for a process
-/// told to stop (SIGINT, SIGTERM) that exits without unwinding: the previous file is
-/// untouched either way, and nothing half-written is left beside it. Returns how many
-/// were removed.
-pub fn remove_temporaries() -> usize {
-    let Ok(live) = LIVE.lock() else {
-        return 0;
-    };
-    let removed = live.iter().filter(|p| fs::remove_file(p).is_ok()).count();
-    // The lock files too (still locked by this process, so removing them is safe).
-    if let Ok(held) = lock::HELD.lock() {
-        held.iter().for_each(|p| drop(fs::remove_file(p)));
-    }
-    removed
-}
-
-fn file_name(db: &Path) -> Result<String> {
-    db.file_name()
-        .and_then(|n| n.to_str())
-        .map(str::to_string)
-        .ok_or_else(|| io(db)(std::io::Error::other("not a file path")))
 }
 
 /// Runs the job. On any error the previous file is left as it was.
@@ -316,10 +207,7 @@ pub fn generate_signed(
     for name in &opts.only {
         if !registry.iter().any(|p| p.name() == name) {
             let buildable: Vec<String> = registry.iter().map(|p| p.name().to_string()).collect();
-            return Err(GenerateError::UnknownPuzzle {
-                name: name.clone(),
-                known: catalog::unknown_hint(name, None, &buildable),
-            });
+            return Err(UnknownPuzzle::new(name, None, &buildable).into());
         }
     }
     // Through a symbolic link, the target is what is locked, built beside and replaced.
@@ -500,21 +388,6 @@ fn reused(info: &PuzzleInfo, seconds: f64) -> Summary {
         reused: true,
         peak_memory: None,
     }
-}
-
-/// Temporary files of runs that were killed: safe to delete because we hold the lock.
-fn remove_stale_temporaries(dir: &Path, base: &str) -> Result<()> {
-    for entry in fs::read_dir(dir).map_err(io(dir))? {
-        let entry = entry.map_err(io(dir))?;
-        if entry
-            .file_name()
-            .to_str()
-            .is_some_and(|n| integrity::is_our_temporary(dir, base, n))
-        {
-            fs::remove_file(entry.path()).map_err(io(&entry.path()))?;
-        }
-    }
-    Ok(())
 }
 
 /// Puzzles in the current file that can be copied, and the names of the known puzzles

@@ -29,8 +29,8 @@ use std::time::Instant;
 use crate::store::{Reader, SqlError};
 use thiserror::Error;
 
-use crate::catalog;
 use crate::catalog::identity::{self, definition_hash_of};
+use crate::catalog::{self, UnknownPuzzle};
 use crate::core::progress::{Progress, Silent};
 use crate::families::Puzzle;
 use crate::store::{self, PuzzleInfo, Storage, StoreError, audit};
@@ -43,15 +43,11 @@ use peg::peg_board;
 /// Why a file failed verification, or could not be verified.
 #[derive(Debug, Error)]
 #[warn(missing_docs)]
+#[non_exhaustive]
 pub enum VerifyError {
     /// A puzzle name that no definition gives.
-    #[error("unknown puzzle {name:?}{known}")]
-    UnknownPuzzle {
-        /// The name asked for.
-        name: String,
-        /// The nearest known names, as a hint.
-        known: String,
-    },
+    #[error(transparent)]
+    UnknownPuzzle(#[from] UnknownPuzzle),
     /// A puzzle asked for that the file does not hold.
     #[error("puzzle {0} is not in the database: run `puzzlebase generate --puzzle {0}`")]
     NotGenerated(String),
@@ -78,7 +74,7 @@ pub enum VerifyError {
 impl VerifyError {
     /// Whether the user asked for something malformed (exit code 2).
     pub fn is_usage(&self) -> bool {
-        matches!(self, VerifyError::UnknownPuzzle { .. })
+        matches!(self, VerifyError::UnknownPuzzle(_))
     }
 
     /// The puzzle a failed check is about, if the failure is about one puzzle.
@@ -94,6 +90,7 @@ impl VerifyError {
 /// One verified puzzle.
 #[derive(Debug, Clone, PartialEq)]
 #[warn(missing_docs)]
+#[non_exhaustive]
 pub struct Report {
     /// The puzzle.
     pub puzzle: String,
@@ -175,6 +172,7 @@ pub enum Scope<'a> {
 
 /// What a verify checked.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct Checked {
     /// The puzzles re-derived from the rules, in the order checked.
     pub reports: Vec<Report>,
@@ -204,10 +202,7 @@ pub fn verify_conn_with(
         // user mistyped.
         if let Err(catalog::LookupError::Unknown) = known(conn, name).map_err(sql)? {
             let held = audit::puzzle_names(conn).ok();
-            return Err(VerifyError::UnknownPuzzle {
-                name: name.clone(),
-                known: catalog::unknown_hint(name, held.as_deref(), &names),
-            });
+            return Err(UnknownPuzzle::new(name, held.as_deref(), &names).into());
         }
     }
     file::structure(conn, &sql)?;

@@ -1,6 +1,8 @@
-//! The layers point one way: a file of `src/` names (`crate::x`) only its own layer or
-//! the layers below it, and no file of `src/` reaches, through the files it names, back
-//! to itself (an import cycle). Test modules are left out item by item (a test may
+//! The layers point one way. The lower layers are crates (`crates/`), held in order by
+//! Cargo; the layers still in the root crate (generate, verify and answers, then
+//! rendering and the server) are held here: a file of `src/` names (`crate::x`) only its
+//! own layer or the layers below it. And in no crate does a file reach, through the
+//! files it names, back to itself (an import cycle). Test modules are left out item by item (a test may
 //! reach anywhere); every other line of every file is read.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -159,13 +161,35 @@ fn paths_at(code: &str, start: usize, out: &mut Vec<Vec<String>>) {
     tree(s, &mut i, Vec::new(), out);
 }
 
-/// The library's files by module path (`src/a/b.rs` and `src/a/b/mod.rs` are `a::b`),
-/// `lib.rs` and the binary's `main.rs` and `cli/` left out.
+/// The root crate's files by module path (`src/a/b.rs` and `src/a/b/mod.rs` are
+/// `a::b`), `lib.rs` and the binary's `main.rs` and `cli/` left out.
 fn modules() -> BTreeMap<Vec<String>, PathBuf> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    modules_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+}
+
+/// Every crate's source folder: the root crate's `src/` and each `crates/NAME/src/`.
+fn crate_sources() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = vec![root.join("src")];
+    let mut crates: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("src"))
+        .filter(|p| p.is_dir())
+        .collect();
+    crates.sort();
+    assert!(
+        crates.len() >= 4,
+        "the layers' crates are found: {crates:?}"
+    );
+    out.extend(crates);
+    out
+}
+
+/// The files of the crate whose source folder is `src`, by module path, as [`modules`].
+fn modules_in(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
     let mut out = BTreeMap::new();
-    for f in crate::util::files_under(&src, "rs") {
-        let rel = f.strip_prefix(&src).unwrap().with_extension("");
+    for f in crate::util::files_under(src, "rs") {
+        let rel = f.strip_prefix(src).unwrap().with_extension("");
         let mut path: Vec<String> = rel
             .iter()
             .map(|c| c.to_str().unwrap().to_string())
@@ -382,19 +406,22 @@ fn no_layer_names_a_layer_above_it() {
 
 #[test]
 fn no_file_reaches_back_to_itself() {
-    let found: Vec<String> = cycles(&imports(&modules()))
-        .iter()
-        .map(|c| {
-            c.iter()
-                .map(|m| m.join("::"))
-                .collect::<Vec<_>>()
-                .join(" <-> ")
-        })
-        .collect();
-    assert!(
-        found.is_empty(),
-        "import cycles between files of src/: {found:#?}"
-    );
+    for src in crate_sources() {
+        let found: Vec<String> = cycles(&imports(&modules_in(&src)))
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .map(|m| m.join("::"))
+                    .collect::<Vec<_>>()
+                    .join(" <-> ")
+            })
+            .collect();
+        assert!(
+            found.is_empty(),
+            "import cycles between files of {}: {found:#?}",
+            src.display()
+        );
+    }
 }
 
 /// The reader of paths sees through groups, comments, strings and test modules.

@@ -21,6 +21,7 @@ mod http;
 mod journals;
 mod layers;
 mod lights_hanoi;
+mod limits;
 mod missing;
 mod moves;
 mod newcomer;

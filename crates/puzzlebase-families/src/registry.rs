@@ -64,6 +64,7 @@ pub fn family_names() -> String {
 /// Why [`register`] refused a family.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[warn(missing_docs)]
+#[non_exhaustive]
 pub enum RegisterError {
     /// The name is not 1 to 64 lower-case letters, digits or '-'.
     #[error("family name {0:?} must be 1 to 64 lower-case letters, digits or '-'")]

@@ -10,6 +10,7 @@
 
 pub mod identity;
 pub mod plan;
+mod unknown;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,7 @@ use puzzlebase_solvers::peg::Board;
 
 pub use crate::registry::build;
 pub use crate::spec::{Problem, Spec};
+pub use unknown::{UnknownPuzzle, nearest, one_of, unknown_hint};
 
 // The built-in definition files (`BUILTIN`, `(name, text)`), in the order `generate`
 // builds them: every `data/puzzles/*.toml`, listed by build.rs in the order of
@@ -353,78 +355,6 @@ pub fn definitions_builtin(name: &str) -> bool {
 /// when named, see [`nightly`]).
 pub fn on_request(name: &str) -> bool {
     find(name).is_some_and(|p| !nightly(&p))
-}
-
-/// `a`, `a or b`, `a, b or c`: the options or names a message offers.
-pub fn one_of(items: &[&str]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.to_string(),
-        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
-    }
-}
-
-/// The known name nearest to `name`, when one is near enough to be a slip of the keys
-/// (at most two edits, and fewer than half its letters).
-pub fn nearest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
-    let limit = 2.min(name.chars().count().div_ceil(2));
-    known
-        .iter()
-        .map(|k| (strsim::damerau_levenshtein(name, k), *k))
-        .filter(|&(d, _)| d <= limit)
-        .min()
-        .map(|(_, k)| k)
-}
-
-/// The rest of an "unknown puzzle" message, leading to a name that works: the nearest
-/// known name ("did you mean"), then the puzzles there are. `holds` is what the file
-/// holds, for commands that read one (`query`, `verify`, the server), and `None` for
-/// `generate`, which offers everything it can build (`buildable`: the built-in puzzles
-/// and the user's). Built-in puzzles left out of the default run are marked.
-pub fn unknown_hint(name: &str, holds: Option<&[String]>, buildable: &[String]) -> String {
-    let mut candidates: Vec<&str> = buildable.iter().map(String::as_str).collect();
-    candidates.extend(holds.unwrap_or_default().iter().map(String::as_str));
-    let mut out = String::new();
-    if let Some(near) = nearest(name, &candidates) {
-        out += &format!("; did you mean {near:?}?");
-    }
-    let marked = |names: &mut dyn Iterator<Item = &String>| -> String {
-        names
-            .map(|n| {
-                if on_request(n) {
-                    format!("{n} (on request)")
-                } else {
-                    n.clone()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    match holds {
-        Some(held) => {
-            // In build order, as `generate` and `list --json` give them; a user's puzzles
-            // after the built-in ones.
-            let mut held = held.to_vec();
-            held.sort_by_key(|h| {
-                let at = buildable.iter().position(|b| b == h);
-                (at.is_none(), at, h.clone())
-            });
-            out += &format!(
-                "; this file holds {}",
-                if held.is_empty() {
-                    "no puzzle".to_string()
-                } else {
-                    held.join(", ")
-                }
-            );
-            let mut more = (buildable.iter()).filter(|b| !held.contains(b)).peekable();
-            if more.peek().is_some() {
-                out += &format!("; `generate --puzzle NAME` builds {}", marked(&mut more));
-            }
-        }
-        None => out += &format!("; known puzzles: {}", marked(&mut buildable.iter())),
-    }
-    out
 }
 
 /// Names of every built-in puzzle, for error messages and help.

@@ -73,16 +73,17 @@ struct Own {
 /// The drawings the page knows for this family.
 pub const DRAWINGS: &[&str] = &["cells", "stickers", "stack", "ring"];
 
-/// Reads cycle text such as `(0,1,3,2)(4,5)` into lists of points.
-fn cycle_text(text: &str) -> Result<Vec<Vec<i64>>, String> {
+/// Reads move `name`'s cycle text such as `(0,1,3,2)(4,5)` into lists of points.
+fn cycle_text(name: &str, text: &str) -> Result<Vec<Vec<i64>>, Problem> {
+    let bad = |why: String| problem("moves", format!("move {name:?}: cycles {text:?}: {why}"));
     let mut out = Vec::new();
     let mut rest = text.trim();
     while !rest.is_empty() {
         let Some(inner) = rest.strip_prefix('(') else {
-            return Err(format!("cycles {text:?}: expected '(' at {rest:?}"));
+            return Err(bad(format!("expected '(' at {rest:?}")));
         };
         let Some(close) = inner.find(')') else {
-            return Err(format!("cycles {text:?}: a '(' is not closed"));
+            return Err(bad("a '(' is not closed".to_string()));
         };
         let body = &inner[..close];
         let cycle = body
@@ -91,9 +92,9 @@ fn cycle_text(text: &str) -> Result<Vec<Vec<i64>>, String> {
             .map(|t| {
                 t.trim()
                     .parse::<i64>()
-                    .map_err(|_| format!("cycles {text:?}: {t:?} is not a point number"))
+                    .map_err(|_| bad(format!("{t:?} is not a point number")))
             })
-            .collect::<Result<Vec<i64>, String>>()?;
+            .collect::<Result<Vec<i64>, Problem>>()?;
         out.push(cycle);
         rest = inner[close + 1..].trim_start();
     }
@@ -103,9 +104,7 @@ fn cycle_text(text: &str) -> Result<Vec<Vec<i64>>, String> {
 /// The move's permutation (`perm[a]`: where the piece at `a` goes) from its cycles.
 fn move_perm(name: &str, cycles: &Cycles, n: usize) -> Result<Vec<u8>, Problem> {
     let lists = match cycles {
-        Cycles::Text(t) => {
-            cycle_text(t).map_err(|e| problem("moves", format!("move {name:?}: {e}")))?
-        }
+        Cycles::Text(t) => cycle_text(name, t)?,
         Cycles::Lists(l) => l.clone(),
     };
     let mut perm: Vec<u8> = (0..n as u8).collect();
