@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use super::{Database, Result};
-use crate::store::digests::{self, Checked};
+use crate::store::digests::Checked;
 
 /// A table of one puzzle: (puzzle, table, kind).
 type TableOf = (String, &'static str, String);
@@ -57,7 +57,10 @@ impl Database {
         if self.digested.borrow().holds(puzzle, table, kind, key) {
             return Ok(());
         }
-        let checked = digests::check(&self.conn, puzzle, table, kind, key).map_err(self.sql())?;
+        let checked = self
+            .conn
+            .check_digest(puzzle, table, kind, key)
+            .map_err(self.sql())?;
         self.remember(puzzle, table, kind, checked)
     }
 
@@ -85,8 +88,10 @@ impl Database {
         if self.digested.borrow().holds(puzzle, table, kind, chunk) {
             return Ok(());
         }
-        let checked =
-            digests::check_chunk(&self.conn, puzzle, kind, chunk, data).map_err(self.sql())?;
+        let checked = self
+            .conn
+            .check_chunk(puzzle, kind, chunk, data)
+            .map_err(self.sql())?;
         self.remember(puzzle, table, kind, checked)
     }
 

@@ -72,7 +72,9 @@ impl Database {
         reflect: bool,
     ) -> Result<LoadedTables> {
         let started = Instant::now();
-        let info = store::puzzle(&self.conn, name)
+        let info = self
+            .conn
+            .puzzle(name)
             .map_err(self.sql())?
             .ok_or_else(|| QueryError::NotGenerated(name.into()))?;
         let stale = || QueryError::Stale(name.to_string());
@@ -99,7 +101,7 @@ impl Database {
                 .cloned()
                 .ok_or_else(|| inconsistent(name, "its list of partitions"))?,
         };
-        let stored = store::packed_tables(&self.conn, name).map_err(self.sql())?;
+        let stored = self.conn.packed_tables(name).map_err(self.sql())?;
         let patterns = puzzle.patterns(&chosen);
         let mut tables = Vec::with_capacity(patterns.len());
         for (i, p) in patterns.iter().enumerate() {
@@ -127,7 +129,9 @@ impl Database {
             // The whole table against its digests: the chunks this reader's own
             // connection read may come through a host that checks no page sums.
             let per = l.ranks_per_chunk();
-            if let Some(fact) = store::digests::chunks_differ(&self.conn, name, kind, &bytes, per)
+            if let Some(fact) = self
+                .conn
+                .chunks_differ(name, kind, &bytes, per)
                 .map_err(self.sql())?
             {
                 return Err(inconsistent(name, &fact));
@@ -177,7 +181,7 @@ impl Database {
                 .map(|(i, part)| {
                     scope.spawn(move || {
                         let conn = store::open_checked(path)?;
-                        let same = (store::packed_tables(&conn, name).map_err(sql)?)
+                        let same = (conn.packed_tables(name).map_err(sql)?)
                             .iter()
                             .any(|(k, text, _)| k == kind && text == layout);
                         if !same {
@@ -325,12 +329,12 @@ fn read_part(
     first: u64,
     part: &mut [u8],
 ) -> store::Sql<bool> {
-    store::connection::memory_map(conn, 1 << 32)?;
+    conn.memory_map(1 << 32)?;
     let per = l.ranks_per_chunk();
     let count = (part.len() as u64).div_ceil(per);
     let mut run = ChunkRun::new(first..first + count);
     let chunks = first as i64..=(first + count) as i64 - 1;
-    store::for_each_packed_chunk_in(conn, name, kind, chunks, |c, blob| {
+    conn.for_each_packed_chunk_in(name, kind, chunks, |c, blob| {
         if run.accept(c, blob, l.chunk_bytes(c)) {
             let at = ((c - first) * per) as usize;
             part[at..at + blob.len()].copy_from_slice(blob);

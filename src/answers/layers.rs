@@ -12,7 +12,6 @@ use super::{Database, LongestAnswer, QueryError, Result, Solutions, StateAnswer}
 use crate::solvers::peg::Board;
 use crate::solvers::peg::layers::table::{self, PegLayout};
 use crate::solvers::peg::layers::{self, Distances, Layout};
-use crate::store;
 
 /// Most positions whose counts one query derives; beyond, the count is reported as not
 /// computed rather than keeping the user waiting.
@@ -195,8 +194,10 @@ impl Database {
         let reader = LayerReader::open(self, board)?;
         let layout = Layout::new(board);
         self.digested(name, "farthest", "", 0)?;
-        let rows = store::farthest(&self.conn, name).map_err(self.sql())?;
-        let at_max = store::histogram(&self.conn, name)
+        let rows = self.conn.farthest(name).map_err(self.sql())?;
+        let at_max = self
+            .conn
+            .histogram(name)
             .map_err(self.sql())?
             .into_iter()
             .find(|h| Some(h.distance) == max);

@@ -353,17 +353,14 @@ pub fn known(conn: &Reader, name: &str) -> Result<Puzzle> {
         None
     } else {
         // A row that cannot be read is damage, never an unknown (usage) name.
-        store::puzzle(conn, name)
+        conn.puzzle(name)
             .map_err(|e| QueryError::Store(StoreError::from_sqlite(conn.path(), e)))?
     };
     catalog::lookup(name, stored.as_ref().map(|i| i.definition.as_str())).map_err(|e| match e {
         // A file too damaged to list its puzzles still gets the built-in names.
-        LookupError::Unknown => UnknownPuzzle::new(
-            name,
-            store::audit::puzzle_names(conn).ok().as_deref(),
-            &catalog::names(),
-        )
-        .into(),
+        LookupError::Unknown => {
+            UnknownPuzzle::new(name, conn.puzzle_names().ok().as_deref(), &catalog::names()).into()
+        }
         LookupError::BadDefinition(e) => QueryError::NotStored(format!(
             "the stored definition of {name} cannot be used: {e}"
         )),
@@ -467,8 +464,8 @@ impl Database {
         let db = Database::open(path)?;
         // 1 GiB of address space is enough for every table but eleven's 124 MB share and
         // more; SQLite maps no more than the file's size.
-        store::connection::memory_map(&db.conn, 1 << 30).map_err(db.sql())?;
-        store::connection::page_cache(&db.conn, 16384).map_err(db.sql())?;
+        db.conn.memory_map(1 << 30).map_err(db.sql())?;
+        db.conn.page_cache(16384).map_err(db.sql())?;
         Ok(db)
     }
 
@@ -476,9 +473,9 @@ impl Database {
     /// snapshot, and SQLite takes its file lock once instead of once per statement
     /// (most of the cost of a lookup made of dozens of indexed reads).
     pub fn snapshot<T>(&self, f: impl FnOnce(&Database) -> Result<T>) -> Result<T> {
-        store::connection::begin_read(&self.conn).map_err(self.sql())?;
+        let read = self.conn.begin_read().map_err(self.sql())?;
         let out = f(self);
-        store::connection::end_read(&self.conn);
+        drop(read);
         out
     }
 
@@ -486,7 +483,7 @@ impl Database {
     /// one puzzle then checks for itself); [`Database::listing`] is the list a user is
     /// shown.
     pub fn puzzles(&self) -> Result<Vec<PuzzleInfo>> {
-        let infos = store::puzzles(&self.conn).map_err(self.sql())?;
+        let infos = self.conn.puzzles().map_err(self.sql())?;
         // Each row against its digest: a host without page checksums reads them as
         // they are.
         for info in &infos {
@@ -501,7 +498,7 @@ impl Database {
     /// number of its stored solutions. A row edited on its own is refused, not listed.
     pub fn listing(&self) -> Result<Vec<PuzzleInfo>> {
         let infos = self.puzzles()?;
-        let meta = store::audit::meta(&self.conn).map_err(self.sql())?;
+        let meta = self.conn.meta().map_err(self.sql())?;
         let recorded = store::integrity::contents(&meta)
             .ok_or_else(|| self.inconsistent("the file has no record of its puzzles"))?;
         for stored in &infos {
@@ -556,7 +553,9 @@ impl Database {
         if let Some(info) = self.checked.borrow().get(name) {
             return Ok(info.clone());
         }
-        let info = store::puzzle(&self.conn, name)
+        let info = self
+            .conn
+            .puzzle(name)
             .map_err(self.sql())?
             .ok_or_else(|| QueryError::NotGenerated(name.into()))?;
         if !identity::is_current(p, &info) {
@@ -572,7 +571,7 @@ impl Database {
         if let Ok(key) = i64::try_from(rank) {
             self.digested(puzzle, "positions", "", key)?;
         }
-        store::position(&self.conn, puzzle, rank).map_err(self.sql())
+        self.conn.position(puzzle, rank).map_err(self.sql())
     }
 
     /// Where the packed tables' chunks are read from.

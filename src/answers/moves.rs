@@ -8,7 +8,7 @@ use super::packed::PackedReader;
 use super::{ArrangementAnswer, Database, Move, MoveOption, Result};
 use crate::core::space::GraphPuzzle;
 use crate::solvers::peg::layers::{self, Layout};
-use crate::store::{self, Storage};
+use crate::store::Storage;
 
 /// The cells of a move puzzle's notation: comma-separated above ten cells, else one
 /// character each.
@@ -149,7 +149,8 @@ impl Database {
                         .iter()
                         .map(|s| magic::format_magic(&magic::apply(s, &digits)))
                         .collect();
-                    store::solutions(&self.conn, name, true, Some(v))
+                    self.conn
+                        .solutions(name, true, Some(v))
                         .map_err(self.sql())?
                         .into_iter()
                         .map(|r| r.state)
@@ -167,8 +168,10 @@ impl Database {
             let seq = board.parse_tour(text)?;
             self.info(p)?;
             let state = tour::format_tour(&seq);
-            let stored =
-                store::connection::solution_stored(&self.conn, name, &state).map_err(self.sql())?;
+            let stored = self
+                .conn
+                .solution_stored(name, &state)
+                .map_err(self.sql())?;
             Ok(ArrangementAnswer::Tour {
                 canonical: tour::is_canonical_direction(&seq),
                 state,

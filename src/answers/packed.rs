@@ -42,7 +42,7 @@ enum ChunkSource {
 /// distance. A longer walk is damage (codes that cycle); a puzzle without one stored
 /// cannot be read anyway, so 0.
 pub(super) fn longest_walk(db: &Database, name: &str) -> Result<u32> {
-    let info = crate::store::puzzle(&db.conn, name).map_err(db.sql())?;
+    let info = db.conn.puzzle(name).map_err(db.sql())?;
     Ok(info.and_then(|i| i.max_distance).unwrap_or(0))
 }
 

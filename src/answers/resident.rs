@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use super::{Database, Result, known};
 use crate::core::packed::{ChunkLayout, ChunkRun, CountLayout, DistanceLayout};
 use crate::core::space::GraphPuzzle;
-use crate::store::{self, PositionRow, PuzzleInfo, Storage};
+use crate::store::{PositionRow, PuzzleInfo, Storage};
 
 /// Largest rank space whose rows are copied (24 bytes a rank plus the state texts:
 /// about 130 MB at most; the 181,440 rows of a 3x3 grid took 6 MB). Larger row tables
@@ -219,7 +219,7 @@ impl Database {
                 })
                 .ok()
                 .flatten();
-            tables.filter(|_| matches!(store::digests::difference(&self.conn, name), Ok(None)))
+            tables.filter(|_| matches!(self.conn.digest_difference(name), Ok(None)))
         } else if p.as_patterns().is_some() {
             // The tables every search reads, checked as a search checks them.
             (self.pattern_tables(name, None, true).ok()).map(|t| Tables::Patterns(Arc::new(t)))
@@ -261,45 +261,46 @@ impl Database {
             text: String::new(),
         };
         let mut clean = true;
-        store::for_each_position(&self.conn, g.name(), |row| {
-            // Rows outside the rank space are never asked for; a second row for a rank
-            // (which the schema forbids) would make "the" row ambiguous.
-            let Some(slot) = table.slots.get_mut(row.rank as usize) else {
-                return;
-            };
-            let (Ok(text_at), Ok(text_len), Ok(next_rank)) = (
-                u32::try_from(table.text.len()),
-                u16::try_from(row.state.len()),
-                u32::try_from(row.next_rank.unwrap_or(0)),
-            ) else {
-                clean = false;
-                return;
-            };
-            if slot.flags & HAS_ROW != 0 || row.mv.is_some() {
-                clean = false;
-                return;
-            }
-            table.text.push_str(&row.state);
-            let mut flags = HAS_ROW;
-            for (f, has) in [
-                (HAS_DISTANCE, row.distance.is_some()),
-                (HAS_NEXT, row.next_rank.is_some()),
-                (HAS_SOLUTIONS, row.solutions.is_some()),
-            ] {
-                if has {
-                    flags |= f;
+        self.conn
+            .for_each_position(g.name(), |row| {
+                // Rows outside the rank space are never asked for; a second row for a rank
+                // (which the schema forbids) would make "the" row ambiguous.
+                let Some(slot) = table.slots.get_mut(row.rank as usize) else {
+                    return;
+                };
+                let (Ok(text_at), Ok(text_len), Ok(next_rank)) = (
+                    u32::try_from(table.text.len()),
+                    u16::try_from(row.state.len()),
+                    u32::try_from(row.next_rank.unwrap_or(0)),
+                ) else {
+                    clean = false;
+                    return;
+                };
+                if slot.flags & HAS_ROW != 0 || row.mv.is_some() {
+                    clean = false;
+                    return;
                 }
-            }
-            *slot = Slot {
-                next_rank,
-                solutions: row.solutions.unwrap_or(0),
-                text_at,
-                text_len,
-                distance: row.distance.unwrap_or(0),
-                flags,
-            };
-        })
-        .map_err(self.sql())?;
+                table.text.push_str(&row.state);
+                let mut flags = HAS_ROW;
+                for (f, has) in [
+                    (HAS_DISTANCE, row.distance.is_some()),
+                    (HAS_NEXT, row.next_rank.is_some()),
+                    (HAS_SOLUTIONS, row.solutions.is_some()),
+                ] {
+                    if has {
+                        flags |= f;
+                    }
+                }
+                *slot = Slot {
+                    next_rank,
+                    solutions: row.solutions.unwrap_or(0),
+                    text_at,
+                    text_len,
+                    distance: row.distance.unwrap_or(0),
+                    flags,
+                };
+            })
+            .map_err(self.sql())?;
         table.text.shrink_to_fit();
         Ok(clean.then_some(table))
     }
@@ -339,12 +340,13 @@ impl Database {
         }
         let mut out = Vec::with_capacity(total as usize);
         let mut run = ChunkRun::new(0..chunks);
-        store::for_each_packed_chunk(&self.conn, name, kind, |c, blob| {
-            if run.accept(c, blob, layout.chunk_bytes(c)) {
-                out.extend_from_slice(blob);
-            }
-        })
-        .map_err(self.sql())?;
+        self.conn
+            .for_each_packed_chunk(name, kind, |c, blob| {
+                if run.accept(c, blob, layout.chunk_bytes(c)) {
+                    out.extend_from_slice(blob);
+                }
+            })
+            .map_err(self.sql())?;
         Ok(run.complete().then_some(out))
     }
 }

@@ -34,7 +34,7 @@ impl Database {
     ) -> Result<Vec<store::PegLayerRow>> {
         let (p, info) = self.puzzle(name)?;
         let p = &*p;
-        let rows = store::peg_layers(&self.conn, name).map_err(self.sql())?;
+        let rows = self.conn.peg_layers(name).map_err(self.sql())?;
         if rows.is_empty() {
             return Err(self.not_applicable("--layers", p));
         }
@@ -81,7 +81,7 @@ impl Database {
                 .map(|(pegs, n)| (pegs, n, n))
                 .collect()
         } else {
-            store::peg_rows_by_pegs(&self.conn, name).map_err(self.sql())?
+            self.conn.peg_rows_by_pegs(name).map_err(self.sql())?
         };
         let all = stored.iter().any(|&(_, n, d)| n != d);
         for l in &rows {
@@ -115,7 +115,7 @@ impl Database {
         if let Some(m) = self.matrices.borrow().get(name) {
             return Ok(m.clone());
         }
-        let m = store::peg_matrix(&self.conn, name).map_err(self.sql())?;
+        let m = self.conn.peg_matrix(name).map_err(self.sql())?;
         if m.is_empty() {
             return Err(self.inconsistent(format!("{name}: the matrix is missing")));
         }
@@ -163,7 +163,9 @@ impl Database {
         let (p, info) = self.puzzle(name)?;
         let p = &*p;
         let max = info.max_distance;
-        let at_max = store::histogram(&self.conn, name)
+        let at_max = self
+            .conn
+            .histogram(name)
             .map_err(self.sql())?
             .into_iter()
             .find(|h| Some(h.distance) == max);
@@ -179,7 +181,7 @@ impl Database {
             };
             let tables = PackedReader::open(self, g)?;
             self.digested(name, "farthest", "", 0)?;
-            let rows = store::farthest(&self.conn, name).map_err(self.sql())?;
+            let rows = self.conn.farthest(name).map_err(self.sql())?;
             for r in &rows {
                 let row = PositionRow {
                     rank: r.rank,
@@ -215,7 +217,7 @@ impl Database {
                 states: rows.into_iter().map(|r| r.state).collect(),
             });
         }
-        let (found, rows) = store::longest(&self.conn, name).map_err(self.sql())?;
+        let (found, rows) = self.conn.longest(name).map_err(self.sql())?;
         let distance = found.ok_or_else(|| self.not_applicable("--longest", p))?;
         for r in &rows {
             let key = p.stored_key(&r.state).and_then(|k| k.ok());
@@ -249,7 +251,7 @@ impl Database {
             }
             return Ok(Histogram::ByValue(by_value.into_iter().collect()));
         }
-        let rows = store::histogram(&self.conn, name).map_err(self.sql())?;
+        let rows = self.conn.histogram(name).map_err(self.sql())?;
         if rows.is_empty() {
             return Err(self.not_applicable("--histogram", p));
         }
@@ -293,7 +295,7 @@ impl Database {
     /// shorten the list without breaking any row's own rule.
     pub(super) fn solutions_all_stored(&self, name: &str, info: &PuzzleInfo) -> Result<()> {
         self.digested(name, "solutions", "", 0)?;
-        let stored = store::solution_count(&self.conn, name).map_err(self.sql())?;
+        let stored = self.conn.solution_count(name).map_err(self.sql())?;
         if stored != info.solvable {
             return Err(self.inconsistent(format!(
                 "{name}: {stored} solutions are stored but {} were found",
@@ -311,7 +313,7 @@ impl Database {
         let p = &*p;
         self.solutions_all_stored(name, &info)?;
         self.digested(name, "solutions", "", 0)?;
-        let mut rows = store::solutions(&self.conn, name, true, None).map_err(self.sql())?;
+        let mut rows = self.conn.solutions(name, true, None).map_err(self.sql())?;
         for r in &rows {
             let ok = if let Some(m) = p.as_magic() {
                 consistency::magic_row(m, r)

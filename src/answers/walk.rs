@@ -12,7 +12,7 @@ use super::{Database, QueryError, Result, Solutions, StateAnswer};
 use crate::core::format;
 use crate::core::space::GraphPuzzle;
 use crate::solvers::peg::Board;
-use crate::store::{self, PositionRow, PuzzleInfo, Storage};
+use crate::store::{PositionRow, PuzzleInfo, Storage};
 
 #[warn(missing_docs)]
 impl Database {
@@ -488,7 +488,9 @@ impl Database {
     /// Whether the file keeps every reachable position of this peg puzzle, rather than
     /// only those that can still finish: only then are there rows without a distance.
     fn peg_stores_all(&self, name: &str) -> Result<bool> {
-        store::connection::has_positions_without_distance(&self.conn, name).map_err(self.sql())
+        self.conn
+            .has_positions_without_distance(name)
+            .map_err(self.sql())
     }
 }
 

@@ -344,8 +344,7 @@ fn asked(p: &Puzzle, only: &[String]) -> bool {
 /// its checksum is [`StoreError::Damaged`] whether it is met opening the file or reading
 /// the rows.
 fn previous_infos(db: &Path) -> std::result::Result<Vec<PuzzleInfo>, StoreError> {
-    store::open_read(db)
-        .and_then(|conn| store::puzzles(&conn).map_err(|e| StoreError::from_sqlite(db, e)))
+    store::open_read(db).and_then(|conn| conn.puzzles().map_err(|e| StoreError::from_sqlite(db, e)))
 }
 
 /// Users' puzzles in the file at `db` that `registry` does not define, rebuilt from
@@ -433,7 +432,7 @@ fn previous_puzzles(
         }
         Err(StoreError::Older { found, .. }) if found >= integrity::COPYABLE_SINCE => {
             let conn = store::open_unchecked(db)?;
-            (store::puzzles(&conn).map_err(sql(db))?, Some(found))
+            (conn.puzzles().map_err(sql(db))?, Some(found))
         }
         Err(StoreError::Older { .. }) => {
             let old = integrity::older_puzzles(db).map_err(sql(db))?;
@@ -478,18 +477,18 @@ fn write_new_file(
 ) -> Result<(Vec<Summary>, String, integrity::Sealed)> {
     let mut conn = store::create(tmp)?;
     // Nothing needs rolling back in a file that is discarded on failure.
-    store::connection::without_journal(&conn).map_err(sql(tmp))?;
-    store::migrate(&mut conn, tmp)?;
-    integrity::write_meta(&conn, &opts.only).map_err(sql(tmp))?;
-    store::begin_bulk_load(&conn, tmp)?;
+    conn.without_journal().map_err(sql(tmp))?;
+    conn.migrate()?;
+    conn.write_meta(&opts.only).map_err(sql(tmp))?;
+    conn.begin_bulk_load()?;
     if !previous.is_empty() {
         // Read-only, so nothing this run does can touch the previous file.
         // Immutable as well: a journal planted beside it is never copied from.
         let uri = store::paths::immutable_uri(&db.canonicalize().map_err(io(db))?);
-        store::connection::attach_previous(&conn, &uri).map_err(sql(tmp))?;
+        conn.attach_previous(&uri).map_err(sql(tmp))?;
     }
 
-    conn.begin().map_err(sql(tmp))?;
+    let written = conn.begin().map_err(sql(tmp))?;
     let mut summaries = Vec::new();
     for p in registry {
         let name = p.name();
@@ -501,7 +500,7 @@ fn write_new_file(
         let current = previous.get(name).filter(|i| i.definition_hash == hash);
         let summary = match current {
             Some(info) if !selected || !opts.force => {
-                store::copy_puzzle(&conn, tmp, name)?;
+                conn.copy_puzzle(name)?;
                 reused(info, started.elapsed().as_secs_f64())
             }
             _ if !keep => continue,
@@ -510,20 +509,20 @@ fn write_new_file(
         observer.done(&summary);
         summaries.push(summary);
     }
-    store::finish_bulk_load(&conn, tmp)?;
+    conn.finish_bulk_load()?;
     // Read back from the file, so that they are the digests of what a reader will read
     // (and a puzzle copied from the previous file gets them too).
-    store::digests::write_all(&conn).map_err(sql(tmp))?;
-    conn.commit().map_err(sql(tmp))?;
+    conn.write_all_digests().map_err(sql(tmp))?;
+    written.commit().map_err(sql(tmp))?;
     if !previous.is_empty() {
-        store::connection::detach_previous(&conn).map_err(sql(tmp))?;
+        conn.detach_previous().map_err(sql(tmp))?;
     }
     // Statistics, the compaction and the checks of the copied puzzles take seconds to
     // minutes on a large file: a bar of their own says what the run is doing.
     let progress = observer.progress("the file");
     progress.phase("compacting", 1);
-    integrity::write_contents(&conn).map_err(sql(tmp))?;
-    integrity::finish(&conn).map_err(sql(tmp))?;
+    conn.write_contents().map_err(sql(tmp))?;
+    conn.finish().map_err(sql(tmp))?;
     let sealed = seal_and_check(
         conn,
         tmp,
@@ -568,7 +567,7 @@ fn build_one(
         reused: false,
         peak_memory: None,
     };
-    store::write_puzzle(conn, tmp, rec, &|| progress.advance(1))?;
+    conn.write_puzzle(rec, &|| progress.advance(1))?;
     Ok(Summary {
         seconds: started.elapsed().as_secs_f64(),
         peak_memory: memory::peak().filter(|_| measured),
@@ -601,7 +600,7 @@ fn seal_and_check(
     progress: Box<dyn crate::core::progress::Progress + '_>,
 ) -> Result<(String, integrity::Sealed)> {
     // The file's last write.
-    store::connection::with_journal(&conn).map_err(sql(tmp))?;
+    conn.with_journal().map_err(sql(tmp))?;
     let created = created_at(&conn).map_err(sql(tmp))?;
     progress.advance(1);
     progress.phase("checking", 1);
@@ -655,7 +654,7 @@ fn check_new_file(
 
 /// `meta.created_at` of a file: when it was made, for the signature's trusted comment.
 fn created_at(conn: &store::Reader) -> store::Sql<String> {
-    let meta = store::audit::meta(conn)?;
+    let meta = conn.meta()?;
     Ok((meta.into_iter())
         .find(|(k, _)| k == "created_at")
         .map(|(_, v)| v)
@@ -673,7 +672,7 @@ fn verify(
     summaries: &[Summary],
     carried: Carried,
 ) -> Result<()> {
-    let check = store::connection::quick_check(conn).map_err(sql(path))?;
+    let check = conn.quick_check().map_err(sql(path))?;
     if check != "ok" {
         return Err(GenerateError::Verify(check));
     }
@@ -681,8 +680,8 @@ fn verify(
         return Ok(());
     }
     let carried = |name: &str| summaries.iter().any(|s| s.reused && s.name == name);
-    for info in store::puzzles(conn).map_err(sql(path))? {
-        if carried(&info.name) && store::checksum(conn, path, &info.name)? != info.checksum {
+    for info in conn.puzzles().map_err(sql(path))? {
+        if carried(&info.name) && conn.checksum(&info.name)? != info.checksum {
             return Err(GenerateError::Verify(format!(
                 "checksum mismatch for {}",
                 info.name

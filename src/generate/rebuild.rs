@@ -96,22 +96,22 @@ pub(super) fn in_copy(
 
     let conn = rebuild::open_copy(tmp)?;
     // Nothing needs rolling back in a file that is discarded on failure.
-    store::connection::without_journal(&conn).map_err(sql(tmp))?;
-    store::connection::page_cache(&conn, 65536).map_err(sql(tmp))?;
-    conn.begin().map_err(sql(tmp))?;
+    conn.without_journal().map_err(sql(tmp))?;
+    conn.page_cache(65536).map_err(sql(tmp))?;
+    let written = conn.begin().map_err(sql(tmp))?;
     // Every puzzle of the copy not kept goes first (rebuilt, dropped, or unknown to this
     // build), so that the rows written next reuse its pages.
-    let gone: Vec<String> = (store::puzzles(&conn).map_err(sql(tmp))?.into_iter())
+    let gone: Vec<String> = (conn.puzzles().map_err(sql(tmp))?.into_iter())
         .map(|info| info.name)
         .filter(|name| !kept.iter().any(|p| p.name() == name))
         .collect();
     // What they added to the planner statistics, with `meta` as the previous run
     // analysed it.
-    let shape_before = rebuild::key_shape(&conn, tmp, &gone)?;
-    rebuild::clear_meta(&conn, tmp)?;
-    integrity::write_meta(&conn, &opts.only).map_err(sql(tmp))?;
+    let shape_before = conn.key_shape(&gone)?;
+    conn.clear_meta()?;
+    conn.write_meta(&opts.only).map_err(sql(tmp))?;
     for name in &gone {
-        rebuild::delete_puzzle(&conn, tmp, name)?;
+        conn.delete_puzzle(name)?;
     }
     let mut summaries = Vec::new();
     for p in registry {
@@ -136,23 +136,23 @@ pub(super) fn in_copy(
         observer.done(&summary);
         summaries.push(summary);
     }
-    integrity::write_contents(&conn).map_err(sql(tmp))?;
+    conn.write_contents().map_err(sql(tmp))?;
     let built: Vec<String> = (summaries.iter())
         .filter(|s| !s.reused)
         .map(|s| s.name.clone())
         .collect();
     // Read back from the copy, as a new file's are; the kept puzzles keep theirs.
     for name in &built {
-        store::digests::write(&conn, name).map_err(sql(tmp))?;
+        conn.write_digests(name).map_err(sql(tmp))?;
     }
     // The same shape (a puzzle rebuilt as it was): the statistics the file holds are
     // those ANALYZE would write, and it need not read every index of the file again.
-    let shape_after = rebuild::key_shape(&conn, tmp, &built)?;
+    let shape_after = conn.key_shape(&built)?;
     let analyze = shape_before.is_none() || shape_after != shape_before;
-    conn.commit().map_err(sql(tmp))?;
+    written.commit().map_err(sql(tmp))?;
     let progress = observer.progress("the file");
     progress.phase("compacting", 1);
-    integrity::finish_rebuilt(&conn, analyze).map_err(sql(tmp))?;
+    conn.finish_rebuilt(analyze).map_err(sql(tmp))?;
     let (created, sealed) = seal_and_check(
         conn,
         tmp,

@@ -4,9 +4,7 @@
 //! so that a broken one is named by the rule it breaks. (Rows equal to the enumeration's
 //! keep the rule by construction, so the rule is not re-checked on each.)
 
-use std::path::Path;
-
-use crate::store::{self, Reader};
+use crate::store::Reader;
 
 use super::check::{Check, Derived, Fail, bad, show_opt};
 use super::stored::{int, int_in, none_in, text};
@@ -29,7 +27,6 @@ pub(super) enum Enumeration<'a> {
 /// read). Returns what the rows give and their checksum.
 pub(super) fn enumeration(
     conn: &Reader,
-    path: &Path,
     name: &str,
     e: Enumeration<'_>,
 ) -> Check<(Derived, String)> {
@@ -41,7 +38,7 @@ pub(super) fn enumeration(
                 Enumeration::Tour(board) => crate::families::tour::closed_tours(board, &Silent),
             };
         });
-        stored_solutions(conn, path, name)
+        stored_solutions(conn, name)
     });
     let (stored, sum) = read?;
     Ok((compare(&e, &stored, &want)?, sum))
@@ -49,25 +46,24 @@ pub(super) fn enumeration(
 
 /// The puzzle's `solutions` rows and the checksum of its rows, every other table of rows
 /// checked empty.
-fn stored_solutions(conn: &Reader, path: &Path, name: &str) -> Check<(Vec<Solution>, String)> {
+fn stored_solutions(conn: &Reader, name: &str) -> Check<(Vec<Solution>, String)> {
     let mut stored: Vec<Solution> = Vec::new();
     let columns = ["rank", "state", "value", "canonical"];
-    let (sum, counts) =
-        store::checksum_with_rows(conn, path, name, Some(Table::Solutions), columns, |row| {
-            let rank = int_in(row[0], 0, i64::MAX, &|| "solutions.rank".to_string())?;
-            let at = || format!("rank {rank}");
-            let state = text(row[1], &|| format!("{}: state", at()))?.unwrap_or_default();
-            let at = || format!("rank {rank} (state {state})");
-            let value = int(row[2], &|| format!("{}: value", at()))?;
-            let canonical = int_in(row[3], 0, 1, &|| format!("{}: canonical", at()))? == 1;
-            stored.push(Solution {
-                rank: rank as u64,
-                state,
-                value,
-                canonical,
-            });
-            Ok::<_, Fail>(())
-        })?;
+    let (sum, counts) = conn.checksum_with_rows(name, Some(Table::Solutions), columns, |row| {
+        let rank = int_in(row[0], 0, i64::MAX, &|| "solutions.rank".to_string())?;
+        let at = || format!("rank {rank}");
+        let state = text(row[1], &|| format!("{}: state", at()))?.unwrap_or_default();
+        let at = || format!("rank {rank} (state {state})");
+        let value = int(row[2], &|| format!("{}: value", at()))?;
+        let canonical = int_in(row[3], 0, 1, &|| format!("{}: canonical", at()))? == 1;
+        stored.push(Solution {
+            rank: rank as u64,
+            state,
+            value,
+            canonical,
+        });
+        Ok::<_, Fail>(())
+    })?;
     none_in((Table::ALL.into_iter().zip(counts)).filter(|(t, _)| *t != Table::Solutions))?;
     Ok((stored, sum))
 }

@@ -7,7 +7,7 @@ use crate::store::{Reader, SqlError};
 
 use super::VerifyError;
 use crate::catalog::identity::GENERATOR_VERSION;
-use crate::store::{APPLICATION_ID, SCHEMA_VERSION, audit, integrity};
+use crate::store::{APPLICATION_ID, SCHEMA_VERSION, integrity};
 
 type Sql<'a> = &'a dyn Fn(SqlError) -> VerifyError;
 
@@ -17,7 +17,7 @@ fn bad(fact: impl Into<String>) -> VerifyError {
 
 /// SQLite's `integrity_check`: the pages, every table and every index against its table.
 pub(super) fn structure(conn: &Reader, sql: Sql<'_>) -> Result<(), VerifyError> {
-    let lines = audit::integrity_check(conn).map_err(sql)?;
+    let lines = conn.integrity_check().map_err(sql)?;
     if lines != ["ok"] {
         let shown: Vec<&str> = lines.iter().take(3).map(String::as_str).collect();
         return Err(VerifyError::Structure(shown.join("; ")));
@@ -28,7 +28,7 @@ pub(super) fn structure(conn: &Reader, sql: Sql<'_>) -> Result<(), VerifyError> 
 /// The file is exactly its pages: bytes appended after the last page, or a file cut
 /// short of it, are not what `generate` wrote (SQLite itself reads past neither).
 pub(super) fn size(conn: &Reader, path: &std::path::Path, sql: Sql<'_>) -> Result<(), VerifyError> {
-    let pages = audit::pages_bytes(conn).map_err(sql)?;
+    let pages = conn.pages_bytes().map_err(sql)?;
     let len = std::fs::metadata(path)
         .map_err(|e| bad(format!("{}: {e}", path.display())))?
         .len();
@@ -47,21 +47,21 @@ pub(super) fn size(conn: &Reader, path: &std::path::Path, sql: Sql<'_>) -> Resul
 /// The schema, `meta`, the contents record and orphan rows.
 pub(super) fn whole(conn: &Reader, sql: Sql<'_>) -> Result<(), VerifyError> {
     let want = integrity::expected_schema_objects().map_err(sql)?;
-    let have = audit::schema_objects(conn).map_err(sql)?;
+    let have = conn.schema_objects().map_err(sql)?;
     if let Some((kind, name)) = want.iter().find(|o| !have.contains(o)) {
         return Err(bad(format!("the {kind} {name} is missing")));
     }
     if let Some((kind, name)) = have.iter().find(|o| !want.contains(o)) {
         return Err(bad(format!("the {kind} {name} is not part of the schema")));
     }
-    let (user_version, application_id) = audit::header_versions(conn).map_err(sql)?;
+    let (user_version, application_id) = conn.header_versions().map_err(sql)?;
     if application_id != APPLICATION_ID as i64 || user_version != SCHEMA_VERSION as i64 {
         return Err(bad(format!(
             "the header says application {application_id:#x}, schema {user_version}"
         )));
     }
 
-    let meta = audit::meta(conn).map_err(sql)?;
+    let meta = conn.meta().map_err(sql)?;
     let value = |k: &str| {
         meta.iter()
             .find(|(key, _)| key == k)
@@ -105,7 +105,7 @@ pub(super) fn whole(conn: &Reader, sql: Sql<'_>) -> Result<(), VerifyError> {
             "meta has no record of the puzzles the file holds (contents): regenerate the file",
         ));
     };
-    let rows = audit::puzzle_checksums(conn).map_err(sql)?;
+    let rows = conn.puzzle_checksums().map_err(sql)?;
     for (name, checksum) in &recorded {
         match rows.iter().find(|(n, _)| n == name) {
             None => {
@@ -129,12 +129,12 @@ pub(super) fn whole(conn: &Reader, sql: Sql<'_>) -> Result<(), VerifyError> {
             "puzzle {name} has a puzzles row but meta does not record it"
         )));
     }
-    if let Some((table, puzzle)) = audit::orphans(conn).map_err(sql)?.first() {
+    if let Some((table, puzzle)) = conn.orphan_rows().map_err(sql)?.first() {
         return Err(bad(format!(
             "{table} holds rows of puzzle {puzzle:?}, which the file does not list"
         )));
     }
-    if let Some(puzzle) = crate::store::digests::orphans(conn).map_err(sql)?.first() {
+    if let Some(puzzle) = conn.digest_orphans().map_err(sql)?.first() {
         return Err(bad(format!(
             "digests holds rows of puzzle {puzzle:?}, which the file does not list"
         )));
@@ -145,7 +145,7 @@ pub(super) fn whole(conn: &Reader, sql: Sql<'_>) -> Result<(), VerifyError> {
                 "meta has no seal over what generate wrote: regenerate the file",
             ));
         }
-        Some(v) if v != integrity::seal(conn).map_err(sql)? => {
+        Some(v) if v != conn.seal().map_err(sql)? => {
             return Err(bad(
                 "meta, the puzzles rows or the planner statistics (sqlite_stat1) are not as generate wrote them: the file's seal does not match",
             ));

@@ -11,10 +11,8 @@
 //! encoding of the entries it decodes to, and counts stored in the narrowest encoding
 //! that holds them.
 
-use std::path::Path;
-
+use crate::store::Reader;
 use crate::store::Value;
-use crate::store::{self, Reader};
 use rayon::prelude::*;
 
 use super::check::{Check, Derived, bad, first_failure, same, show_count, show_dist, show_opt};
@@ -27,7 +25,7 @@ use crate::core::packed::{CODE_RANKS_PER_CHUNK, ChunkLayout, CodeLayout, CountLa
 use crate::core::progress::Progress;
 use crate::core::space::GraphPuzzle;
 use crate::solvers::{twobit, twobit_led};
-use crate::store::audit::{self, PackedTableRow, Table};
+use crate::store::audit::{PackedTableRow, Table};
 
 /// A move puzzle's tables as read from the file, indexed by rank: distances of a byte
 /// (a one-byte `run-steps` table) or of four (rows, which hold any distance, and the
@@ -97,7 +95,7 @@ pub(super) fn row_graph(
         next: vec![NO_NEXT; n as usize],
         count: vec![0; n as usize],
     };
-    audit::for_each_row(conn, Table::Positions, name, |row| -> Check<()> {
+    conn.for_each_row(Table::Positions, name, |row| -> Check<()> {
         let rank = int_in(row[0], 0, n as i64 - 1, &|| "positions.rank".to_string())? as u64;
         let at = || format!("rank {rank} (state {})", g.format(rank));
         let state = text(row[1], &|| format!("{}: state", at()))?;
@@ -349,7 +347,7 @@ pub(super) fn packed_graph(
             s.kind
         ));
     }
-    let extra = audit::chunks_outside_move_tables(conn, name, counts)?;
+    let extra = conn.chunks_outside_move_tables(name, counts)?;
     if extra != 0 {
         return bad(format!("packed_chunks: {extra} chunks of no table"));
     }
@@ -536,7 +534,6 @@ fn histogram_is(conn: &Reader, name: &str, levels: &[u64]) -> Check<()> {
 /// the same read of the file as the codes.
 pub(super) fn two_bit_graph(
     conn: &Reader,
-    path: &Path,
     name: &str,
     g: &dyn GraphPuzzle,
     progress: &dyn Progress,
@@ -562,7 +559,7 @@ pub(super) fn two_bit_graph(
     };
     let layout = CodeLayout::new(n, modulus).or_else(|e| bad(e.to_string()))?;
     table_is(s, &layout)?;
-    let extra = audit::chunks_outside_move_tables(conn, name, false)?;
+    let extra = conn.chunks_outside_move_tables(name, false)?;
     if extra != 0 {
         return bad(format!("packed_chunks: {extra} chunks of no table"));
     }
@@ -574,7 +571,7 @@ pub(super) fn two_bit_graph(
     progress.phase("reading the codes", layout.chunks());
     let mut codes = twobit_led::Codes::new(g, modulus);
     let mut order = ChunkOrder::new("distance", layout.chunks());
-    let sum = store::checksum_reading(conn, path, name, &["distance"], |_, chunk, data| {
+    let sum = conn.checksum_reading(name, &["distance"], |_, chunk, data| {
         let (c, blob) = order.next(chunk, data)?;
         let want = layout.chunk_bytes(c);
         if blob.len() as u64 != want {

@@ -33,7 +33,7 @@ use crate::catalog::identity::{self, definition_hash_of};
 use crate::catalog::{self, UnknownPuzzle};
 use crate::core::progress::{Progress, Silent};
 use crate::families::Puzzle;
-use crate::store::{self, PuzzleInfo, Storage, StoreError, audit};
+use crate::store::{self, PuzzleInfo, Storage, StoreError};
 use check::{Check, Fail, bad, same, show_opt};
 use enumeration::{Enumeration, enumeration};
 use graph::{packed_graph, row_graph, two_bit_graph};
@@ -201,7 +201,7 @@ pub fn verify_conn_with(
         // A `puzzles` row that cannot be read is damage, reported as such, not a name the
         // user mistyped.
         if let Err(catalog::LookupError::Unknown) = known(conn, name).map_err(sql)? {
-            let held = audit::puzzle_names(conn).ok();
+            let held = conn.puzzle_names().ok();
             return Err(UnknownPuzzle::new(name, held.as_deref(), &names).into());
         }
     }
@@ -209,7 +209,7 @@ pub fn verify_conn_with(
     file::size(conn, path, &sql)?;
     // Only the names are read from `puzzles` before each puzzle is checked, so that a
     // damaged column is reported as such rather than as a read error.
-    let mut stored = audit::puzzle_names(conn).map_err(sql)?;
+    let mut stored = conn.puzzle_names().map_err(sql)?;
     for name in only {
         if !stored.contains(name) {
             return Err(VerifyError::NotGenerated(name.clone()));
@@ -234,7 +234,7 @@ pub fn verify_conn_with(
         if let Scope::Built(built) = scope
             && !built.contains(&name)
         {
-            by_checksum(conn, path, &name).map_err(fail)?;
+            by_checksum(conn, &name).map_err(fail)?;
             digests_match(conn, &name).map_err(fail)?;
             checked.by_checksum.push(name);
             continue;
@@ -262,7 +262,7 @@ pub fn verify_conn_with(
 /// The digests beside the puzzle's rows are those its rows give, group for group
 /// ([`store::digests`]): what the readers check each value they read against.
 fn digests_match(conn: &Reader, name: &str) -> Check<()> {
-    match store::digests::difference(conn, name)? {
+    match conn.digest_difference(name)? {
         Some(fact) => bad(format!("digests: {fact}")),
         None => Ok(()),
     }
@@ -273,7 +273,7 @@ fn digests_match(conn: &Reader, name: &str) -> Check<()> {
 fn row_facts(conn: &Reader, name: &str) -> Check<(Puzzle, PuzzleInfo, Storage, bool)> {
     // One read of the row: it gives the stored definition a user's puzzle is rebuilt
     // from, and the facts checked against what the definition gives.
-    let info = match store::puzzle(conn, name) {
+    let info = match conn.puzzle(name) {
         Ok(Some(info)) => info,
         Ok(None) => return bad("its puzzles row vanished while reading"),
         Err(e) if e.is_bad_value() => {
@@ -317,9 +317,9 @@ fn row_facts(conn: &Reader, name: &str) -> Check<(Puzzle, PuzzleInfo, Storage, b
 /// A puzzle carried over unchanged by `generate` ([`Scope::Built`]): its `puzzles` row
 /// is what its definition gives, and its rows are the ones its checksum was taken of
 /// when they were derived (and checked, by the run that made the previous file).
-fn by_checksum(conn: &Reader, path: &Path, name: &str) -> Check<()> {
+fn by_checksum(conn: &Reader, name: &str) -> Check<()> {
     let (_, info, _, _) = row_facts(conn, name)?;
-    checksum(conn, path, &info)
+    checksum(conn, &info)
 }
 
 fn verify_puzzle(conn: &Reader, path: &Path, name: &str, progress: &dyn Progress) -> Check<Report> {
@@ -332,7 +332,7 @@ fn verify_puzzle(conn: &Reader, path: &Path, name: &str, progress: &dyn Progress
             let (_, two_bit, _) = crate::core::space::graph_tables(g);
             match g.packing().filter(|_| storage == Storage::Packed) {
                 _ if storage == Storage::Packed && two_bit => {
-                    let (derived, read) = two_bit_graph(conn, path, name, g, progress)?;
+                    let (derived, read) = two_bit_graph(conn, name, g, progress)?;
                     sum = Some(read);
                     derived
                 }
@@ -345,17 +345,17 @@ fn verify_puzzle(conn: &Reader, path: &Path, name: &str, progress: &dyn Progress
         }
         Puzzle::Peg(board) => peg_board(conn, name, board, progress)?,
         Puzzle::Magic(m) => {
-            let (derived, read) = enumeration(conn, path, name, Enumeration::Magic(m))?;
+            let (derived, read) = enumeration(conn, name, Enumeration::Magic(m))?;
             sum = Some(read);
             derived
         }
         Puzzle::Tour(board) => {
-            let (derived, read) = enumeration(conn, path, name, Enumeration::Tour(board))?;
+            let (derived, read) = enumeration(conn, name, Enumeration::Tour(board))?;
             sum = Some(read);
             derived
         }
         Puzzle::Patterns(f) => {
-            let (derived, read) = pattern_tables(conn, path, name, f, progress)?;
+            let (derived, read) = pattern_tables(conn, name, f, progress)?;
             sum = Some(read);
             derived
         }
@@ -369,7 +369,7 @@ fn verify_puzzle(conn: &Reader, path: &Path, name: &str, progress: &dyn Progress
     )?;
     match sum {
         Some(sum) => checksum_is(&info, &sum)?,
-        None => checksum(conn, path, &info)?,
+        None => checksum(conn, &info)?,
     }
     Ok(Report {
         puzzle: name.to_string(),
@@ -382,8 +382,8 @@ fn verify_puzzle(conn: &Reader, path: &Path, name: &str, progress: &dyn Progress
     })
 }
 
-fn checksum(conn: &Reader, path: &Path, info: &PuzzleInfo) -> Check<()> {
-    checksum_is(info, &store::checksum(conn, path, &info.name)?)
+fn checksum(conn: &Reader, info: &PuzzleInfo) -> Check<()> {
+    checksum_is(info, &conn.checksum(&info.name)?)
 }
 
 /// `sum`, the checksum of the puzzle's rows, is the one its `puzzles` row records.
@@ -401,7 +401,7 @@ fn checksum_is(info: &PuzzleInfo, sum: &str) -> Check<()> {
 /// stored with it ([`catalog::lookup`], the rule `query` follows too), or why it is
 /// neither. A row that cannot be read is an error, not an unknown name.
 fn known(conn: &Reader, name: &str) -> store::Sql<Result<Puzzle, catalog::LookupError>> {
-    let stored = store::puzzle(conn, name)?;
+    let stored = conn.puzzle(name)?;
     Ok(catalog::lookup(
         name,
         stored.as_ref().map(|i| i.definition.as_str()),

@@ -4,8 +4,6 @@
 //! local check of the table alone names a damaged entry when they fail), and nothing
 //! else may be stored for the puzzle.
 
-use std::path::Path;
-
 use super::check::{Check, Derived, bad};
 use super::stored::{
     ChunkOrder, UNUSED_WHEN_PACKED, must_be_empty, packed_table_rows, table_columns_are,
@@ -16,7 +14,7 @@ use crate::core::rank::FACT;
 use crate::core::space::StateSpace;
 use crate::families::{self, fifteen::Fifteen};
 use crate::solvers::pattern;
-use crate::store::{self, Reader, Value, audit};
+use crate::store::{Reader, Value};
 
 /// fifteen's pattern tables: one per pattern of each built partition, in that order, each
 /// laid out as `generate` lays it out, and every entry 1 + the minimum over the placements
@@ -27,7 +25,6 @@ use crate::store::{self, Reader, Value, audit};
 /// is the one reported and at most two tables are held).
 pub(super) fn pattern_tables(
     conn: &Reader,
-    path: &Path,
     name: &str,
     f: &Fifteen,
     progress: &dyn Progress,
@@ -89,7 +86,7 @@ pub(super) fn pattern_tables(
             s.kind
         ));
     }
-    let extra = audit::chunks_without_table(conn, name)?;
+    let extra = conn.chunks_without_table(name)?;
     if extra != 0 {
         return bad(format!("packed_chunks: {extra} chunks of no table"));
     }
@@ -126,10 +123,9 @@ pub(super) fn pattern_tables(
             next: 0,
             to_check,
         };
-        let sum = store::checksum_reading(conn, path, name, &kinds, |t, chunk, data| {
-            reading.chunk(t, chunk, data)
-        })
-        .and_then(|sum| reading.hand_on(count).map(|()| sum));
+        let sum = conn
+            .checksum_reading(name, &kinds, |t, chunk, data| reading.chunk(t, chunk, data))
+            .and_then(|sum| reading.hand_on(count).map(|()| sum));
         drop(reading);
         // A table found wrong comes before whatever the reading met after it.
         let checked = checker.join().expect("checking a table does not panic");

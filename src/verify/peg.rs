@@ -12,7 +12,7 @@ use super::stored::{int, int_in, int_rows, must_be_empty, same_rows, text};
 use crate::core::format::{COUNT_OVERFLOW, UNREACHED, add_counts};
 use crate::core::progress::{Progress, Silent};
 use crate::solvers::peg::{self, Board};
-use crate::store::audit::{self, Table};
+use crate::store::audit::Table;
 
 /// A peg board's `positions` rows, sorted by rank (the canonical bitboard).
 struct PegRows {
@@ -362,7 +362,7 @@ fn read_rows(conn: &Reader, name: &str, board: &Board) -> Check<PegRows> {
         count: Vec::new(),
         moves: Vec::new(),
     };
-    audit::for_each_row(conn, Table::Positions, name, |row| -> Check<()> {
+    conn.for_each_row(Table::Positions, name, |row| -> Check<()> {
         let b = int_in(row[0], 0, limit, &|| "positions.rank".to_string())? as u64;
         let state = text(row[1], &|| format!("{}: state", at(b)))?;
         if state.as_deref() != Some(board.format(b).as_str()) {

@@ -8,7 +8,7 @@ use crate::store::Value;
 
 use super::check::{Check, bad, same, show_opt};
 use crate::core::packed::ChunkLayout;
-use crate::store::audit::{self, PackedTableRow, Table};
+use crate::store::audit::{PackedTableRow, Table};
 
 /// The tables a puzzle stored in packed tables (move graphs, pattern databases) leaves
 /// empty.
@@ -21,7 +21,7 @@ pub(super) const UNUSED_WHEN_PACKED: &[Table] = &[
 
 /// Tables a puzzle of this storage must have no rows in.
 pub(super) fn must_be_empty(conn: &Reader, name: &str, tables: &[Table]) -> Check<()> {
-    let counts = audit::rows_of_each(conn, tables, name)?;
+    let counts = conn.rows_of_each(tables, name)?;
     none_in(tables.iter().zip(counts).map(|(&t, n)| (t, n as u64)))
 }
 
@@ -72,7 +72,7 @@ pub(super) fn text(v: Value<'_>, what: &dyn Fn() -> String) -> Check<Option<Stri
 /// Every row of a small per-puzzle table as integers (NULL as `None`), in key order.
 pub(super) fn int_rows(conn: &Reader, table: Table, name: &str) -> Check<Vec<Vec<Option<i64>>>> {
     let mut out = Vec::new();
-    audit::for_each_row(conn, table, name, |row| -> Check<()> {
+    conn.for_each_row(table, name, |row| -> Check<()> {
         let n = out.len();
         let vals = (row.iter())
             .map(|&v| int(v, &|| format!("{} row {n}", table.name())))
@@ -123,7 +123,7 @@ pub(super) fn same_rows(
 /// A puzzle's `packed_tables` rows in kind order; a row that does not read as one is a
 /// bad fact.
 pub(super) fn packed_table_rows(conn: &Reader, name: &str) -> Check<Vec<PackedTableRow>> {
-    audit::packed_table_rows(conn, name)?
+    conn.packed_table_rows(name)?
         .or_else(|e| bad(format!("packed_tables is malformed: {e}")))
 }
 
@@ -165,7 +165,7 @@ pub(super) fn each_chunk(
     mut each: impl FnMut(u64, &[u8]) -> Check<()>,
 ) -> Check<()> {
     let mut order = ChunkOrder::new(kind, chunks);
-    audit::for_each_chunk(conn, name, kind, |chunk, data| {
+    conn.for_each_chunk(name, kind, |chunk, data| {
         let (c, blob) = order.next(chunk, data)?;
         each(c, blob)
     })?;
@@ -234,7 +234,7 @@ pub(super) fn farthest_rows_are(
     notation: &dyn Fn(u64) -> String,
 ) -> Check<()> {
     let mut i = 0;
-    audit::for_each_row(conn, Table::Farthest, name, |row| -> Check<()> {
+    conn.for_each_row(Table::Farthest, name, |row| -> Check<()> {
         let rank = int(row[0], &|| "farthest.rank".to_string())?;
         let Some(&want) = far.get(i) else {
             return bad(format!(

@@ -494,7 +494,7 @@ fn generate_verify_checks_the_new_file_before_the_rename() {
     )
     .unwrap();
     let reader = puzzlebase::internals::store::open_unchecked(&db).unwrap();
-    let sum = puzzlebase::internals::store::checksum(&reader, &db, "nine-packed").unwrap();
+    let sum = reader.checksum("nine-packed").unwrap();
     conn.execute(
         "UPDATE puzzles SET checksum = ?1 WHERE name = 'nine-packed'",
         params![sum],

@@ -436,7 +436,7 @@ mod small {
         // Its digest recomputed too (as the format documents it), so that what refuses
         // below is the walk's own check, not the digest beside the chunk.
         let writer = puzzlebase::internals::store::rebuild::open_copy(&copy).unwrap();
-        puzzlebase::internals::store::digests::write(&writer, "nine-codes").unwrap();
+        writer.write_digests("nine-codes").unwrap();
         drop(writer);
         let o = run(&["verify", "--db", copy.to_str().unwrap()]);
         assert!(!o.status.success());

@@ -189,11 +189,7 @@ fn stored_checksums_are_those_of_the_rows_in_the_file() {
         crate::util::LIGHT.len() + crate::util::PACKED.len()
     );
     for (name, sum) in stored {
-        assert_eq!(
-            puzzlebase::internals::store::checksum(&conn, db, &name).unwrap(),
-            sum,
-            "{name}"
-        );
+        assert_eq!(conn.checksum(&name).unwrap(), sum, "{name}");
     }
 }
 

@@ -99,142 +99,181 @@ const PACKED_TABLES: &str = concat!(
     "         WHERE puzzle = ?1 ORDER BY kind"
 );
 
-/// The first line of `PRAGMA quick_check`: `ok` when SQLite finds the file's structure
-/// sound, else its first complaint.
-pub fn quick_check(conn: &Reader) -> Sql<String> {
-    conn.query_row("PRAGMA quick_check", [], |r| r.get(0))
-}
+impl Reader {
+    /// The first line of `PRAGMA quick_check`: `ok` when SQLite finds the file's structure
+    /// sound, else its first complaint.
+    pub fn quick_check(&self) -> Sql<String> {
+        self.query_row("PRAGMA quick_check", [], |r| r.get(0))
+    }
 
-/// Every line of `PRAGMA integrity_check` (SQLite's full structure check, which also
-/// compares every index with its table): `["ok"]` when it finds nothing wrong.
-pub fn integrity_check(conn: &Reader) -> Sql<Vec<String>> {
-    let mut st = conn.prepare("PRAGMA integrity_check")?;
-    st.query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(SqlError::from)
-}
+    /// Every line of `PRAGMA integrity_check` (SQLite's full structure check, which also
+    /// compares every index with its table): `["ok"]` when it finds nothing wrong.
+    pub fn integrity_check(&self) -> Sql<Vec<String>> {
+        let mut st = self.prepare("PRAGMA integrity_check")?;
+        st.query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(SqlError::from)
+    }
 
-/// The `meta` table's rows, by key.
-pub fn meta(conn: &Reader) -> Sql<Vec<(String, String)>> {
-    let mut st = conn.prepare("SELECT key, value FROM meta ORDER BY key")?;
-    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(SqlError::from)
-}
+    /// The `meta` table's rows, by key.
+    pub fn meta(&self) -> Sql<Vec<(String, String)>> {
+        let mut st = self.prepare("SELECT key, value FROM meta ORDER BY key")?;
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(SqlError::from)
+    }
 
-/// `PRAGMA user_version` and `PRAGMA application_id`.
-pub fn header_versions(conn: &Reader) -> Sql<(i64, i64)> {
-    Ok((
-        conn.query_row("PRAGMA user_version", [], |r| r.get(0))?,
-        conn.query_row("PRAGMA application_id", [], |r| r.get(0))?,
-    ))
-}
+    /// `PRAGMA user_version` and `PRAGMA application_id`.
+    pub fn header_versions(&self) -> Sql<(i64, i64)> {
+        Ok((
+            self.query_row("PRAGMA user_version", [], |r| r.get(0))?,
+            self.query_row("PRAGMA application_id", [], |r| r.get(0))?,
+        ))
+    }
 
-/// The bytes SQLite's pages take: `PRAGMA page_count` times `PRAGMA page_size`.
-pub fn pages_bytes(conn: &Reader) -> Sql<u64> {
-    let count: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
-    let size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
-    Ok(count as u64 * size as u64)
-}
+    /// The bytes SQLite's pages take: `PRAGMA page_count` times `PRAGMA page_size`.
+    pub fn pages_bytes(&self) -> Sql<u64> {
+        let count: i64 = self.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+        let size: i64 = self.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+        Ok(count as u64 * size as u64)
+    }
 
-/// Each `(table, puzzle)` with rows of a puzzle that `puzzles` does not list.
-pub fn orphans(conn: &Reader) -> Sql<Vec<(&'static str, String)>> {
-    let mut out = Vec::new();
-    for t in Table::ALL {
-        let sql = format!(
-            "SELECT DISTINCT puzzle FROM {} WHERE puzzle NOT IN (SELECT name FROM puzzles) ORDER BY puzzle",
-            t.name()
-        );
-        let mut st = conn.prepare(&sql)?;
-        for p in st.query_map([], |r| r.get::<_, String>(0))? {
-            out.push((t.name(), p?));
+    /// Each `(table, puzzle)` with rows of a puzzle that `puzzles` does not list.
+    pub fn orphan_rows(&self) -> Sql<Vec<(&'static str, String)>> {
+        let mut out = Vec::new();
+        for t in Table::ALL {
+            let sql = format!(
+                "SELECT DISTINCT puzzle FROM {} WHERE puzzle NOT IN (SELECT name FROM puzzles) ORDER BY puzzle",
+                t.name()
+            );
+            let mut st = self.prepare(&sql)?;
+            for p in st.query_map([], |r| r.get::<_, String>(0))? {
+                out.push((t.name(), p?));
+            }
         }
+        Ok(out)
     }
-    Ok(out)
-}
 
-/// The file's own tables and indexes, `(type, name)`, sorted (SQLite's internal
-/// `sqlite_*` objects aside).
-pub fn schema_objects(conn: &Reader) -> Sql<Vec<(String, String)>> {
-    let mut st = conn.prepare(
-        "SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
-    )?;
-    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(SqlError::from)
-}
-
-/// `(name, checksum)` of every `puzzles` row, sorted by name.
-pub fn puzzle_checksums(conn: &Reader) -> Sql<Vec<(String, String)>> {
-    let mut st = conn.prepare("SELECT name, checksum FROM puzzles ORDER BY name")?;
-    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(SqlError::from)
-}
-
-/// The names in `puzzles`, sorted, read alone: a damaged column elsewhere in a row does
-/// not stop them being listed.
-pub fn puzzle_names(conn: &Reader) -> Sql<Vec<String>> {
-    let mut st = conn.prepare("SELECT name FROM puzzles ORDER BY name")?;
-    st.query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(SqlError::from)
-}
-
-/// How many rows of `puzzle` each of `tables` holds, in their order, asked in one
-/// statement (cached): `verify` asks it of every puzzle, and on a small one a statement
-/// per table costs more than the checks.
-pub fn rows_of_each(conn: &Reader, tables: &[Table], puzzle: &str) -> Sql<Vec<i64>> {
-    if tables.is_empty() {
-        return Ok(Vec::new());
+    /// The file's own tables and indexes, `(type, name)`, sorted (SQLite's internal
+    /// `sqlite_*` objects aside).
+    pub fn schema_objects(&self) -> Sql<Vec<(String, String)>> {
+        let mut st = self.prepare(
+            "SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
+        )?;
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(SqlError::from)
     }
-    let counts: Vec<String> = (tables.iter())
-        .map(|t| format!("(SELECT count(*) FROM {} WHERE puzzle = ?1)", t.name()))
-        .collect();
-    let sql = format!("SELECT {}", counts.join(", "));
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_row([puzzle], |r| (0..tables.len()).map(|i| r.get(i)).collect())?)
-}
 
-/// Calls `each` with every row of `puzzle` in `table`, in key order, its values (the
-/// columns named in [`Table`]'s docs) as stored. Stops at the first error `each` returns.
-pub fn for_each_row<E: From<SqlError>>(
-    conn: &Reader,
-    table: Table,
-    puzzle: &str,
-    mut each: impl FnMut(&[Value<'_>]) -> Result<(), E>,
-) -> Result<(), E> {
-    let mut st = conn.prepare_cached(table.select())?;
-    let cols = st.column_count();
-    let mut rows = st.query([puzzle]).map_err(SqlError::from)?;
-    while let Some(row) = rows.next().map_err(SqlError::from)? {
-        let mut values = [Value::Null; MAX_COLUMNS];
-        for (i, v) in values[..cols].iter_mut().enumerate() {
-            *v = row.get_ref(i).map_err(SqlError::from)?.into();
+    /// `(name, checksum)` of every `puzzles` row, sorted by name.
+    pub fn puzzle_checksums(&self) -> Sql<Vec<(String, String)>> {
+        let mut st = self.prepare("SELECT name, checksum FROM puzzles ORDER BY name")?;
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(SqlError::from)
+    }
+
+    /// The names in `puzzles`, sorted, read alone: a damaged column elsewhere in a row does
+    /// not stop them being listed.
+    pub fn puzzle_names(&self) -> Sql<Vec<String>> {
+        let mut st = self.prepare("SELECT name FROM puzzles ORDER BY name")?;
+        st.query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(SqlError::from)
+    }
+
+    /// How many rows of `puzzle` each of `tables` holds, in their order, asked in one
+    /// statement (cached): `verify` asks it of every puzzle, and on a small one a statement
+    /// per table costs more than the checks.
+    pub fn rows_of_each(&self, tables: &[Table], puzzle: &str) -> Sql<Vec<i64>> {
+        if tables.is_empty() {
+            return Ok(Vec::new());
         }
-        each(&values[..cols])?;
+        let counts: Vec<String> = (tables.iter())
+            .map(|t| format!("(SELECT count(*) FROM {} WHERE puzzle = ?1)", t.name()))
+            .collect();
+        let sql = format!("SELECT {}", counts.join(", "));
+        Ok(self
+            .prepare_cached(&sql)?
+            .query_row([puzzle], |r| (0..tables.len()).map(|i| r.get(i)).collect())?)
     }
-    Ok(())
-}
 
-/// Calls `each` with the chunk number and the data of every chunk of one packed table of
-/// `puzzle`, in chunk order, as stored. Stops at the first error `each` returns.
-pub fn for_each_chunk<E: From<SqlError>>(
-    conn: &Reader,
-    puzzle: &str,
-    kind: &str,
-    mut each: impl FnMut(Value<'_>, Value<'_>) -> Result<(), E>,
-) -> Result<(), E> {
-    let mut st = conn.prepare(
-        "SELECT chunk, data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 ORDER BY chunk",
-    )?;
-    let mut rows = st.query([puzzle, kind]).map_err(SqlError::from)?;
-    while let Some(row) = rows.next().map_err(SqlError::from)? {
-        let chunk = row.get_ref(0).map_err(SqlError::from)?.into();
-        each(chunk, row.get_ref(1).map_err(SqlError::from)?.into())?;
+    /// Calls `each` with every row of `puzzle` in `table`, in key order, its values (the
+    /// columns named in [`Table`]'s docs) as stored. Stops at the first error `each` returns.
+    pub fn for_each_row<E: From<SqlError>>(
+        &self,
+        table: Table,
+        puzzle: &str,
+        mut each: impl FnMut(&[Value<'_>]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut st = self.prepare_cached(table.select())?;
+        let cols = st.column_count();
+        let mut rows = st.query([puzzle]).map_err(SqlError::from)?;
+        while let Some(row) = rows.next().map_err(SqlError::from)? {
+            let mut values = [Value::Null; MAX_COLUMNS];
+            for (i, v) in values[..cols].iter_mut().enumerate() {
+                *v = row.get_ref(i).map_err(SqlError::from)?.into();
+            }
+            each(&values[..cols])?;
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// Calls `each` with the chunk number and the data of every chunk of one packed table of
+    /// `puzzle`, in chunk order, as stored. Stops at the first error `each` returns.
+    pub fn for_each_chunk<E: From<SqlError>>(
+        &self,
+        puzzle: &str,
+        kind: &str,
+        mut each: impl FnMut(Value<'_>, Value<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut st = self.prepare(
+            "SELECT chunk, data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 ORDER BY chunk",
+        )?;
+        let mut rows = st.query([puzzle, kind]).map_err(SqlError::from)?;
+        while let Some(row) = rows.next().map_err(SqlError::from)? {
+            let chunk = row.get_ref(0).map_err(SqlError::from)?.into();
+            each(chunk, row.get_ref(1).map_err(SqlError::from)?.into())?;
+        }
+        Ok(())
+    }
+
+    /// The `packed_tables` rows of `puzzle`, by kind. The outer error is the statement's;
+    /// the inner one is the first row that could not be read as a [`PackedTableRow`] (a
+    /// malformed row, a fact about the file rather than a failed read).
+    pub fn packed_table_rows(&self, puzzle: &str) -> Sql<rusqlite::Result<Vec<PackedTableRow>>> {
+        let mut st = self.prepare(PACKED_TABLES)?;
+        let rows = st.query_map([puzzle], |r| {
+            Ok(PackedTableRow {
+                kind: r.get(0)?,
+                encoding: r.get(1)?,
+                ranks_per_chunk: r.get(2)?,
+                chunks: r.get(3)?,
+                layout: r.get(4)?,
+            })
+        })?;
+        Ok(rows.collect())
+    }
+
+    /// How many `packed_chunks` rows of `puzzle` belong to neither a `distance` table nor,
+    /// when `counts`, a `solutions` table: the only tables a packed move puzzle has.
+    pub fn chunks_outside_move_tables(&self, puzzle: &str, counts: bool) -> Sql<i64> {
+        self.query_row(
+            "SELECT count(*) FROM packed_chunks WHERE puzzle = ?1 AND kind NOT IN ('distance', ?2)",
+            [puzzle, if counts { "solutions" } else { "distance" }],
+            |r| r.get(0),
+        )
+    }
+
+    /// How many `packed_chunks` rows of `puzzle` belong to no `packed_tables` row of it.
+    pub fn chunks_without_table(&self, puzzle: &str) -> Sql<i64> {
+        self.query_row(
+            "SELECT count(*) FROM packed_chunks WHERE puzzle = ?1 AND kind NOT IN
+         (SELECT kind FROM packed_tables WHERE puzzle = ?1)",
+            [puzzle],
+            |r| r.get(0),
+        )
+    }
 }
 
 /// A `packed_tables` row.
@@ -246,46 +285,6 @@ pub struct PackedTableRow {
     pub chunks: i64,
     /// The layout's JSON text.
     pub layout: String,
-}
-
-/// The `packed_tables` rows of `puzzle`, by kind. The outer error is the statement's;
-/// the inner one is the first row that could not be read as a [`PackedTableRow`] (a
-/// malformed row, a fact about the file rather than a failed read).
-pub fn packed_table_rows(
-    conn: &Reader,
-    puzzle: &str,
-) -> Sql<rusqlite::Result<Vec<PackedTableRow>>> {
-    let mut st = conn.prepare(PACKED_TABLES)?;
-    let rows = st.query_map([puzzle], |r| {
-        Ok(PackedTableRow {
-            kind: r.get(0)?,
-            encoding: r.get(1)?,
-            ranks_per_chunk: r.get(2)?,
-            chunks: r.get(3)?,
-            layout: r.get(4)?,
-        })
-    })?;
-    Ok(rows.collect())
-}
-
-/// How many `packed_chunks` rows of `puzzle` belong to neither a `distance` table nor,
-/// when `counts`, a `solutions` table: the only tables a packed move puzzle has.
-pub fn chunks_outside_move_tables(conn: &Reader, puzzle: &str, counts: bool) -> Sql<i64> {
-    conn.query_row(
-        "SELECT count(*) FROM packed_chunks WHERE puzzle = ?1 AND kind NOT IN ('distance', ?2)",
-        [puzzle, if counts { "solutions" } else { "distance" }],
-        |r| r.get(0),
-    )
-}
-
-/// How many `packed_chunks` rows of `puzzle` belong to no `packed_tables` row of it.
-pub fn chunks_without_table(conn: &Reader, puzzle: &str) -> Sql<i64> {
-    conn.query_row(
-        "SELECT count(*) FROM packed_chunks WHERE puzzle = ?1 AND kind NOT IN
-         (SELECT kind FROM packed_tables WHERE puzzle = ?1)",
-        [puzzle],
-        |r| r.get(0),
-    )
 }
 
 #[cfg(test)]
@@ -301,7 +300,7 @@ mod tests {
     fn schema() -> Writer {
         let path = Path::new(":memory:");
         let mut conn = Writer::new(Connection::open_in_memory().unwrap(), path);
-        crate::migrate(&mut conn, path).unwrap();
+        conn.migrate().unwrap();
         // Rows of no puzzle and chunks of no table, as in a damaged file.
         (conn.conn().pragma_update(None, "foreign_keys", false)).unwrap();
         conn
@@ -320,7 +319,7 @@ mod tests {
 
     fn rows(conn: &Reader, table: Table, puzzle: &str) -> Vec<Vec<Value>> {
         let mut out = Vec::new();
-        for_each_row(conn, table, puzzle, |row| -> Sql<()> {
+        conn.for_each_row(table, puzzle, |row| -> Sql<()> {
             out.push(row.iter().map(|&v| owned(v)).collect());
             Ok(())
         })
@@ -345,7 +344,7 @@ mod tests {
             assert_eq!(st.column_count(), columns, "{}", table.name());
             assert!(columns <= MAX_COLUMNS);
             assert!(table.select().contains(&format!("FROM {}", table.name())));
-            assert_eq!(rows_of_each(&conn, &[table], "p").unwrap(), [0]);
+            assert_eq!(conn.rows_of_each(&[table], "p").unwrap(), [0]);
         }
     }
 
@@ -369,17 +368,16 @@ mod tests {
             ]
         );
         assert_eq!(
-            rows_of_each(
-                &conn,
+            conn.rows_of_each(
                 &[Table::PackedChunks, Table::Positions, Table::Histogram],
                 "p"
             )
             .unwrap(),
             [2, 0, 2]
         );
-        assert_eq!(rows_of_each(&conn, &[], "p").unwrap(), Vec::<i64>::new());
+        assert_eq!(conn.rows_of_each(&[], "p").unwrap(), Vec::<i64>::new());
         let mut chunks = Vec::new();
-        for_each_chunk(&conn, "p", "distance", |c, d| -> Sql<()> {
+        conn.for_each_chunk("p", "distance", |c, d| -> Sql<()> {
             chunks.push((owned(c), owned(d)));
             Ok(())
         })
@@ -393,7 +391,7 @@ mod tests {
         );
         // The caller's error stops the read.
         let mut seen = 0;
-        let stopped = for_each_row(&conn, Table::Histogram, "p", |_| {
+        let stopped = conn.for_each_row(Table::Histogram, "p", |_| {
             seen += 1;
             Err::<(), _>(SqlError::from(rusqlite::Error::InvalidQuery))
         });
@@ -410,10 +408,10 @@ mod tests {
                ('p', 'distance', 0, x'00'), ('p', 'solutions', 0, x'00'), ('p', 'other', 0, x'00');",
         )
         .unwrap();
-        assert_eq!(chunks_outside_move_tables(&conn, "p", true).unwrap(), 1);
-        assert_eq!(chunks_outside_move_tables(&conn, "p", false).unwrap(), 2);
-        assert_eq!(chunks_without_table(&conn, "p").unwrap(), 2);
-        assert_eq!(chunks_without_table(&conn, "q").unwrap(), 0);
+        assert_eq!(conn.chunks_outside_move_tables("p", true).unwrap(), 1);
+        assert_eq!(conn.chunks_outside_move_tables("p", false).unwrap(), 2);
+        assert_eq!(conn.chunks_without_table("p").unwrap(), 2);
+        assert_eq!(conn.chunks_without_table("q").unwrap(), 0);
     }
 
     #[test]
@@ -424,7 +422,7 @@ mod tests {
             [],
         )
         .unwrap();
-        let read = packed_table_rows(&conn, "p").unwrap().unwrap();
+        let read = conn.packed_table_rows("p").unwrap().unwrap();
         assert_eq!(
             read,
             [PackedTableRow {
@@ -437,13 +435,13 @@ mod tests {
         );
         conn.execute("UPDATE packed_tables SET chunks = 'two'", [])
             .unwrap();
-        assert!(packed_table_rows(&conn, "p").unwrap().is_err());
+        assert!(conn.packed_table_rows("p").unwrap().is_err());
     }
 
     #[test]
     fn a_sound_file_passes_quick_check_and_lists_its_names() {
         let conn = schema();
-        assert_eq!(quick_check(&conn).unwrap(), "ok");
-        assert!(puzzle_names(&conn).unwrap().is_empty());
+        assert_eq!(conn.quick_check().unwrap(), "ok");
+        assert!(conn.puzzle_names().unwrap().is_empty());
     }
 }

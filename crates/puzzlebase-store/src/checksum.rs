@@ -10,86 +10,87 @@ use sha2::{Digest, Sha256};
 use super::{DATA_TABLES, Reader, Result, StoreError, Value, audit, digests, sql};
 use puzzlebase_core::digest::sha256_hex;
 
-/// SHA-256 over every row of `puzzle` in every data table, in key order. Identical
-/// contents give identical checksums whatever produced them.
-pub fn checksum(reader: &Reader, path: &Path, puzzle: &str) -> Result<String> {
-    let (sum, _) = checksum_with_rows(reader, path, puzzle, None, [], |[]| Ok(()))?;
-    Ok(sum)
-}
-
-/// [`checksum`], handing each chunk of `puzzle`'s packed tables `kinds` (none when empty)
-/// to `each` (the kind's place in `kinds`, then the chunk's number and data as stored)
-/// as it is hashed, by kind and then chunk number: a puzzle whose chunks are read anyway
-/// is then read once, not once more for its checksum. Stops at the first error `each`
-/// returns.
-pub fn checksum_reading<E: From<StoreError>>(
-    reader: &Reader,
-    path: &Path,
-    puzzle: &str,
-    kinds: &[&str],
-    mut each: impl FnMut(usize, Value<'_>, Value<'_>) -> std::result::Result<(), E>,
-) -> std::result::Result<String, E> {
-    if kinds.is_empty() {
-        return Ok(checksum(reader, path, puzzle)?);
+impl Reader {
+    /// SHA-256 over every row of `puzzle` in every data table, in key order. Identical
+    /// contents give identical checksums whatever produced them.
+    pub fn checksum(&self, puzzle: &str) -> Result<String> {
+        let (sum, _) = self.checksum_with_rows(puzzle, None, [], |[]| Ok(()))?;
+        Ok(sum)
     }
-    let chunks = Some(audit::Table::PackedChunks);
-    let wanted = ["kind", "chunk", "data"];
-    let (sum, _) = checksum_with_rows(reader, path, puzzle, chunks, wanted, |[k, c, d]| {
-        let Value::Text(k) = k else {
-            return Ok(());
-        };
-        match kinds.iter().position(|kind| kind.as_bytes() == k) {
-            Some(i) => each(i, c, d),
-            None => Ok(()),
-        }
-    })?;
-    Ok(sum)
-}
 
-/// [`checksum`], handing each row of `puzzle` in `table` (its `wanted` columns, in that
-/// order; none when `table` is `None`) to `each` as it is hashed, in key order: rows read
-/// anyway are then read once. Also gives the number of `puzzle`'s rows in each data
-/// table, in the order of [`audit::Table::ALL`], so that a caller that needs tables empty
-/// asks no more. Stops at the first error `each` returns.
-pub fn checksum_with_rows<E: From<StoreError>, const N: usize>(
-    reader: &Reader,
-    path: &Path,
-    puzzle: &str,
-    table: Option<audit::Table>,
-    wanted: [&str; N],
-    mut each: impl FnMut([Value<'_>; N]) -> std::result::Result<(), E>,
-) -> std::result::Result<(String, [u64; DATA_TABLES.len()]), E> {
-    let conn = reader.conn();
-    let mut counts = [0; DATA_TABLES.len()];
-    let mut groups = digests::Grouper::default();
-    let sum = hashed(|h| -> std::result::Result<(), E> {
-        for ((name, order), n) in DATA_TABLES.iter().zip(&mut counts) {
-            *n = if Some(*name) == table.map(audit::Table::name) {
-                hash_table(
-                    (h, &mut groups),
-                    conn,
-                    path,
-                    (name, order),
-                    puzzle,
-                    wanted,
-                    |row| each(row.map(Value::from)),
-                )?
-            } else {
-                hash_table(
-                    (h, &mut groups),
-                    conn,
-                    path,
-                    (name, order),
-                    puzzle,
-                    [],
-                    |[]| Ok::<_, E>(()),
-                )?
-            };
+    /// [`Reader::checksum`], handing each chunk of `puzzle`'s packed tables `kinds` (none when empty)
+    /// to `each` (the kind's place in `kinds`, then the chunk's number and data as stored)
+    /// as it is hashed, by kind and then chunk number: a puzzle whose chunks are read anyway
+    /// is then read once, not once more for its checksum. Stops at the first error `each`
+    /// returns.
+    pub fn checksum_reading<E: From<StoreError>>(
+        &self,
+        puzzle: &str,
+        kinds: &[&str],
+        mut each: impl FnMut(usize, Value<'_>, Value<'_>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<String, E> {
+        if kinds.is_empty() {
+            return Ok(self.checksum(puzzle)?);
         }
-        Ok(())
-    })?;
-    digests::remember(reader, puzzle, Some(&sum), groups);
-    Ok((sum, counts))
+        let chunks = Some(audit::Table::PackedChunks);
+        let wanted = ["kind", "chunk", "data"];
+        let (sum, _) = self.checksum_with_rows(puzzle, chunks, wanted, |[k, c, d]| {
+            let Value::Text(k) = k else {
+                return Ok(());
+            };
+            match kinds.iter().position(|kind| kind.as_bytes() == k) {
+                Some(i) => each(i, c, d),
+                None => Ok(()),
+            }
+        })?;
+        Ok(sum)
+    }
+
+    /// [`Reader::checksum`], handing each row of `puzzle` in `table` (its `wanted` columns, in that
+    /// order; none when `table` is `None`) to `each` as it is hashed, in key order: rows read
+    /// anyway are then read once. Also gives the number of `puzzle`'s rows in each data
+    /// table, in the order of [`audit::Table::ALL`], so that a caller that needs tables empty
+    /// asks no more. Stops at the first error `each` returns.
+    pub fn checksum_with_rows<E: From<StoreError>, const N: usize>(
+        &self,
+        puzzle: &str,
+        table: Option<audit::Table>,
+        wanted: [&str; N],
+        mut each: impl FnMut([Value<'_>; N]) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(String, [u64; DATA_TABLES.len()]), E> {
+        let path = self.path();
+        let conn = self.conn();
+        let mut counts = [0; DATA_TABLES.len()];
+        let mut groups = digests::Grouper::default();
+        let sum = hashed(|h| -> std::result::Result<(), E> {
+            for ((name, order), n) in DATA_TABLES.iter().zip(&mut counts) {
+                *n = if Some(*name) == table.map(audit::Table::name) {
+                    hash_table(
+                        (h, &mut groups),
+                        conn,
+                        path,
+                        (name, order),
+                        puzzle,
+                        wanted,
+                        |row| each(row.map(Value::from)),
+                    )?
+                } else {
+                    hash_table(
+                        (h, &mut groups),
+                        conn,
+                        path,
+                        (name, order),
+                        puzzle,
+                        [],
+                        |[]| Ok::<_, E>(()),
+                    )?
+                };
+            }
+            Ok(())
+        })?;
+        digests::remember(self, puzzle, Some(&sum), groups);
+        Ok((sum, counts))
+    }
 }
 
 /// The hex SHA-256 of what `rows` feeds, hashed beside the reading ([`Aside`]).

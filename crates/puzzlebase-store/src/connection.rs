@@ -5,76 +5,60 @@
 
 use super::owner::{Reader, Sql};
 
-/// Lets SQLite memory-map up to `bytes` of the file, so that page reads are memory reads
-/// rather than a system call each. SQLite maps no more than the file's size, so a
-/// generous limit costs only address space.
-pub fn memory_map(conn: &Reader, bytes: u64) -> Sql<()> {
-    conn.execute_batch(&format!("PRAGMA mmap_size = {bytes};"))
-}
+impl Reader {
+    /// Lets SQLite memory-map up to `bytes` of the file, so that page reads are memory reads
+    /// rather than a system call each. SQLite maps no more than the file's size, so a
+    /// generous limit costs only address space.
+    pub fn memory_map(&self, bytes: u64) -> Sql<()> {
+        self.execute_batch(&format!("PRAGMA mmap_size = {bytes};"))
+    }
 
-/// Sets this connection's page cache to `kib` KiB.
-pub fn page_cache(conn: &Reader, kib: u32) -> Sql<()> {
-    conn.execute_batch(&format!("PRAGMA cache_size = -{kib};"))
-}
+    /// Sets this connection's page cache to `kib` KiB.
+    pub fn page_cache(&self, kib: u32) -> Sql<()> {
+        self.execute_batch(&format!("PRAGMA cache_size = -{kib};"))
+    }
 
-/// Begins a read transaction: the reads until [`end_read`] see one snapshot, and SQLite
-/// takes its file lock once for all of them rather than once per statement.
-pub fn begin_read(conn: &Reader) -> Sql<()> {
-    conn.execute_batch("BEGIN")
-}
+    /// Turns off the rollback journal and syncing, for a file that is discarded rather than
+    /// rolled back when its writer fails.
+    pub fn without_journal(&self) -> Sql<()> {
+        self.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
+    }
 
-/// Ends what [`begin_read`] began. A read transaction has nothing to commit; ending it
-/// only releases the lock, so there is no failure worth reporting.
-pub fn end_read(conn: &Reader) {
-    let _ = conn.execute_batch("COMMIT");
-}
+    /// Restores SQLite's default rollback journal, the mode a finished file is left in.
+    pub fn with_journal(&self) -> Sql<()> {
+        self.execute_batch("PRAGMA journal_mode = DELETE;")
+    }
 
-/// Turns off the rollback journal and syncing, for a file that is discarded rather than
-/// rolled back when its writer fails.
-pub fn without_journal(conn: &Reader) -> Sql<()> {
-    conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
-}
+    /// Attaches the file named by the SQLite URI `uri` as `prev`, the schema that
+    /// [`super::Writer::copy_puzzle`] copies from (an `immutable` URI keeps that file out of reach of
+    /// any write).
+    pub fn attach_previous(&self, uri: &str) -> Sql<()> {
+        self.execute("ATTACH DATABASE ?1 AS prev", [uri])?;
+        Ok(())
+    }
 
-/// Restores SQLite's default rollback journal, the mode a finished file is left in.
-pub fn with_journal(conn: &Reader) -> Sql<()> {
-    conn.execute_batch("PRAGMA journal_mode = DELETE;")
-}
+    /// Detaches what [`Reader::attach_previous`] attached.
+    pub fn detach_previous(&self) -> Sql<()> {
+        self.execute("DETACH DATABASE prev", [])?;
+        Ok(())
+    }
 
-/// Attaches the file named by the SQLite URI `uri` as `prev`, the schema that
-/// [`super::copy_puzzle`] copies from (an `immutable` URI keeps that file out of reach of
-/// any write).
-pub fn attach_previous(conn: &Reader, uri: &str) -> Sql<()> {
-    conn.execute("ATTACH DATABASE ?1 AS prev", [uri])?;
-    Ok(())
-}
+    /// Whether any stored position of `puzzle` has no distance (one probe of the
+    /// `(puzzle, distance)` index).
+    pub fn has_positions_without_distance(&self, puzzle: &str) -> Sql<bool> {
+        self.query_row(
+            "SELECT EXISTS (SELECT 1 FROM positions WHERE puzzle = ?1 AND distance IS NULL)",
+            [puzzle],
+            |r| r.get(0),
+        )
+    }
 
-/// Detaches what [`attach_previous`] attached.
-pub fn detach_previous(conn: &Reader) -> Sql<()> {
-    conn.execute("DETACH DATABASE prev", [])?;
-    Ok(())
-}
-
-/// The first line of SQLite's structure check (`PRAGMA quick_check`): `"ok"` when it
-/// finds nothing wrong.
-pub fn quick_check(conn: &Reader) -> Sql<String> {
-    conn.query_row("PRAGMA quick_check", [], |r| r.get(0))
-}
-
-/// Whether any stored position of `puzzle` has no distance (one probe of the
-/// `(puzzle, distance)` index).
-pub fn has_positions_without_distance(conn: &Reader, puzzle: &str) -> Sql<bool> {
-    conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM positions WHERE puzzle = ?1 AND distance IS NULL)",
-        [puzzle],
-        |r| r.get(0),
-    )
-}
-
-/// Whether `state` is a stored solution of `puzzle`, canonical or not.
-pub fn solution_stored(conn: &Reader, puzzle: &str, state: &str) -> Sql<bool> {
-    conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM solutions WHERE puzzle = ?1 AND state = ?2)",
-        [puzzle, state],
-        |r| r.get(0),
-    )
+    /// Whether `state` is a stored solution of `puzzle`, canonical or not.
+    pub fn solution_stored(&self, puzzle: &str, state: &str) -> Sql<bool> {
+        self.query_row(
+            "SELECT EXISTS (SELECT 1 FROM solutions WHERE puzzle = ?1 AND state = ?2)",
+            [puzzle, state],
+            |r| r.get(0),
+        )
+    }
 }

@@ -169,10 +169,166 @@ fn kinds(conn: &Reader, c: &Cut, puzzle: &str) -> Sql<Vec<String>> {
         .map_err(Into::into)
 }
 
-/// The digests `puzzle`'s rows call for, computed from them: what `generate` writes
-/// and `verify` holds the stored ones to.
-pub fn expected(conn: &Reader, puzzle: &str) -> Sql<Vec<Group>> {
-    expected_but(conn, puzzle, |_| false)
+impl Reader {
+    /// The digests `puzzle`'s rows call for, computed from them: what `generate` writes
+    /// and `verify` holds the stored ones to.
+    pub fn expected_digests(&self, puzzle: &str) -> Sql<Vec<Group>> {
+        expected_but(self, puzzle, |_| false)
+    }
+
+    /// The digests stored for `puzzle`, by table, kind and first key.
+    pub fn stored_digests(&self, puzzle: &str) -> Sql<Vec<(String, Group)>> {
+        let mut st = self.prepare_cached(
+            "SELECT tbl, kind, first, next, rows, digest FROM digests WHERE puzzle = ?1
+         ORDER BY tbl, kind, first",
+        )?;
+        st.query_map([puzzle], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                Group {
+                    table: "",
+                    kind: r.get(1)?,
+                    first: r.get(2)?,
+                    next: r.get(3)?,
+                    rows: r.get(4)?,
+                    digest: r.get(5)?,
+                },
+            ))
+        })?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(Into::into)
+    }
+
+    /// The first way `puzzle`'s stored digests differ from its rows; `None` when they all
+    /// match.
+    pub fn digest_difference(&self, puzzle: &str) -> Sql<Option<String>> {
+        let want = groups_now(self, puzzle)?;
+        // Keyed, so that the check stays linear in the groups (a puzzle of 1.8 M rows has
+        // 28,350 of them).
+        let mut have: HashMap<(String, String, i64), Group> =
+            (self.stored_digests(puzzle)?.into_iter())
+                .map(|(t, h)| ((t, h.kind.clone(), h.first), h))
+                .collect();
+        for g in &want {
+            match have.remove(&(g.table.to_string(), g.kind.clone(), g.first)) {
+                None => return Ok(Some(format!("{} have no stored digest", describe(g)))),
+                Some(h) if (h.next, h.rows, &h.digest) != (g.next, g.rows, &g.digest) => {
+                    return Ok(Some(format!(
+                        "{} do not match their stored digest",
+                        describe(g)
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+        // What is left covers no group of the rows; the first in key order is named.
+        if let Some(((t, kind, first), _)) = have.into_iter().min_by(|a, b| a.0.cmp(&b.0)) {
+            return Ok(Some(format!(
+                "a stored digest of {t}{} from key {first} covers no group of its rows",
+                kind_shown(&kind),
+            )));
+        }
+        Ok(None)
+    }
+
+    /// Puzzles with digests that the file does not list.
+    pub fn digest_orphans(&self) -> Sql<Vec<String>> {
+        let mut st = self.prepare(
+            "SELECT DISTINCT puzzle FROM digests WHERE puzzle NOT IN (SELECT name FROM puzzles)
+         ORDER BY puzzle",
+        )?;
+        st.query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(Into::into)
+    }
+
+    /// Checks the group of `table` (of `kind`, for packed chunks) that holds `key` (any
+    /// key for a table kept whole) against its stored digest, reading the group's rows.
+    pub fn check_digest(&self, puzzle: &str, table: &str, kind: &str, key: i64) -> Sql<Checked> {
+        let c = cut(table);
+        let Some(stored) = stored_group(self, puzzle, table, kind, key)? else {
+            return Ok(Checked::Damaged(format!(
+                "no stored digest covers {}",
+                rows_at(table, kind, key)
+            )));
+        };
+        let mut h = Sha256::new();
+        h.update(table.as_bytes());
+        let mut n = 0i64;
+        rows(self, &c, puzzle, kind, (stored.0, stored.1), |values| {
+            hash_row(&mut h, values.iter().copied());
+            n += 1;
+        })?;
+        let got = h.finalize();
+        Ok(verdict(|| rows_at(table, kind, key), stored, n, &got))
+    }
+
+    /// [`Reader::check_digest`] for packed chunk `chunk` of table `kind`, whose bytes the reader has
+    /// already read (`data`): the chunk is its own group, so it is hashed as it is, not
+    /// read again.
+    pub fn check_chunk(&self, puzzle: &str, kind: &str, chunk: i64, data: &[u8]) -> Sql<Checked> {
+        let table = "packed_chunks";
+        let Some(stored) = stored_group(self, puzzle, table, kind, chunk)? else {
+            return Ok(Checked::Damaged(format!(
+                "no stored digest covers {}",
+                rows_at(table, kind, chunk)
+            )));
+        };
+        // A group of one chunk starts at it (the first at i64::MIN): any other span holds
+        // more rows than this one.
+        let alone = stored.0 == chunk || (stored.0 == i64::MIN && chunk == 0);
+        let n = if alone { 1 } else { 2 };
+        let got = chunk_digest(puzzle, kind, chunk, data);
+        Ok(verdict(|| rows_at(table, kind, chunk), stored, n, &got))
+    }
+
+    /// The first way the stored digests of `puzzle`'s packed table `kind` differ from its
+    /// chunks as already read into `bytes` (chunk `c` is `bytes[c * per ..]`, the last
+    /// one cut to the table's end): what a reader that loads a whole table (`fifteen`'s
+    /// pattern tables) checks, without reading the chunks again. `None` when all match.
+    pub fn chunks_differ(
+        &self,
+        puzzle: &str,
+        kind: &str,
+        bytes: &[u8],
+        per: u64,
+    ) -> Sql<Option<String>> {
+        use rayon::prelude::*;
+        let stored: Vec<(i64, i64, i64, Vec<u8>)> = {
+            let mut st = self.prepare_cached(
+                "SELECT first, next, rows, digest FROM digests
+             WHERE puzzle = ?1 AND tbl = 'packed_chunks' AND kind = ?2 ORDER BY first",
+            )?;
+            st.query_map([puzzle, kind], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })?
+            .collect::<rusqlite::Result<_>>()?
+        };
+        let chunks: Vec<&[u8]> = bytes.chunks(per.max(1) as usize).collect();
+        if stored.len() != chunks.len() {
+            return Ok(Some(format!(
+                "{kind}: {} chunk digests are stored for {} chunks",
+                stored.len(),
+                chunks.len()
+            )));
+        }
+        let last = chunks.len() as i64 - 1;
+        let bad = (chunks.par_iter().zip(&stored).enumerate()).find_first(
+            |(c, (data, (first, next, rows, digest)))| {
+                let c = *c as i64;
+                let span = (
+                    if c == 0 { i64::MIN } else { c },
+                    if c == last { i64::MAX } else { c + 1 },
+                );
+                span != (*first, *next)
+                    || *rows != 1
+                    || chunk_digest(puzzle, kind, c, data).as_slice() != digest.as_slice()
+            },
+        );
+        Ok(bad.map(|(c, _)| {
+            format!("the packed_chunks ({kind}) row of chunk {c} does not match its digest")
+        }))
+    }
 }
 
 /// [`expected`] for every table but those `skip` names.
@@ -322,29 +478,6 @@ impl Open {
     }
 }
 
-/// The digests stored for `puzzle`, by table, kind and first key.
-pub fn stored(conn: &Reader, puzzle: &str) -> Sql<Vec<(String, Group)>> {
-    let mut st = conn.prepare_cached(
-        "SELECT tbl, kind, first, next, rows, digest FROM digests WHERE puzzle = ?1
-         ORDER BY tbl, kind, first",
-    )?;
-    st.query_map([puzzle], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            Group {
-                table: "",
-                kind: r.get(1)?,
-                first: r.get(2)?,
-                next: r.get(3)?,
-                rows: r.get(4)?,
-                digest: r.get(5)?,
-            },
-        ))
-    })?
-    .collect::<rusqlite::Result<_>>()
-    .map_err(Into::into)
-}
-
 /// The groups of some of a puzzle's tables, computed by a pass that read or wrote all
 /// their rows, kept on the connection ([`Reader::remember_digests`]) so that the
 /// digests are not read again to be compared or written.
@@ -400,83 +533,43 @@ fn groups_now(conn: &Reader, puzzle: &str) -> Sql<Vec<Group>> {
             return Ok(groups);
         }
     }
-    expected(conn, puzzle)
+    conn.expected_digests(puzzle)
 }
 
-/// Writes `puzzle`'s digests (replacing any), computed from its rows in the file.
-pub fn write(conn: &Writer, puzzle: &str) -> Sql<()> {
-    let groups = groups_now(conn, puzzle)?;
-    conn.execute("DELETE FROM digests WHERE puzzle = ?1", [puzzle])?;
-    let mut st = conn.prepare_cached(
-        "INSERT INTO digests (puzzle, tbl, kind, first, next, rows, digest)
+impl Writer {
+    /// Writes `puzzle`'s digests (replacing any), computed from its rows in the file.
+    pub fn write_digests(&self, puzzle: &str) -> Sql<()> {
+        let groups = groups_now(self, puzzle)?;
+        self.execute("DELETE FROM digests WHERE puzzle = ?1", [puzzle])?;
+        let mut st = self.prepare_cached(
+            "INSERT INTO digests (puzzle, tbl, kind, first, next, rows, digest)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?;
-    for g in groups {
-        st.execute(rusqlite::params![
-            puzzle, g.table, g.kind, g.first, g.next, g.rows, g.digest
-        ])?;
-    }
-    Ok(())
-}
-
-/// Writes the digests of every puzzle the file lists, and drops any of a puzzle it
-/// does not.
-pub fn write_all(conn: &Writer) -> Sql<()> {
-    conn.execute(
-        "DELETE FROM digests WHERE puzzle NOT IN (SELECT name FROM puzzles)",
-        [],
-    )?;
-    let names: Vec<String> = {
-        let mut st = conn.prepare("SELECT name FROM puzzles ORDER BY name")?;
-        st.query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?
-    };
-    for name in names {
-        write(conn, &name)?;
-    }
-    Ok(())
-}
-
-/// The first way `puzzle`'s stored digests differ from its rows; `None` when they all
-/// match.
-pub fn difference(conn: &Reader, puzzle: &str) -> Sql<Option<String>> {
-    let want = groups_now(conn, puzzle)?;
-    // Keyed, so that the check stays linear in the groups (a puzzle of 1.8 M rows has
-    // 28,350 of them).
-    let mut have: HashMap<(String, String, i64), Group> = (stored(conn, puzzle)?.into_iter())
-        .map(|(t, h)| ((t, h.kind.clone(), h.first), h))
-        .collect();
-    for g in &want {
-        match have.remove(&(g.table.to_string(), g.kind.clone(), g.first)) {
-            None => return Ok(Some(format!("{} have no stored digest", describe(g)))),
-            Some(h) if (h.next, h.rows, &h.digest) != (g.next, g.rows, &g.digest) => {
-                return Ok(Some(format!(
-                    "{} do not match their stored digest",
-                    describe(g)
-                )));
-            }
-            Some(_) => {}
+        )?;
+        for g in groups {
+            st.execute(rusqlite::params![
+                puzzle, g.table, g.kind, g.first, g.next, g.rows, g.digest
+            ])?;
         }
+        Ok(())
     }
-    // What is left covers no group of the rows; the first in key order is named.
-    if let Some(((t, kind, first), _)) = have.into_iter().min_by(|a, b| a.0.cmp(&b.0)) {
-        return Ok(Some(format!(
-            "a stored digest of {t}{} from key {first} covers no group of its rows",
-            kind_shown(&kind),
-        )));
-    }
-    Ok(None)
-}
 
-/// Puzzles with digests that the file does not list.
-pub fn orphans(conn: &Reader) -> Sql<Vec<String>> {
-    let mut st = conn.prepare(
-        "SELECT DISTINCT puzzle FROM digests WHERE puzzle NOT IN (SELECT name FROM puzzles)
-         ORDER BY puzzle",
-    )?;
-    st.query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()
-        .map_err(Into::into)
+    /// Writes the digests of every puzzle the file lists, and drops any of a puzzle it
+    /// does not.
+    pub fn write_all_digests(&self) -> Sql<()> {
+        self.execute(
+            "DELETE FROM digests WHERE puzzle NOT IN (SELECT name FROM puzzles)",
+            [],
+        )?;
+        let names: Vec<String> = {
+            let mut st = self.prepare("SELECT name FROM puzzles ORDER BY name")?;
+            st.query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?
+        };
+        for name in names {
+            self.write_digests(&name)?;
+        }
+        Ok(())
+    }
 }
 
 fn kind_shown(kind: &str) -> String {
@@ -566,52 +659,6 @@ fn verdict(
     Checked::Damaged(format!("{} do not match their digest ({why})", what()))
 }
 
-/// Checks the group of `table` (of `kind`, for packed chunks) that holds `key` (any
-/// key for a table kept whole) against its stored digest, reading the group's rows.
-pub fn check(conn: &Reader, puzzle: &str, table: &str, kind: &str, key: i64) -> Sql<Checked> {
-    let c = cut(table);
-    let Some(stored) = stored_group(conn, puzzle, table, kind, key)? else {
-        return Ok(Checked::Damaged(format!(
-            "no stored digest covers {}",
-            rows_at(table, kind, key)
-        )));
-    };
-    let mut h = Sha256::new();
-    h.update(table.as_bytes());
-    let mut n = 0i64;
-    rows(conn, &c, puzzle, kind, (stored.0, stored.1), |values| {
-        hash_row(&mut h, values.iter().copied());
-        n += 1;
-    })?;
-    let got = h.finalize();
-    Ok(verdict(|| rows_at(table, kind, key), stored, n, &got))
-}
-
-/// [`check`] for packed chunk `chunk` of table `kind`, whose bytes the reader has
-/// already read (`data`): the chunk is its own group, so it is hashed as it is, not
-/// read again.
-pub fn check_chunk(
-    conn: &Reader,
-    puzzle: &str,
-    kind: &str,
-    chunk: i64,
-    data: &[u8],
-) -> Sql<Checked> {
-    let table = "packed_chunks";
-    let Some(stored) = stored_group(conn, puzzle, table, kind, chunk)? else {
-        return Ok(Checked::Damaged(format!(
-            "no stored digest covers {}",
-            rows_at(table, kind, chunk)
-        )));
-    };
-    // A group of one chunk starts at it (the first at i64::MIN): any other span holds
-    // more rows than this one.
-    let alone = stored.0 == chunk || (stored.0 == i64::MIN && chunk == 0);
-    let n = if alone { 1 } else { 2 };
-    let got = chunk_digest(puzzle, kind, chunk, data);
-    Ok(verdict(|| rows_at(table, kind, chunk), stored, n, &got))
-}
-
 /// The digest of one `packed_chunks` row: what [`expected`] computes for its group.
 fn chunk_digest(puzzle: &str, kind: &str, chunk: i64, data: &[u8]) -> [u8; 32] {
     let mut h = Sha256::new();
@@ -626,52 +673,4 @@ fn chunk_digest(puzzle: &str, kind: &str, chunk: i64, data: &[u8]) -> [u8; 32] {
         ],
     );
     h.finalize().into()
-}
-
-/// The first way the stored digests of `puzzle`'s packed table `kind` differ from its
-/// chunks as already read into `bytes` (chunk `c` is `bytes[c * per ..]`, the last
-/// one cut to the table's end): what a reader that loads a whole table (`fifteen`'s
-/// pattern tables) checks, without reading the chunks again. `None` when all match.
-pub fn chunks_differ(
-    conn: &Reader,
-    puzzle: &str,
-    kind: &str,
-    bytes: &[u8],
-    per: u64,
-) -> Sql<Option<String>> {
-    use rayon::prelude::*;
-    let stored: Vec<(i64, i64, i64, Vec<u8>)> = {
-        let mut st = conn.prepare_cached(
-            "SELECT first, next, rows, digest FROM digests
-             WHERE puzzle = ?1 AND tbl = 'packed_chunks' AND kind = ?2 ORDER BY first",
-        )?;
-        st.query_map([puzzle, kind], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?
-        .collect::<rusqlite::Result<_>>()?
-    };
-    let chunks: Vec<&[u8]> = bytes.chunks(per.max(1) as usize).collect();
-    if stored.len() != chunks.len() {
-        return Ok(Some(format!(
-            "{kind}: {} chunk digests are stored for {} chunks",
-            stored.len(),
-            chunks.len()
-        )));
-    }
-    let last = chunks.len() as i64 - 1;
-    let bad = (chunks.par_iter().zip(&stored).enumerate()).find_first(
-        |(c, (data, (first, next, rows, digest)))| {
-            let c = *c as i64;
-            let span = (
-                if c == 0 { i64::MIN } else { c },
-                if c == last { i64::MAX } else { c + 1 },
-            );
-            span != (*first, *next)
-                || *rows != 1
-                || chunk_digest(puzzle, kind, c, data).as_slice() != digest.as_slice()
-        },
-    );
-    Ok(bad.map(|(c, _)| {
-        format!("the packed_chunks ({kind}) row of chunk {c} does not match its digest")
-    }))
 }

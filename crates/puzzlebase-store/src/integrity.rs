@@ -25,50 +25,88 @@ pub const GIT_COMMIT: Option<&str> = option_env!("PUZZLEBASE_GIT_COMMIT");
 /// for row.
 pub const COPYABLE_SINCE: i32 = 4;
 
-/// Fills the `meta` table of a new file. `only` is what `--puzzle` asked for (empty:
-/// every puzzle).
-pub fn write_meta(conn: &Writer, only: &[String]) -> Sql<()> {
-    let puzzles = if only.is_empty() {
-        "all".to_string()
-    } else {
-        only.join(",")
-    };
-    let mut rows = vec![
-        ("generator", "puzzlebase".to_string()),
-        ("generator_version", env!("CARGO_PKG_VERSION").to_string()),
-        ("tables_version", GENERATOR_VERSION.to_string()),
-        ("schema_version", SCHEMA_VERSION.to_string()),
-        ("puzzles", puzzles),
-    ];
-    if let Some(commit) = GIT_COMMIT {
-        rows.push(("git_commit", commit.to_string()));
-    }
-    let mut st = conn.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
-    for (k, v) in rows {
-        st.execute(params![k, v])?;
-    }
-    conn.execute(
-        "INSERT OR REPLACE INTO meta (key, value)
+impl Writer {
+    /// Fills the `meta` table of a new file. `only` is what `--puzzle` asked for (empty:
+    /// every puzzle).
+    pub fn write_meta(&self, only: &[String]) -> Sql<()> {
+        let puzzles = if only.is_empty() {
+            "all".to_string()
+        } else {
+            only.join(",")
+        };
+        let mut rows = vec![
+            ("generator", "puzzlebase".to_string()),
+            ("generator_version", env!("CARGO_PKG_VERSION").to_string()),
+            ("tables_version", GENERATOR_VERSION.to_string()),
+            ("schema_version", SCHEMA_VERSION.to_string()),
+            ("puzzles", puzzles),
+        ];
+        if let Some(commit) = GIT_COMMIT {
+            rows.push(("git_commit", commit.to_string()));
+        }
+        let mut st = self.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
+        for (k, v) in rows {
+            st.execute(params![k, v])?;
+        }
+        self.execute(
+            "INSERT OR REPLACE INTO meta (key, value)
          VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
-        [],
-    )?;
-    Ok(())
-}
+            [],
+        )?;
+        Ok(())
+    }
 
-/// Records in `meta` (key `contents`) what the file holds: every puzzle with its
-/// checksum, as a JSON array of `[name, checksum]` pairs sorted by name. `verify` holds
-/// the `puzzles` rows to it, so a row deleted or edited on its own is seen.
-pub fn write_contents(conn: &Writer) -> Sql<()> {
-    conn.execute(
-        "INSERT OR REPLACE INTO meta (key, value)
+    /// Records in `meta` (key `contents`) what the file holds: every puzzle with its
+    /// checksum, as a JSON array of `[name, checksum]` pairs sorted by name. `verify` holds
+    /// the `puzzles` rows to it, so a row deleted or edited on its own is seen.
+    pub fn write_contents(&self) -> Sql<()> {
+        self.execute(
+            "INSERT OR REPLACE INTO meta (key, value)
          SELECT 'contents', coalesce(json_group_array(json_array(name, checksum)), '[]')
          FROM (SELECT name, checksum FROM puzzles ORDER BY name)",
-        [],
-    )?;
-    Ok(())
+            [],
+        )?;
+        Ok(())
+    }
+
+    /// Planner statistics (`sqlite_stat1`) for tools that query the file with their own
+    /// SQL, the file's [`Reader::seal`] over them and the rest of what `generate` wrote, then a
+    /// compact file (VACUUM; above 4 GiB only when there are free pages). The copy VACUUM makes
+    /// goes to a temporary file, not memory: the file may be as large as the tables (10.9
+    /// GB with `fourteen`), and memory is what the largest builds run short of.
+    pub fn finish(&self) -> Sql<()> {
+        let (free, pages) = analyze_and_seal(self, true)?;
+        // VACUUM rewrites the whole file through a copy. On the default file that packs the
+        // pages the bulk writes left part full (67 MB of 1.68 GB); on a file of `fourteen`'s
+        // size without free pages it took about a minute and the disk room of a second copy
+        // to save 0.1%, so such a file is left as written.
+        let size: i64 = self.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+        if free > 0 || pages.saturating_mul(size) < VACUUM_SKIPPED_FROM {
+            self.execute_batch("PRAGMA temp_store = FILE; VACUUM;")?;
+        }
+        Ok(())
+    }
+
+    /// [`Writer::finish`] for a copy of the previous file in which some puzzles were rebuilt
+    /// (`generate`'s rebuild in a copy): the statistics (ANALYZE, which reads every index
+    /// of the file, only when `analyze`: not when the rows deleted and written add the
+    /// same to them, [`crate::rebuild::KeyShape`]) and the seal as [`Writer::finish`] makes
+    /// them, and no VACUUM, which would rewrite the whole file, unless the free pages the
+    /// rebuild left (a puzzle rebuilt smaller, or dropped) are more than [`RECLAIMED_ABOVE`]
+    /// of it. The free pages left below that are reused by the next rebuild's rows, so
+    /// repeated rebuilds do not grow the file. Returns whether the file was vacuumed.
+    pub fn finish_rebuilt(&self, analyze: bool) -> Sql<bool> {
+        let (free, pages) = analyze_and_seal(self, analyze)?;
+        let vacuum =
+            free.saturating_mul(RECLAIMED_ABOVE.1) > pages.saturating_mul(RECLAIMED_ABOVE.0);
+        if vacuum {
+            self.execute_batch("PRAGMA temp_store = FILE; VACUUM;")?;
+        }
+        Ok(vacuum)
+    }
 }
 
-/// What [`write_contents`] recorded, parsed: `None` when the key is missing or is not
+/// What [`Writer::write_contents`] recorded, parsed: `None` when the key is missing or is not
 /// a list of `[name, checksum]` pairs.
 pub fn contents(meta: &[(String, String)]) -> Option<Vec<(String, String)>> {
     let (_, text) = meta.iter().find(|(k, _)| k == "contents")?;
@@ -80,47 +118,12 @@ pub fn contents(meta: &[(String, String)]) -> Option<Vec<(String, String)>> {
 pub fn expected_schema_objects() -> Sql<Vec<(String, String)>> {
     let memory = Path::new(":memory:");
     let mut fresh = Writer::new(Connection::open_in_memory()?, memory);
-    crate::migrate(&mut fresh, memory).map_err(|_| rusqlite::Error::InvalidQuery)?;
-    crate::audit::schema_objects(&fresh)
+    fresh.migrate().map_err(|_| rusqlite::Error::InvalidQuery)?;
+    fresh.schema_objects()
 }
 
-/// Planner statistics (`sqlite_stat1`) for tools that query the file with their own
-/// SQL, the file's [`seal`] over them and the rest of what `generate` wrote, then a
-/// compact file (VACUUM; above 4 GiB only when there are free pages). The copy VACUUM makes
-/// goes to a temporary file, not memory: the file may be as large as the tables (10.9
-/// GB with `fourteen`), and memory is what the largest builds run short of.
-pub fn finish(conn: &Writer) -> Sql<()> {
-    let (free, pages) = analyze_and_seal(conn, true)?;
-    // VACUUM rewrites the whole file through a copy. On the default file that packs the
-    // pages the bulk writes left part full (67 MB of 1.68 GB); on a file of `fourteen`'s
-    // size without free pages it took about a minute and the disk room of a second copy
-    // to save 0.1%, so such a file is left as written.
-    let size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
-    if free > 0 || pages.saturating_mul(size) < VACUUM_SKIPPED_FROM {
-        conn.execute_batch("PRAGMA temp_store = FILE; VACUUM;")?;
-    }
-    Ok(())
-}
-
-/// Files of at least this many bytes without free pages are not vacuumed (see [`finish`]).
+/// Files of at least this many bytes without free pages are not vacuumed (see [`Writer::finish`]).
 const VACUUM_SKIPPED_FROM: i64 = 4 << 30;
-
-/// [`finish`] for a copy of the previous file in which some puzzles were rebuilt
-/// (`generate`'s rebuild in a copy): the statistics (ANALYZE, which reads every index
-/// of the file, only when `analyze`: not when the rows deleted and written add the
-/// same to them, [`crate::rebuild::KeyShape`]) and the seal as [`finish`] makes
-/// them, and no VACUUM, which would rewrite the whole file, unless the free pages the
-/// rebuild left (a puzzle rebuilt smaller, or dropped) are more than [`RECLAIMED_ABOVE`]
-/// of it. The free pages left below that are reused by the next rebuild's rows, so
-/// repeated rebuilds do not grow the file. Returns whether the file was vacuumed.
-pub fn finish_rebuilt(conn: &Writer, analyze: bool) -> Sql<bool> {
-    let (free, pages) = analyze_and_seal(conn, analyze)?;
-    let vacuum = free.saturating_mul(RECLAIMED_ABOVE.1) > pages.saturating_mul(RECLAIMED_ABOVE.0);
-    if vacuum {
-        conn.execute_batch("PRAGMA temp_store = FILE; VACUUM;")?;
-    }
-    Ok(vacuum)
-}
 
 /// The statistics (when `analyze`) and then the seal over them, as both ways of finishing
 /// a file write them; returns the file's free pages and pages, for the choice of VACUUM.
@@ -128,7 +131,7 @@ fn analyze_and_seal(conn: &Writer, analyze: bool) -> Sql<(i64, i64)> {
     if analyze {
         conn.execute_batch("ANALYZE;")?;
     }
-    let seal = seal(conn)?;
+    let seal = conn.seal()?;
     conn.execute(
         "INSERT OR REPLACE INTO meta (key, value) VALUES ('seal', ?1)",
         [seal],
@@ -139,43 +142,45 @@ fn analyze_and_seal(conn: &Writer, analyze: bool) -> Sql<(i64, i64)> {
 }
 
 /// The share of a rebuilt file's pages (numerator, denominator) that may stay free
-/// before [`finish_rebuilt`] compacts it: an eighth.
+/// before [`Writer::finish_rebuilt`] compacts it: an eighth.
 pub const RECLAIMED_ABOVE: (i64, i64) = (1, 8);
 
-/// The file's seal (`meta` key `seal`): SHA-256, in hex, over what `generate` wrote
-/// besides the puzzles' own rows (which their checksums cover): every other `meta` row,
-/// every `puzzles` row (every column) and the planner statistics (`sqlite_stat1`), each
-/// value as SQL's `quote()` writes it, in key order. `verify` recomputes it, so a
-/// value edited on its own (a `created_at`, a `generated_at`, a statistic) is seen;
-/// only a signature tells who made a file whose seal was recomputed too.
-pub fn seal(conn: &Reader) -> Sql<String> {
-    let mut h = Sha256::new();
-    for (table, filter, order) in [
-        ("meta", "WHERE key <> 'seal'", "key"),
-        ("puzzles", "", "name"),
-        ("sqlite_stat1", "", "tbl, idx"),
-    ] {
-        let mut columns = Vec::new();
-        let mut st = conn.prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))?;
-        for c in st.query_map([], |r| r.get::<_, String>(0))? {
-            columns.push(format!("quote(\"{}\")", c?));
-        }
-        if columns.is_empty() {
-            continue;
-        }
-        h.update(table.as_bytes());
-        h.update(b"\n");
-        let sql = format!(
-            "SELECT {} FROM {table} {filter} ORDER BY {order}",
-            columns.join(" || ',' || ")
-        );
-        let mut st = conn.prepare(&sql)?;
-        for row in st.query_map([], |r| r.get::<_, String>(0))? {
-            h.update(row?.as_bytes());
+impl Reader {
+    /// The file's seal (`meta` key `seal`): SHA-256, in hex, over what `generate` wrote
+    /// besides the puzzles' own rows (which their checksums cover): every other `meta` row,
+    /// every `puzzles` row (every column) and the planner statistics (`sqlite_stat1`), each
+    /// value as SQL's `quote()` writes it, in key order. `verify` recomputes it, so a
+    /// value edited on its own (a `created_at`, a `generated_at`, a statistic) is seen;
+    /// only a signature tells who made a file whose seal was recomputed too.
+    pub fn seal(&self) -> Sql<String> {
+        let mut h = Sha256::new();
+        for (table, filter, order) in [
+            ("meta", "WHERE key <> 'seal'", "key"),
+            ("puzzles", "", "name"),
+            ("sqlite_stat1", "", "tbl, idx"),
+        ] {
+            let mut columns = Vec::new();
+            let mut st = self.prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))?;
+            for c in st.query_map([], |r| r.get::<_, String>(0))? {
+                columns.push(format!("quote(\"{}\")", c?));
+            }
+            if columns.is_empty() {
+                continue;
+            }
+            h.update(table.as_bytes());
             h.update(b"\n");
+            let sql = format!(
+                "SELECT {} FROM {table} {filter} ORDER BY {order}",
+                columns.join(" || ',' || ")
+            );
+            let mut st = self.prepare(&sql)?;
+            for row in st.query_map([], |r| r.get::<_, String>(0))? {
+                h.update(row?.as_bytes());
+                h.update(b"\n");
+            }
         }
+        Ok(sha256_hex(h))
     }
-    Ok(sha256_hex(h))
 }
 
 /// Where `--db` really is: symbolic links are followed to their final target (which need
@@ -245,7 +250,7 @@ impl Sealed {
     }
 
     /// The hash of `path` as it is now: the one taken, when the file is still as it
-    /// was then ([`Stamp`]), else flushed and hashed afresh.
+    /// was then (its size, modification time and header bytes), else flushed and hashed afresh.
     pub fn of(self, path: &Path) -> std::io::Result<Sealed> {
         if stamp(path)? == self.stamp {
             Ok(self)

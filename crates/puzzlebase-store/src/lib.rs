@@ -14,10 +14,8 @@ mod read;
 pub mod rebuild;
 pub mod signature;
 
-pub use owner::{ChunkReader, Reader, Sql, SqlError, Value, Writer};
-pub use read::*;
+pub use owner::{ChunkReader, Reader, Sql, SqlError, Transaction, Value, Writer};
 
-pub use checksum::{checksum, checksum_reading, checksum_with_rows};
 use checksum::{hash_row, hash_table};
 
 use std::path::Path;
@@ -261,50 +259,231 @@ fn sql(path: &Path) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
     move |source| StoreError::from_sqlite(path, source)
 }
 
-/// Applies every migration newer than the file's `user_version`, each in a transaction.
-pub fn migrate(writer: &mut Writer, path: &Path) -> Result<()> {
-    let conn = writer.conn_mut();
-    let found: i32 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
+impl Writer {
+    /// Applies every migration newer than the file's `user_version`, each in a transaction.
+    pub fn migrate(&mut self) -> Result<()> {
+        let path = &self.path().to_path_buf();
+        let conn = self.conn_mut();
+        let found: i32 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(sql(path))?;
+        if found > SCHEMA_VERSION {
+            return Err(StoreError::Newer {
+                path: path.display().to_string(),
+                found,
+            });
+        }
+        for (version, (_name, script)) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+            let tx = conn.transaction().map_err(sql(path))?;
+            tx.execute_batch(script).map_err(sql(path))?;
+            tx.pragma_update(None, "user_version", version as i32 + 1)
+                .map_err(sql(path))?;
+            tx.pragma_update(None, "application_id", APPLICATION_ID)
+                .map_err(sql(path))?;
+            tx.commit().map_err(sql(path))?;
+        }
+        Ok(())
+    }
+
+    /// Prepares a new file for a bulk load: a page cache that holds a small puzzle's rows,
+    /// and no secondary index, so that [`Writer::finish_bulk_load`] builds it once by sorting rather
+    /// than updating it row by row (that was a third of the cost of writing 181,440 rows).
+    pub fn begin_bulk_load(&self) -> Result<()> {
+        let path = self.path();
+        let conn = self.conn();
+        conn.execute_batch(
+            "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;
+         DROP INDEX positions_by_distance;",
+        )
+        .map_err(sql(path))
+    }
+
+    /// Restores what [`Writer::begin_bulk_load`] removed; the schema is then as the migrations left it.
+    pub fn finish_bulk_load(&self) -> Result<()> {
+        let path = self.path();
+        let conn = self.conn();
+        conn.execute_batch(POSITIONS_INDEX).map_err(sql(path))
+    }
+
+    /// Writes one puzzle's rows (inside the caller's transaction) and records its
+    /// checksum, the one [`Reader::checksum`] computes from the file: the large tables (positions in
+    /// rank order, packed chunks) are hashed from the rows as written, the rest read back.
+    /// `written` is called once per position row and once per packed chunk.
+    pub fn write_puzzle(&self, rec: PuzzleRecord<'_>, written: &dyn Fn()) -> Result<()> {
+        let path = self.path();
+        let conn = self.conn();
+        let e = sql(path);
+        // The checksum of the positions rows is taken as they are written, in the encoding
+        // and order in which [`Reader::checksum`] reads them back (by rank), unless they come out of
+        // rank order; then the whole checksum is read back from the file.
+        // The digests' groups are cut from the same rows ([`digests::Grouper`]).
+        let mut streamed = Some((Sha256::new(), digests::Grouper::default()));
+        if let Some((h, g)) = &mut streamed {
+            h.update(b"positions");
+            g.start("positions");
+        }
+        let mut last_rank: Option<u64> = None;
+        let mut packed = (|| -> rusqlite::Result<Vec<PackedTable>> {
+            conn.execute(
+                "INSERT INTO puzzles (name, family, definition, states, solvable, max_distance, generated_at,
+                                  definition_hash, checksum, seconds, storage, counts)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?7, '', ?8, ?9, ?10)",
+                params![
+                    rec.name,
+                    rec.family,
+                    rec.definition,
+                    rec.states as i64,
+                    rec.solvable as i64,
+                    rec.max_distance,
+                    rec.definition_hash,
+                    rec.seconds,
+                    rec.storage.as_str(),
+                    rec.counts
+                ],
+            )?;
+            let mut st = conn.prepare_cached(
+                "INSERT INTO positions (puzzle, rank, state, distance, next_rank, solutions, move)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?;
+            // The puzzle is bound once; each row rebinds the rest and runs the statement.
+            st.raw_bind_parameter(1, &rec.name)?;
+            for p in rec.positions {
+                st.raw_bind_parameter(2, p.rank as i64)?;
+                st.raw_bind_parameter(3, &p.state)?;
+                st.raw_bind_parameter(4, p.distance)?;
+                st.raw_bind_parameter(5, opt_i64(p.next_rank))?;
+                st.raw_bind_parameter(6, opt_i64(p.solutions))?;
+                st.raw_bind_parameter(7, &p.mv)?;
+                st.raw_execute()?;
+                if let Some((h, g)) = &mut streamed {
+                    if last_rank.is_some_and(|l| p.rank <= l) {
+                        streamed = None;
+                    } else {
+                        use rusqlite::types::ValueRef::{Integer, Null, Text};
+                        let opt = |v: Option<i64>| v.map_or(Null, Integer);
+                        let row = [
+                            Text(rec.name.as_bytes()),
+                            Integer(p.rank as i64),
+                            Text(p.state.as_bytes()),
+                            opt(p.distance.map(i64::from)),
+                            opt(opt_i64(p.next_rank)),
+                            opt(opt_i64(p.solutions)),
+                            p.mv.as_deref().map_or(Null, |m| Text(m.as_bytes())),
+                        ];
+                        hash_row(h, row);
+                        g.row(&row);
+                    }
+                }
+                last_rank = Some(p.rank);
+                written();
+            }
+            let mut table = conn.prepare_cached(
+                "INSERT INTO packed_tables (puzzle, kind, encoding, ranks_per_chunk, chunks, layout)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            for t in &rec.packed {
+                table.execute(params![
+                    rec.name,
+                    t.kind,
+                    t.encoding,
+                    t.ranks_per_chunk as i64,
+                    t.chunks.len() as i64,
+                    t.layout
+                ])?;
+            }
+            let mut st = conn.prepare_cached(
+                "INSERT INTO farthest (puzzle, rank, state, distance) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for f in &rec.farthest {
+                st.execute(params![rec.name, f.rank as i64, f.state, f.distance])?;
+            }
+            let mut st = conn.prepare_cached(
+                "INSERT INTO histogram (puzzle, distance, positions, classes) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for h in &rec.histogram {
+                st.execute(params![rec.name, h.distance, h.positions as i64, h.classes as i64])?;
+            }
+            let mut st = conn.prepare_cached(
+                "INSERT INTO peg_layers (puzzle, pegs, reachable, can_finish, reachable_classes, can_finish_classes,
+                                     reachable_pairs)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?;
+            for l in &rec.peg_layers {
+                st.execute(params![
+                    rec.name,
+                    l.pegs,
+                    l.reachable as i64,
+                    l.can_finish as i64,
+                    l.reachable_classes as i64,
+                    l.can_finish_classes as i64,
+                    l.reachable_pairs as i64
+                ])?;
+            }
+            let mut st = conn
+                .prepare_cached("INSERT INTO peg_matrix (puzzle, start, finish, distance) VALUES (?1, ?2, ?3, ?4)")?;
+            for &(s, f, d) in &rec.peg_matrix {
+                st.execute(params![rec.name, s, f, d])?;
+            }
+            let mut st = conn.prepare_cached(
+                "INSERT INTO solutions (puzzle, rank, state, value, canonical) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            for s in &rec.solutions {
+                st.execute(params![rec.name, s.rank as i64, s.state, s.value, s.canonical])?;
+            }
+            Ok(rec.packed)
+        })()
+        .map_err(&e)?;
+        // The rest is small but for the packed chunks, which are written last and hashed
+        // as they are written, in their place in the checksum's order: they may be made
+        // only as they are written, and never held.
+        for (table, order) in &DATA_TABLES[1..] {
+            if *table == "packed_chunks" {
+                let tables = std::mem::take(&mut packed);
+                write_chunks(conn, path, &rec.name, tables, streamed.as_mut(), written)?;
+            } else if let Some((h, g)) = &mut streamed {
+                hash_table((h, g), conn, path, (table, order), &rec.name, [], |[]| {
+                    Ok(())
+                })?;
+            }
+        }
+        let sum = match streamed {
+            Some((h, g)) => {
+                let sum = sha256_hex(h);
+                digests::remember(self, &rec.name, Some(&sum), g);
+                sum
+            }
+            None => self.checksum(&rec.name)?,
+        };
+        conn.execute(
+            "UPDATE puzzles SET checksum = ?1 WHERE name = ?2",
+            params![sum, rec.name],
+        )
+        .map_err(e)?;
+        Ok(())
+    }
+
+    /// Copies one puzzle's rows from the attached database `prev` into the main database.
+    pub fn copy_puzzle(&self, puzzle: &str) -> Result<()> {
+        let path = self.path();
+        let conn = self.conn();
+        conn.execute(
+            "INSERT INTO main.puzzles SELECT * FROM prev.puzzles WHERE name = ?1",
+            [puzzle],
+        )
         .map_err(sql(path))?;
-    if found > SCHEMA_VERSION {
-        return Err(StoreError::Newer {
-            path: path.display().to_string(),
-            found,
-        });
-    }
-    for (version, (_name, script)) in MIGRATIONS.iter().enumerate().skip(found as usize) {
-        let tx = conn.transaction().map_err(sql(path))?;
-        tx.execute_batch(script).map_err(sql(path))?;
-        tx.pragma_update(None, "user_version", version as i32 + 1)
+        for (table, _) in DATA_TABLES {
+            conn.execute(
+                &format!("INSERT INTO main.{table} SELECT * FROM prev.{table} WHERE puzzle = ?1"),
+                [puzzle],
+            )
             .map_err(sql(path))?;
-        tx.pragma_update(None, "application_id", APPLICATION_ID)
-            .map_err(sql(path))?;
-        tx.commit().map_err(sql(path))?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// The secondary index of `positions`, exactly as migration 0001 creates it.
 const POSITIONS_INDEX: &str = "CREATE INDEX positions_by_distance ON positions (puzzle, distance)";
-
-/// Prepares a new file for a bulk load: a page cache that holds a small puzzle's rows,
-/// and no secondary index, so that [`finish_bulk_load`] builds it once by sorting rather
-/// than updating it row by row (that was a third of the cost of writing 181,440 rows).
-pub fn begin_bulk_load(writer: &Writer, path: &Path) -> Result<()> {
-    let conn = writer.conn();
-    conn.execute_batch(
-        "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;
-         DROP INDEX positions_by_distance;",
-    )
-    .map_err(sql(path))
-}
-
-/// Restores what [`begin_bulk_load`] removed; the schema is then as the migrations left it.
-pub fn finish_bulk_load(writer: &Writer, path: &Path) -> Result<()> {
-    let conn = writer.conn();
-    conn.execute_batch(POSITIONS_INDEX).map_err(sql(path))
-}
 
 /// Checks that `conn` is a puzzlebase file of exactly this build's schema version.
 fn check_identity(conn: &Connection, path: &Path) -> Result<()> {
@@ -476,167 +655,6 @@ fn opt_i64(v: Option<u64>) -> Option<i64> {
     v.map(|x| x as i64)
 }
 
-/// Writes one puzzle's rows into `conn` (inside the caller's transaction) and records its
-/// checksum, the one [`checksum()`] computes from the file: the large tables (positions in
-/// rank order, packed chunks) are hashed from the rows as written, the rest read back.
-/// `written` is called once per position row and once per packed chunk.
-pub fn write_puzzle(
-    writer: &Writer,
-    path: &Path,
-    rec: PuzzleRecord<'_>,
-    written: &dyn Fn(),
-) -> Result<()> {
-    let conn = writer.conn();
-    let e = sql(path);
-    // The checksum of the positions rows is taken as they are written, in the encoding
-    // and order in which [`checksum`] reads them back (by rank), unless they come out of
-    // rank order; then the whole checksum is read back from the file.
-    // The digests' groups are cut from the same rows ([`digests::Grouper`]).
-    let mut streamed = Some((Sha256::new(), digests::Grouper::default()));
-    if let Some((h, g)) = &mut streamed {
-        h.update(b"positions");
-        g.start("positions");
-    }
-    let mut last_rank: Option<u64> = None;
-    let mut packed = (|| -> rusqlite::Result<Vec<PackedTable>> {
-        conn.execute(
-            "INSERT INTO puzzles (name, family, definition, states, solvable, max_distance, generated_at,
-                                  definition_hash, checksum, seconds, storage, counts)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?7, '', ?8, ?9, ?10)",
-            params![
-                rec.name,
-                rec.family,
-                rec.definition,
-                rec.states as i64,
-                rec.solvable as i64,
-                rec.max_distance,
-                rec.definition_hash,
-                rec.seconds,
-                rec.storage.as_str(),
-                rec.counts
-            ],
-        )?;
-        let mut st = conn.prepare_cached(
-            "INSERT INTO positions (puzzle, rank, state, distance, next_rank, solutions, move)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?;
-        // The puzzle is bound once; each row rebinds the rest and runs the statement.
-        st.raw_bind_parameter(1, &rec.name)?;
-        for p in rec.positions {
-            st.raw_bind_parameter(2, p.rank as i64)?;
-            st.raw_bind_parameter(3, &p.state)?;
-            st.raw_bind_parameter(4, p.distance)?;
-            st.raw_bind_parameter(5, opt_i64(p.next_rank))?;
-            st.raw_bind_parameter(6, opt_i64(p.solutions))?;
-            st.raw_bind_parameter(7, &p.mv)?;
-            st.raw_execute()?;
-            if let Some((h, g)) = &mut streamed {
-                if last_rank.is_some_and(|l| p.rank <= l) {
-                    streamed = None;
-                } else {
-                    use rusqlite::types::ValueRef::{Integer, Null, Text};
-                    let opt = |v: Option<i64>| v.map_or(Null, Integer);
-                    let row = [
-                        Text(rec.name.as_bytes()),
-                        Integer(p.rank as i64),
-                        Text(p.state.as_bytes()),
-                        opt(p.distance.map(i64::from)),
-                        opt(opt_i64(p.next_rank)),
-                        opt(opt_i64(p.solutions)),
-                        p.mv.as_deref().map_or(Null, |m| Text(m.as_bytes())),
-                    ];
-                    hash_row(h, row);
-                    g.row(&row);
-                }
-            }
-            last_rank = Some(p.rank);
-            written();
-        }
-        let mut table = conn.prepare_cached(
-            "INSERT INTO packed_tables (puzzle, kind, encoding, ranks_per_chunk, chunks, layout)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )?;
-        for t in &rec.packed {
-            table.execute(params![
-                rec.name,
-                t.kind,
-                t.encoding,
-                t.ranks_per_chunk as i64,
-                t.chunks.len() as i64,
-                t.layout
-            ])?;
-        }
-        let mut st = conn.prepare_cached(
-            "INSERT INTO farthest (puzzle, rank, state, distance) VALUES (?1, ?2, ?3, ?4)",
-        )?;
-        for f in &rec.farthest {
-            st.execute(params![rec.name, f.rank as i64, f.state, f.distance])?;
-        }
-        let mut st = conn.prepare_cached(
-            "INSERT INTO histogram (puzzle, distance, positions, classes) VALUES (?1, ?2, ?3, ?4)",
-        )?;
-        for h in &rec.histogram {
-            st.execute(params![rec.name, h.distance, h.positions as i64, h.classes as i64])?;
-        }
-        let mut st = conn.prepare_cached(
-            "INSERT INTO peg_layers (puzzle, pegs, reachable, can_finish, reachable_classes, can_finish_classes,
-                                     reachable_pairs)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?;
-        for l in &rec.peg_layers {
-            st.execute(params![
-                rec.name,
-                l.pegs,
-                l.reachable as i64,
-                l.can_finish as i64,
-                l.reachable_classes as i64,
-                l.can_finish_classes as i64,
-                l.reachable_pairs as i64
-            ])?;
-        }
-        let mut st = conn
-            .prepare_cached("INSERT INTO peg_matrix (puzzle, start, finish, distance) VALUES (?1, ?2, ?3, ?4)")?;
-        for &(s, f, d) in &rec.peg_matrix {
-            st.execute(params![rec.name, s, f, d])?;
-        }
-        let mut st = conn.prepare_cached(
-            "INSERT INTO solutions (puzzle, rank, state, value, canonical) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?;
-        for s in &rec.solutions {
-            st.execute(params![rec.name, s.rank as i64, s.state, s.value, s.canonical])?;
-        }
-        Ok(rec.packed)
-    })()
-    .map_err(&e)?;
-    // The rest is small but for the packed chunks, which are written last and hashed
-    // as they are written, in their place in the checksum's order: they may be made
-    // only as they are written, and never held.
-    for (table, order) in &DATA_TABLES[1..] {
-        if *table == "packed_chunks" {
-            let tables = std::mem::take(&mut packed);
-            write_chunks(conn, path, &rec.name, tables, streamed.as_mut(), written)?;
-        } else if let Some((h, g)) = &mut streamed {
-            hash_table((h, g), conn, path, (table, order), &rec.name, [], |[]| {
-                Ok(())
-            })?;
-        }
-    }
-    let sum = match streamed {
-        Some((h, g)) => {
-            let sum = sha256_hex(h);
-            digests::remember(writer, &rec.name, Some(&sum), g);
-            sum
-        }
-        None => checksum(writer, path, &rec.name)?,
-    };
-    conn.execute(
-        "UPDATE puzzles SET checksum = ?1 WHERE name = ?2",
-        params![sum, rec.name],
-    )
-    .map_err(e)?;
-    Ok(())
-}
-
 /// Tables holding per-puzzle rows, with the order that makes their content canonical.
 pub const DATA_TABLES: &[(&str, &str)] = &[
     ("positions", "rank"),
@@ -707,24 +725,6 @@ fn write_chunks(
         if i != expected {
             return Err(fail(format!("{i} chunks of the {expected} announced")));
         }
-    }
-    Ok(())
-}
-
-/// Copies one puzzle's rows from the attached database `prev` into the main database.
-pub fn copy_puzzle(writer: &Writer, path: &Path, puzzle: &str) -> Result<()> {
-    let conn = writer.conn();
-    conn.execute(
-        "INSERT INTO main.puzzles SELECT * FROM prev.puzzles WHERE name = ?1",
-        [puzzle],
-    )
-    .map_err(sql(path))?;
-    for (table, _) in DATA_TABLES {
-        conn.execute(
-            &format!("INSERT INTO main.{table} SELECT * FROM prev.{table} WHERE puzzle = ?1"),
-            [puzzle],
-        )
-        .map_err(sql(path))?;
     }
     Ok(())
 }

@@ -134,6 +134,13 @@ impl Reader {
         self.writes
     }
 
+    /// Begins a read transaction: the reads until the guard is dropped see one
+    /// snapshot, and SQLite takes its file lock once for all of them rather than once
+    /// per statement. A read has nothing to commit; dropping the guard ends it.
+    pub fn begin_read(&self) -> Sql<Transaction<'_>> {
+        Transaction::begin(&self.conn)
+    }
+
     /// The file this reader reads.
     pub fn path(&self) -> &Path {
         &self.path
@@ -186,15 +193,12 @@ impl Writer {
         &mut self.read.conn
     }
 
-    /// Begins the transaction that [`Writer::commit`] ends: the puzzles' rows are
-    /// written in one, so that SQLite syncs once rather than once per statement.
-    pub fn begin(&self) -> Sql<()> {
-        self.read.execute_batch("BEGIN")
-    }
-
-    /// Commits what [`Writer::begin`] began.
-    pub fn commit(&self) -> Sql<()> {
-        self.read.execute_batch("COMMIT")
+    /// Begins the transaction in which the puzzles' rows are written, so that SQLite
+    /// syncs once rather than once per statement. What is written through this writer
+    /// until [`Transaction::commit`] is kept only if that is called: the guard rolls the
+    /// writes back when dropped uncommitted (an error returned with `?`, a panic).
+    pub fn begin(&self) -> Sql<Transaction<'_>> {
+        Transaction::begin(&self.read.conn)
     }
 
     /// Closes the connection, reporting a failure to finish writing the file.
@@ -208,6 +212,38 @@ impl std::ops::Deref for Writer {
 
     fn deref(&self) -> &Reader {
         &self.read
+    }
+}
+
+/// A transaction on an owner's connection, begun by [`Reader::begin_read`] or
+/// [`Writer::begin`]: [`Transaction::commit`] keeps what was written; a guard dropped
+/// without it rolls back, so that an early return or a panic leaves nothing of the
+/// transaction in the file.
+///
+/// It wraps rusqlite's own transaction, begun through `unchecked_transaction` (a shared
+/// borrow of the connection, checked by SQLite at run time rather than by a `&mut`
+/// borrow): the owner's reads and writes go on through `&self` while the guard lives,
+/// which rusqlite's `Connection::transaction` (`&mut Connection`) would forbid. A second
+/// transaction begun while one is open fails ("cannot start a transaction within a
+/// transaction") rather than nesting.
+///
+/// On a connection without a rollback journal ([`Reader::without_journal`]) SQLite
+/// cannot undo the writes; there the file is one that is discarded on failure.
+#[must_use = "a transaction dropped at once rolls back at once"]
+pub struct Transaction<'a>(rusqlite::Transaction<'a>);
+
+impl<'a> Transaction<'a> {
+    fn begin(conn: &'a Connection) -> Sql<Transaction<'a>> {
+        // `BEGIN DEFERRED`, as the plain `BEGIN` it replaces: no lock until the first
+        // read or write.
+        let tx = conn.unchecked_transaction()?;
+        debug_assert_eq!(tx.drop_behavior(), rusqlite::DropBehavior::Rollback);
+        Ok(Transaction(tx))
+    }
+
+    /// Commits the transaction: what was written in it is in the file.
+    pub fn commit(self) -> Sql<()> {
+        Ok(self.0.commit()?)
     }
 }
 
@@ -227,10 +263,10 @@ pub trait ChunkReader {
 
 impl ChunkReader for Reader {
     fn table(&self, puzzle: &str, kind: &str) -> Sql<Option<(String, u64)>> {
-        super::packed_table(self, puzzle, kind)
+        self.packed_table(puzzle, kind)
     }
 
     fn chunk(&self, puzzle: &str, kind: &str, chunk: u64) -> Sql<Option<Vec<u8>>> {
-        super::packed_chunk(self, puzzle, kind, chunk)
+        self.packed_chunk(puzzle, kind, chunk)
     }
 }

@@ -2,7 +2,7 @@
 
 use super::*;
 
-/// The counts of [`checksum_with_rows`] are in the order of [`audit::Table::ALL`].
+/// The counts of [`Reader::checksum_with_rows`] are in the order of [`audit::Table::ALL`].
 #[test]
 fn the_data_tables_are_every_table_in_order() {
     let names: Vec<&str> = DATA_TABLES.iter().map(|(t, _)| *t).collect();
@@ -53,13 +53,13 @@ fn record<'a>(name: &str, streamed: Chunks<'a>) -> PuzzleRecord<'a> {
 }
 
 /// The digest groups cut from the rows as they are written, and those a checksum
-/// pass cuts as it reads them, are those [`digests::expected`] reads from the file:
+/// pass cuts as it reads them, are those [`Reader::expected_digests`] reads from the file:
 /// a positions table of several groups, a packed kind without chunks, small tables.
 #[test]
 fn groups_cut_in_passing_are_the_groups_read_back() {
     let path = Path::new(":memory:");
     let mut conn = Writer::new(Connection::open_in_memory().unwrap(), path);
-    migrate(&mut conn, path).unwrap();
+    conn.migrate().unwrap();
     let mut rec = record("a", Chunks::Held(vec![vec![5], vec![6, 7]]));
     let rows = 3 * digests::POSITIONS_PER_GROUP as u64 + 5;
     rec.positions = Box::new((0..rows).map(|r| puzzlebase_core::records::PositionRow {
@@ -78,16 +78,16 @@ fn groups_cut_in_passing_are_the_groups_read_back() {
         layout: "{}".to_string(),
         chunks: Chunks::Held(Vec::new()),
     });
-    write_puzzle(&conn, path, rec, &|| ()).unwrap();
+    conn.write_puzzle(rec, &|| ()).unwrap();
     let sorted = |mut g: Vec<digests::Group>| {
         g.sort_by(|a, b| (a.table, &a.kind, a.first).cmp(&(b.table, &b.kind, b.first)));
         g
     };
-    let read = sorted(digests::expected(&conn, "a").unwrap());
+    let read = sorted(conn.expected_digests("a").unwrap());
     assert!(read.iter().filter(|g| g.table == "positions").count() == 4);
     assert!(read.iter().any(|g| g.kind == "empty" && g.rows == 0));
     let written = conn.take_digests("a").expect("the write kept its groups");
-    let sum = checksum(&conn, path, "a").unwrap();
+    let sum = conn.checksum("a").unwrap();
     assert_eq!(written.checksum.as_deref(), Some(sum.as_str()));
     let summed = conn
         .take_digests("a")
@@ -98,9 +98,9 @@ fn groups_cut_in_passing_are_the_groups_read_back() {
         assert_eq!(sorted(groups), read);
     }
     // What the writer kept is used, and gives what a full reading gives.
-    checksum(&conn, path, "a").unwrap();
-    digests::write(&conn, "a").unwrap();
-    assert_eq!(digests::difference(&conn, "a").unwrap(), None);
+    conn.checksum("a").unwrap();
+    conn.write_digests("a").unwrap();
+    assert_eq!(conn.digest_difference("a").unwrap(), None);
 }
 
 /// Chunks made while they are written get the checksum the file gives back; a
@@ -109,14 +109,12 @@ fn groups_cut_in_passing_are_the_groups_read_back() {
 fn streamed_chunks_are_written_and_hashed_in_place() {
     let path = Path::new(":memory:");
     let mut conn = Writer::new(Connection::open_in_memory().unwrap(), path);
-    migrate(&mut conn, path).unwrap();
+    conn.migrate().unwrap();
     let stream = |items: Vec<std::result::Result<Vec<u8>, ChunkError>>, count| Chunks::Streamed {
         count,
         chunks: Box::new(items.into_iter()),
     };
-    write_puzzle(
-        &conn,
-        path,
+    conn.write_puzzle(
         record("a", stream(vec![Ok(vec![9]), Ok(vec![8, 7])], 2)),
         &|| (),
     )
@@ -126,7 +124,7 @@ fn streamed_chunks_are_written_and_hashed_in_place() {
             r.get(0)
         })
         .unwrap();
-    assert_eq!(stored, checksum(&conn, path, "a").unwrap());
+    assert_eq!(stored, conn.checksum("a").unwrap());
     let chunks: i64 = (conn.conn())
         .query_row(
             "SELECT count(*) FROM packed_chunks WHERE puzzle = 'a'",
@@ -151,11 +149,101 @@ fn streamed_chunks_are_written_and_hashed_in_place() {
             "more than the 1 chunks announced",
         ),
     ] {
-        let e = write_puzzle(&conn, path, record(name, stream(items, count)), &|| ()).unwrap_err();
+        let e = conn
+            .write_puzzle(record(name, stream(items, count)), &|| ())
+            .unwrap_err();
         let e = e.to_string();
         assert!(
             e.contains(name) && e.contains("solutions") && e.contains(says),
             "{e}"
         );
     }
+}
+
+/// A scratch file for one test, removed (with any journal) when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir();
+        let path = dir.join(format!("pb-store-{}-{name}.sqlite", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        Scratch(path)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        let _ = std::fs::remove_file(self.0.with_extension("sqlite-journal"));
+    }
+}
+
+/// The `meta` rows of the file at `path`, read by a connection of its own (what another
+/// process would find in the file).
+fn meta_keys(path: &Path) -> Vec<String> {
+    let conn = Connection::open(path).unwrap();
+    let mut st = conn.prepare("SELECT key FROM meta ORDER BY key").unwrap();
+    st.query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+}
+
+/// A transaction dropped without `commit` (an early return, a panic) leaves nothing it
+/// wrote in the file, and ends: the next one begins; one committed keeps its rows.
+#[test]
+fn a_transaction_dropped_uncommitted_leaves_nothing_written() {
+    let file = Scratch::new("rollback");
+    let mut writer = create(&file.0).unwrap();
+    writer.migrate().unwrap();
+    let put = |w: &Writer, key: &str| {
+        w.execute("INSERT INTO meta (key, value) VALUES (?1, 'v')", [key])
+            .map(|_| ())
+    };
+    let failed = || -> Sql<()> {
+        let tx = writer.begin()?;
+        put(&writer, "dropped")?;
+        // Seen inside the transaction...
+        assert_eq!(writer.meta()?, vec![("dropped".into(), "v".into())]);
+        // ... and gone when an error returns before the commit.
+        put(&writer, "dropped")?;
+        tx.commit()
+    };
+    assert!(failed().is_err(), "the second insert breaks the key");
+    assert_eq!(writer.meta().unwrap(), Vec::new());
+    assert!(meta_keys(&file.0).is_empty());
+
+    let tx = writer.begin().unwrap();
+    put(&writer, "kept").unwrap();
+    tx.commit().unwrap();
+    assert_eq!(meta_keys(&file.0), ["kept"]);
+
+    // A panic inside the transaction unwinds through the guard's drop.
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _tx = writer.begin().unwrap();
+        put(&writer, "panicked").unwrap();
+        panic!("a failure mid-transaction");
+    }));
+    assert!(panicked.is_err());
+    assert_eq!(meta_keys(&file.0), ["kept"]);
+    writer.close().unwrap();
+}
+
+/// A read transaction holds one snapshot until its guard is dropped; a second one begun
+/// while it is open is refused rather than nested.
+#[test]
+fn a_read_transaction_ends_when_its_guard_is_dropped() {
+    let file = Scratch::new("read");
+    let mut writer = create(&file.0).unwrap();
+    writer.migrate().unwrap();
+    writer.close().unwrap();
+    let reader = open_unchecked(&file.0).unwrap();
+    let read = reader.begin_read().unwrap();
+    assert!(reader.begin_read().is_err(), "no nested transaction");
+    assert_eq!(reader.meta().unwrap(), Vec::new());
+    drop(read);
+    let again = reader.begin_read().unwrap();
+    drop(again);
+    assert_eq!(reader.quick_check().unwrap(), "ok");
 }

@@ -118,7 +118,7 @@ impl Database {
                 puzzle: name.into(),
             });
         }
-        let meta = store::audit::meta(&self.conn).map_err(self.sql())?;
+        let meta = self.conn.meta().map_err(self.sql())?;
         let recorded = store::integrity::contents(&meta)
             .ok_or_else(|| self.inconsistent("the file has no record of its puzzles"))?;
         if !recorded
@@ -129,10 +129,9 @@ impl Database {
                 "{name}: its checksum is not the one the file records for it"
             )));
         }
-        let (sum, counts) =
-            store::checksum_with_rows(&self.conn, &self.path, name, None, [], |[]| {
-                Ok::<_, QueryError>(())
-            })?;
+        let (sum, counts) = self
+            .conn
+            .checksum_with_rows(name, None, [], |[]| Ok::<_, QueryError>(()))?;
         if sum != info.checksum {
             return Err(self.inconsistent(format!("{name}: its rows do not match its checksum")));
         }
@@ -176,7 +175,7 @@ impl Database {
         }
         if p.is_enumeration() {
             self.digested(name, "solutions", "", 0)?;
-            for s in store::solutions(&self.conn, name, false, None).map_err(self.sql())? {
+            for s in self.conn.solutions(name, false, None).map_err(self.sql())? {
                 each(ExportRow::Solution {
                     rank: s.rank,
                     state: s.state,
@@ -199,19 +198,20 @@ impl Database {
             (_, Some(board), Storage::PegLayers) => self.export_layers(board, each),
             (g, board, _) => {
                 let mut failed = None;
-                store::for_each_position(&self.conn, name, |r| {
-                    if failed.is_some() {
-                        return;
-                    }
-                    let row = match self.position_row(g, board, r) {
-                        Ok(row) => row,
-                        Err(e) => return failed = Some(e),
-                    };
-                    if let Err(e) = each(row) {
-                        failed = Some(write(e));
-                    }
-                })
-                .map_err(self.sql())?;
+                self.conn
+                    .for_each_position(name, |r| {
+                        if failed.is_some() {
+                            return;
+                        }
+                        let row = match self.position_row(g, board, r) {
+                            Ok(row) => row,
+                            Err(e) => return failed = Some(e),
+                        };
+                        if let Err(e) = each(row) {
+                            failed = Some(write(e));
+                        }
+                    })
+                    .map_err(self.sql())?;
                 failed.map_or(Ok(()), Err)
             }
         }
