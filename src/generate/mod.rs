@@ -664,7 +664,7 @@ fn created_at(conn: &store::Reader) -> store::Sql<String> {
 /// SQLite's own structure check must pass, and every puzzle copied row by row from the
 /// previous file must still match its checksum (those kept in a copy of a file that is
 /// what its sidecar says are known to: see [`Carried`]). A freshly computed
-/// puzzle's checksum was just taken from these same rows by `store::write_puzzle`;
+/// puzzle's checksum was just taken from these same rows by `Writer::write_puzzle`;
 /// reading them again would only compare the file with itself.
 fn verify(
     conn: &store::Reader,
