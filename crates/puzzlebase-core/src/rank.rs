@@ -42,6 +42,7 @@ pub static BINOM: [[u64; 65]; 65] = {
 /// Lexicographic rank of `perm`, a permutation of `0..perm.len()` (at most 20 elements).
 ///
 /// Guarantee: ranks run over `0..perm.len()!` in lexicographic order of the sequences.
+#[inline]
 pub fn perm_rank(perm: &[u8]) -> u64 {
     let n = perm.len();
     debug_assert!(n <= 20);
@@ -60,6 +61,7 @@ pub fn perm_rank(perm: &[u8]) -> u64 {
 /// Inverse of [`perm_rank`]: writes into `out` the permutation of `0..out.len()` whose
 /// lexicographic rank is `rank` (`rank < out.len()!`). Returns its parity (the number of
 /// inversions modulo 2), which is free here: it is the sum of the Lehmer digits.
+#[inline]
 pub fn perm_unrank(mut rank: u64, out: &mut [u8]) -> u8 {
     let n = out.len();
     debug_assert!(n <= 20 && rank < FACT[n]);
@@ -90,6 +92,7 @@ pub fn perm_unrank(mut rank: u64, out: &mut [u8]) -> u8 {
 /// the length is dispatched to a copy of the loop with a fixed radix sequence, which the
 /// compiler turns into multiplications (a division by a variable is the most expensive
 /// instruction of an unrank, and the solver unranks once per visited block).
+#[inline]
 pub fn lehmer_digits(rank: u64, digits: &mut [u8]) {
     fn fixed<const N: usize>(mut rank: u64, digits: &mut [u8]) {
         let digits: &mut [u8; N] = digits.try_into().unwrap();
@@ -124,6 +127,7 @@ pub fn lehmer_digits(rank: u64, digits: &mut [u8]) {
 
 /// The permutation whose Lehmer digits are `digits` (see [`lehmer_digits`]), written
 /// into `out`; returns its parity (the digit sum modulo 2), as [`perm_unrank`] does.
+#[inline]
 pub fn perm_from_digits(digits: &[u8], out: &mut [u8]) -> u8 {
     debug_assert!(digits.len() == out.len() && out.len() <= 16);
     perm_from_digits_in(digits, ALL_VALUES, out).0
@@ -137,6 +141,7 @@ pub const ALL_VALUES: u64 = 0xFEDC_BA98_7654_3210;
 /// `out[i]` among the values still in `pool` (sorted, four bits each, lowest first), which
 /// then leaves it. Returns the digit sum modulo 2 and the pool left over, from which the
 /// rest of the permutation is picked.
+#[inline]
 pub fn perm_from_digits_in(digits: &[u8], mut pool: u64, out: &mut [u8]) -> (u8, u64) {
     // The digit-th value is picked and cut out by shifts alone, with no loop whose
     // length depends on the digit (a mispredicted branch per digit costs more than the
@@ -153,6 +158,7 @@ pub fn perm_from_digits_in(digits: &[u8], mut pool: u64, out: &mut [u8]) -> (u8,
 }
 
 /// Number of inversions of `seq` modulo 2 (0 even, 1 odd). Works for any distinct values.
+#[inline]
 pub fn parity(seq: &[u8]) -> u8 {
     let mut inv = 0u32;
     for i in 0..seq.len() {
@@ -167,6 +173,7 @@ pub fn parity(seq: &[u8]) -> u8 {
 ///
 /// Guarantee: the `C(n, k)` subsets of size `k` of `0..n` get ranks `0..C(n, k)`,
 /// independently of `n`, ordered by their largest element first.
+#[inline]
 pub fn comb_rank(mut set: u64) -> u64 {
     let mut rank = 0;
     let mut i = 1;
@@ -180,6 +187,7 @@ pub fn comb_rank(mut set: u64) -> u64 {
 }
 
 /// Inverse of [`comb_rank`]: the `k`-subset (as a bit mask) whose colex rank is `rank`.
+#[inline]
 pub fn comb_unrank(mut rank: u64, k: usize) -> u64 {
     let mut set = 0u64;
     for i in (1..=k).rev() {
