@@ -3,6 +3,10 @@
 //! ([`pattern`]), IDA* over them ([`search`]), the peg solitaire solver ([`peg`]) and the
 //! shapes enumeration results take ([`enumerate`]). They depend only on [`puzzlebase_core`].
 
+// The layers' crates are documented for the workspace's maintainers: a public item's
+// documentation may name the private items it works with.
+#![allow(rustdoc::private_intra_doc_links)]
+
 pub mod bfs;
 pub mod distributed;
 pub mod enumerate;

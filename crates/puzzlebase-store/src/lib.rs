@@ -2,6 +2,10 @@
 //! chunks of packed tables laid out by [`puzzlebase_core::packed`]), checksums, and the read-only
 //! queries used by `query` (every one an indexed read).
 
+// The layers' crates are documented for the workspace's maintainers: a public item's
+// documentation may name the private items it works with.
+#![allow(rustdoc::private_intra_doc_links)]
+
 pub mod audit;
 mod checksum;
 pub mod connection;

@@ -235,7 +235,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Puzzle>, DefinitionError> {
 
 /// A user's definition, read and checked by its family ([`load`]), with a name no
 /// built-in puzzle has: what `generate --definitions DIR` adds to a run, and what a
-/// program gives [`generate_definitions`](crate::generate::generate_definitions). Its
+/// program gives `puzzlebase::generate_definitions`. Its
 /// family may be one the program registered (`puzzlebase::register_family`).
 #[warn(missing_docs)]
 pub struct Definition(Puzzle);

@@ -5,7 +5,7 @@ use puzzlebase_core::space::StateSpace;
 
 use super::{LOW, PER_WORD};
 
-/// What [`Search::push_front`] needs to know of a word's 32 ranks besides their cells.
+/// What [`Search::push_front`](super::Search::push_front) needs to know of a word's 32 ranks besides their cells.
 #[derive(Clone, Copy, Default)]
 pub struct WordMasks {
     /// Whether the space knows the ranks' parities ([`StateSpace::odd_ranks`]).
