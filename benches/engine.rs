@@ -6,13 +6,13 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
-use puzzlebase::internals::answers::Database;
-use puzzlebase::internals::core::packed::{ChunkLayout, RunLayout};
-use puzzlebase::internals::core::progress::{Progress, Silent};
-use puzzlebase::internals::core::rank::{perm_rank, perm_unrank};
-use puzzlebase::internals::core::space::{GraphPuzzle, StateSpace};
-use puzzlebase::internals::families::sliding::Sliding;
-use puzzlebase::internals::generate::{self, Observer, Options, Summary};
+use puzzlebase::Database;
+use puzzlebase::{Observer, Options, Summary};
+use puzzlebase_core::packed::{ChunkLayout, RunLayout};
+use puzzlebase_core::progress::{Progress, Silent};
+use puzzlebase_core::rank::{perm_rank, perm_unrank};
+use puzzlebase_core::space::{GraphPuzzle, StateSpace};
+use puzzlebase_families::sliding::Sliding;
 
 /// Ranks spread over the whole space (a fixed multiplicative sequence).
 fn spread(size: u64, n: usize) -> Vec<u64> {
@@ -91,7 +91,7 @@ fn lookups(c: &mut Criterion) {
         only: vec!["six".into(), "eight".into(), "nine".into()],
         force: false,
     };
-    generate::generate(&opts, &Quiet).unwrap();
+    puzzlebase::generate(&opts, &Quiet).unwrap();
     let file = Database::open(&db).unwrap();
     for (puzzle, state) in [
         ("six", "1526340"),

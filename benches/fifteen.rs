@@ -15,12 +15,12 @@
 use std::process::Command;
 use std::time::Instant;
 
-use puzzlebase::internals::answers::{Database, solve_loaded};
-use puzzlebase::internals::core::progress::{Progress, Silent};
-use puzzlebase::internals::families::fifteen;
-use puzzlebase::internals::generate::{self, Observer, Options, Summary};
-use puzzlebase::internals::solvers::search;
-use puzzlebase::internals::solvers::search::Options as SearchOptions;
+use puzzlebase::{Database, solve_loaded};
+use puzzlebase::{Observer, Options, Summary};
+use puzzlebase_core::progress::{Progress, Silent};
+use puzzlebase_families::fifteen;
+use puzzlebase_solvers::search;
+use puzzlebase_solvers::search::Options as SearchOptions;
 
 struct Quiet;
 impl Observer for Quiet {
@@ -41,8 +41,8 @@ fn korf() -> Vec<(u32, u32, Vec<u8>)> {
 
 /// The built-in `fifteen`, as its definition file describes it.
 fn puzzle() -> fifteen::Fifteen {
-    match puzzlebase::internals::catalog::find(NAME) {
-        Some(puzzlebase::internals::families::Puzzle::Patterns(f)) => f,
+    match puzzlebase_families::catalog::find(NAME) {
+        Some(puzzlebase_families::Puzzle::Patterns(f)) => f,
         _ => panic!("{NAME} is a built-in pattern-database puzzle"),
     }
 }
@@ -72,17 +72,17 @@ fn main() {
             Some(path) => path.clone(),
             None => {
                 let db = dir.path().join(format!("fifteen-{part}.sqlite"));
-                let registry =
-                    puzzlebase::internals::catalog::registry_building(std::slice::from_ref(part))
-                        .unwrap();
                 let opts = Options {
                     db: db.clone(),
                     only: vec![NAME.to_string()],
                     force: true,
                 };
                 let t = Instant::now();
-                let summary =
-                    generate::generate_from(&opts, registry, Vec::new(), false, &Quiet).unwrap();
+                let job = puzzlebase::Job {
+                    partitions: vec![part.clone()],
+                    ..Default::default()
+                };
+                let summary = puzzlebase::generate_job(&opts, job, &Quiet).unwrap();
                 let build = t.elapsed().as_secs_f64();
                 let peak = summary[0].peak_memory.unwrap_or(0) as f64 / (1u64 << 30) as f64;
                 let size = std::fs::metadata(&db).unwrap().len() as f64 / 1e6;

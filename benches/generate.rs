@@ -12,15 +12,15 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use puzzlebase::internals::catalog::builtin_boards;
-use puzzlebase::internals::core::packed::ChunkLayout;
-use puzzlebase::internals::core::progress::{Progress, Silent};
-use puzzlebase::internals::core::rank::{FACT, perm_rank, perm_unrank};
-use puzzlebase::internals::core::space::{GraphPuzzle, StateSpace};
-use puzzlebase::internals::families::sliding::Sliding;
-use puzzlebase::internals::generate::{self, Observer, Options, Summary};
-use puzzlebase::internals::solvers::bfs;
-use puzzlebase::internals::solvers::peg::{self, Board};
+use puzzlebase::{Observer, Options, Summary};
+use puzzlebase_core::packed::ChunkLayout;
+use puzzlebase_core::progress::{Progress, Silent};
+use puzzlebase_core::rank::{FACT, perm_rank, perm_unrank};
+use puzzlebase_core::space::{GraphPuzzle, StateSpace};
+use puzzlebase_families::catalog::builtin_boards;
+use puzzlebase_families::sliding::Sliding;
+use puzzlebase_solvers::bfs;
+use puzzlebase_solvers::peg::{self, Board};
 
 struct Quiet;
 impl Observer for Quiet {
@@ -93,7 +93,7 @@ fn default_figures(dir: &tempfile::TempDir) {
                 only: sliding.clone(),
                 force: true,
             };
-            generate::generate(&opts, &Quiet).unwrap();
+            puzzlebase::generate(&opts, &Quiet).unwrap();
             t.elapsed().as_secs_f64()
         })
         .collect();
@@ -126,7 +126,7 @@ fn default_figures(dir: &tempfile::TempDir) {
                 only: vec!["eight".into()],
                 force: true,
             };
-            generate::generate(&opts, &Quiet).unwrap();
+            puzzlebase::generate(&opts, &Quiet).unwrap();
             let wall = t.elapsed().as_secs_f64();
             (wall, computed(&db)["eight"])
         })
@@ -189,7 +189,7 @@ fn default_figures(dir: &tempfile::TempDir) {
     // The nightly job over every puzzle (english33 included), then again with nothing changed.
     let db2 = dir.path().join("nightly.sqlite");
     let t = Instant::now();
-    let summaries = generate::generate(
+    let summaries = puzzlebase::generate(
         &Options {
             db: db2.clone(),
             only: Vec::new(),
@@ -201,7 +201,7 @@ fn default_figures(dir: &tempfile::TempDir) {
     let full = t.elapsed().as_secs_f64();
     compute_vs_write(&db2, &summaries, full);
     let t = Instant::now();
-    generate::generate(
+    puzzlebase::generate(
         &Options {
             db: db2.clone(),
             only: Vec::new(),
@@ -212,7 +212,7 @@ fn default_figures(dir: &tempfile::TempDir) {
     .unwrap();
     let rerun = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    generate::generate(
+    puzzlebase::generate(
         &Options {
             db: db2.clone(),
             only: vec!["six".into()],
@@ -248,10 +248,10 @@ fn compute_vs_write(db: &std::path::Path, summaries: &[Summary], full: f64) {
     let compute = computed(db);
     println!("  puzzle             compute s    write s   write/compute");
     let mut total_compute = 0.0;
-    let nightly = puzzlebase::internals::catalog::registry();
+    let nightly = puzzlebase_families::catalog::registry();
     for p in nightly
         .iter()
-        .filter(|p| puzzlebase::internals::catalog::nightly(p))
+        .filter(|p| puzzlebase_families::catalog::nightly(p))
     {
         let c = compute[p.name()];
         let w = (summaries.iter())
@@ -335,7 +335,7 @@ fn engine(dir: &std::path::Path, name: &str, rows: usize, cols: usize) {
     let _ = std::fs::remove_file(&db);
     let t = Instant::now();
     let cpu = cpu_seconds();
-    generate::generate(
+    puzzlebase::generate(
         &Options {
             db: db.clone(),
             only: vec![name.to_string()],
@@ -432,7 +432,7 @@ fn engine(dir: &std::path::Path, name: &str, rows: usize, cols: usize) {
 
 /// CPU time of this process so far (user + system).
 fn cpu_seconds() -> f64 {
-    puzzlebase::internals::core::memory::cpu_seconds().unwrap_or(0.0)
+    puzzlebase_core::memory::cpu_seconds().unwrap_or(0.0)
 }
 
 /// A packed puzzle (`eleven`, `twelve`) through the nightly job, its share of the file,
@@ -440,7 +440,7 @@ fn cpu_seconds() -> f64 {
 fn packed(dir: &std::path::Path, name: &str) {
     let db = dir.join(format!("{name}.sqlite"));
     let build = |only: &[&str]| {
-        generate::generate(
+        puzzlebase::generate(
             &Options {
                 db: db.clone(),
                 only: only.iter().map(|s| s.to_string()).collect(),
@@ -485,7 +485,7 @@ fn packed(dir: &std::path::Path, name: &str) {
             .collect();
         median(runs)
     };
-    let file = puzzlebase::internals::answers::Database::open(&db).unwrap();
+    let file = puzzlebase::Database::open(&db).unwrap();
     let longest = file.longest(name).unwrap();
     let six = time_query("six", "1526340");
     let far = time_query(name, &longest.states[0]);

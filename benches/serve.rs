@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 use http_body_util::{BodyExt, Empty};
 use hyper::body::Bytes;
 use hyper_util::rt::TokioIo;
-use puzzlebase::internals::catalog;
-use puzzlebase::internals::families::Puzzle;
+use puzzlebase_families::Puzzle;
+use puzzlebase_families::catalog;
 
 const CONNECTIONS: usize = 64;
 
@@ -133,7 +133,7 @@ fn run_case(rt: &tokio::runtime::Runtime, addr: SocketAddr, name: &str, seconds:
     let paths: Vec<hyper::Uri> = paths.iter().map(|p| p.parse().unwrap()).collect();
     let paths = Arc::new(paths);
     let stop = Arc::new(AtomicBool::new(false));
-    let cpu_before = puzzlebase::internals::core::memory::cpu_seconds();
+    let cpu_before = puzzlebase_core::memory::cpu_seconds();
     let started = Instant::now();
     let outcomes: Vec<Outcome> = rt.block_on(async {
         let tasks: Vec<_> = (0..CONNECTIONS)
@@ -155,7 +155,7 @@ fn run_case(rt: &tokio::runtime::Runtime, addr: SocketAddr, name: &str, seconds:
         all
     });
     let wall = started.elapsed().as_secs_f64();
-    let cpu = puzzlebase::internals::core::memory::cpu_seconds()
+    let cpu = puzzlebase_core::memory::cpu_seconds()
         .zip(cpu_before)
         .map(|(a, b)| a - b);
     let mut lat: Vec<u32> = outcomes
@@ -192,14 +192,13 @@ fn run_case(rt: &tokio::runtime::Runtime, addr: SocketAddr, name: &str, seconds:
 
 /// Answers random positions of `name` through the library on this thread, as the
 /// server does for one request (one read transaction, the JSON text).
-fn library_only(db: &puzzlebase::internals::answers::Database, name: &str, from: &str) {
+fn library_only(db: &puzzlebase::Database, name: &str, from: &str) {
     let states = positions(name, 20_000);
     let t = Instant::now();
     let mut ok = 0;
     let mut bytes = 0;
     for s in &states {
-        if let Ok(v) = db.snapshot(|db| puzzlebase::internals::answers::json::position(db, name, s))
-        {
+        if let Ok(v) = db.snapshot(|db| puzzlebase::json::position(db, name, s)) {
             ok += 1;
             bytes += v.to_string().len();
         }
@@ -229,14 +228,14 @@ fn main() {
         .unwrap_or(10);
     // The same answers without HTTP, one thread: what the server adds on top. First
     // read from the file, then from the copy in memory the server makes.
-    if let Ok(mut direct) = puzzlebase::internals::answers::Database::open_for_serving(&db) {
+    if let Ok(mut direct) = puzzlebase::Database::open_for_serving(&db) {
         for name in ["eight", "eleven"] {
             if !(filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()))) {
                 continue;
             }
             library_only(&direct, name, "from the file");
         }
-        let resident = puzzlebase::internals::answers::Resident::new();
+        let resident = puzzlebase::Resident::new();
         direct.share_resident(resident.clone());
         for name in ["eight", "eleven"] {
             if !(filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()))) {
@@ -252,7 +251,7 @@ fn main() {
             library_only(&direct, name, "from memory");
         }
     }
-    let app = match puzzlebase::internals::server::router(&db) {
+    let app = match puzzlebase_cli::server::router(&db) {
         Ok(app) => app,
         Err(e) => {
             eprintln!("serve bench: {e} (set PUZZLEBASE_DB to a file with eight and eleven)");
@@ -267,7 +266,7 @@ fn main() {
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let addr = listener.local_addr().unwrap();
-    rt.spawn(puzzlebase::internals::server::serve(
+    rt.spawn(puzzlebase_cli::server::serve(
         listener,
         app,
         std::future::pending(),

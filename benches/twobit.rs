@@ -11,12 +11,12 @@
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 
-use puzzlebase::internals::catalog::builtin_spec;
-use puzzlebase::internals::core::memory;
-use puzzlebase::internals::core::progress::{Progress, Silent};
-use puzzlebase::internals::core::space::StateSpace;
-use puzzlebase::internals::families::sliding::{Sliding, spec::sliding};
-use puzzlebase::internals::solvers::{bfs, twobit, twobit_led};
+use puzzlebase_core::memory;
+use puzzlebase_core::progress::{Progress, Silent};
+use puzzlebase_core::space::StateSpace;
+use puzzlebase_families::catalog::builtin_spec;
+use puzzlebase_families::sliding::{Sliding, spec::sliding};
+use puzzlebase_solvers::{bfs, twobit, twobit_led};
 
 /// Prints each level as it is found, with the time since the start.
 struct Levels(Instant, std::sync::Mutex<u64>);

@@ -4,9 +4,8 @@
 
 use std::time::Instant;
 
-use puzzlebase::internals::core::progress::{Progress, Silent};
-use puzzlebase::internals::generate::{self, Observer, Options, Summary};
-use puzzlebase::internals::verify;
+use puzzlebase::{Observer, Options, Summary};
+use puzzlebase_core::progress::{Progress, Silent};
 
 struct Quiet;
 impl Observer for Quiet {
@@ -25,11 +24,11 @@ fn main() {
         force: true,
     };
     let t = Instant::now();
-    let built = generate::generate(&opts, &Quiet).unwrap();
+    let built = puzzlebase::generate(&opts, &Quiet).unwrap();
     let generated = t.elapsed().as_secs_f64();
 
     let t = Instant::now();
-    let reports = verify::verify_file(&db, &[], &mut |_| {}).unwrap();
+    let reports = puzzlebase::verify_file(&db, &[], &mut |_| {}).unwrap();
     let verified = t.elapsed().as_secs_f64();
 
     println!(

@@ -12,8 +12,8 @@
 
 use std::time::Instant;
 
-use puzzlebase::internals::generate::mpi::Mpi;
-use puzzlebase::internals::solvers::distributed::{Comm, Reduce};
+use puzzlebase::distributed::Mpi;
+use puzzlebase_solvers::distributed::{Comm, Reduce};
 
 fn main() {
     let Some(comm) = Mpi::init() else {

@@ -15,9 +15,9 @@
 
 use std::time::Instant;
 
-use puzzlebase::internals::catalog::builtin_spec;
-use puzzlebase::internals::core::space::StateSpace;
-use puzzlebase::internals::families::sliding::{Sliding, spec::sliding};
+use puzzlebase_core::space::StateSpace;
+use puzzlebase_families::catalog::builtin_spec;
+use puzzlebase_families::sliding::{Sliding, spec::sliding};
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -3,9 +3,9 @@
 
 use std::time::Instant;
 
-use puzzlebase::internals::core::memory;
-use puzzlebase::internals::core::progress::Silent;
-use puzzlebase::internals::solvers::pattern::{self, Grid, Pattern};
+use puzzlebase_core::memory;
+use puzzlebase_core::progress::Silent;
+use puzzlebase_solvers::pattern::{self, Grid, Pattern};
 
 fn main() {
     let arg = std::env::args().nth(1).unwrap_or_else(|| "2,3,4".into());

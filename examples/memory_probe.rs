@@ -33,7 +33,7 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-use puzzlebase::internals::core::memory::{atomic_words, prefetch};
+use puzzlebase_core::memory::{atomic_words, prefetch};
 
 /// Words claimed per thread in each measurement.
 const CLAIMS: usize = 1 << 24;

@@ -3,9 +3,9 @@
 //! `cargo run --release --example peg_english33` (run under `/usr/bin/time -v` to see
 //! the peak memory).
 
-use puzzlebase::internals::catalog::builtin_boards as boards;
-use puzzlebase::internals::core::progress::Progress;
-use puzzlebase::internals::solvers::peg::solve;
+use puzzlebase_core::progress::Progress;
+use puzzlebase_families::catalog::builtin_boards as boards;
+use puzzlebase_solvers::peg::solve;
 use std::time::Instant;
 
 /// Prints each phase with the time since the start.
@@ -31,7 +31,7 @@ fn main() {
             l.pegs, l.reachable, l.can_finish, l.reachable_classes, l.can_finish_classes
         );
     }
-    let sum = |f: fn(&puzzlebase::internals::solvers::peg::LayerStats) -> u64| {
+    let sum = |f: fn(&puzzlebase_solvers::peg::LayerStats) -> u64| {
         table.layers.iter().map(f).sum::<u64>()
     };
     println!("reachable positions:      {}", sum(|l| l.reachable));
@@ -60,7 +60,7 @@ fn main() {
     }
     println!(
         "a shortest solution:      {}",
-        puzzlebase::internals::solvers::peg::Board::format_moves(&moves)
+        puzzlebase_solvers::peg::Board::format_moves(&moves)
     );
     println!("solve time:               {secs:.1} s");
 }

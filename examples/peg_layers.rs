@@ -7,10 +7,10 @@
 use std::sync::Mutex;
 use std::time::Instant;
 
-use puzzlebase::internals::catalog;
-use puzzlebase::internals::core::progress::Progress;
-use puzzlebase::internals::families::Puzzle;
-use puzzlebase::internals::solvers::peg::layers;
+use puzzlebase_core::progress::Progress;
+use puzzlebase_families::Puzzle;
+use puzzlebase_families::catalog;
+use puzzlebase_solvers::peg::layers;
 
 struct Phases(Mutex<Instant>, Instant);
 

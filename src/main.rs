@@ -6,14 +6,16 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use puzzlebase::internals::answers::json;
-use puzzlebase::internals::answers::{Database, QueryError, Stop, one_line};
-use puzzlebase::internals::catalog::{self, DefinitionError};
-use puzzlebase::internals::generate::{self, GenerateError, Observer, Options};
-use puzzlebase::internals::render::text;
-use puzzlebase::internals::server::ServeOptions;
-use puzzlebase::internals::store::signature::{self, SignatureError, SigningKey};
-use puzzlebase::internals::verify::{self, VerifyError};
+use puzzlebase::VerifyError;
+use puzzlebase::distributed;
+use puzzlebase::json;
+use puzzlebase::signature::{self, SignatureError, SigningKey};
+use puzzlebase::text;
+use puzzlebase::{Database, QueryError, Stop, one_line};
+use puzzlebase::{Definition, DefinitionError};
+use puzzlebase::{GenerateError, Job, Observer, Options};
+use puzzlebase_cli::hints;
+use puzzlebase_cli::server::{self, ServeOptions};
 
 mod cli;
 use cli::args::*;
@@ -29,14 +31,17 @@ impl From<QueryError> for Failure {
     fn from(e: QueryError) -> Self {
         Failure {
             usage: e.is_usage(),
-            message: e.to_string(),
+            message: hints::query(&e),
         }
     }
 }
 
 impl From<GenerateError> for Failure {
     fn from(e: GenerateError) -> Self {
-        let usage = matches!(e, GenerateError::UnknownPuzzle(_));
+        let usage = matches!(
+            e,
+            GenerateError::UnknownPuzzle(_) | GenerateError::Partition(_)
+        );
         let mut message = e.to_string();
         let mut source = std::error::Error::source(&e);
         while let Some(s) = source {
@@ -47,6 +52,7 @@ impl From<GenerateError> for Failure {
             }
             source = s.source();
         }
+        message += &hints::generate(&e).unwrap_or_default();
         Failure { usage, message }
     }
 }
@@ -64,7 +70,7 @@ impl From<VerifyError> for Failure {
     fn from(e: VerifyError) -> Self {
         Failure {
             usage: e.is_usage(),
-            message: e.to_string(),
+            message: hints::verify(&e),
         }
     }
 }
@@ -73,7 +79,7 @@ impl From<SignatureError> for Failure {
     fn from(e: SignatureError) -> Self {
         Failure {
             usage: false,
-            message: e.to_string(),
+            message: hints::signature(&e),
         }
     }
 }
@@ -229,13 +235,13 @@ fn run_generate(g: GenerateArgs) -> Result<(), Failure> {
     // Ctrl-C, SIGTERM or SIGHUP: no destructor runs, so the temporary file is removed
     // here; the previous file was never touched.
     on_interrupt(|| {
-        let removed = generate::remove_temporaries();
+        let removed = puzzlebase::remove_temporaries();
         format!("interrupted; {removed} temporary file(s) removed, the previous file is as it was")
     });
     let launched = launched_processes();
     #[cfg(feature = "mpi")]
     if launched.is_some() {
-        let Some(mpi) = puzzlebase::internals::generate::mpi::Mpi::init() else {
+        let Some(mpi) = distributed::Mpi::init() else {
             return Err(failure("MPI could not be initialised"));
         };
         let checkpoints = Some(checkpoints_of(&g));
@@ -251,11 +257,7 @@ fn run_generate(g: GenerateArgs) -> Result<(), Failure> {
     }
     if g.resume || g.checkpoints.is_some() {
         let checkpoints = Some(checkpoints_of(&g));
-        return in_processes(
-            g,
-            &puzzlebase::internals::solvers::distributed::Solo,
-            checkpoints,
-        );
+        return in_processes(g, &distributed::Solo, checkpoints);
     }
     let log = g.exchange_log.is_some();
     if log {
@@ -265,39 +267,29 @@ fn run_generate(g: GenerateArgs) -> Result<(), Failure> {
         });
     }
     let started = Instant::now();
-    let (opts, registry, extra, key) = generate_inputs(&g)?;
+    let (opts, definitions, key) = generate_inputs(&g)?;
     let terminal = Terminal {
         quiet: g.quiet,
         json: g.json,
     };
-    let summaries = generate::generate_signed(
-        &generate::backend::Local,
-        &opts,
-        registry,
-        extra,
-        g.verify,
-        &terminal,
-        key.as_ref(),
-    )?;
+    let job = Job {
+        partitions: g.partitions.clone(),
+        definitions,
+        verify: g.verify,
+        sign: key.as_ref(),
+        processes: None,
+    };
+    let summaries = puzzlebase::generate_job(&opts, job, &terminal)?;
     terminal.closing(&opts.db, &summaries, started.elapsed());
     Ok(())
 }
 
-/// The options, the built-in puzzles (with `--partition`), the users' puzzles and the
-/// signing key (`--sign`): the key is loaded and every user file is checked before the
-/// database is touched.
-#[allow(clippy::type_complexity)]
+/// The options, the users' puzzles and the signing key (`--sign`): the key is loaded and
+/// every user file is checked before the database is touched (the partitions that
+/// `--partition` names are checked by the run before it touches anything).
 fn generate_inputs(
     g: &GenerateArgs,
-) -> Result<
-    (
-        Options,
-        Vec<puzzlebase::internals::families::Puzzle>,
-        Vec<puzzlebase::internals::families::Puzzle>,
-        Option<SigningKey>,
-    ),
-    Failure,
-> {
+) -> Result<(Options, Vec<Definition>, Option<SigningKey>), Failure> {
     let key = match &g.sign {
         Some(path) => Some(signature::load_secret_key(
             path,
@@ -305,8 +297,8 @@ fn generate_inputs(
         )?),
         None => None,
     };
-    let extra = match &g.definitions {
-        Some(dir) => catalog::load_dir(dir)?,
+    let definitions = match &g.definitions {
+        Some(dir) => Definition::read_dir(dir)?,
         None => Vec::new(),
     };
     // The user's data directory is made on the first build into it.
@@ -320,24 +312,16 @@ fn generate_inputs(
         only: g.puzzles.clone(),
         force: g.force,
     };
-    let registry = if g.partitions.is_empty() {
-        catalog::registry()
-    } else {
-        catalog::registry_building(&g.partitions).map_err(|e| Failure {
-            usage: true,
-            message: e.to_string(),
-        })?
-    };
-    Ok((opts, registry, extra, key))
+    Ok((opts, definitions, key))
 }
 
-fn checkpoints_of(g: &GenerateArgs) -> generate::distributed::Checkpoints {
+fn checkpoints_of(g: &GenerateArgs) -> distributed::Checkpoints {
     let dir = g.checkpoints.clone().unwrap_or_else(|| {
         let mut name = g.db.db.clone().into_os_string();
         name.push(".checkpoints");
         PathBuf::from(name)
     });
-    generate::distributed::Checkpoints {
+    distributed::Checkpoints {
         dir,
         resume: g.resume,
     }
@@ -347,32 +331,29 @@ fn checkpoints_of(g: &GenerateArgs) -> generate::distributed::Checkpoints {
 /// their shares of its breadth-first searches.
 fn in_processes(
     g: GenerateArgs,
-    comm: &dyn puzzlebase::internals::solvers::distributed::Comm,
-    checkpoints: Option<generate::distributed::Checkpoints>,
+    comm: &dyn distributed::Comm,
+    checkpoints: Option<distributed::Checkpoints>,
 ) -> Result<(), Failure> {
     if comm.rank() != 0 {
-        return generate::distributed::work(comm, checkpoints)
+        return distributed::work(comm, checkpoints)
             .map(|_| ())
             .map_err(|e| failure(e.to_string()));
     }
-    let backend =
-        generate::distributed::Processes::new(comm, checkpoints, g.exchange_log.as_deref())
-            .map_err(|e| failure(format!("--exchange-log: {e}")))?;
-    let result = generate_inputs(&g).and_then(|(opts, registry, extra, key)| {
+    let backend = distributed::Processes::new(comm, checkpoints, g.exchange_log.as_deref())
+        .map_err(|e| failure(format!("--exchange-log: {e}")))?;
+    let result = generate_inputs(&g).and_then(|(opts, definitions, key)| {
         let observer = Terminal {
             quiet: g.quiet,
             json: g.json,
         };
-        generate::generate_signed(
-            &backend,
-            &opts,
-            registry,
-            extra,
-            g.verify,
-            &observer,
-            key.as_ref(),
-        )
-        .map_err(Failure::from)
+        let job = Job {
+            partitions: g.partitions.clone(),
+            definitions,
+            verify: g.verify,
+            sign: key.as_ref(),
+            processes: Some(&backend),
+        };
+        puzzlebase::generate_job(&opts, job, &observer).map_err(Failure::from)
     });
     backend.finish(result.is_ok());
     result.map(|_| ())
@@ -394,8 +375,7 @@ fn launched_processes() -> Option<usize> {
 }
 
 fn run_check(file: &std::path::Path, json_out: bool) -> Result<(), Failure> {
-    let (_, puzzle) = catalog::check_file(file)?;
-    let plan = catalog::plan::plan(&puzzle);
+    let plan = puzzlebase::check_definition(file)?;
     let file = file.display().to_string();
     if json_out {
         return out(&json::plan(&file, &plan).to_string());
@@ -419,11 +399,7 @@ fn run_verify(
     // name as they do without --key. Through a symbolic link, the signature is looked
     // for beside the target, where `generate --sign` writes it.
     if let Some(key) = key.filter(|_| db.is_file()) {
-        let sig = signature_file.unwrap_or_else(|| {
-            let target =
-                puzzlebase::internals::store::integrity::resolve(&db).unwrap_or(db.clone());
-            signature::signature_path(&target)
-        });
+        let sig = signature_file.unwrap_or_else(|| signature::signature_of(&db));
         let shown = sig.display().to_string();
         match signature::verify_file(&db, &sig, &key) {
             Ok(v) => out(&if json_out {
@@ -432,7 +408,7 @@ fn run_verify(
                 text::signature(&v.key_id, &v.trusted_comment)
             })?,
             Err(e) => {
-                let message = format!("verify: signature: {e}");
+                let message = format!("verify: signature: {}", hints::signature(&e));
                 if json_out {
                     out(&json::signature_failure(&shown, &message).to_string())?;
                 }
@@ -447,7 +423,7 @@ fn run_verify(
         json: json_out,
     };
     let bars = |name: &str| terminal.progress(name);
-    let result = verify::verify_file_with(&db, &only, &bars, &mut |r| {
+    let result = puzzlebase::verify_file_with(&db, &only, &bars, &mut |r| {
         if printed.is_ok() {
             printed = out(&if json_out {
                 json::verified(r).to_string()
@@ -460,7 +436,7 @@ fn run_verify(
     match result {
         Err(e) if json_out && !e.is_usage() => {
             // The failure as a result object too, so that a JSON reader sees it.
-            out(&json::verify_failure(e.puzzle(), &e.to_string()).to_string())?;
+            out(&json::verify_failure(e.puzzle(), &hints::verify(&e)).to_string())?;
             Err(e.into())
         }
         r => r.map(|_| ()).map_err(Failure::from),
@@ -503,7 +479,7 @@ fn run_query(q: QueryArgs) -> Result<(), Failure> {
     // A drawn position is answered as --state answers it, with the seed that drew it.
     let seed = match q.seed {
         Some(seed) => seed,
-        None if q.random || q.scramble.is_some() => puzzlebase::internals::answers::fresh_seed(),
+        None if q.random || q.scramble.is_some() => puzzlebase::fresh_seed(),
         None => 0,
     };
     let drawn = if q.random {
@@ -577,7 +553,7 @@ fn query_answer(db: &Database, q: &QueryArgs) -> Result<(Vec<String>, serde_json
 fn run_serve(db: PathBuf, addr: std::net::SocketAddr, opts: ServeOptions) -> Result<(), Failure> {
     let runtime = tokio::runtime::Runtime::new()?;
     runtime
-        .block_on(puzzlebase::internals::server::run(&db, addr, opts, |at| {
+        .block_on(server::run(&db, addr, opts, |at| {
             eprintln!(
                 "puzzlebase: serving {} on http://{at}/ (Ctrl-C stops)",
                 db.display()

@@ -1,6 +1,6 @@
 //! `puzzlebase serve`: the database over HTTP, read-only, as a JSON API and one page
 //! embedded in the binary. This is a thin adapter: every answer is built by
-//! [`crate::answers::json`] from [`crate::answers::Database`], the same code as `query --json`.
+//! [`puzzlebase::json`] from [`puzzlebase::Database`], the same code as `query --json`.
 //!
 //! A SQLite connection is not `Sync`, so each lookup borrows a read-only [`Database`]
 //! from a small pool and returns it afterwards: position lookups (short and bounded) on
@@ -27,10 +27,8 @@ use sha2::{Digest, Sha256};
 use tokio::net::TcpListener;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-use crate::answers::json;
-use crate::answers::{Database, QueryError, Resident, Stop};
-use crate::core::digest::hex;
-use crate::core::space::StateError;
+use puzzlebase::json;
+use puzzlebase::{Database, FileState, QueryError, Resident, StateError, Stop};
 
 /// The page and its script and style, compiled in: the page works without a network.
 const INDEX_HTML: &str = include_str!("../web/index.html");
@@ -229,7 +227,7 @@ fn api_tag(path: &Path) -> HeaderValue {
 }
 
 /// The API's tag for a file holding `infos`.
-fn api_tag_of(infos: &[crate::core::records::PuzzleInfo]) -> HeaderValue {
+fn api_tag_of(infos: &[puzzlebase::PuzzleInfo]) -> HeaderValue {
     let described: Vec<String> = (infos.iter())
         .map(|i| format!("{}\n{}\n{}", i.name, i.checksum, i.definition_hash))
         .collect();
@@ -243,7 +241,10 @@ fn tag(parts: &[&[u8]]) -> HeaderValue {
         h.update((p.len() as u64).to_le_bytes());
         h.update(p);
     }
-    let digits = hex(&h.finalize()[..10]);
+    let digits: String = h.finalize()[..10]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     HeaderValue::from_str(&format!("\"pb-{digits}\"")).expect("hex is a valid header")
 }
 
@@ -326,7 +327,7 @@ struct Pool {
 
 /// The pool's idle connections, opened while the file was as `state` says.
 struct Idle {
-    state: crate::store::FileState,
+    state: FileState,
     /// Advanced on every change, so that a connection lent out before a change is not
     /// taken back after it.
     generation: u64,
@@ -382,10 +383,10 @@ impl Pool {
     }
 
     /// Drops every connection and table taken from the file if it or a journal beside
-    /// it changed since they were ([`crate::store::FileState`]); returns the generation that
+    /// it changed since they were ([`FileState`]); returns the generation that
     /// connections opened now belong to.
     fn follow_changes(&self) -> (u64, Option<String>) {
-        let now = crate::store::FileState::of(&self.path);
+        let now = FileState::of(&self.path);
         let Ok(mut idle) = self.idle.lock() else {
             return (u64::MAX, Some("the server's connections failed".into()));
         };
@@ -401,7 +402,7 @@ impl Pool {
             idle.refused = match &self.key {
                 Some((key, sig)) => Database::open_signed(&self.path, key, sig.as_deref())
                     .err()
-                    .map(|e| e.to_string()),
+                    .map(|e| crate::hints::query(&e)),
                 None => None,
             };
         }
@@ -433,14 +434,19 @@ impl From<QueryError> for ApiError {
             | QueryError::NoFullTable { .. } => StatusCode::BAD_REQUEST,
             QueryError::State(StateError::Unsolvable { .. })
             | QueryError::Unreachable(_)
-            | QueryError::NotStored(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            | QueryError::NotStored(_)
+            | QueryError::NoPartition { .. }
+            | QueryError::Contradicted { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             QueryError::Stale(_) => StatusCode::CONFLICT,
             QueryError::Store(_) | QueryError::Inconsistent { .. } | QueryError::Signature(_) => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
             QueryError::Stopped { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            // A failure the library adds later (its errors are non-exhaustive) is the
+            // server's until it is sorted here.
+            _ => StatusCode::INTERNAL_SERVER_ERROR,
         };
-        ApiError::new(status, e.to_string())
+        ApiError::new(status, crate::hints::query(&e))
     }
 }
 
@@ -633,7 +639,7 @@ pub fn router(db: &Path) -> Result<Router, QueryError> {
 pub fn router_with(db: &Path, opts: ServeOptions) -> Result<Router, QueryError> {
     let max_searches = opts.max_searches.max(1);
     let resident = Resident::new();
-    let state = crate::store::FileState::of(db);
+    let state = FileState::of(db);
     if let Some((key, sig)) = &opts.key {
         Database::open_signed(db, key, sig.as_deref())?;
     }

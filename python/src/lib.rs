@@ -99,7 +99,9 @@ impl Kind {
             | QueryError::Store(_)
             | QueryError::Signature(_)
             | QueryError::Inconsistent { .. }
-            | QueryError::NotStored(_) => Kind::FileError,
+            | QueryError::NotStored(_)
+            | QueryError::NoPartition { .. }
+            | QueryError::Contradicted { .. } => Kind::FileError,
             QueryError::Stopped { .. } => Kind::SearchStopped,
             QueryError::Unreachable(_) => return None,
             // A refusal of a kind this package does not know yet: still the file's.

@@ -131,3 +131,10 @@ def db(db_path):
     import puzzlebase
 
     return puzzlebase.open(str(db_path))
+
+
+def assert_querys_line(library, command):
+    """A refusal's line from the package is `query`'s: the library's line, which the
+    command may follow with its hint (the flag or command that mends it, such as
+    `--db PATH` or `puzzlebase verify`), which a Python program has no use for."""
+    assert command.startswith(library), f"{library!r} is not the start of {command!r}"

@@ -13,7 +13,7 @@ import pytest
 
 import puzzlebase
 
-from conftest import PUZZLES
+from conftest import PUZZLES, assert_querys_line
 
 SEED = int(os.environ.get("PUZZLEBASE_SEED", "33"))
 PER_PUZZLE = 12
@@ -233,7 +233,7 @@ def test_the_search_is_bounded(cli, db):
         db.distance("tiles8", state, timeout=0.000001)
     # Only the seconds it took differ.
     seconds = re.compile(r"after [0-9.]+ s")
-    assert seconds.sub("after N s", str(e.value)) == seconds.sub("after N s", message)
+    assert_querys_line(seconds.sub("after N s", str(e.value)), seconds.sub("after N s", message))
     assert db.distance("tiles8", state, timeout=30) == 31
     with pytest.raises(ValueError):
         db.distance("tiles8", state, timeout=-1)

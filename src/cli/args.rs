@@ -37,8 +37,7 @@ pub(crate) const QUERY_SHORT_HELP: &str = concat!(
 /// `query --help`'s closing lines: every built-in puzzle's notation, generated from the
 /// definitions, then the examples.
 pub(crate) fn query_long_help() -> String {
-    let puzzles = puzzlebase::internals::catalog::registry();
-    let mut lines = puzzlebase::internals::render::notation::lines(&puzzles);
+    let mut lines = puzzlebase::notations();
     lines.push(String::new());
     lines.push(QUERY_EXAMPLES.to_string());
     lines.join("\n")
@@ -214,7 +213,7 @@ pub(crate) enum Command {
         /// Which web pages may read the API from a browser: `*` (any), `off`, or
         /// origins such as https://example.org, comma-separated
         #[arg(long, default_value = "*", value_name = "ORIGINS")]
-        cors: puzzlebase::internals::server::Cors,
+        cors: puzzlebase_cli::server::Cors,
         #[command(flatten)]
         key: KeyArgs,
     },
@@ -410,7 +409,7 @@ impl clap::builder::TypedValueParser for PuzzleName {
     fn possible_values(
         &self,
     ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
-        let names = puzzlebase::internals::catalog::names();
+        let names = puzzlebase::puzzle_names();
         Some(Box::new(
             names.into_iter().map(clap::builder::PossibleValue::new),
         ))

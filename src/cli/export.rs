@@ -7,9 +7,7 @@ use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use puzzlebase::internals::answers::export::formats;
-use puzzlebase::internals::answers::{Database, ExportFormat};
-use puzzlebase::internals::generate::Observer;
+use puzzlebase::{Database, ExportFormat, Observer};
 
 use crate::cli::terminal::Terminal;
 use crate::{Failure, failure, on_interrupt};
@@ -40,7 +38,7 @@ pub(crate) fn run(
         Some(t) => Box::new(t.file.as_file().try_clone()?),
         None => Box::new(std::io::stdout()),
     };
-    let mut w = formats::writer(format, &plan, out)?;
+    let mut w = format.writer(&plan, out)?;
     progress.phase("exporting", plan.rows);
     let (mut rows, mut closed) = (0u64, false);
     let result = db.export(puzzle, &mut |row| {

@@ -7,11 +7,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
-use puzzlebase::internals::answers::json;
-use puzzlebase::internals::core::progress::{Progress, Silent};
-use puzzlebase::internals::generate::{Observer, Summary};
-use puzzlebase::internals::render::text;
-use puzzlebase::internals::verify::{Checked, Report};
+use puzzlebase::{Checked, Observer, Progress, Report, Silent, Summary, json, text};
 
 use crate::one_line;
 
@@ -267,6 +263,13 @@ impl Observer for Terminal {
 
     fn warn(&self, message: &str) {
         eprintln!("puzzlebase: {}", one_line(message));
+    }
+
+    fn unsigned(&self, signature: &std::path::Path) {
+        self.warn(&format!(
+            "removed {}: it signed the previous file; sign the new one with `generate --sign KEY`",
+            signature.display()
+        ));
     }
 
     fn signed(&self, path: &std::path::Path, key_id: &str) {

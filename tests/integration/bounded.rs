@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use puzzlebase::internals::server::ServeOptions;
+use puzzlebase_cli::server::ServeOptions;
 
 use crate::flips::every_kind;
 use crate::serve::start_server_with;

@@ -10,8 +10,8 @@ use crate::util::{
     LIGHT, PACKED, assert_clean_failure, assert_no_temporaries, damaged_copy, generate_into, run,
     shared_db,
 };
-use puzzlebase::internals::catalog;
-use puzzlebase::internals::families::Puzzle;
+use puzzlebase_families::Puzzle;
+use puzzlebase_families::catalog;
 
 /// A copy of the shared file, damaged by `sql` (statements with their parameters).
 fn damaged(sql: &[(&str, &[i64])]) -> (tempfile::TempDir, PathBuf) {
@@ -59,7 +59,7 @@ fn one(sql: &str, params: impl rusqlite::Params) -> i64 {
         .unwrap()
 }
 
-fn graph(name: &str) -> Box<dyn puzzlebase::internals::core::space::GraphPuzzle> {
+fn graph(name: &str) -> Box<dyn puzzlebase_core::space::GraphPuzzle> {
     match catalog::find(name) {
         Some(Puzzle::Graph(g)) => g,
         _ => panic!("{name} is a move puzzle"),
@@ -493,7 +493,7 @@ fn generate_verify_checks_the_new_file_before_the_rename() {
         [],
     )
     .unwrap();
-    let reader = puzzlebase::internals::store::open_unchecked(&db).unwrap();
+    let reader = puzzlebase_store::open_unchecked(&db).unwrap();
     let sum = reader.checksum("nine-packed").unwrap();
     conn.execute(
         "UPDATE puzzles SET checksum = ?1 WHERE name = 'nine-packed'",
@@ -553,14 +553,14 @@ struct Recorded {
 }
 
 impl puzzlebase::Observer for Recorded {
-    fn progress(&self, _: &str) -> Box<dyn puzzlebase::internals::core::progress::Progress + '_> {
-        Box::new(puzzlebase::internals::core::progress::Silent)
+    fn progress(&self, _: &str) -> Box<dyn puzzlebase_core::progress::Progress + '_> {
+        Box::new(puzzlebase_core::progress::Silent)
     }
     fn done(&self, _: &puzzlebase::Summary) {}
     fn verified(&self, r: &puzzlebase::Report) {
         self.verified.lock().unwrap().push(r.puzzle.clone());
     }
-    fn checked(&self, c: &puzzlebase::internals::verify::Checked) {
+    fn checked(&self, c: &puzzlebase::Checked) {
         *self.by_checksum.lock().unwrap() = c.by_checksum.clone();
     }
 }
@@ -576,12 +576,9 @@ fn generate_verify_re_derives_what_it_built_and_checks_the_carried_by_checksum()
         force: true,
     };
     let built = |observer: &Recorded| {
-        let registry = catalog::registry_building(&[crate::util::TEST_PARTITION.to_string()]);
-        puzzlebase::internals::generate::generate_from(
+        puzzlebase::generate_job(
             &opts,
-            registry.unwrap(),
-            crate::util::fixtures(),
-            true,
+            crate::util::job(crate::util::fixtures(), true),
             observer,
         )
     };

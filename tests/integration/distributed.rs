@@ -5,12 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use puzzlebase::internals::catalog;
-use puzzlebase::internals::generate::distributed::{Checkpoints, Processes, work};
-use puzzlebase::internals::generate::{self, Options};
-use puzzlebase::internals::solvers::distributed::{Comm, Threads};
+use puzzlebase::distributed::{Checkpoints, Processes, work};
+use puzzlebase::{Job, Options};
+use puzzlebase_families::catalog;
+use puzzlebase_solvers::distributed::{Comm, Threads};
 
-use crate::util::{Quiet, TEST_PARTITION, fixtures, generate_into};
+use crate::util::{Quiet, fixtures, generate_into};
 
 /// One of each kind of unit: a table of rows (eight, knight-swap, oshidori), packed
 /// chunks with counts (nine-packed, a test fixture), pattern tables (fifteen's 6-6-3).
@@ -41,8 +41,11 @@ fn generate_in(procs: usize, db: &Path, checkpoints: Option<Checkpoints>) -> Res
                 .map_err(|e| e.to_string());
         }
         let backend = Processes::new(comm, checkpoints.clone(), None).unwrap();
-        let registry = catalog::registry_building(&[TEST_PARTITION.to_string()]).unwrap();
-        let r = generate::generate_on(&backend, &opts, registry, fixtures(), false, &Quiet);
+        let job = Job {
+            processes: Some(&backend),
+            ..crate::util::job(fixtures(), false)
+        };
+        let r = puzzlebase::generate_job(&opts, job, &Quiet);
         backend.finish(r.is_ok());
         r.map(|_| ()).map_err(|e| e.to_string())
     });
@@ -161,10 +164,8 @@ fn two_bit_tables_across_processes_write_the_plain_checksums() {
         ],
         force: true,
     };
-    let registry = || catalog::registry_building(&[TEST_PARTITION.to_string()]).unwrap();
     let plain = tmp.path().join("plain.sqlite");
-    let local = puzzlebase::internals::generate::backend::Local;
-    generate::generate_on(&local, &opts(&plain), registry(), extra(), false, &Quiet).unwrap();
+    puzzlebase::generate_job(&opts(&plain), crate::util::job(extra(), false), &Quiet).unwrap();
     let want = checksums(&plain);
     assert_eq!(want.len(), 3);
     for procs in [1, 2, 3] {
@@ -175,7 +176,11 @@ fn two_bit_tables_across_processes_write_the_plain_checksums() {
                 return work(comm, None).map(|_| ()).map_err(|e| e.to_string());
             }
             let backend = Processes::new(comm, None, Some(&log)).unwrap();
-            let r = generate::generate_on(&backend, &opts(&db), registry(), extra(), false, &Quiet);
+            let job = Job {
+                processes: Some(&backend),
+                ..crate::util::job(extra(), false)
+            };
+            let r = puzzlebase::generate_job(&opts(&db), job, &Quiet);
             backend.finish(r.is_ok());
             r.map(|_| ()).map_err(|e| e.to_string())
         });

@@ -2,8 +2,8 @@
 //! known minimum of 18 moves, a full solution that replays, and the published sizes of
 //! the reachable and can-finish sets.
 
-use puzzlebase::internals::catalog;
-use puzzlebase::internals::families::Puzzle;
+use puzzlebase_families::Puzzle;
+use puzzlebase_families::catalog;
 
 use crate::util::{
     all_but_eleven, assert_clean_failure, assert_replays, generate_into, query_json_in, run,

@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use puzzlebase::internals::answers::{Database, LoadedTables, solve_loaded};
-use puzzlebase::internals::core::space::{GraphPuzzle, StateSpace};
-use puzzlebase::internals::families::fifteen::{self, Fifteen};
-use puzzlebase::internals::solvers::pattern;
+use puzzlebase::{Database, LoadedTables, solve_loaded};
+use puzzlebase_core::space::{GraphPuzzle, StateSpace};
+use puzzlebase_families::fifteen::{self, Fifteen};
+use puzzlebase_solvers::pattern;
 
 use crate::util::{assert_clean_failure, damaged_copy, generate_into, query_json_in, run};
 
@@ -17,8 +17,8 @@ const NAME: &str = "fifteen";
 
 /// The built-in `fifteen`, as its definition file describes it.
 fn puzzle() -> Fifteen {
-    match puzzlebase::internals::catalog::find(NAME) {
-        Some(puzzlebase::internals::families::Puzzle::Patterns(f)) => f,
+    match puzzlebase_families::catalog::find(NAME) {
+        Some(puzzlebase_families::Puzzle::Patterns(f)) => f,
         _ => panic!("{NAME} is a built-in pattern-database puzzle"),
     }
 }
@@ -534,11 +534,11 @@ fn every_legal_move_carries_its_distance() {
         .map(|(i, p, c)| (*i, *p as u64, c.clone()))
         .chain([(0, 0, goal)])
     {
-        let v = puzzlebase::internals::answers::json::position_until(
+        let v = puzzlebase::json::position_until(
             &database,
             NAME,
             &cells_text(&cells),
-            &puzzlebase::internals::answers::Stop::default(),
+            &puzzlebase::Stop::default(),
         )
         .unwrap();
         assert_eq!(v["distance"], published, "instance {id}");

@@ -8,10 +8,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use puzzlebase::internals::answers::{Database, QueryError, json};
+use puzzlebase::{Database, QueryError, json};
 use serde_json::Value;
 
-use crate::util::{Quiet, TEST_PARTITION, assert_clean_failure, generate_into, run};
+use crate::util::{Quiet, assert_clean_failure, generate_into, run};
 
 /// Every storage kind: rows (`seven`), packed distances and counts (`eight-packed`), pattern
 /// tables (`fifteen`), peg rows, layers and matrix (`hoppers`, `chinese-checkers`), and
@@ -41,23 +41,13 @@ pub fn every_kind() -> &'static Path {
             "name = \"hoppers\"",
             "name = \"hoppers-layers\"\nstorage = \"layers\"",
         );
-        let (_, layers) =
-            puzzlebase::internals::catalog::load("hoppers-layers.toml", &text).unwrap();
-        let opts = puzzlebase::internals::generate::Options {
+        let (_, layers) = puzzlebase_families::catalog::load("hoppers-layers.toml", &text).unwrap();
+        let opts = puzzlebase::Options {
             db: path.clone(),
             only: vec![HOPPERS_LAYERS.to_string()],
             force: false,
         };
-        let registry =
-            puzzlebase::internals::catalog::registry_building(&[TEST_PARTITION.to_string()]);
-        puzzlebase::internals::generate::generate_from(
-            &opts,
-            registry.unwrap(),
-            vec![layers],
-            false,
-            &Quiet,
-        )
-        .unwrap();
+        puzzlebase::generate_job(&opts, crate::util::job(vec![layers], false), &Quiet).unwrap();
         (dir, path)
     });
     path

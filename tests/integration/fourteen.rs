@@ -4,11 +4,11 @@
 //! by default, run with `cargo test --release --test integration fourteen -- --ignored
 //! --nocapture`.
 
-use puzzlebase::internals::catalog::builtin_spec;
-use puzzlebase::internals::core::progress::Silent;
-use puzzlebase::internals::core::space::{GraphPuzzle, StateSpace};
-use puzzlebase::internals::families::sliding::spec::sliding;
-use puzzlebase::internals::solvers::twobit;
+use puzzlebase_core::progress::Silent;
+use puzzlebase_core::space::{GraphPuzzle, StateSpace};
+use puzzlebase_families::catalog::builtin_spec;
+use puzzlebase_families::sliding::spec::sliding;
+use puzzlebase_solvers::twobit;
 
 /// OEIS A346736: positions of the 2x7 puzzle at each distance from the goal (blank in a
 /// corner), 0 to 108. Korf computed it; the full list is Ben Whitmore's table on the
@@ -215,10 +215,10 @@ fn fourteen_file_answers_from_its_codes() {
 mod small {
     use std::path::{Path, PathBuf};
 
-    use puzzlebase::internals::catalog;
-    use puzzlebase::internals::core::space::GraphPuzzle;
-    use puzzlebase::internals::families::Puzzle;
-    use puzzlebase::internals::solvers::bfs;
+    use puzzlebase_core::space::GraphPuzzle;
+    use puzzlebase_families::Puzzle;
+    use puzzlebase_families::catalog;
+    use puzzlebase_solvers::bfs;
     use rusqlite::Connection;
 
     use crate::util::{assert_clean_failure, query_json_in, run};
@@ -298,8 +298,7 @@ mod small {
         let conn = Connection::open(&db).unwrap();
         for (name, like, modulus) in [("nine-codes", "nine", 4u8), ("six-codes", "six", 3)] {
             let g = graph(like);
-            let plain =
-                bfs::solve(g.as_ref(), &puzzlebase::internals::core::progress::Silent).unwrap();
+            let plain = bfs::solve(g.as_ref(), &puzzlebase_core::progress::Silent).unwrap();
             let (encoding, codes) = codes(&conn, name);
             assert_eq!(encoding, format!("mod{modulus}"));
             for r in 0..g.size() {
@@ -357,7 +356,7 @@ mod small {
         // `nine` at two bits in another rank order: the notation is nine's, and so are
         // the histogram and every answer, though the codes lie in another order.
         let g = graph("nine");
-        let plain = bfs::solve(g.as_ref(), &puzzlebase::internals::core::progress::Silent).unwrap();
+        let plain = bfs::solve(g.as_ref(), &puzzlebase_core::progress::Silent).unwrap();
         let (_, codes) = codes(&conn, "nine-columns");
         assert_eq!(codes.len() as u64, g.size());
         assert_ne!(codes, self::codes(&conn, "nine-codes").1, "another order");
@@ -394,7 +393,7 @@ mod small {
         let page = get("/api/puzzles/nine-codes");
         assert_eq!(page["layout"]["cells"].as_array().unwrap().len(), 10);
         let g = graph("nine");
-        let plain = bfs::solve(g.as_ref(), &puzzlebase::internals::core::progress::Silent).unwrap();
+        let plain = bfs::solve(g.as_ref(), &puzzlebase_core::progress::Silent).unwrap();
         for s in ["0532194876", "1234567809", "5123406789"] {
             let a = get(&format!("/api/puzzles/nine-codes/positions/{s}"));
             let r = g.parse(s).unwrap();
@@ -435,7 +434,7 @@ mod small {
         drop(conn);
         // Its digest recomputed too (as the format documents it), so that what refuses
         // below is the walk's own check, not the digest beside the chunk.
-        let writer = puzzlebase::internals::store::rebuild::open_copy(&copy).unwrap();
+        let writer = puzzlebase_store::rebuild::open_copy(&copy).unwrap();
         writer.write_digests("nine-codes").unwrap();
         drop(writer);
         let o = run(&["verify", "--db", copy.to_str().unwrap()]);

@@ -51,11 +51,7 @@ fn the_file_says_what_wrote_it_and_carries_its_checksum_and_statistics() {
     assert_eq!(get("generator_version"), Some(env!("CARGO_PKG_VERSION")));
     assert_eq!(
         get("schema_version"),
-        Some(
-            puzzlebase::internals::store::SCHEMA_VERSION
-                .to_string()
-                .as_str()
-        )
+        Some(puzzlebase_store::SCHEMA_VERSION.to_string().as_str())
     );
     assert_eq!(get("puzzles"), Some("six,oshidori"));
     let created = get("created_at").unwrap();
@@ -66,7 +62,7 @@ fn the_file_says_what_wrote_it_and_carries_its_checksum_and_statistics() {
     // Present exactly when the build could ask git, and then a full commit id.
     assert_eq!(
         get("git_commit"),
-        puzzlebase::internals::store::integrity::GIT_COMMIT,
+        puzzlebase_store::integrity::GIT_COMMIT,
         "{m:?}"
     );
     if let Some(c) = get("git_commit") {
@@ -179,7 +175,7 @@ fn an_older_schema_is_migrated_with_every_puzzle_carried_over() {
         let v: i32 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(v, puzzlebase::internals::store::SCHEMA_VERSION);
+        assert_eq!(v, puzzlebase_store::SCHEMA_VERSION);
         // The carried puzzles still answer (and from the same rows as before).
         let a = crate::util::query_json_in(&db, &["--puzzle", "seven", "--longest"]);
         assert_eq!(a["distance"], 36);

@@ -5,11 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use puzzlebase::internals::catalog;
-use puzzlebase::internals::core::packed::ChunkLayout;
-use puzzlebase::internals::core::space::GraphPuzzle;
-use puzzlebase::internals::families::Puzzle;
-use puzzlebase::internals::solvers::peg::Board;
+use puzzlebase_core::packed::ChunkLayout;
+use puzzlebase_core::space::GraphPuzzle;
+use puzzlebase_families::Puzzle;
+use puzzlebase_families::catalog;
+use puzzlebase_solvers::peg::Board;
 use rusqlite::{Connection, params};
 
 use crate::util::{damaged_copy, rank_of, run, shared_db};

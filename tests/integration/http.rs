@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::OnceLock;
 
-use puzzlebase::internals::server::{Cors, ServeOptions};
+use puzzlebase_cli::server::{Cors, ServeOptions};
 use serde_json::Value;
 
 use crate::serve::{start_server, start_server_with};
@@ -70,7 +70,7 @@ fn server() -> SocketAddr {
 fn with_cors(cors: Cors) -> SocketAddr {
     start_server_with(
         shared_db(),
-        puzzlebase::internals::server::HEADER_TIMEOUT,
+        puzzlebase_cli::server::HEADER_TIMEOUT,
         ServeOptions {
             cors,
             ..ServeOptions::default()
@@ -150,7 +150,7 @@ fn answers_carry_an_etag_and_a_matching_request_gets_304() {
     assert!(tag.starts_with('"') && tag.ends_with('"'), "{tag}");
     assert_eq!(
         r.header("cache-control"),
-        Some(puzzlebase::internals::server::API_CACHE)
+        Some(puzzlebase_cli::server::API_CACHE)
     );
     // The tag is the file's: the same on every answer from it.
     let other = request(server(), "GET", "/api/puzzles", &[]);

@@ -6,12 +6,12 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use puzzlebase::internals::core::progress::Silent;
-use puzzlebase::internals::core::space::StateSpace;
-use puzzlebase::internals::families::Puzzle;
-use puzzlebase::internals::families::hanoi::Hanoi;
-use puzzlebase::internals::families::lights::Span;
-use puzzlebase::internals::solvers::bfs;
+use puzzlebase_core::progress::Silent;
+use puzzlebase_core::space::StateSpace;
+use puzzlebase_families::Puzzle;
+use puzzlebase_families::hanoi::Hanoi;
+use puzzlebase_families::lights::Span;
+use puzzlebase_solvers::bfs;
 use serde_json::Value;
 
 use crate::serve::{raw_at, start_server};
@@ -203,7 +203,7 @@ fn hanoi_4_towers_take_the_frame_stewart_numbers() {
             "t",
             4,
             n,
-            puzzlebase::internals::core::format::GraphAsk::BySize,
+            puzzlebase_core::format::GraphAsk::BySize,
             Default::default(),
         );
         let t = bfs::solve(&h, &Silent).unwrap();
@@ -339,7 +339,7 @@ fn the_hanoi_engine_rebuilt_from_the_file_is_the_catalogs() {
             )
             .unwrap();
         let def: Value = serde_json::from_str(&def).unwrap();
-        let p = puzzlebase::internals::families::registry::from_definition(&def).unwrap();
+        let p = puzzlebase_families::registry::from_definition(&def).unwrap();
         let g = p.as_graph().unwrap();
         let built = find(name).unwrap();
         assert_eq!(g.size(), built.as_graph().unwrap().size(), "{name}");

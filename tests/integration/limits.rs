@@ -1,6 +1,6 @@
 //! Limits the code keeps, as tests: no Rust file of the workspace over 800 lines, and no
 //! `Result<_, String>` in the crates' code (an error is a type that says what failed,
-//! not a sentence). The import circles are `layers.rs`'s, per crate.
+//! not a sentence). The import circles are `cycles.rs`'s, per crate.
 
 use std::path::{Path, PathBuf};
 

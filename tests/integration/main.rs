@@ -4,6 +4,7 @@ mod audit;
 mod bad_input;
 mod bounded;
 mod browser;
+mod cycles;
 mod damage;
 mod definitions;
 mod digests;
@@ -19,7 +20,6 @@ mod hardened;
 mod hostile;
 mod http;
 mod journals;
-mod layers;
 mod lights_hanoi;
 mod limits;
 mod missing;
@@ -53,7 +53,7 @@ mod wide_runs;
 #[unsafe(link_section = ".init_array")]
 static INSTALL_PAGE_CHECKSUMS: extern "C" fn() = {
     extern "C" fn install() {
-        puzzlebase::internals::store::pagesum::install().expect("the checksum VFS installs");
+        puzzlebase_store::pagesum::install().expect("the checksum VFS installs");
     }
     install
 };

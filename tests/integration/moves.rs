@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use puzzlebase::internals::answers::{Database, Move, QueryError, Stop};
+use puzzlebase::{Database, Move, QueryError, Stop};
 use serde_json::Value;
 
 use crate::permutation::permutation_db;
@@ -287,7 +287,7 @@ fn query_help_lists_every_built_in_puzzle_with_its_notation() {
     let o = run(&["query", "--help"]);
     assert!(o.status.success());
     let help = String::from_utf8(o.stdout).unwrap();
-    for name in puzzlebase::internals::catalog::names() {
+    for name in puzzlebase_families::catalog::names() {
         assert!(
             help.contains(&format!("\n  {name} ")),
             "{name} missing:\n{help}"
@@ -307,7 +307,7 @@ fn shell_completions_offer_the_puzzle_names() {
         let o = run(&["completions", shell]);
         assert!(o.status.success(), "{shell}");
         let script = String::from_utf8(o.stdout).unwrap();
-        for name in puzzlebase::internals::catalog::names() {
+        for name in puzzlebase_families::catalog::names() {
             assert!(script.contains(&name), "{shell}: {name} is not completed");
         }
     }

@@ -3,9 +3,9 @@
 //! another tool would, with plain SQL and the layout documented in the README, and
 //! checked against a fresh solve and against the distance invariant.
 
-use puzzlebase::internals::core::space::GraphPuzzle;
-use puzzlebase::internals::families::Puzzle;
-use puzzlebase::internals::solvers::bfs::{self, COUNT_OVERFLOW, UNREACHED};
+use puzzlebase_core::space::GraphPuzzle;
+use puzzlebase_families::Puzzle;
+use puzzlebase_solvers::bfs::{self, COUNT_OVERFLOW, UNREACHED};
 use rusqlite::Connection;
 
 use crate::util::{
@@ -182,7 +182,7 @@ fn packed_with_counts_keeps_the_invariants(conn: &Connection, name: &str) {
 
     let g = graph(name);
     let file = decode_all(conn, name);
-    let fresh = bfs::solve(g.as_ref(), &puzzlebase::internals::core::progress::Silent).unwrap();
+    let fresh = bfs::solve(g.as_ref(), &puzzlebase_core::progress::Silent).unwrap();
     assert_eq!(file.dist, fresh.dist, "{name}");
 
     // Solution counts, `entry_bytes` little-endian bytes per rank, the narrowest of 1, 2,

@@ -1,9 +1,9 @@
 //! Peg solitaire from the file: the seeds' figures, solutions that replay jump by jump,
 //! the distance and count recurrences over every stored row, symmetry handling.
 
-use puzzlebase::internals::catalog;
-use puzzlebase::internals::families::Puzzle;
-use puzzlebase::internals::solvers::peg::Board;
+use puzzlebase_families::Puzzle;
+use puzzlebase_families::catalog;
+use puzzlebase_solvers::peg::Board;
 use rusqlite::{Connection, OptionalExtension};
 
 use crate::util::{assert_clean_failure, assert_replays, query_json, run, shared_db};

@@ -7,9 +7,9 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
-use puzzlebase::internals::catalog;
-use puzzlebase::internals::families::Puzzle;
-use puzzlebase::internals::solvers::peg::{self, Board};
+use puzzlebase_families::Puzzle;
+use puzzlebase_families::catalog;
+use puzzlebase_solvers::peg::{self, Board};
 
 use crate::util::{assert_clean_failure, assert_replays, query_json_in, run};
 
@@ -182,8 +182,7 @@ fn french37_c1_first_levels_are_meyrignacs() {
     let Some(Puzzle::Peg(board)) = catalog::find("french37-c1") else {
         panic!("french37-c1 is a peg board")
     };
-    let pairs =
-        peg::reachable_layers(&board, 12, &puzzlebase::internals::core::progress::Silent).counts;
+    let pairs = peg::reachable_layers(&board, 12, &puzzlebase_core::progress::Silent).counts;
     let top = board.start.count_ones() as usize;
     let by_level: Vec<u64> = (0..11).map(|n| pairs[top - n].pairs).collect();
     assert_eq!(by_level, MEYRIGNAC_C1[..11]);
@@ -263,10 +262,10 @@ fn french37_layers_agree_with_the_hash_set_solver() {
             })
             .collect();
         let mut seen = 0;
-        puzzlebase::internals::solvers::peg::for_each_reachable_layer(
+        puzzlebase_solvers::peg::for_each_reachable_layer(
             &board,
             15,
-            &puzzlebase::internals::core::progress::Silent,
+            &puzzlebase_core::progress::Silent,
             |pegs, layer, counts| {
                 let positions: u64 = layer.iter().map(|&b| board.class_size(b) as u64).sum();
                 assert_eq!(counts.positions, positions, "{name}: {pegs} pegs");

@@ -5,11 +5,11 @@
 
 use std::sync::Mutex;
 
-use puzzlebase::internals::catalog;
-use puzzlebase::internals::core::progress::Progress;
-use puzzlebase::internals::generate::{self, Observer, Options, Summary};
+use puzzlebase::{Observer, Options, Summary};
+use puzzlebase_core::progress::Progress;
+use puzzlebase_families::catalog;
 
-use crate::util::{TEST_PARTITION, fixtures};
+use crate::util::fixtures;
 
 /// One phase as reported: the puzzle, its name, its total and the units reported done.
 #[derive(Debug, Clone)]
@@ -67,7 +67,6 @@ fn phases_of(only: &[&str], defs: &[(&str, &str)]) -> Vec<Phase> {
         only: only.iter().map(|s| s.to_string()).collect(),
         force: false,
     };
-    let registry = catalog::registry_building(&[TEST_PARTITION.to_string()]).unwrap();
     let mut extra = fixtures();
     let defs_dir = dir.path().join("definitions");
     std::fs::create_dir(&defs_dir).unwrap();
@@ -76,7 +75,7 @@ fn phases_of(only: &[&str], defs: &[(&str, &str)]) -> Vec<Phase> {
     }
     extra.extend(catalog::load_dir(&defs_dir).expect("the definitions load"));
     let recorder = Recorder::default();
-    generate::generate_from(&opts, registry, extra, true, &recorder).expect("generate");
+    puzzlebase::generate_job(&opts, crate::util::job(extra, true), &recorder).expect("generate");
     let phases = recorder.0.into_inner().unwrap();
     for only in only {
         assert!(

@@ -8,17 +8,17 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use proptest::sample::Index;
 
-use puzzlebase::internals::catalog;
-use puzzlebase::internals::catalog::builtin_boards;
-use puzzlebase::internals::catalog::builtin_tours as tour_boards;
-use puzzlebase::internals::core::rank::{comb_rank, comb_unrank, perm_rank, perm_unrank};
-use puzzlebase::internals::core::space::{GraphPuzzle, StateError};
-use puzzlebase::internals::families::Puzzle;
-use puzzlebase::internals::families::magic::Magic;
-use puzzlebase::internals::families::magic::format_magic;
-use puzzlebase::internals::families::tour::TourBoard;
-use puzzlebase::internals::families::tour::format_tour;
-use puzzlebase::internals::solvers::peg::Board;
+use puzzlebase_core::rank::{comb_rank, comb_unrank, perm_rank, perm_unrank};
+use puzzlebase_core::space::{GraphPuzzle, StateError};
+use puzzlebase_families::Puzzle;
+use puzzlebase_families::catalog;
+use puzzlebase_families::catalog::builtin_boards;
+use puzzlebase_families::catalog::builtin_tours as tour_boards;
+use puzzlebase_families::magic::Magic;
+use puzzlebase_families::magic::format_magic;
+use puzzlebase_families::tour::TourBoard;
+use puzzlebase_families::tour::format_tour;
+use puzzlebase_solvers::peg::Board;
 
 const CASES: u32 = 64;
 

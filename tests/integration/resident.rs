@@ -5,11 +5,11 @@
 
 use std::path::Path;
 
-use puzzlebase::internals::answers::json;
-use puzzlebase::internals::answers::{Database, Resident};
-use puzzlebase::internals::catalog;
-use puzzlebase::internals::core::packed::ChunkLayout;
-use puzzlebase::internals::families::Puzzle;
+use puzzlebase::json;
+use puzzlebase::{Database, Resident};
+use puzzlebase_core::packed::ChunkLayout;
+use puzzlebase_families::Puzzle;
+use puzzlebase_families::catalog;
 use rusqlite::{Connection, params};
 
 use crate::util::{damaged_copy, rank_of, shared_db};

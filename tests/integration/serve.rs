@@ -8,8 +8,8 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::OnceLock;
 
-use puzzlebase::internals::catalog;
-use puzzlebase::internals::families::Puzzle;
+use puzzlebase_families::Puzzle;
+use puzzlebase_families::catalog;
 use serde_json::Value;
 
 use crate::util::{LIGHT, query_json, run, shared_db};
@@ -18,8 +18,8 @@ use crate::util::{LIGHT, query_json, run, shared_db};
 pub fn start_server(db: &Path) -> SocketAddr {
     start_server_with(
         db,
-        puzzlebase::internals::server::HEADER_TIMEOUT,
-        puzzlebase::internals::server::ServeOptions::default(),
+        puzzlebase_cli::server::HEADER_TIMEOUT,
+        puzzlebase_cli::server::ServeOptions::default(),
     )
 }
 
@@ -27,12 +27,12 @@ pub fn start_server(db: &Path) -> SocketAddr {
 pub fn start_server_with(
     db: &Path,
     header_timeout: std::time::Duration,
-    opts: puzzlebase::internals::server::ServeOptions,
+    opts: puzzlebase_cli::server::ServeOptions,
 ) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = puzzlebase::internals::server::router_with(db, opts).expect("the file opens");
+    let app = puzzlebase_cli::server::router_with(db, opts).expect("the file opens");
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -41,7 +41,7 @@ pub fn start_server_with(
             .unwrap();
         rt.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            puzzlebase::internals::server::serve_with(
+            puzzlebase_cli::server::serve_with(
                 listener,
                 app,
                 std::future::pending(),

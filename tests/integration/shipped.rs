@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use puzzlebase::internals::answers::json;
+use puzzlebase::json;
 
 use crate::flips::{Tally, ask_all, no_silent_answer};
 use crate::serve::{raw_at, start_server};

@@ -582,16 +582,13 @@ fn readers_given_a_key_answer_only_from_the_signed_file() {
     assert!(err.contains("key"), "{err}");
 
     // The server starts only with the right key, and refuses once the file changes.
-    let opts = |key: &Path| puzzlebase::internals::server::ServeOptions {
+    let opts = |key: &Path| puzzlebase_cli::server::ServeOptions {
         key: Some((key.to_path_buf(), None)),
         ..Default::default()
     };
-    assert!(puzzlebase::internals::server::router_with(&db, opts(&other)).is_err());
-    let addr = crate::serve::start_server_with(
-        &db,
-        puzzlebase::internals::server::HEADER_TIMEOUT,
-        opts(&public),
-    );
+    assert!(puzzlebase_cli::server::router_with(&db, opts(&other)).is_err());
+    let addr =
+        crate::serve::start_server_with(&db, puzzlebase_cli::server::HEADER_TIMEOUT, opts(&public));
     let (status, _, _) = crate::serve::raw_at(addr, b"/api/puzzles/seven", "GET");
     assert_eq!(status, 200);
     // One byte of the last page, in place: the file is no longer the one signed.

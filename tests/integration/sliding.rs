@@ -1,10 +1,10 @@
 //! The sliding puzzles from the file: the seeds' figures, legal paths, the distance
 //! invariant over every stored row.
 
-use puzzlebase::internals::catalog;
-use puzzlebase::internals::core::space::GraphPuzzle;
-use puzzlebase::internals::families::Puzzle;
-use puzzlebase::internals::solvers::bfs::NO_NEXT;
+use puzzlebase_core::space::GraphPuzzle;
+use puzzlebase_families::Puzzle;
+use puzzlebase_families::catalog;
+use puzzlebase_solvers::bfs::NO_NEXT;
 use rusqlite::Connection;
 
 use crate::util::{assert_legal_path, histogram_total, query_json, shared_db};

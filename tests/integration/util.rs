@@ -4,11 +4,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use puzzlebase::internals::catalog;
-use puzzlebase::internals::core::progress::{Progress, Silent};
-use puzzlebase::internals::families::Puzzle;
-use puzzlebase::internals::generate::{self, Observer, Options, Summary};
-use puzzlebase::internals::solvers::peg::Board;
+use puzzlebase::{Definition, Job, Observer, Options, Summary};
+use puzzlebase_core::progress::{Progress, Silent};
+use puzzlebase_families::Puzzle;
+use puzzlebase_families::catalog;
+use puzzlebase_solvers::peg::Board;
 
 /// Puzzles cheap enough to build for every test run.
 pub const LIGHT: &[&str] = &[
@@ -36,6 +36,17 @@ pub const PACKED: &[&str] = &["eight-packed", "nine-packed"];
 pub fn fixtures() -> Vec<Puzzle> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/definitions");
     catalog::load_dir(&dir).expect("the fixture definitions load")
+}
+
+/// A run building the test partition ([`TEST_PARTITION`]) and the puzzles `extra`,
+/// verified when `verify`.
+pub fn job(extra: Vec<Puzzle>, verify: bool) -> Job<'static> {
+    Job {
+        partitions: vec![TEST_PARTITION.to_string()],
+        definitions: extra.into_iter().map(Definition::of_puzzle).collect(),
+        verify,
+        ..Job::default()
+    }
 }
 
 /// The catalog's puzzle `name`, or the fixture of that name.
@@ -109,8 +120,7 @@ pub fn generate_into(db: &Path, only: &[&str], force: bool) -> Vec<Summary> {
         only: only.iter().map(|s| s.to_string()).collect(),
         force,
     };
-    let registry = catalog::registry_building(&[TEST_PARTITION.to_string()]).unwrap();
-    generate::generate_from(&opts, registry, fixtures(), false, &Quiet).expect("generate")
+    puzzlebase::generate_job(&opts, job(fixtures(), false), &Quiet).expect("generate")
 }
 
 /// A database holding the light puzzles and the [`PACKED`] ones, built once and shared

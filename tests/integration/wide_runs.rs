@@ -13,12 +13,12 @@
 
 use std::sync::OnceLock;
 
-use puzzlebase::internals::core::format::GraphAsk;
-use puzzlebase::internals::core::packed::RunLayout;
 use puzzlebase::{
     Database, Definition, ExportRow, GraphFamily, GraphPuzzle, Options, Problem, Spec, StateError,
     StateSpace,
 };
+use puzzlebase_core::format::GraphAsk;
+use puzzlebase_core::packed::RunLayout;
 use serde::Deserialize;
 use serde_json::json;
 

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, params};
 use sha2::{Digest, Sha256};
 
+pub use crate::paths::resolve;
 use crate::paths::{beside, temporary};
 use crate::{APPLICATION_ID, Reader, SCHEMA_VERSION, Sql, Writer};
 use puzzlebase_core::digest::sha256_hex;
@@ -181,27 +182,6 @@ impl Reader {
         }
         Ok(sha256_hex(h))
     }
-}
-
-/// Where `--db` really is: symbolic links are followed to their final target (which need
-/// not exist yet), so the lock, the temporary and the rename all act on the target and
-/// two spellings of one file share one lock.
-pub fn resolve(db: &Path) -> std::io::Result<PathBuf> {
-    let mut path = db.to_path_buf();
-    // The kernel's own limit on a chain of links.
-    for _ in 0..40 {
-        match fs::symlink_metadata(&path) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let target = fs::read_link(&path)?;
-                path = match path.parent() {
-                    Some(dir) if target.is_relative() => dir.join(target),
-                    _ => target,
-                };
-            }
-            _ => return Ok(path),
-        }
-    }
-    Err(std::io::Error::other("too many levels of symbolic links"))
 }
 
 /// `<db>.sha256`, beside the file.

@@ -70,14 +70,10 @@ pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
 #[warn(missing_docs)]
 pub enum StoreError {
     /// No file at the path (shown absolute).
-    #[error(
-        "no database at {0}: name the file with --db PATH (or PUZZLEBASE_DB=PATH), or build it there with `puzzlebase generate --db PATH` (a quick start: `--puzzle eight`)"
-    )]
+    #[error("no database at {0}")]
     Missing(String),
     /// The path is a directory.
-    #[error(
-        "{0} is a directory: --db names the database file itself (for example {0}/puzzles.sqlite)"
-    )]
+    #[error("{0} is a directory")]
     Directory(String),
     /// The name given is no file's: SQLite's in-memory or temporary database, or a path
     /// holding a NUL byte.
@@ -97,9 +93,7 @@ pub enum StoreError {
         found: i32,
     },
     /// The file's schema is older than this build's.
-    #[error(
-        "{path} has schema version {found}, older than this build's {SCHEMA_VERSION}: run `puzzlebase generate`"
-    )]
+    #[error("{path} has schema version {found}, older than this build's {SCHEMA_VERSION}")]
     Older {
         /// The file.
         path: String,
@@ -113,7 +107,7 @@ pub enum StoreError {
     ReadThroughLog(String),
     /// A writer was killed mid-change and left a journal to roll back.
     #[error(
-        "{path} has a hot journal: a writer was killed while changing it; open the file once with write access to roll that change back (e.g. `sqlite3 FILE 'PRAGMA quick_check'`), then run `puzzlebase verify`"
+        "{path} has a hot journal: a writer was killed while changing it; open the file once with write access to roll that change back (e.g. `sqlite3 FILE 'PRAGMA quick_check'`)"
     )]
     HotJournal {
         /// The file.
@@ -129,7 +123,7 @@ pub enum StoreError {
     },
     /// A page fails its checksum: the file is damaged.
     #[error(
-        "the file is damaged: {} of {path} fails its checksum; run `puzzlebase verify`, or fetch or regenerate the file",
+        "the file is damaged: {} of {path} fails its checksum",
         page.map_or("a page".to_string(), |p| format!("page {p}"))
     )]
     Damaged {
@@ -141,7 +135,7 @@ pub enum StoreError {
     /// Another program wrote to the file: page 1 is one SQLite wrote, our checksums
     /// do not hold on it.
     #[error(
-        "{path} was changed by another program: its page 1 is one SQLite wrote, but puzzlebase's page checksums no longer hold on {pages} (a program that writes to the file, such as `sqlite3 FILE ANALYZE` or VACUUM, does not keep them), so nothing is answered from it; rebuild it with `puzzlebase generate`, or fetch it again"
+        "{path} was changed by another program: its page 1 is one SQLite wrote, but puzzlebase's page checksums no longer hold on {pages} (a program that writes to the file, such as `sqlite3 FILE ANALYZE` or VACUUM, does not keep them), so nothing is answered from it"
     )]
     Changed {
         /// The file.
@@ -151,7 +145,7 @@ pub enum StoreError {
     },
     /// The file carries no page checksums of this build's rule.
     #[error(
-        "{0} was written by an older puzzlebase (its pages carry no checksums, or checksums of an older rule): run `puzzlebase generate` to rebuild it"
+        "{0} was written by an older puzzlebase (its pages carry no checksums, or checksums of an older rule)"
     )]
     NoChecksums(String),
     /// The page-checksum layer could not be installed.
@@ -226,7 +220,7 @@ fn diagnose(path: &Path, page: Option<u64>) -> StoreError {
     match changed {
         true => StoreError::Changed {
             path: path.display().to_string(),
-            pages: "page 1 (`puzzlebase verify` names every page that fails)".to_string(),
+            pages: "page 1 (a verify of the whole file names every page that fails)".to_string(),
         },
         false => damaged,
     }

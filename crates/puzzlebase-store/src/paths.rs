@@ -52,6 +52,27 @@ pub fn hot_journal(path: &Path) -> bool {
         .is_ok_and(|()| head == MAGIC)
 }
 
+/// Where a file really is: symbolic links are followed to their final target (which need
+/// not exist yet), so the lock, the temporary and the rename all act on the target and
+/// two spellings of one file share one lock.
+pub fn resolve(db: &Path) -> std::io::Result<PathBuf> {
+    let mut path = db.to_path_buf();
+    // The kernel's own limit on a chain of links.
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(std::io::Error::other("too many levels of symbolic links"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -101,11 +101,8 @@ fn browser_screenshots_of_every_board() {
         for &name in crate::util::LIGHT {
             // Wait for this puzzle's own board: one cell per cell of its layout (the
             // previous puzzle's board stays up until the new one is drawn).
-            let p = puzzlebase::internals::catalog::find(name).unwrap();
-            let cells = puzzlebase::internals::families::layout::layout(&p)
-                .unwrap()
-                .cells
-                .len() as u64;
+            let p = puzzlebase_families::catalog::find(name).unwrap();
+            let cells = puzzlebase_families::layout::layout(&p).unwrap().cells.len() as u64;
             open(&c, addr, &format!("#/{name}")).await;
             wait_until(&format!("{name}'s board"), || async {
                 js(
@@ -311,16 +308,14 @@ fn browser_fifteen_opens_scrambles_and_plays_korf_to_the_goal() {
     let addr = start_server(&db);
     let impatient = crate::serve::start_server_with(
         &db,
-        puzzlebase::internals::server::HEADER_TIMEOUT,
-        puzzlebase::internals::server::ServeOptions {
+        puzzlebase_cli::server::HEADER_TIMEOUT,
+        puzzlebase_cli::server::ServeOptions {
             search_timeout: Duration::from_millis(1),
             ..Default::default()
         },
     );
-    let korf = puzzlebase::internals::families::fifteen::korf_instances(
-        puzzlebase::internals::families::fifteen::KORF100,
-    )
-    .unwrap();
+    let korf = puzzlebase_families::fifteen::korf_instances(puzzlebase_families::fifteen::KORF100)
+        .unwrap();
     let state = |cells: &[u8]| {
         cells
             .iter()

@@ -263,6 +263,12 @@ impl Definition {
         self.0.name()
     }
 
+    /// A puzzle built by the families' own constructors (tests and tools that make a
+    /// variant of a built-in puzzle in code), as a definition a run builds.
+    pub fn of_puzzle(puzzle: Puzzle) -> Definition {
+        Definition(puzzle)
+    }
+
     /// The puzzle it builds.
     pub fn into_puzzle(self) -> Puzzle {
         self.0

@@ -65,9 +65,7 @@ pub enum SignatureError {
     NeedsPassword(String),
     #[error("{0}: wrong password for this secret key ({PASSWORD_VAR})")]
     WrongPassword(String),
-    #[error(
-        "no signature file at {0} (sign with `puzzlebase generate --sign KEY`, or fetch the .minisig published with the file)"
-    )]
+    #[error("no signature file at {0}")]
     MissingSignature(String),
     #[error("{0} is not a minisign signature")]
     NotSignature(String),
@@ -342,6 +340,12 @@ pub fn sign_file(file: &Path, key: &SigningKey, trusted_comment: &str) -> Result
 /// `<db>.minisig`, beside the file (minisign's default name for its signature).
 pub fn signature_path(db: &Path) -> PathBuf {
     paths::beside(db, ".minisig")
+}
+
+/// Where `generate --sign` writes `db`'s signature: [`signature_path`] of the file `db`
+/// is, through any symbolic links (`db` itself when they cannot be read).
+pub fn signature_of(db: &Path) -> PathBuf {
+    signature_path(&paths::resolve(db).unwrap_or_else(|_| db.to_path_buf()))
 }
 
 /// Signs `file` (the finished temporary) and writes the signature into

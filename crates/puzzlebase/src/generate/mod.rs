@@ -43,6 +43,9 @@ pub enum GenerateError {
     /// A puzzle asked for that no definition gives.
     #[error(transparent)]
     UnknownPuzzle(#[from] UnknownPuzzle),
+    /// A partition `generate --partition` names that no pattern-database puzzle has.
+    #[error(transparent)]
+    Partition(#[from] crate::families::fifteen::PartitionError),
     /// Another run holds the file's lock.
     #[error("another generate is already writing {0}; try again when it has finished")]
     Busy(String),
@@ -81,7 +84,7 @@ pub enum GenerateError {
     Clash(String),
     /// A user's puzzle in the previous file cannot be rebuilt, so it cannot be carried.
     #[error(
-        "{path}: puzzle {name:?} cannot be rebuilt from its stored definition ({why}); the file is left as it was: give its definition with --definitions, or remove the file"
+        "{path}: puzzle {name:?} cannot be rebuilt from its stored definition ({why}); the file is left as it was"
     )]
     StoredDefinition {
         /// The previous file.
@@ -113,10 +116,10 @@ pub fn generate(opts: &Options, observer: &dyn Observer) -> Result<Vec<Summary>>
 }
 
 /// Runs the job, and before the new file replaces the old one checks it: the puzzles
-/// this run computed are re-derived from the rules as [`verify::verify_conn`] does, the
+/// this run computed are re-derived from the rules as [`verify_file`](crate::verify_file) does, the
 /// puzzles carried over unchanged are checked against their checksums and definitions,
 /// and the file as a whole (structure, schema, `meta`, its record of its puzzles) as
-/// `verify` checks it ([`verify::Scope::Built`]); [`Observer::checked`] is told which
+/// `verify` checks it; [`Observer::checked`] is told which
 /// were which. A failure leaves the previous file as it was. When nothing needs
 /// building, the existing file is checked the same way, re-deriving nothing: `verify`
 /// re-derives every puzzle.
@@ -179,6 +182,52 @@ pub fn generate_on(
     observer: &dyn Observer,
 ) -> Result<Vec<Summary>> {
     generate_signed(backend, opts, registry, extra, full_check, observer, None)
+}
+
+/// One run of `generate` as the command line asks for it, besides its [`Options`]: the
+/// pattern-database partitions to build (`--partition`), the users' puzzles
+/// (`--definitions`), whether the new file is verified before it replaces the old one
+/// (`--verify`), the key that signs it (`--sign`), and the processes that share its
+/// searches (`--checkpoints`, `--resume`, `mpirun`; this machine's threads alone when
+/// `None`). [`Job::default`] is [`generate`]'s run.
+#[derive(Default)]
+pub struct Job<'a> {
+    /// Partitions (by name) that the pattern-database puzzles build besides their own
+    /// ([`catalog::registry_building`]); an unknown name is a
+    /// [`GenerateError::Partition`] before anything is touched.
+    pub partitions: Vec<String>,
+    /// Users' puzzles built besides the built-in ones, as [`generate_definitions`] builds them.
+    pub definitions: Vec<Definition>,
+    /// Verify the new file before the rename, as [`generate_and_verify`] does.
+    pub verify: bool,
+    /// Sign the finished file with this key: `<db>.minisig` beside it.
+    pub sign: Option<&'a SigningKey>,
+    /// The processes whose shares of each search this run gathers.
+    pub processes: Option<&'a distributed::Processes<'a>>,
+}
+
+/// Runs `job` on the job's processes (or this machine), with the
+/// built-in puzzles (building the job's partitions) and the job's definitions. The file
+/// is the same whatever the processes; on any error the previous file is left as it was.
+#[warn(missing_docs)]
+pub fn generate_job(opts: &Options, job: Job<'_>, observer: &dyn Observer) -> Result<Vec<Summary>> {
+    let registry = if job.partitions.is_empty() {
+        catalog::registry()
+    } else {
+        catalog::registry_building(&job.partitions)?
+    };
+    let extra = job
+        .definitions
+        .into_iter()
+        .map(Definition::into_puzzle)
+        .collect();
+    let backend: &dyn Backend = match job.processes {
+        Some(p) => p,
+        None => &Local,
+    };
+    generate_signed(
+        backend, opts, registry, extra, job.verify, observer, job.sign,
+    )
 }
 
 /// Like [`generate_on`], and with `sign` also signs the file: `<db>.minisig`
@@ -297,10 +346,7 @@ pub fn generate_signed(
         sign,
     ) {
         (Signed::Yes(path), Some(key)) => observer.signed(&path, &key.key_id()),
-        (Signed::StaleRemoved(path), _) => observer.warn(&format!(
-            "removed {}: it signed the previous file; sign the new one with `generate --sign KEY`",
-            path.display()
-        )),
+        (Signed::StaleRemoved(path), _) => observer.unsigned(&path),
         _ => {}
     }
     drop(run_lock);

@@ -41,17 +41,18 @@ pub struct SearchAnswer {
     pub load_seconds: f64,
 }
 
-/// A stored partition's tables, loaded and ready to search with.
+/// A stored partition's tables, loaded and ready to search with
+/// ([`Database::pattern_tables`]): [`solve_loaded`] answers positions from them without
+/// reading the file again (a program solving many positions loads them once).
 pub struct LoadedTables {
+    /// The puzzle the tables are for.
     pub puzzle: Fifteen,
+    /// The partition of the tiles whose tables these are.
     pub partition: Partition,
+    /// The tables, as the search's heuristic.
     pub heuristic: Heuristic,
+    /// Seconds of reading the tables from the file.
     pub load_seconds: f64,
-}
-
-/// Whether `name` is answered by search over pattern databases rather than read.
-pub fn answers_by_search(name: &str) -> bool {
-    crate::catalog::find(name).is_some_and(|p| p.as_patterns().is_some())
 }
 
 #[warn(missing_docs)]
@@ -86,14 +87,16 @@ impl Database {
         let built: Vec<Partition> = puzzle.built().into_iter().cloned().collect();
         let chosen = match partition {
             Some(p) => built.iter().find(|b| b.name == p).cloned().ok_or_else(|| {
-                QueryError::NotStored(format!(
-                    "the tables of partition {p} of {name} are not in the file (built: {}); run `puzzlebase generate --puzzle {name} --partition {p}`",
-                    built.iter().map(|b| b.name.as_str()).collect::<Vec<_>>().join(", ")
-                ))
+                QueryError::NoPartition {
+                    puzzle: name.to_string(),
+                    partition: p.to_string(),
+                    built: built.iter().map(|b| b.name.clone()).collect(),
+                }
             })?,
             None => (built.iter())
                 .max_by_key(|b| {
-                    puzzle.patterns(b)
+                    puzzle
+                        .patterns(b)
                         .iter()
                         .map(|p| p.placements())
                         .sum::<u64>()
@@ -279,7 +282,8 @@ pub fn solvable_within(
     })
 }
 
-/// Searches `cells` with tables already loaded (the bench loads once per partition).
+/// Searches `cells` (a position of puzzle `name`, one tile number per cell, 0 the blank)
+/// with tables already loaded: the answer [`Database::search`] gives, without the file.
 pub fn solve_loaded(loaded: &LoadedTables, name: &str, cells: &[u8]) -> Result<SearchAnswer> {
     solve_loaded_until(loaded, name, cells, &Stop::default())
 }
@@ -345,7 +349,8 @@ fn read_part(
 
 /// Tables that contradict the search: the file is not what `generate` wrote.
 fn inconsistent(puzzle: &str, at: &str) -> QueryError {
-    QueryError::NotStored(format!(
-        "the database is inconsistent: {puzzle} at {at}; run `puzzlebase verify`"
-    ))
+    QueryError::Contradicted {
+        puzzle: puzzle.to_string(),
+        at: at.to_string(),
+    }
 }

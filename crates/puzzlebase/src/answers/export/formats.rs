@@ -28,6 +28,16 @@ impl Format {
         ("parquet", Format::Parquet),
     ];
 
+    /// A writer of this format's rows for `plan` into `out` (the header written first);
+    /// [`RowWriter::finish`] ends and flushes it.
+    pub fn writer(
+        self,
+        plan: &ExportPlan,
+        out: Box<dyn Write + Send>,
+    ) -> io::Result<Box<dyn RowWriter>> {
+        writer(self, plan, out)
+    }
+
     /// The format named `name` (`csv`, `jsonl` or `parquet`).
     pub fn parse(name: &str) -> Option<Format> {
         Format::ALL

@@ -1,27 +1,11 @@
-//! The layers point one way. The lower layers are crates (`crates/`), held in order by
-//! Cargo; the layers still in the root crate (generate, verify and answers, then
-//! rendering and the server) are held here: a file of `src/` names (`crate::x`) only its
-//! own layer or the layers below it. And in no crate does a file reach, through the
-//! files it names, back to itself (an import cycle). Test modules are left out item by item (a test may
-//! reach anywhere); every other line of every file is read.
+//! In no crate does a file reach, through the files it names (`crate::x`, `super::y`),
+//! back to itself: no import cycle. The layers themselves are crates (`crates/`, then
+//! the command's package at the root), held in order by Cargo's dependency graph. Test
+//! modules are left out item by item (a test may reach anywhere); every other line of
+//! every file is read.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-
-/// The layers, lowest first; modules on one line are peers.
-const LAYERS: &[&[&str]] = &[
-    &["core"],
-    &["solvers"],
-    &["families"],
-    &["catalog"],
-    &["store"],
-    &["generate", "verify", "answers"],
-    &["render", "server"],
-];
-
-fn layer(module: &str) -> Option<usize> {
-    LAYERS.iter().position(|l| l.contains(&module))
-}
 
 /// `text` without comments, string literals and the items marked `#[cfg(test)]` (a
 /// `mod tests { ... }` body, a test-only function or `use`), each replaced by spaces so
@@ -161,12 +145,6 @@ fn paths_at(code: &str, start: usize, out: &mut Vec<Vec<String>>) {
     tree(s, &mut i, Vec::new(), out);
 }
 
-/// The root crate's files by module path (`src/a/b.rs` and `src/a/b/mod.rs` are
-/// `a::b`), `lib.rs` and the binary's `main.rs` and `cli/` left out.
-fn modules() -> BTreeMap<Vec<String>, PathBuf> {
-    modules_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
-}
-
 /// Every crate's source folder: the root crate's `src/` and each `crates/NAME/src/`.
 fn crate_sources() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -185,7 +163,9 @@ fn crate_sources() -> Vec<PathBuf> {
     out
 }
 
-/// The files of the crate whose source folder is `src`, by module path, as [`modules`].
+/// The files of the crate whose source folder is `src`, by module path (`src/a/b.rs`
+/// and `src/a/b/mod.rs` are `a::b`), `lib.rs` and the binary's `main.rs` and `cli/`
+/// left out.
 fn modules_in(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
     let mut out = BTreeMap::new();
     for f in crate::util::files_under(src, "rs") {
@@ -382,26 +362,6 @@ fn cycles(graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<Vec<Vec<S
         }
     }
     s.out
-}
-
-#[test]
-fn no_layer_names_a_layer_above_it() {
-    let files = modules();
-    let mut upward = Vec::new();
-    for (module, named) in imports(&files) {
-        let Some(own) = layer(&module[0]) else {
-            continue;
-        };
-        for target in named {
-            if layer(&target[0]).is_some_and(|l| l > own) {
-                upward.push(format!("{} -> {}", module.join("::"), target.join("::")));
-            }
-        }
-    }
-    assert!(
-        upward.is_empty(),
-        "lower layers name higher ones: {upward:#?}"
-    );
 }
 
 #[test]

@@ -105,9 +105,6 @@ pub struct PackedGraph {
 }
 
 impl PackedGraph {
-    pub fn reached(&self) -> u64 {
-        self.levels.iter().sum()
-    }
     pub fn max_distance(&self) -> u32 {
         (self.levels.len() - 1) as u32
     }
@@ -144,8 +141,6 @@ impl TwoBitGraph<'_> {
 /// What computes a puzzle's tables. Each method is one unit of work; the results are
 /// the same whatever the backend (the build's checksums do not depend on it).
 pub trait Backend: Sync {
-    /// The backend's name, for reports (`local`).
-    fn name(&self) -> &'static str;
     /// A move graph stored a row per position: distances, next ranks and counts.
     fn graph_table(
         &self,
@@ -258,10 +253,6 @@ fn pack<D: Copy + Into<u32> + Eq + Send + Sync>(
 pub struct Local;
 
 impl Backend for Local {
-    fn name(&self) -> &'static str {
-        "local"
-    }
-
     fn graph_table(
         &self,
         g: &dyn GraphPuzzle,

@@ -49,7 +49,7 @@ pub trait Observer: Sync {
     }
     /// A puzzle is finished (computed or reused).
     fn done(&self, summary: &Summary);
-    /// A puzzle of the new file passed [`crate::verify`] (only with
+    /// A puzzle of the new file passed [`crate::verify_file`]'s checks (only with
     /// [`generate_and_verify`](super::generate_and_verify)): only the puzzles this run computed are re-derived.
     fn verified(&self, _report: &verify::Report) {}
     /// The verify of [`generate_and_verify`](super::generate_and_verify) passed: what it re-derived, and which
@@ -59,6 +59,14 @@ pub trait Observer: Sync {
     /// Something the run did that the user should know of, though it goes on (one line).
     fn warn(&self, _message: &str) {}
     /// `signature` (`<db>.minisig`) was written: the file is signed by the key `key_id`
-    /// (only with [`generate_signed`](super::generate_signed)).
+    /// (only with a signing key, [`Job::sign`](crate::Job::sign)).
     fn signed(&self, _signature: &Path, _key_id: &str) {}
+    /// A run without a key removed `signature` (`<db>.minisig`): it signed the file this
+    /// run replaced. The default tells it through [`Observer::warn`].
+    fn unsigned(&self, signature: &Path) {
+        self.warn(&format!(
+            "removed {}: it signed the previous file",
+            signature.display()
+        ));
+    }
 }

@@ -51,6 +51,7 @@ pub(super) enum Tables {
 }
 
 impl Resident {
+    /// An empty cache, shared by every reader that a server's pool hands out.
     pub fn new() -> Arc<Resident> {
         Arc::new(Resident::default())
     }

@@ -16,7 +16,7 @@ use crate::store::Storage;
 pub const MESSAGE_MAX: usize = 800;
 
 /// A refusal as `query` prints it and the readers raise it: one line (control
-/// characters as spaces), at most [`MESSAGE_MAX`] characters, the middle of a longer
+/// characters as spaces), at most 800 characters, the middle of a longer
 /// message (where a long argument sits, between the error's start and its reason) left
 /// out, so that a position of 100 KB is not echoed whole.
 pub fn one_line(message: &str) -> String {

@@ -58,7 +58,9 @@ pub enum Job {
 /// Where units keep their checkpoints, and whether a run continues them.
 #[derive(Debug, Clone)]
 pub struct Checkpoints {
+    /// The directory of every unit's checkpoints (`<db>.checkpoints` by default).
     pub dir: PathBuf,
+    /// Continue from the checkpoints there (`--resume`) rather than start afresh.
     pub resume: bool,
 }
 
@@ -672,10 +674,6 @@ impl<'c> Processes<'c> {
 }
 
 impl Backend for Processes<'_> {
-    fn name(&self) -> &'static str {
-        "processes"
-    }
-
     fn graph_table(
         &self,
         g: &dyn GraphPuzzle,

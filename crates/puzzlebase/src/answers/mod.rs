@@ -28,17 +28,12 @@ mod trust;
 mod walk;
 pub use crate::solvers::search::{Stop, Stopped};
 pub use export::RowWriter;
-#[cfg(feature = "columnar")]
-pub use export::columnar;
 pub use export::formats::Format as ExportFormat;
 pub use export::{ExportKind, ExportPlan, ExportRow};
-pub use fifteen::{
-    LoadedTables, SearchAnswer, answers_by_search, solvable_within, solve_loaded,
-    solve_loaded_until,
-};
-pub use moves::{cells_move, move_names};
+pub use fifteen::{LoadedTables, SearchAnswer, solvable_within, solve_loaded, solve_loaded_until};
+pub use moves::cells_move;
 pub use random::fresh_seed;
-pub use reading::{MESSAGE_MAX, SEARCH_SECONDS, default_stop, one_line};
+pub use reading::{SEARCH_SECONDS, default_stop, one_line};
 pub use resident::Resident;
 pub use trust::Trust;
 
@@ -67,12 +62,10 @@ pub enum QueryError {
     #[error(transparent)]
     UnknownPuzzle(#[from] UnknownPuzzle),
     /// The puzzle is known but the file holds no tables of it.
-    #[error("puzzle {0} is not in the database: run `puzzlebase generate --puzzle {0}`")]
+    #[error("puzzle {0} is not in the database")]
     NotGenerated(String),
     /// The stored tables were built from another definition than this build's.
-    #[error(
-        "the stored table of {0} was built from a different definition: run `puzzlebase generate`"
-    )]
+    #[error("the stored table of {0} was built from a different definition")]
     Stale(String),
     /// The position's text is not a position of the puzzle (length, pieces, parity).
     #[error(transparent)]
@@ -85,6 +78,24 @@ pub enum QueryError {
     /// stored definition this build cannot use, an export that could not be written.
     #[error("{0}")]
     NotStored(String),
+    /// The tables of the partition asked for are not in the file.
+    #[error("the tables of partition {partition} of {puzzle} are not in the file (built: {})", built.join(", "))]
+    NoPartition {
+        /// The puzzle.
+        puzzle: String,
+        /// The partition asked for.
+        partition: String,
+        /// The partitions whose tables the file holds.
+        built: Vec<String>,
+    },
+    /// A search's tables contradict the search: the file is not what `generate` wrote.
+    #[error("the database is inconsistent: {puzzle} at {at}")]
+    Contradicted {
+        /// The puzzle.
+        puzzle: String,
+        /// The position or table where the contradiction showed.
+        at: String,
+    },
     /// The question does not apply to this kind of puzzle.
     #[error("{option} does not apply to {puzzle} ({family} puzzle); for {puzzle} use {applies}")]
     NotApplicable {
@@ -99,7 +110,7 @@ pub enum QueryError {
     },
     /// The question needs a table of every position, and the puzzle is answered by search.
     #[error(
-        "{option} needs a table of every position, and {puzzle} has none: its positions are answered by search over pattern databases (use --state)"
+        "{option} needs a table of every position, and {puzzle} has none: its positions are answered by search over pattern databases"
     )]
     NoFullTable {
         /// The option asked.
@@ -115,7 +126,7 @@ pub enum QueryError {
     #[error(transparent)]
     Signature(#[from] crate::store::signature::SignatureError),
     /// What the file says contradicts the puzzle's rules or the file itself.
-    #[error("inconsistent file {path}: {what}: run `puzzlebase verify`")]
+    #[error("inconsistent file {path}: {what}")]
     Inconsistent {
         /// The file.
         path: String,
@@ -125,8 +136,7 @@ pub enum QueryError {
     /// A search gave up (its deadline passed, or its client went away). `after` counts
     /// from the start of the answer, loading the tables included.
     #[error(
-        "the search for a position of {puzzle} gave up after {after:.1} s (loading its tables included): {why}{}",
-        if matches!(why, Stopped::Deadline) { "; allow more time with --timeout SECONDS (serve: --search-timeout)" } else { "" }
+        "the search for a position of {puzzle} gave up after {after:.1} s (loading its tables included): {why}"
     )]
     Stopped {
         /// The puzzle.
@@ -164,7 +174,7 @@ pub enum Solutions {
     /// More than 2^63 - 1.
     Overflow,
     /// The file keeps no counts for this puzzle: its storage keeps none
-    /// ([`counts_absent`] says which storage and why).
+    /// (the message says which storage and why).
     NotStored,
 }
 

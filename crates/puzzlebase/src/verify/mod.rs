@@ -49,7 +49,7 @@ pub enum VerifyError {
     #[error(transparent)]
     UnknownPuzzle(#[from] UnknownPuzzle),
     /// A puzzle asked for that the file does not hold.
-    #[error("puzzle {0} is not in the database: run `puzzlebase generate --puzzle {0}`")]
+    #[error("puzzle {0} is not in the database")]
     NotGenerated(String),
     /// A stored fact that does not hold: the puzzle, and where and what.
     #[error("verify: {puzzle}: {fact}")]
@@ -112,7 +112,8 @@ pub struct Report {
     pub seconds: f64,
 }
 
-/// Opens `db` read-only and verifies it (see [`verify_conn`]).
+/// Opens `db` read-only and verifies it, every puzzle (or only those named) in registry
+/// order, calling `done` after each and stopping at the first fact that does not hold.
 #[warn(missing_docs)]
 pub fn verify_file(
     db: &Path,
@@ -144,17 +145,6 @@ pub fn verify_file_with(
         .map_err(every)
 }
 
-/// Verifies every puzzle in `conn` (or only those named), in registry order, calling
-/// `done` after each. Stops at the first puzzle with a fact that does not hold.
-pub fn verify_conn(
-    conn: &Reader,
-    path: &Path,
-    only: &[String],
-    done: &mut dyn FnMut(&Report),
-) -> Result<Vec<Report>, VerifyError> {
-    verify_conn_with(conn, path, Scope::Named(only), &|_| Box::new(Silent), done).map(|c| c.reports)
-}
-
 /// Which puzzles a verify re-derives from the rules.
 #[derive(Debug, Clone, Copy)]
 pub enum Scope<'a> {
@@ -177,7 +167,7 @@ pub struct Checked {
     /// The puzzles re-derived from the rules, in the order checked.
     pub reports: Vec<Report>,
     /// The puzzles checked only against their definitions and checksums
-    /// ([`Scope::Built`]), in the order checked.
+    /// (the puzzles `generate --verify` carried over unchanged), in the order checked.
     pub by_checksum: Vec<String>,
 }
 
@@ -300,7 +290,7 @@ fn row_facts(conn: &Reader, name: &str) -> Check<(Puzzle, PuzzleInfo, Storage, b
     let definition = p.definition().to_string();
     same("puzzles.family", info.family.as_str(), p.family())?;
     same(
-        "puzzles.definition (the file was built from another definition: run `puzzlebase generate`)",
+        "puzzles.definition (the file was built from another definition: build it again)",
         info.definition.as_str(),
         definition.as_str(),
     )?;
