@@ -2,8 +2,7 @@
 //! (rows, packed tables, pattern tables, peg rows and matrix, enumeration rows, the
 //! catalog). After each flip every question is asked again of a fresh connection; each
 //! answer must be the undamaged one or a refusal, never a different answer. The default
-//! run makes a few hundred flips; `cargo test --release -- --ignored many_random_flips`
-//! makes thousands.
+//! run makes a few hundred flips; `PUZZLEBASE_FLIPS=3000` makes thousands.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -193,23 +192,18 @@ pub fn no_silent_answer(t: &Tally, what: &str) {
     assert!(t.silent.is_empty(), "{:#?}", t.silent);
 }
 
+/// 300 flips; the long run sets `PUZZLEBASE_FLIPS` (3,000 flips: `PUZZLEBASE_FLIPS=3000
+/// cargo test --test integration random_flips -- --nocapture`, docs/contributing.md).
 #[test]
 fn random_flips_give_the_undamaged_answer_or_a_refusal() {
-    let t = flip(300, 0x5EED_F11B);
+    let t = flip(
+        crate::util::count_from_env("PUZZLEBASE_FLIPS", 300),
+        0x5EED_F11B,
+    );
     no_silent_answer(&t, "flips");
     assert!(t.refused > 0, "some flips land on pages the questions read");
 }
 
-/// The long run: `cargo test --test integration many_random -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn many_random_flips_give_the_undamaged_answer_or_a_refusal() {
-    no_silent_answer(&flip(3000, 0xF11B_5EED), "flips");
-}
-
-/// A flipped bit in the index that orders `seven`'s rows by distance: `query --longest`
-/// refuses (exit 1, one line naming the damage) instead of answering from the index,
-/// and `verify` fails too.
 #[test]
 fn a_flip_in_an_index_page_is_refused_by_query_and_verify() {
     let dir = tempfile::tempdir().unwrap();

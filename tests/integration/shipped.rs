@@ -169,22 +169,21 @@ fn moved(n: usize, seed: u64) -> Tally {
     t
 }
 
+/// 300 changes; the long run sets `PUZZLEBASE_PAGE_MOVES` (3,000:
+/// `PUZZLEBASE_PAGE_MOVES=3000 cargo test --release --test integration moved_copied --
+/// --ignored`, docs/contributing.md).
 #[test]
 #[ignore = "heavy: about 1 minute of damaged copies; .ci/run runs it"]
 fn moved_copied_and_foreign_pages_give_the_undamaged_answer_or_a_refusal() {
-    let t = moved(300, 0x9A6E_5EED);
+    let t = moved(
+        crate::util::count_from_env("PUZZLEBASE_PAGE_MOVES", 300),
+        0x9A6E_5EED,
+    );
     no_silent_answer(&t, "page moves");
     assert!(
         t.refused > 0,
         "some changes land on pages the questions read"
     );
-}
-
-/// The long run: `cargo test --release --test integration many_moved -- --ignored`.
-#[test]
-#[ignore]
-fn many_moved_copied_and_foreign_pages_give_the_undamaged_answer_or_a_refusal() {
-    no_silent_answer(&moved(3000, 0x5EED_9A6E), "page moves");
 }
 
 /// What the server answers to every question: status and body, with what a search cost

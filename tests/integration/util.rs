@@ -341,3 +341,14 @@ impl Seeded {
         (self.next() % (n as u64).max(1)) as usize
     }
 }
+
+/// The number in the environment variable `var` (a long run's count, such as 3,000
+/// flips), or `default` when it is unset; a value that is not a number is a mistake.
+pub fn count_from_env(var: &str, default: usize) -> usize {
+    match std::env::var(var) {
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("{var}={v:?} is not a count")),
+        Err(_) => default,
+    }
+}
