@@ -145,10 +145,10 @@ fn paths_at(code: &str, start: usize, out: &mut Vec<Vec<String>>) {
     tree(s, &mut i, Vec::new(), out);
 }
 
-/// Every crate's source folder: the root crate's `src/` and each `crates/NAME/src/`.
+/// Every crate's source folder: each `crates/NAME/src/`, the command's `src/`, and the
+/// SQLite extension's and the Python package's.
 fn crate_sources() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut out = vec![root.join("src")];
     let mut crates: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
         .unwrap()
         .map(|e| e.unwrap().path().join("src"))
@@ -156,11 +156,12 @@ fn crate_sources() -> Vec<PathBuf> {
         .collect();
     crates.sort();
     assert!(
-        crates.len() >= 4,
+        crates.len() >= 5,
         "the layers' crates are found: {crates:?}"
     );
-    out.extend(crates);
-    out
+    // The command's package, and the readers for other tools.
+    crates.extend(["src", "sqlite/src", "python/src"].map(|d| root.join(d)));
+    crates
 }
 
 /// The files of the crate whose source folder is `src`, by module path (`src/a/b.rs`
