@@ -59,6 +59,7 @@
 //! sticker: the colour the sticker shows (the pocket cube's 24 faces, `UUUURRRR...`).
 
 mod group;
+pub mod import;
 mod names;
 pub mod spec;
 
