@@ -245,6 +245,38 @@ fn kpuzzle_pocket_cube_has_the_published_histogram() {
     assert!(e.message.contains("derived move"), "{e}");
 }
 
+/// The catalog reads `NAME.tws` and the KPuzzle pair from a directory, named by the
+/// file's stem, beside our TOML.
+#[test]
+fn the_catalog_reads_both_formats() {
+    let dir = std::env::temp_dir().join(format!("pb-import-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("Pyra_morphix.tws"), sample("pyramorphix")).unwrap();
+    std::fs::write(dir.join("pocket.kpuzzle.json"), cubing_2x2x2()).unwrap();
+    std::fs::write(
+        dir.join("pocket.toml"),
+        "family = \"permutation\"\nkpuzzle = \"pocket.kpuzzle.json\"\ngenerators = [\"U\", \"F\", \"R\"]\n",
+    )
+    .unwrap();
+    let all = crate::catalog::load_dir(&dir).unwrap();
+    let names: Vec<&str> = all.iter().map(|p| p.name()).collect();
+    assert_eq!(names, ["pyra-morphix", "pocket"]);
+    let (_, p) = crate::catalog::check_file(&dir.join("pocket.toml")).unwrap();
+    let g = p.as_graph().unwrap();
+    assert_eq!(g.size(), 3_674_160);
+    // The stored definition rebuilds the same puzzle.
+    let d = g.definition();
+    let again = crate::registry::from_definition(&d).unwrap();
+    assert_eq!(again.definition(), d);
+    std::fs::write(dir.join("bad.tws"), "Set A 2 1\nIllegal\nEnd\n").unwrap();
+    let e = crate::catalog::check_file(&dir.join("bad.tws"))
+        .err()
+        .unwrap();
+    assert_eq!(e.line, Some(2));
+    assert!(e.to_string().ends_with("bad.tws:2: `Illegal` is not supported (this reader takes Name, Set, Solved, StartState, Move, MoveTransformation)"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn refusals_name_the_line() {
     let head = "Name t\n# a comment\nSet A 3 1\n";
