@@ -9,6 +9,7 @@
 //! problem; nothing here panics on a user's file.
 
 pub mod identity;
+mod imported;
 pub mod plan;
 mod unknown;
 
@@ -159,9 +160,20 @@ pub fn load_file(path: &Path) -> Result<(Spec, Puzzle), DefinitionError> {
     load_text(path).map(|(spec, puzzle, _)| (spec, puzzle))
 }
 
-/// [`load_file`], keeping the text read for the messages that point into it.
+/// [`load_file`], keeping the text read for the messages that point into it. A
+/// `NAME.tws` (ksolve/twsearch), a `NAME.kpuzzle.json` (cubing.js, every move a
+/// generator) or a TOML file with a `kpuzzle` key (the JSON beside it and its
+/// generator moves) is read by [`imported::spec`]; any other file as our TOML.
 fn load_text(path: &Path) -> Result<(Spec, Puzzle, String), DefinitionError> {
     let text = read_definition(path)?;
+    if let Some(spec) = imported::spec(path, &text)? {
+        let puzzle = build(&spec).map_err(|p| DefinitionError {
+            file: path.display().to_string(),
+            line: None,
+            message: p.to_string(),
+        })?;
+        return Ok((spec, puzzle, text));
+    }
     let (spec, puzzle) = load(&path.display().to_string(), &text)?;
     Ok((spec, puzzle, text))
 }
@@ -191,8 +203,9 @@ pub fn check_file(path: &Path) -> Result<(Spec, Puzzle), DefinitionError> {
     Ok((spec, puzzle))
 }
 
-/// Every `*.toml` file in `dir`, in file-name order, read and checked; a name that is
-/// built in or appears in two files is an error.
+/// Every `*.toml` and `*.tws` file in `dir`, in file-name order, read and checked (a
+/// `*.kpuzzle.json` through the TOML file that names it); a name that is built in or
+/// appears in two files is an error.
 pub fn load_dir(dir: &Path) -> Result<Vec<Puzzle>, DefinitionError> {
     let file = dir.display().to_string();
     let io = |e: std::io::Error| DefinitionError {
@@ -205,9 +218,10 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Puzzle>, DefinitionError> {
         .map(|e| e.map(|e| e.path()))
         .collect::<Result<_, _>>()
         .map_err(io)?;
-    // Every `*.toml` entry is read: one that is not a regular file is refused by
-    // `load_file` rather than passed over in silence.
-    paths.retain(|p| p.extension().is_some_and(|e| e == "toml"));
+    // Every `*.toml` and `*.tws` entry is read: one that is not a regular file is
+    // refused by `load_file` rather than passed over in silence. A `*.kpuzzle.json` is
+    // read through the TOML file that names it and its generator moves.
+    paths.retain(|p| p.extension().is_some_and(|e| e == "toml" || e == "tws"));
     paths.sort();
     let mut out: Vec<Puzzle> = Vec::new();
     let mut seen: Vec<(String, PathBuf)> = Vec::new();
@@ -252,7 +266,7 @@ impl Definition {
         Ok(Definition(puzzle))
     }
 
-    /// Every `*.toml` file in `dir`, in file-name order, as `generate --definitions DIR`
+    /// Every `*.toml` and `*.tws` file in `dir`, in file-name order, as `generate --definitions DIR`
     /// reads them: each checked, and a name built in or given by two files refused.
     pub fn read_dir(dir: &Path) -> Result<Vec<Definition>, DefinitionError> {
         Ok(load_dir(dir)?.into_iter().map(Definition).collect())

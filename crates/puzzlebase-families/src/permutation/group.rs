@@ -21,7 +21,20 @@ pub struct Orbit {
     pub arrangements: u64,
     /// Ranks of its orientations (`m^(k-1) * m/g`, 1 without orientations).
     pub orientations: u64,
+    /// Whether two of its pieces are alike (the goal puts one label on two points):
+    /// its arrangements are a multiset's, and its parity is not a constraint (a swap
+    /// of the alike pieces changes it and nothing else).
+    pub alike: bool,
+    /// The labels its goal pieces carry, distinct and increasing (its points, unless
+    /// the goal says otherwise), and how many pieces carry each.
+    pub labels: Vec<u8>,
+    pub counts: Vec<u8>,
+    /// For each label `0..n`, its index in `labels` (`NONE` when this orbit has none).
+    pub local_of: Vec<u8>,
 }
+
+/// No such label in an orbit ([`Orbit::local_of`]).
+pub const NONE: u8 = u8::MAX;
 
 /// What the moves imply: the orbits, the parity rule, the orientation sums.
 #[derive(Debug, Clone)]
@@ -41,10 +54,68 @@ fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
+/// The number of arrangements of a multiset with these counts: `k! / (c_1! c_2! ...)`.
+pub fn multinomial(counts: &[u8]) -> u64 {
+    let mut total = 0usize;
+    let mut r = 1u64;
+    for &c in counts {
+        // Adding c items: r *= C(total + c, c), one factor at a time (each partial
+        // product is itself a binomial coefficient, so every division is exact).
+        for i in 1..=c as u128 {
+            total += 1;
+            r = (r as u128 * total as u128 / i) as u64;
+        }
+    }
+    r
+}
+
+/// The rank of `seq` (indices `0..counts.len()`, index `v` appearing `counts[v]`
+/// times) among the arrangements of that multiset in lexicographic order: dense,
+/// `0..multinomial(counts)`.
+pub fn multiset_rank(seq: &[u8], counts: &[u8]) -> u64 {
+    let mut left = [0u8; MAX_ORBIT];
+    left[..counts.len()].copy_from_slice(counts);
+    let mut total = multinomial(counts) as u128;
+    let mut rest = seq.len() as u128;
+    let mut rank = 0u128;
+    for &x in seq {
+        // The arrangements that put `v` here are `total * left[v] / rest`.
+        for &c in &left[..x as usize] {
+            rank += total * c as u128 / rest;
+        }
+        total = total * left[x as usize] as u128 / rest;
+        left[x as usize] -= 1;
+        rest -= 1;
+    }
+    rank as u64
+}
+
+/// The arrangement of rank `rank` ([`multiset_rank`]) written into `out`.
+pub fn multiset_unrank(mut rank: u64, counts: &[u8], out: &mut [u8]) {
+    let mut left = [0u8; MAX_ORBIT];
+    left[..counts.len()].copy_from_slice(counts);
+    let mut total = multinomial(counts) as u128;
+    let mut rest = out.len() as u128;
+    for slot in out.iter_mut() {
+        for (v, c) in left[..counts.len()].iter_mut().enumerate() {
+            let here = total * *c as u128 / rest;
+            if (rank as u128) < here {
+                *slot = v as u8;
+                total = here;
+                *c -= 1;
+                break;
+            }
+            rank -= here as u64;
+        }
+        rest -= 1;
+    }
+}
+
 /// Finds the orbits, parities and orientation sums of the moves on `n` points with
-/// the given moduli. The moves are the generators as listed (powers and inverses add
-/// nothing to what they imply).
-pub fn analyse(n: usize, modulus: &[u8], moves: &[Move]) -> Analysis {
+/// the given moduli, the goal carrying label `labels[a]` at point `a` (two points with
+/// one label hold alike pieces). The moves are the generators as listed (powers and
+/// inverses add nothing to what they imply).
+pub fn analyse(n: usize, modulus: &[u8], moves: &[Move], labels: &[u8]) -> Analysis {
     // Orbits: union-find over the moves' cycles.
     let mut parent: Vec<usize> = (0..n).collect();
     fn root(parent: &mut [usize], mut a: usize) -> usize {
@@ -80,12 +151,36 @@ pub fn analyse(n: usize, modulus: &[u8], moves: &[Move]) -> Analysis {
         index_in[a] = groups[o].len() as u8;
         groups[o].push(a as u8);
     }
-    // Parity vectors of the moves over the orbits of two points or more, reduced.
+    // The goal's labels on each orbit: distinct and increasing, with their counts.
+    let label_sets: Vec<(Vec<u8>, Vec<u8>)> = groups
+        .iter()
+        .map(|pts| {
+            let mut ls: Vec<u8> = pts.iter().map(|&p| labels[p as usize]).collect();
+            ls.sort_unstable();
+            let mut distinct: Vec<u8> = Vec::new();
+            let mut counts: Vec<u8> = Vec::new();
+            for l in ls {
+                if distinct.last() == Some(&l) {
+                    *counts.last_mut().unwrap_or(&mut 0) += 1;
+                } else {
+                    distinct.push(l);
+                    counts.push(1);
+                }
+            }
+            (distinct, counts)
+        })
+        .collect();
+    let alike: Vec<bool> = label_sets
+        .iter()
+        .map(|(_, c)| c.iter().any(|&x| x > 1))
+        .collect();
+    // Parity vectors of the moves over the orbits of two points or more, reduced. An
+    // orbit with alike pieces has no parity to keep: it takes no part.
     let mut rows: Vec<(usize, u64)> = Vec::new();
     for m in moves {
         let mut v = 0u64;
         for (o, pts) in groups.iter().enumerate() {
-            if pts.len() < 2 {
+            if pts.len() < 2 || alike[o] {
                 continue;
             }
             let images: Vec<u8> = pts
@@ -113,12 +208,15 @@ pub fn analyse(n: usize, modulus: &[u8], moves: &[Move]) -> Analysis {
     let orbits = groups
         .into_iter()
         .enumerate()
-        .map(|(o, points)| {
+        .zip(label_sets)
+        .map(|((o, points), (labels, counts))| {
             let k = points.len();
             let m = modulus[points[0] as usize].max(1);
-            let parity_fixed = k >= 2 && !rows.iter().any(|&(p, _)| p == o);
+            let parity_fixed = k >= 2 && !alike[o] && !rows.iter().any(|&(p, _)| p == o);
             let arrangements = if k > MAX_ORBIT {
                 u64::MAX
+            } else if alike[o] {
+                multinomial(&counts)
             } else if parity_fixed {
                 FACT[k] / 2
             } else {
@@ -135,6 +233,10 @@ pub fn analyse(n: usize, modulus: &[u8], moves: &[Move]) -> Analysis {
             size = size
                 .and_then(|s| s.checked_mul(arrangements))
                 .and_then(|s| orientations.and_then(|o| s.checked_mul(o)));
+            let mut local_of = vec![NONE; n];
+            for (i, &l) in labels.iter().enumerate() {
+                local_of[l as usize] = i as u8;
+            }
             Orbit {
                 points,
                 modulus: m,
@@ -142,6 +244,10 @@ pub fn analyse(n: usize, modulus: &[u8], moves: &[Move]) -> Analysis {
                 sum_step: g as u8,
                 arrangements,
                 orientations: orientations.unwrap_or(u64::MAX),
+                alike: alike[o],
+                labels,
+                counts,
+                local_of,
             }
         })
         .collect();

@@ -28,15 +28,25 @@
 //!   move's sum), so the last point's orientation has `m / g` values, not `m` (the cube's
 //!   corner twists keep the sum mod 3: `g = 3`, one value).
 //!
+//! * **Alike pieces**: a goal written in numbers that repeats a piece (`0,0,0,3,3`)
+//!   makes the pieces with one label alike (a `.tws` `Solved` line with repeated
+//!   numbers). An orbit holding alike pieces ranks its arrangements as a multiset's
+//!   (`k! / (c_1! c_2! ...)`, [`multinomial`]), and its parity is no constraint (a swap
+//!   of two alike pieces changes it and not the position), so it takes no part in the
+//!   parity rows; the orientation sums are as above.
+//!
 //! If the group is smaller still, the ranks it does not reach are never reached by the
 //! breadth-first search; the definition carries the group's order
-//! ([`group_order`], Schreier-Sims) so that the count of positions is honest.
+//! ([`group_order`], Schreier-Sims) so that the count of positions is honest. With
+//! alike pieces the group's order is the positions times the goal's stabiliser, which
+//! is not computed: no order is claimed (`null`), and the search's count is the one.
 //!
 //! # Ranking scheme (`orbits-lex`)
 //!
 //! Mixed radix over the orbits in order of their smallest point: for each orbit of `k`
 //! points, the arrangement of its pieces (as indices within the orbit) by lexicographic
-//! rank ([`puzzlebase_core::rank::perm_rank`]), halved when its parity is fixed (ranks `2j`
+//! rank ([`puzzlebase_core::rank::perm_rank`]; with alike pieces, the multiset's
+//! lexicographic rank of the pieces' labels), halved when its parity is fixed (ranks `2j`
 //! and `2j + 1` differ by swapping the last two pieces, so `j` names the pair and the
 //! parity picks one); then, for an orbit with orientations, the first `k - 1`
 //! orientations in base `m` and the last as `(sum - goal's sum) / g` in base `m / g`.
@@ -49,10 +59,12 @@
 //! sticker: the colour the sticker shows (the pocket cube's 24 faces, `UUUURRRR...`).
 
 mod group;
+pub mod import;
 mod names;
 pub mod spec;
 
-pub use group::{Analysis, Orbit, analyse, group_order};
+pub use group::{Analysis, NONE, Orbit, analyse, group_order, multinomial};
+use group::{multiset_rank, multiset_unrank};
 
 use serde_json::json;
 
@@ -127,6 +139,8 @@ pub struct Permutation {
     goal: u64,
     start: Option<u64>,
     group: Option<u64>,
+    /// Whether some orbit holds alike pieces (the goal repeats a label).
+    alike: bool,
     metric: String,
     storage: GraphAsk,
     source: Source,
@@ -141,26 +155,36 @@ struct Position {
 
 impl Permutation {
     /// The puzzle on `n` points with these moduli and moves (checked by the
-    /// definition: see `spec.rs`), the goal as pieces and orientations.
+    /// definition: see `spec.rs`), the goal's pieces labelled `labels` (the identity,
+    /// or the goal's pieces when it repeats one: alike pieces).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         name: &str,
         modulus: Vec<u8>,
         moves: Vec<Move>,
         generators: &[Move],
+        labels: &[u8],
         notation: Notation,
         metric: &str,
         storage: GraphAsk,
         source: Source,
     ) -> Permutation {
         let n = modulus.len();
-        let analysis = analyse(n, &modulus, generators);
-        let group = group_order(n, &modulus, generators);
+        let analysis = analyse(n, &modulus, generators, labels);
+        let alike = analysis.orbits.iter().any(|o| o.alike);
+        // With alike pieces the group's order counts arrangements the goal cannot tell
+        // apart (it is the positions times the goal's stabiliser, not computed here):
+        // not the number of positions, so none is claimed; the search counts them.
+        let group = if alike {
+            None
+        } else {
+            group_order(n, &modulus, generators)
+        };
         let size = analysis.size.unwrap_or(u64::MAX);
         Permutation {
             name: name.to_string(),
             n,
-            goal_pieces: (0..n as u8).collect(),
+            goal_pieces: labels.to_vec(),
             goal_orient: vec![0; n],
             goal_parity: 0,
             goal_sums: vec![0; analysis.orbits.len()],
@@ -172,6 +196,7 @@ impl Permutation {
             goal: 0,
             start: None,
             group,
+            alike,
             metric: metric.to_string(),
             storage,
             source,
@@ -183,6 +208,8 @@ impl Permutation {
     pub fn with_goal(mut self, goal: Option<&str>) -> Result<Self, StateError> {
         if let Some(text) = goal {
             let p = self.read(text)?;
+            // Checked before it is ranked: a piece outside its orbit has no rank.
+            self.check_orbits(text, &p)?;
             self.goal_pieces = p.piece[..self.n].to_vec();
             self.goal_orient = p.orient[..self.n].to_vec();
             self.goal_parity = self.parities(&p);
@@ -211,6 +238,8 @@ impl Permutation {
     }
 
     /// The order of the group the moves generate: the number of positions reachable.
+    /// `None` beyond `u64`, and with alike pieces (the group's order is then larger than
+    /// the count of positions, which only the search finds).
     pub fn group_order(&self) -> Option<u64> {
         self.group
     }
@@ -223,13 +252,14 @@ impl Permutation {
     fn parities(&self, p: &Position) -> u64 {
         let mut v = 0u64;
         for (o, orbit) in self.analysis.orbits.iter().enumerate() {
-            if orbit.points.len() < 2 {
+            // Alike pieces: a swap of two changes the parity and not the position.
+            if orbit.points.len() < 2 || orbit.alike {
                 continue;
             }
             let images: Vec<u8> = orbit
                 .points
                 .iter()
-                .map(|&q| self.analysis.index_in[p.piece[q as usize] as usize])
+                .map(|&q| orbit.local_of[p.piece[q as usize] as usize])
                 .collect();
             v |= (parity(&images) as u64) << o;
         }
@@ -265,9 +295,13 @@ impl Permutation {
         for orbit in &self.analysis.orbits {
             let k = orbit.points.len();
             for (i, &q) in orbit.points.iter().enumerate() {
-                local[i] = self.analysis.index_in[p.piece[q as usize] as usize];
+                local[i] = orbit.local_of[p.piece[q as usize] as usize];
             }
-            let mut r = perm_rank(&local[..k]);
+            let mut r = if orbit.alike {
+                multiset_rank(&local[..k], &orbit.counts)
+            } else {
+                perm_rank(&local[..k])
+            };
             if orbit.parity_fixed {
                 r /= 2;
             }
@@ -319,7 +353,10 @@ impl Permutation {
                     continue;
                 }
                 let k = orbit.points.len();
-                let par = if orbit.parity_fixed {
+                let par = if orbit.alike {
+                    multiset_unrank(arr[o], &orbit.counts, &mut local[..k]);
+                    0
+                } else if orbit.parity_fixed {
                     let want = (self.goal_parity
                         ^ self.completed_parity(free ^ (self.goal_parity & !self.fixed_mask())))
                         >> o
@@ -336,7 +373,7 @@ impl Permutation {
                     free |= par << o;
                 }
                 for (i, &q) in orbit.points.iter().enumerate() {
-                    p.piece[q as usize] = orbit.points[local[i] as usize];
+                    p.piece[q as usize] = orbit.labels[local[i] as usize];
                 }
                 if orbit.modulus > 1 {
                     let m = orbit.modulus as u64;
@@ -360,6 +397,37 @@ impl Permutation {
                 }
             }
         }
+    }
+
+    /// Every piece is one its orbit holds in the goal, as many of each label as the goal
+    /// has (without alike pieces, each piece once: `read` checks that).
+    fn check_orbits(&self, text: &str, p: &Position) -> Result<(), StateError> {
+        for a in 0..self.n {
+            let q = p.piece[a] as usize;
+            let orbit = &self.analysis.orbits[self.analysis.orbit_of[a] as usize];
+            if orbit.local_of[q] == NONE {
+                return Err(StateError::unsolvable(text, self.wrong_orbit(q, a)));
+            }
+        }
+        if !self.alike {
+            return Ok(());
+        }
+        for orbit in &self.analysis.orbits {
+            let mut counts = vec![0u8; orbit.labels.len()];
+            for &a in &orbit.points {
+                counts[orbit.local_of[p.piece[a as usize] as usize] as usize] += 1;
+            }
+            if counts != orbit.counts {
+                return Err(StateError::unsolvable(
+                    text,
+                    format!(
+                        "points {:?} hold pieces {:?} {:?} times; the goal has them {:?} times",
+                        orbit.points, orbit.labels, counts, orbit.counts
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The orbits whose parity is fixed, as a mask.
@@ -417,7 +485,8 @@ impl Permutation {
                             format!("{t:?} is not a piece (pieces are 0 to {})", n - 1),
                         )
                     })?;
-                    if seen[piece] {
+                    // Alike pieces share a label; the counts are checked by orbit.
+                    if seen[piece] && !self.alike {
                         return Err(StateError::malformed(
                             text,
                             format!("piece {piece} is listed twice"),
@@ -549,14 +618,20 @@ impl GraphPuzzle for Permutation {
             .orbits
             .iter()
             .map(|o| {
-                json!({
+                let mut d = json!({
                     "points": o.points,
                     "modulus": o.modulus,
-                    "parity": if o.points.len() < 2 { "fixed point" } else if o.parity_fixed { "fixed by the others" } else { "free" },
+                    "parity": if o.points.len() < 2 { "fixed point" } else if o.alike { "none: alike pieces" } else if o.parity_fixed { "fixed by the others" } else { "free" },
                     "orientation_sum_step": o.sum_step,
                     "arrangements": o.arrangements,
                     "orientations": o.orientations,
-                })
+                });
+                // Only where there are alike pieces: every other definition (and its
+                // hash) stays as it was.
+                if o.alike {
+                    d["alike"] = json!({"labels": o.labels, "counts": o.counts});
+                }
+                d
             })
             .collect();
         let notation = match &self.notation {
@@ -615,12 +690,7 @@ impl GraphPuzzle for Permutation {
     }
     fn parse(&self, text: &str) -> Result<u64, StateError> {
         let p = self.read(text)?;
-        for a in 0..self.n {
-            let q = p.piece[a] as usize;
-            if self.analysis.orbit_of[q] != self.analysis.orbit_of[a] {
-                return Err(StateError::unsolvable(text, self.wrong_orbit(q, a)));
-            }
-        }
+        self.check_orbits(text, &p)?;
         let v = self.parities(&p) ^ self.goal_parity;
         let free = v & !self.fixed_mask();
         if self.completed_parity(free) != v {

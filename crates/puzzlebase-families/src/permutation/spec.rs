@@ -337,7 +337,8 @@ pub fn permutation(spec: &Spec) -> Result<Permutation, Problem> {
     // Before the group's order is computed (Schreier-Sims, seconds to minutes on large
     // orbits): the orbits and the count of positions alone refuse what cannot be
     // ranked or stored, at once.
-    let analysis = super::analyse(n, &modulus, &generators);
+    let labels = goal_labels(spec.goal.as_deref(), &notation, n);
+    let analysis = super::analyse(n, &modulus, &generators, &labels);
     for orbit in &analysis.orbits {
         if orbit.points.len() > MAX_ORBIT {
             return Err(problem(
@@ -356,6 +357,7 @@ pub fn permutation(spec: &Spec) -> Result<Permutation, Problem> {
         modulus,
         moves,
         &generators,
+        &labels,
         notation,
         metric,
         GraphAsk::BySize,
@@ -368,6 +370,35 @@ pub fn permutation(spec: &Spec) -> Result<Permutation, Problem> {
     check_goal(&p, spec)?;
     p.with_start(spec.start.as_deref())
         .map_err(|e| problem("start", e.to_string()))
+}
+
+/// The labels of the goal's pieces: the goal's own where it repeats one (alike
+/// pieces, written in numbers: `0,0,0,1,1`), else the identity (a goal that is a
+/// permutation is read and checked as a position, relative to it). A goal that does
+/// not read is refused later, by the notation's own reader.
+fn goal_labels(goal: Option<&str>, notation: &Notation, n: usize) -> Vec<u8> {
+    let identity: Vec<u8> = (0..n as u8).collect();
+    let (Some(text), Notation::Numbers) = (goal, notation) else {
+        return identity;
+    };
+    let pieces: Option<Vec<u8>> = text
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            let piece = t.split_once(':').map_or(t, |(x, _)| x);
+            piece.parse::<u8>().ok().filter(|&x| (x as usize) < n)
+        })
+        .collect();
+    match pieces {
+        Some(p) if p.len() == n => {
+            let mut seen = vec![false; n];
+            let repeats = p
+                .iter()
+                .any(|&x| std::mem::replace(&mut seen[x as usize], true));
+            if repeats { p } else { identity }
+        }
+        _ => identity,
+    }
 }
 
 fn check_modulus(m: i64) -> Result<u8, Problem> {
