@@ -208,7 +208,8 @@ mod tests {
                 "magic",
                 "lights",
                 "hanoi",
-                "permutation"
+                "permutation",
+                "blocks"
             ]
         );
         for f in FAMILIES {

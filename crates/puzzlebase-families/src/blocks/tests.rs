@@ -158,6 +158,30 @@ fn klotski_in_straight_moves_agrees_with_a_plain_search() {
 const STRAIGHT: usize = 90;
 
 #[test]
+fn the_stored_definition_rebuilds_the_puzzle() {
+    let b = klotski("path");
+    let d = b.definition();
+    assert_eq!(d["layout"]["cells"].as_array().unwrap().len(), 20);
+    assert_eq!(d["start"], "BAAB/BAAB/BCCB/BDDB/D..D");
+    let Ok(crate::Puzzle::Graph(g)) = crate::registry::from_definition(&d) else {
+        panic!("not rebuilt");
+    };
+    assert_eq!(
+        (g.name(), g.family(), g.size()),
+        ("klotski", "blocks", 65_880)
+    );
+    assert_eq!(g.start(), b.start());
+    assert_eq!(g.goals(), b.goals());
+}
+
+#[test]
+fn unlettered_groups_skip_the_letters_pieces_name() {
+    // The last single takes `B`: the unlettered groups then take A, C, D, E.
+    let b = edited("at = [4, 3]", "at = [4, 3]\nletter = \"B\"").unwrap();
+    assert_eq!(b.format(b.start().unwrap()), "CAAC/CAAC/CDDC/CEEC/E..B");
+}
+
+#[test]
 fn every_placement_round_trips_through_its_notation() {
     let b = klotski("path");
     for r in 0..b.size() {
