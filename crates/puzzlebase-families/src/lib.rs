@@ -7,6 +7,7 @@
 // documentation may name the private items it works with.
 #![allow(rustdoc::private_intra_doc_links)]
 
+pub mod blocks;
 pub mod catalog;
 pub mod fifteen;
 pub mod hanoi;

@@ -10,7 +10,7 @@ use thiserror::Error;
 
 use crate::spec::{Problem, Spec, common, graph_storage, problem};
 use crate::{Family, GraphFamily, Puzzle};
-use crate::{hanoi, lights, magic, oshidori, peg, permutation, sliding, tokens, tour};
+use crate::{blocks, hanoi, lights, magic, oshidori, peg, permutation, sliding, tokens, tour};
 
 /// Every family a definition can name, in the order they are listed to users.
 pub const FAMILIES: &[Family] = &[
@@ -23,6 +23,7 @@ pub const FAMILIES: &[Family] = &[
     lights::spec::FAMILY,
     hanoi::spec::FAMILY,
     permutation::spec::FAMILY,
+    blocks::spec::FAMILY,
 ];
 
 /// The families registered at run time, in the order they were registered. Entries are
@@ -207,7 +208,8 @@ mod tests {
                 "magic",
                 "lights",
                 "hanoi",
-                "permutation"
+                "permutation",
+                "blocks"
             ]
         );
         for f in FAMILIES {
