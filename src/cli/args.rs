@@ -138,7 +138,8 @@ pub(crate) struct GenerateArgs {
     /// instead of the text lines; no progress bars
     #[arg(long)]
     pub(crate) json: bool,
-    /// Also build every definition file (*.toml) in DIR; see `check-definition`
+    /// Also build every definition file in DIR (*.toml, and ksolve/twsearch *.tws); see
+    /// `check-definition`
     #[arg(long, env = "PUZZLEBASE_DEFINITIONS", value_name = "DIR")]
     pub(crate) definitions: Option<PathBuf>,
     /// Before replacing the file, check the new one: re-derive every fact of the puzzles
@@ -220,10 +221,11 @@ pub(crate) enum Command {
     /// Check a puzzle definition file and print what `generate` would build from it
     /// (family, state count, storage, an estimate of time and memory), without building.
     ///
-    /// The file format is described in README.md, "Adding a puzzle"; the built-in
-    /// puzzles' files are in data/puzzles/.
+    /// The file formats are described in docs/definitions.md (ours, and "The community's
+    /// formats"); the built-in puzzles' files are in data/puzzles/.
     CheckDefinition {
-        /// The definition file (TOML)
+        /// The definition file: TOML (ours, or one naming a cubing.js KPuzzle JSON and its
+        /// generator moves), or a ksolve/twsearch .tws file
         file: PathBuf,
         /// One JSON object on one line
         #[arg(long)]

@@ -138,7 +138,7 @@ pub fn read_definition(path: &Path) -> Result<String, DefinitionError> {
     let meta = std::fs::metadata(path).map_err(|e| err(e.to_string()))?;
     if !meta.is_file() {
         return Err(err(
-            "not a regular file (a directory, a FIFO or a device): a definition is a TOML file"
+            "not a regular file (a directory, a FIFO or a device): a definition is a file (TOML or .tws)"
                 .into(),
         ));
     }
