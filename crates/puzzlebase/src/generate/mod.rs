@@ -156,32 +156,15 @@ pub fn generate_with(
     full_check: bool,
     observer: &dyn Observer,
 ) -> Result<Vec<Summary>> {
-    generate_from(opts, catalog::registry(), extra, full_check, observer)
-}
-
-/// Like [`generate_with`] with the built-in puzzles given (the registry with some
-/// definition changed, e.g. [`catalog::registry_building`]).
-pub fn generate_from(
-    opts: &Options,
-    registry: Vec<Puzzle>,
-    extra: Vec<Puzzle>,
-    full_check: bool,
-    observer: &dyn Observer,
-) -> Result<Vec<Summary>> {
-    generate_on(&Local, opts, registry, extra, full_check, observer)
-}
-
-/// Like [`generate_from`], computing the tables on `backend` ([`Local`] is this
-/// machine's); the file is the same whatever the backend.
-pub fn generate_on(
-    backend: &dyn Backend,
-    opts: &Options,
-    registry: Vec<Puzzle>,
-    extra: Vec<Puzzle>,
-    full_check: bool,
-    observer: &dyn Observer,
-) -> Result<Vec<Summary>> {
-    generate_signed(backend, opts, registry, extra, full_check, observer, None)
+    generate_signed(
+        &Local,
+        opts,
+        catalog::registry(),
+        extra,
+        full_check,
+        observer,
+        None,
+    )
 }
 
 /// One run of `generate` as the command line asks for it, besides its [`Options`]: the
@@ -230,7 +213,10 @@ pub fn generate_job(opts: &Options, job: Job<'_>, observer: &dyn Observer) -> Re
     )
 }
 
-/// Like [`generate_on`], and with `sign` also signs the file: `<db>.minisig`
+/// The whole run: the built-in puzzles given (`registry`, e.g. with
+/// [`catalog::registry_building`]'s partitions) and the users' (`extra`), the tables
+/// computed on `backend` ([`Local`] is this machine's; the file is the same whatever
+/// the backend), and with `sign` the file also signed: `<db>.minisig`
 /// ([`signature`]) is written as a temporary beside the finished file and renamed into
 /// place right after it and its sidecar. When nothing needs building, the existing file
 /// is signed if `<db>.minisig` is missing or is not its signature by that key (after
