@@ -19,6 +19,14 @@ pub fn query(e: &QueryError) -> String {
         }
         QueryError::Stale(_) => Some(": run `puzzlebase generate`".to_string()),
         QueryError::NoFullTable { .. } => Some(" (use --state)".to_string()),
+        QueryError::NotApplicable { applies, .. } => {
+            let options: Vec<&str> = applies.iter().filter_map(|q| q.option()).collect();
+            match options.as_slice() {
+                [] => None,
+                [one] => Some(format!(" (query {one})")),
+                [rest @ .., last] => Some(format!(" (query {} or {last})", rest.join(", "))),
+            }
+        }
         QueryError::Inconsistent { .. } => Some(": run `puzzlebase verify`".to_string()),
         QueryError::Contradicted { .. } => Some("; run `puzzlebase verify`".to_string()),
         QueryError::NoPartition {

@@ -48,5 +48,5 @@ def test_to_arrow_types(db):
 
 
 def test_to_arrow_refuses_a_puzzle_without_a_table(db):
-    with pytest.raises(puzzlebase.Error, match="needs a table of every position"):
+    with pytest.raises(puzzlebase.Error, match="has no table of every position"):
         db.to_arrow("tiles8")

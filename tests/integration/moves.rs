@@ -131,7 +131,11 @@ fn the_server_and_the_library_readers_give_the_same_moves() {
         .path_moves("eight", "867254301", &stop)
         .unwrap_err();
     assert!(matches!(e, QueryError::NotApplicable { .. }), "{e}");
-    assert!(e.to_string().contains("path (path, pb_path)"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("does not answer move names; it answers a position's distance and path"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -200,8 +204,13 @@ fn seeded_draws_are_reproducible_and_solvable() {
         "--random",
     ]);
     let err = assert_clean_failure(&o, 2);
+    // In the library's words, then the command's options for what does apply.
     assert!(
-        err.contains("--random does not apply to magic-triangle"),
+        err.contains(
+            "magic-triangle (magic puzzle) does not answer a random position; it answers \
+             every solution, the solutions of one side sum or the histogram (query --all, \
+             --sum N or --histogram)"
+        ),
         "{err}"
     );
 }

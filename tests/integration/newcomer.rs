@@ -159,8 +159,14 @@ fn an_unknown_puzzle_gets_the_nearest_name_and_what_the_file_holds() {
 fn an_option_that_does_not_apply_names_those_that_do() {
     let db = shared_db().to_str().unwrap();
     let err = refused(db, &["--puzzle", "eight", "--start"], 2);
+    // The library's words, then the command's options.
     assert!(
-        err.contains("for eight use --state, --longest, --histogram, --random or --scramble N"),
+        err.contains(
+            "eight (sliding puzzle) does not answer the start's distance and path; it answers \
+             a position's distance and path, the farthest positions, the histogram, a random \
+             position or a scrambled position (query --state, --longest, --histogram, \
+             --random or --scramble N)"
+        ),
         "{err}"
     );
     let err = refused(db, &["--puzzle", "magic-triangle", "--longest"], 2);

@@ -213,5 +213,5 @@ fn peg_positions_without_an_answer_say_why() {
         &run(&["query", "--db", db, "--puzzle", "eight", "--matrix"]),
         2,
     );
-    assert!(err.contains("does not apply"), "{err}");
+    assert!(err.contains("does not answer"), "{err}");
 }

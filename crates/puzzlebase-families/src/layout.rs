@@ -80,35 +80,37 @@ mod tests {
         for p in catalog::registry() {
             let l = layout(&p).unwrap();
             let def = p.definition();
-            let n = if let Some(g) = p.as_graph() {
-                match g.family() {
+            let n = match &p {
+                Puzzle::Graph(g) => match g.family() {
                     "sliding" => def["adjacency"].as_array().unwrap().len(),
-                    // A light per cell; a place per peg (the discs are drawn on them).
-                    "lights" => def["cells"].as_u64().unwrap() as usize,
+                    // A place per cell (a light, a token's cell); a place per peg
+                    // (hanoi's discs are drawn on them).
+                    "lights" | "tokens" | "oshidori" => def["cells"].as_u64().unwrap() as usize,
                     "hanoi" => def["pegs"].as_u64().unwrap() as usize,
                     // A cell per sticker (the cube's 24) or else per point.
                     "permutation" => def["spec"]["stickers"]
                         .as_array()
                         .map_or(def["points"].as_u64().unwrap() as usize, Vec::len),
-                    _ if p.name() == "knight-swap" => 12,
-                    _ => 8,
-                }
-            } else if let Some(b) = p.as_peg() {
-                b.holes
-            } else if let Some(m) = p.as_magic() {
-                m.positions()
-            } else if let Some(t) = p.as_tour() {
-                t.squares()
-            } else {
-                p.as_patterns().unwrap().cells()
+                    "blocks" => {
+                        (def["rows"].as_u64().unwrap() * def["cols"].as_u64().unwrap()) as usize
+                    }
+                    // A new family says here how many places its drawing has.
+                    family => panic!("{}: no cell count for family {family}", p.name()),
+                },
+                Puzzle::Peg(b) => b.holes,
+                Puzzle::Magic(m) => m.positions(),
+                Puzzle::Tour(t) => t.squares(),
+                Puzzle::Patterns(f) => f.cells(),
             };
             assert_eq!(l.cells.len(), n, "{}", p.name());
             assert!(l.edges.iter().all(|&[a, b]| a < b && b < n), "{}", p.name());
             if p.family() == "sliding" {
                 // fifteen's definition holds its partitions; its grid holds the adjacency.
-                let grid = match p.as_patterns() {
-                    Some(f) => puzzlebase_core::space::GraphPuzzle::definition(f.grid()),
-                    None => def.clone(),
+                let grid = match &p {
+                    Puzzle::Patterns(f) => {
+                        puzzlebase_core::space::GraphPuzzle::definition(f.grid())
+                    }
+                    _ => def.clone(),
                 };
                 let adj = grid["adjacency"].as_array().unwrap();
                 let count: usize = adj.iter().map(|a| a.as_array().unwrap().len()).sum();

@@ -45,6 +45,10 @@ pub enum Puzzle {
     Patterns(fifteen::Fifteen),
 }
 
+/// The accessors below serve code that already knows the kind it holds (a job of the
+/// move-graph search, the catalogue's peg boards). What each kind answers is decided
+/// once, by one match, in the answers layer (`puzzlebase`'s `answers::kind`), not by
+/// trying them in turn.
 impl Puzzle {
     /// The move graph, when the puzzle is one (the families answered from a table of
     /// every position: sliding, tokens, oshidori).
@@ -59,14 +63,6 @@ impl Puzzle {
     pub fn as_peg(&self) -> Option<&Board> {
         match self {
             Puzzle::Peg(b) => Some(b),
-            _ => None,
-        }
-    }
-
-    /// The magic figure, when the puzzle is one.
-    pub fn as_magic(&self) -> Option<&Magic> {
-        match self {
-            Puzzle::Magic(m) => Some(m),
             _ => None,
         }
     }
@@ -101,12 +97,6 @@ impl Puzzle {
             Puzzle::Patterns(f) => Some(f),
             _ => None,
         }
-    }
-
-    /// Whether the puzzle is an enumeration (every arrangement with a property, stored
-    /// as solutions) rather than positions with distances.
-    pub fn is_enumeration(&self) -> bool {
-        matches!(self, Puzzle::Magic(_) | Puzzle::Tour(_))
     }
 
     /// The position written `text` in the puzzle's own notation (the user may have
@@ -160,32 +150,6 @@ impl Puzzle {
             Puzzle::Magic(_) => "magic",
             Puzzle::Tour(_) => "tour",
             Puzzle::Patterns(_) => "sliding",
-        }
-    }
-
-    /// The `query` options that apply to this puzzle, for a refusal that says what to
-    /// ask instead. The answers' own checks decide; this list only names them.
-    pub fn query_options(&self) -> Vec<&'static str> {
-        match self {
-            Puzzle::Graph(g) => {
-                let mut v = vec!["--state"];
-                if g.start().is_some() {
-                    v.push("--start");
-                }
-                v.extend(["--longest", "--histogram", "--random", "--scramble N"]);
-                v
-            }
-            Puzzle::Peg(b) => {
-                let mut v = vec!["--state", "--start", "--longest", "--histogram"];
-                if b.matrix {
-                    v.push("--matrix");
-                }
-                v.push("--layers");
-                v
-            }
-            Puzzle::Magic(_) => vec!["--all", "--sum N", "--histogram"],
-            Puzzle::Tour(_) => vec!["--all"],
-            Puzzle::Patterns(_) => vec!["--state", "--random", "--scramble N"],
         }
     }
 

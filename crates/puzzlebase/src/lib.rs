@@ -42,8 +42,8 @@ pub(crate) use puzzlebase_store as store;
 // The public API: opening a file and answering from it, generating one, verifying one.
 pub use answers::{
     ArrangementAnswer, Database, ExportFormat, ExportKind, ExportPlan, ExportRow, Histogram,
-    ListAnswer, LongestAnswer, Move, MoveOption, QueryError, SEARCH_SECONDS, SearchAnswer,
-    Solutions, StateAnswer, Stop, Stopped, Trust, default_stop, one_line,
+    ListAnswer, LongestAnswer, Move, MoveOption, QueryError, Question, SEARCH_SECONDS,
+    SearchAnswer, Solutions, StateAnswer, Stop, Stopped, Trust, default_stop, one_line,
 };
 pub use catalog::{Definition, DefinitionError, UnknownPuzzle};
 pub use core::records::{HistogramRow, PegLayerRow, PuzzleInfo};

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{Database, QueryError, Result, known};
+use super::{Database, QueryError, Result};
 use crate::catalog::identity;
 use crate::core::packed::{ByteLayout, ChunkLayout, ChunkRun};
 use crate::families::Puzzle;
@@ -57,12 +57,6 @@ pub struct LoadedTables {
 
 #[warn(missing_docs)]
 impl Database {
-    /// Whether `name` (built in, or a user's puzzle rebuilt from its stored definition)
-    /// is answered by search over pattern databases rather than read.
-    pub fn answers_by_search(&self, name: &str) -> bool {
-        self.known(name).is_ok_and(|p| p.as_patterns().is_some())
-    }
-
     /// Loads the tables of one stored partition of `name` (`None`: the strongest stored
     /// one, the one with the most placements), after checking that the stored definition
     /// is one this build knows and that every table matches it.
@@ -79,11 +73,11 @@ impl Database {
             .map_err(self.sql())?
             .ok_or_else(|| QueryError::NotGenerated(name.into()))?;
         let stale = || QueryError::Stale(name.to_string());
-        let puzzle = identity::stored_fifteen(&info.definition)
-            .map(Puzzle::Patterns)
-            .filter(|p| identity::built_from(p, &info))
-            .and_then(Puzzle::into_patterns)
-            .ok_or_else(stale)?;
+        let stored = identity::stored_fifteen(&info.definition).map(Puzzle::Patterns);
+        let Some(Puzzle::Patterns(puzzle)) = stored.filter(|p| identity::built_from(p, &info))
+        else {
+            return Err(stale());
+        };
         let built: Vec<Partition> = puzzle.built().into_iter().cloned().collect();
         let chosen = match partition {
             Some(p) => built.iter().find(|b| b.name == p).cloned().ok_or_else(|| {
@@ -226,20 +220,15 @@ impl Database {
         Ok(Some(bytes))
     }
 
-    /// An optimal solution of the position written `text`, by IDA* over the strongest
-    /// stored partition with the reflected lookup. The text is checked before the file.
-    pub fn search(&self, name: &str, text: &str) -> Result<SearchAnswer> {
-        self.search_until(name, text, &Stop::default())
-    }
-
-    /// [`Database::search`] that gives up when `stop` says so (a deadline, a client gone).
-    pub fn search_until(&self, name: &str, text: &str, stop: &Stop) -> Result<SearchAnswer> {
-        let Some(def) = known(&self.conn, name)?.into_patterns() else {
-            return Err(QueryError::NotStored(format!(
-                "{name} is answered from its tables, not by search"
-            )));
-        };
-        let cells = def.parse(text)?;
+    /// [`Database::search_until`] of a puzzle answered by search.
+    pub(super) fn search_in(
+        &self,
+        f: &crate::families::fifteen::Fifteen,
+        name: &str,
+        text: &str,
+        stop: &Stop,
+    ) -> Result<SearchAnswer> {
+        let cells = f.parse(text)?;
         let loaded = self.search_tables(name)?;
         solve_loaded_until(&loaded, name, &cells, stop)
     }

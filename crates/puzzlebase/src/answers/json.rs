@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use super::kind::{self, Asked};
 use crate::answers::{
     ArrangementAnswer, Database, Histogram, ListAnswer, LongestAnswer, Move, MoveOption,
     QueryError, Result, SearchAnswer, Solutions, StateAnswer, Stop,
@@ -10,6 +11,7 @@ use crate::answers::{
 use crate::catalog::plan::Plan;
 use crate::families::Puzzle;
 use crate::families::layout;
+use crate::solvers::peg::Board;
 use crate::store::{PegLayerRow, PuzzleInfo};
 use crate::verify::Report;
 
@@ -139,13 +141,13 @@ pub fn position(db: &Database, name: &str, text: &str) -> Result<Value> {
 /// [`position`], where a search (`fifteen`) gives up when `stop` says so.
 pub fn position_until(db: &Database, name: &str, text: &str, stop: &Stop) -> Result<Value> {
     let (p, _) = db.puzzle(name)?;
-    let p = &*p;
-    if p.is_enumeration() {
-        return Ok(arrangement(name, &db.arrangement(name, text)?));
-    }
-    if let Some(f) = p.as_patterns() {
-        return searched_position(db, f, name, text, stop);
-    }
+    kind::of(&p).position_json(&Asked { db, p: &p }, text, stop)
+}
+
+/// [`position`] of a puzzle answered from a table of positions (a move puzzle, a peg
+/// board): its `--state` answer and every legal move.
+pub(super) fn stored_position(db: &Database, p: &Puzzle, text: &str) -> Result<Value> {
+    let name = p.name();
     let moves = db.moves(name, text)?;
     let mut obj = match db.state(name, text) {
         Ok(a) => state(&a),
@@ -165,7 +167,7 @@ pub fn position_until(db: &Database, name: &str, text: &str, stop: &Stop) -> Res
 /// the path's next move is `d - 1` and each other move a search limited to `d - 1`
 /// moves tells apart: `d - 1` if it finds a solution, else `d + 1`. That search stops
 /// with the same `stop` as the first.
-fn searched_position(
+pub(super) fn searched_position(
     db: &Database,
     f: &crate::families::fifteen::Fifteen,
     name: &str,
@@ -237,58 +239,77 @@ pub fn puzzle(db: &Database, name: &str) -> Result<Value> {
         obj["start"] = json!(start);
         obj["goals"] = json!(goals);
     }
-    if p.as_graph().is_some() || p.as_peg().is_some() {
-        obj["histogram"] = histogram_values(&db.histogram(name)?);
-        let l = db.longest(name)?;
-        obj["longest"] = json!({ "distance": l.distance, "states": l.states });
-    }
-    if let Some(m) = p.as_magic() {
-        obj["histogram"] = histogram_values(&db.histogram(name)?);
-        let all = db.all(name)?;
-        let mut by_sum = serde_json::Map::new();
-        for s in &all.states {
-            let digits = m.parse(s)?;
-            let v = m.side_sum(&digits).unwrap_or_default();
-            if let Value::Array(a) = by_sum.entry(v.to_string()).or_insert_with(|| json!([])) {
-                a.push(json!(s));
-            }
-        }
-        obj["solutions"] = Value::Object(by_sum);
-    }
-    if let Some(f) = p.as_patterns() {
-        // No table of every position: each position is answered by an exact search.
-        obj["answered_by"] = json!("search");
-        // Korf's instances are positions of any 4x4 (the goal is the same).
-        if let Ok(korf) =
-            crate::families::fifteen::korf_instances(crate::families::fifteen::KORF100)
-            && f.cells() == 16
-        {
-            obj["examples"] = korf
-                .iter()
-                .map(|k| {
-                    json!({
-                        "name": format!("Korf #{}", k.number),
-                        "state": f.format(&k.cells),
-                        "distance": k.length,
-                    })
-                })
-                .collect();
-        }
-    }
-    if p.as_tour().is_some() {
-        let all = db.all(name)?;
-        obj["tours"] = json!({
-            "count": all.states.len(),
-            "listed": all.states.iter().take(TOURS_LISTED).collect::<Vec<_>>(),
-        });
-    }
-    if let Some(b) = p.as_peg() {
-        if b.matrix {
-            obj["matrix"] = json!(db.matrix(name)?);
-        }
-        obj["layers"] = layers(name, &db.layers(name)?)["layers"].take();
-    }
+    kind::of(p).page_json(&Asked { db, p }, &mut obj)?;
     Ok(obj)
+}
+
+/// The page's histogram and longest positions, for a puzzle with a table of positions.
+pub(super) fn page_tables(db: &Database, name: &str, obj: &mut Value) -> Result<()> {
+    obj["histogram"] = histogram_values(&db.histogram(name)?);
+    let l = db.longest(name)?;
+    obj["longest"] = json!({ "distance": l.distance, "states": l.states });
+    Ok(())
+}
+
+/// The page of a magic figure: its histogram and its solutions per side sum.
+pub(super) fn page_magic(
+    db: &Database,
+    m: &crate::families::magic::Magic,
+    name: &str,
+    obj: &mut Value,
+) -> Result<()> {
+    obj["histogram"] = histogram_values(&db.histogram(name)?);
+    let all = db.all(name)?;
+    let mut by_sum = serde_json::Map::new();
+    for s in &all.states {
+        let digits = m.parse(s)?;
+        let v = m.side_sum(&digits).unwrap_or_default();
+        if let Value::Array(a) = by_sum.entry(v.to_string()).or_insert_with(|| json!([])) {
+            a.push(json!(s));
+        }
+    }
+    obj["solutions"] = Value::Object(by_sum);
+    Ok(())
+}
+
+/// The page of a puzzle answered by search: no table, Korf's instances as examples.
+pub(super) fn page_search(f: &crate::families::fifteen::Fifteen, obj: &mut Value) {
+    // No table of every position: each position is answered by an exact search.
+    obj["answered_by"] = json!("search");
+    // Korf's instances are positions of any 4x4 (the goal is the same).
+    if let Ok(korf) = crate::families::fifteen::korf_instances(crate::families::fifteen::KORF100)
+        && f.cells() == 16
+    {
+        obj["examples"] = korf
+            .iter()
+            .map(|k| {
+                json!({
+                    "name": format!("Korf #{}", k.number),
+                    "state": f.format(&k.cells),
+                    "distance": k.length,
+                })
+            })
+            .collect();
+    }
+}
+
+/// The page of a tour board: how many tours, the first ones.
+pub(super) fn page_tours(db: &Database, name: &str, obj: &mut Value) -> Result<()> {
+    let all = db.all(name)?;
+    obj["tours"] = json!({
+        "count": all.states.len(),
+        "listed": all.states.iter().take(TOURS_LISTED).collect::<Vec<_>>(),
+    });
+    Ok(())
+}
+
+/// The page of a peg board: its matrix, where it has one, and its layers.
+pub(super) fn page_peg(db: &Database, b: &Board, name: &str, obj: &mut Value) -> Result<()> {
+    if b.matrix {
+        obj["matrix"] = json!(db.matrix(name)?);
+    }
+    obj["layers"] = layers(name, &db.layers(name)?)["layers"].take();
+    Ok(())
 }
 
 /// A position answered by search (`fifteen`): the optimal length and path, and what the

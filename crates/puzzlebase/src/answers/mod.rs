@@ -11,15 +11,19 @@
 //! `tables` (whole-puzzle tables and lists), `moves` (legal moves and arrangements),
 //! `random` (positions drawn at random, `--random` and `--scramble`) and
 //! `export` (every stored position, for CSV, JSON Lines and Parquet); `packed` reads packed tables, `resident` keeps tables in memory for the server, and
-//! `fifteen` searches. All SQL is in [`crate::store`].
+//! `fifteen` searches. Which of them a puzzle's question reaches is decided in one place,
+//! `kind`: each kind of puzzle implements every question there, answered or refused.
+//! All SQL is in [`crate::store`].
 
 mod digested;
 pub mod export;
 mod fifteen;
 pub mod json;
+mod kind;
 mod layers;
 mod moves;
 mod packed;
+mod question;
 mod random;
 mod reading;
 mod resident;
@@ -32,6 +36,7 @@ pub use export::formats::Format as ExportFormat;
 pub use export::{ExportKind, ExportPlan, ExportRow};
 pub use fifteen::{LoadedTables, SearchAnswer, solvable_within, solve_loaded, solve_loaded_until};
 pub use moves::cells_move;
+pub use question::Question;
 pub use random::fresh_seed;
 pub use reading::{SEARCH_SECONDS, default_stop, one_line};
 pub use resident::Resident;
@@ -97,24 +102,27 @@ pub enum QueryError {
         at: String,
     },
     /// The question does not apply to this kind of puzzle.
-    #[error("{option} does not apply to {puzzle} ({family} puzzle); for {puzzle} use {applies}")]
+    #[error(
+        "{puzzle} ({family} puzzle) does not answer {question}; it answers {}",
+        Question::one_of(applies)
+    )]
     NotApplicable {
-        /// The option or question asked (`--longest`).
-        option: String,
+        /// The question asked.
+        question: Question,
         /// The puzzle.
         puzzle: String,
         /// Its family.
         family: String,
-        /// The options that do apply, e.g. `--state, --longest or --histogram`.
-        applies: String,
+        /// The questions that do apply to it.
+        applies: Vec<Question>,
     },
     /// The question needs a table of every position, and the puzzle is answered by search.
     #[error(
-        "{option} needs a table of every position, and {puzzle} has none: its positions are answered by search over pattern databases"
+        "{puzzle} has no table of every position to give {question} from: its positions are answered by search over pattern databases"
     )]
     NoFullTable {
-        /// The option asked.
-        option: String,
+        /// The question asked.
+        question: Question,
         /// The puzzle.
         puzzle: String,
     },
@@ -178,27 +186,17 @@ pub enum Solutions {
     NotStored,
 }
 
+/// The questions `p` answers, as its kind lists them.
+pub(crate) fn kind_questions(p: &Puzzle) -> Vec<Question> {
+    kind::of(p).questions()
+}
+
 /// Why the file keeps no solution counts for `p`, in words, naming its storage: a
 /// two-bit table keeps distances alone, a packed table keeps counts only up to
 /// [`COUNTS_MAX_STATES`](crate::core::format::COUNTS_MAX_STATES) ranks, a search counts
 /// nothing. (The rule itself is [`crate::core::space::graph_tables`].)
 pub fn counts_absent(p: &Puzzle) -> String {
-    let name = p.name();
-    match p.as_graph() {
-        Some(g) if crate::core::space::graph_tables(g).1 => {
-            format!("{name} is stored as a two-bit table, which keeps distances only")
-        }
-        Some(g) => format!(
-            "{name} is stored as a packed table of {} ranks, and packed tables keep counts \
-             only up to {} ranks",
-            g.size(),
-            crate::core::format::COUNTS_MAX_STATES
-        ),
-        None if p.as_patterns().is_some() => {
-            format!("{name} is answered by search, which finds one optimal path and counts none")
-        }
-        None => format!("{name}'s storage keeps no counts"),
-    }
+    kind::of(p).counts_absent(p.name())
 }
 
 impl Solutions {
@@ -524,15 +522,7 @@ impl Database {
             }
             // The figures a list shows, each against what it adds up from (cheap reads;
             // the rows themselves are checked when they are asked for).
-            if p.as_patterns().is_some() {
-                // Tables only: a search checks them as it reads them.
-            } else if p.as_peg().is_some() {
-                self.checked_layers(name, false)?;
-            } else if p.is_enumeration() {
-                self.solutions_all_stored(name, &info)?;
-            } else {
-                self.histogram(name)?;
-            }
+            kind::of(&p).check_listed(&kind::Asked { db: self, p: &p }, &info)?;
         }
         Ok(infos)
     }
@@ -590,7 +580,7 @@ impl Database {
     }
 
     /// The error of a failed read of this file.
-    fn sql(&self) -> impl Fn(SqlError) -> QueryError + '_ {
+    pub(super) fn sql(&self) -> impl Fn(SqlError) -> QueryError + '_ {
         |source| {
             // A stored value of the wrong type or out of its column's range is damage,
             // not a failure to read.
@@ -603,24 +593,29 @@ impl Database {
     }
 
     /// The answer about to be served contradicts the rules or the file: refuse it.
-    fn inconsistent(&self, what: impl Into<String>) -> QueryError {
+    pub(super) fn inconsistent(&self, what: impl Into<String>) -> QueryError {
         QueryError::Inconsistent {
             path: self.path.display().to_string(),
             what: what.into(),
         }
     }
 
-    fn not_applicable(&self, option: &str, p: &Puzzle) -> QueryError {
+    pub(super) fn not_applicable(&self, question: Question, p: &Puzzle) -> QueryError {
         QueryError::NotApplicable {
-            option: option.into(),
+            question,
             puzzle: p.name().into(),
             family: p.family().into(),
-            applies: catalog::one_of(&p.query_options()),
+            applies: kind::of(p).questions(),
         }
     }
 
     /// A stored row whose `state` text is not the position of its rank.
-    fn check_state_text(&self, name: &str, row: &PositionRow, parsed: Option<u64>) -> Result<()> {
+    pub(super) fn check_state_text(
+        &self,
+        name: &str,
+        row: &PositionRow,
+        parsed: Option<u64>,
+    ) -> Result<()> {
         if parsed != Some(row.rank) {
             return Err(self.inconsistent(format!(
                 "{name}: the state text {:?} of rank {} is not that position",

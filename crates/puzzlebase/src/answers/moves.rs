@@ -3,10 +3,14 @@
 //! of one arrangement. Moves come from the puzzle's rules; only the distances are read
 //! (one lookup per move), and they are served as stored, without a walk's checks.
 
+use super::kind::{self, Asked};
 use super::layers::LayerReader;
 use super::packed::PackedReader;
 use super::{ArrangementAnswer, Database, Move, MoveOption, Result};
 use crate::core::space::GraphPuzzle;
+use crate::families::magic::Magic;
+use crate::families::tour::TourBoard;
+use crate::solvers::peg::Board;
 use crate::solvers::peg::layers::{self, Layout};
 use crate::store::Storage;
 
@@ -57,64 +61,7 @@ impl Database {
     /// position itself need not be able to reach the goal.
     pub fn moves(&self, name: &str, text: &str) -> Result<Vec<MoveOption>> {
         let p = self.known(name)?;
-        let p = &*p;
-        let mut out = if let Some(g) = p.as_graph() {
-            let rank = g.parse(text)?;
-            let info = self.info(p)?;
-            let before = g.format(rank);
-            let mut nbs = Vec::new();
-            g.neighbors(rank, &mut nbs);
-            let packed = match info.storage {
-                Storage::Packed => Some(PackedReader::open(self, g)?),
-                _ => None,
-            };
-            let rows = self.rows(g.name());
-            let mut out = Vec::with_capacity(nbs.len());
-            for nb in nbs {
-                let distance = match &packed {
-                    Some(t) => t.distance(nb)?,
-                    None => rows.facts(nb)?.and_then(|r| r.distance),
-                };
-                let state = g.format(nb);
-                out.push(MoveOption {
-                    mv: match g.move_name(rank, nb) {
-                        Some(name) => Move::Named(name),
-                        None => cells_move(&before, &state),
-                    },
-                    state,
-                    distance,
-                });
-            }
-            out
-        } else if let Some(board) = p.as_peg() {
-            let bits = board.parse(text)?;
-            let info = self.info(p)?;
-            // A board stored as layers has no rows: its distances are in the layers.
-            let layers = match info.storage {
-                Storage::PegLayers => Some((LayerReader::open(self, board)?, Layout::new(board))),
-                _ => None,
-            };
-            let mut out = Vec::new();
-            for (mv, after) in board.moves(bits) {
-                let distance = match &layers {
-                    Some((reader, layout)) => {
-                        layers::distance_of(layout, reader, after)?.map(u32::from)
-                    }
-                    None => {
-                        (self.row(board.name, board.canonical(after).0)?).and_then(|r| r.distance)
-                    }
-                };
-                out.push(MoveOption {
-                    mv: Move::Jumps(mv),
-                    state: board.format(after),
-                    distance,
-                });
-            }
-            out
-        } else {
-            self.info(p)?;
-            return Err(self.not_applicable("--state", p));
-        };
+        let mut out = kind::of(&p).moves(&Asked { db: self, p: &p }, text)?;
         out.sort_by(|a, b| {
             (a.distance.is_none(), a.distance, &a.state).cmp(&(
                 b.distance.is_none(),
@@ -128,58 +75,139 @@ impl Database {
     /// An enumeration puzzle's view of one arrangement (the magic triangle, tours).
     pub fn arrangement(&self, name: &str, text: &str) -> Result<ArrangementAnswer> {
         let p = self.known(name)?;
-        let p = &*p;
-        if let Some(m) = p.as_magic() {
-            let digits = m.parse(text)?;
-            self.info(p)?;
-            use crate::families::magic;
-            let sums = m
-                .lines()
-                .iter()
-                .map(|line| line.iter().map(|&i| digits[i] as i64).sum())
-                .collect();
-            let state = magic::format_magic(&digits);
-            let value = m.side_sum(&digits);
-            let canonical = match value {
-                None => None,
-                Some(v) => {
-                    self.digested(name, "solutions", "", 0)?;
-                    let class: Vec<String> = m
-                        .symmetries()
-                        .iter()
-                        .map(|s| magic::format_magic(&magic::apply(s, &digits)))
-                        .collect();
-                    self.conn
-                        .solutions(name, true, Some(v))
-                        .map_err(self.sql())?
-                        .into_iter()
-                        .map(|r| r.state)
-                        .find(|s| class.contains(s))
-                }
+        kind::of(&p).arrangement(&Asked { db: self, p: &p }, text)
+    }
+
+    /// [`Database::arrangement`] of a magic figure.
+    pub(super) fn magic_arrangement(
+        &self,
+        q: &Asked,
+        m: &Magic,
+        text: &str,
+    ) -> Result<ArrangementAnswer> {
+        let name = q.name();
+        let digits = m.parse(text)?;
+        q.info()?;
+        use crate::families::magic;
+        let sums = m
+            .lines()
+            .iter()
+            .map(|line| line.iter().map(|&i| digits[i] as i64).sum())
+            .collect();
+        let state = magic::format_magic(&digits);
+        let value = m.side_sum(&digits);
+        let canonical = match value {
+            None => None,
+            Some(v) => {
+                self.digested(name, "solutions", "", 0)?;
+                let class: Vec<String> = m
+                    .symmetries()
+                    .iter()
+                    .map(|s| magic::format_magic(&magic::apply(s, &digits)))
+                    .collect();
+                self.conn
+                    .solutions(name, true, Some(v))
+                    .map_err(self.sql())?
+                    .into_iter()
+                    .map(|r| r.state)
+                    .find(|s| class.contains(s))
+            }
+        };
+        Ok(ArrangementAnswer::Magic {
+            state,
+            sums,
+            solution: value.is_some() && canonical.is_some(),
+            canonical,
+        })
+    }
+
+    /// [`Database::arrangement`] of a tour board.
+    pub(super) fn tour_arrangement(
+        &self,
+        q: &Asked,
+        board: &TourBoard,
+        text: &str,
+    ) -> Result<ArrangementAnswer> {
+        let name = q.name();
+        use crate::families::tour;
+        let seq = board.parse_tour(text)?;
+        q.info()?;
+        let state = tour::format_tour(&seq);
+        let stored = self
+            .conn
+            .solution_stored(name, &state)
+            .map_err(self.sql())?;
+        Ok(ArrangementAnswer::Tour {
+            canonical: tour::is_canonical_direction(&seq),
+            state,
+            stored,
+        })
+    }
+
+    /// [`Database::moves`] of a move puzzle, unsorted.
+    pub(super) fn graph_moves(
+        &self,
+        q: &Asked,
+        g: &dyn GraphPuzzle,
+        text: &str,
+    ) -> Result<Vec<MoveOption>> {
+        let rank = g.parse(text)?;
+        let info = q.info()?;
+        let before = g.format(rank);
+        let mut nbs = Vec::new();
+        g.neighbors(rank, &mut nbs);
+        let packed = match info.storage {
+            Storage::Packed => Some(PackedReader::open(self, g)?),
+            _ => None,
+        };
+        let rows = self.rows(g.name());
+        let mut out = Vec::with_capacity(nbs.len());
+        for nb in nbs {
+            let distance = match &packed {
+                Some(t) => t.distance(nb)?,
+                None => rows.facts(nb)?.and_then(|r| r.distance),
             };
-            Ok(ArrangementAnswer::Magic {
+            let state = g.format(nb);
+            out.push(MoveOption {
+                mv: match g.move_name(rank, nb) {
+                    Some(name) => Move::Named(name),
+                    None => cells_move(&before, &state),
+                },
                 state,
-                sums,
-                solution: value.is_some() && canonical.is_some(),
-                canonical,
-            })
-        } else if let Some(board) = p.as_tour() {
-            use crate::families::tour;
-            let seq = board.parse_tour(text)?;
-            self.info(p)?;
-            let state = tour::format_tour(&seq);
-            let stored = self
-                .conn
-                .solution_stored(name, &state)
-                .map_err(self.sql())?;
-            Ok(ArrangementAnswer::Tour {
-                canonical: tour::is_canonical_direction(&seq),
-                state,
-                stored,
-            })
-        } else {
-            self.info(p)?;
-            Err(self.not_applicable("an arrangement", p))
+                distance,
+            });
         }
+        Ok(out)
+    }
+
+    /// [`Database::moves`] of a peg board, unsorted.
+    pub(super) fn peg_moves(
+        &self,
+        q: &Asked,
+        board: &Board,
+        text: &str,
+    ) -> Result<Vec<MoveOption>> {
+        let bits = board.parse(text)?;
+        let info = q.info()?;
+        // A board stored as layers has no rows: its distances are in the layers.
+        let layers = match info.storage {
+            Storage::PegLayers => Some((LayerReader::open(self, board)?, Layout::new(board))),
+            _ => None,
+        };
+        let mut out = Vec::new();
+        for (mv, after) in board.moves(bits) {
+            let distance = match &layers {
+                Some((reader, layout)) => {
+                    layers::distance_of(layout, reader, after)?.map(u32::from)
+                }
+                None => (self.row(board.name, board.canonical(after).0)?).and_then(|r| r.distance),
+            };
+            out.push(MoveOption {
+                mv: Move::Jumps(mv),
+                state: board.format(after),
+                distance,
+            });
+        }
+        Ok(out)
     }
 }

@@ -7,11 +7,11 @@
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng, TryRng};
 
+use super::kind::{self, Asked};
 use super::packed::PackedReader;
 use super::{Database, QueryError, Result};
 use crate::core::space::GraphPuzzle;
-use crate::families::Puzzle;
-use crate::store::Storage;
+use crate::store::{PuzzleInfo, Storage};
 
 /// Draws before a random position is given up: far more than any built-in puzzle needs
 /// (cube2 keeps about one rank in 72, the most sparse), few enough to answer at once.
@@ -31,13 +31,6 @@ fn generator(seed: u64) -> Xoshiro256PlusPlus {
     Xoshiro256PlusPlus::seed_from_u64(seed)
 }
 
-/// The move graph a draw walks: a move puzzle's own, or the grid of a puzzle answered
-/// by search (whose positions are the grid's solvable ones).
-fn graph_of(p: &Puzzle) -> Option<&dyn GraphPuzzle> {
-    p.as_graph()
-        .or_else(|| p.as_patterns().map(|f| f.grid() as &dyn GraphPuzzle))
-}
-
 #[warn(missing_docs)]
 impl Database {
     /// A position drawn uniformly from those of `name` that reach the goal, in its
@@ -46,15 +39,28 @@ impl Database {
     /// every solvable position is equally likely. The same seed gives the same position.
     pub fn random_position(&self, name: &str, seed: u64) -> Result<String> {
         let (p, info) = self.puzzle(name)?;
-        let g = graph_of(&p).ok_or_else(|| self.not_applicable("--random", &p))?;
+        kind::of(&p).random_position(&Asked { db: self, p: &p }, &info, seed)
+    }
+
+    /// [`Database::random_position`] over the move graph `g`: a stored table's ranks
+    /// with a distance, or, for a puzzle answered by search (`searched`), the grid's
+    /// ranks that parse (those of the right parity).
+    pub(super) fn random_in(
+        &self,
+        g: &dyn GraphPuzzle,
+        info: &PuzzleInfo,
+        searched: bool,
+        seed: u64,
+    ) -> Result<String> {
+        let name = g.name();
         let packed = match info.storage {
-            Storage::Packed => Some(PackedReader::open(self, g)?),
+            Storage::Packed if !searched => Some(PackedReader::open(self, g)?),
             _ => None,
         };
         let mut rng = generator(seed);
         for _ in 0..TRIES {
             let rank = rng.random_range(0..g.size());
-            let solvable = if p.as_patterns().is_some() {
+            let solvable = if searched {
                 g.parse(&g.format(rank)).is_ok()
             } else if let Some(t) = &packed {
                 t.distance(rank)?.is_some()
@@ -77,19 +83,23 @@ impl Database {
     /// same position.
     pub fn scrambled(&self, name: &str, moves: u32, seed: u64) -> Result<String> {
         let (p, _) = self.puzzle(name)?;
-        let g = graph_of(&p).ok_or_else(|| self.not_applicable("--scramble", &p))?;
-        let mut rng = generator(seed);
-        let goals = g.goals();
-        let mut cur = goals[rng.random_range(0..goals.len())];
-        let mut nbs = Vec::new();
-        for _ in 0..moves {
-            nbs.clear();
-            g.neighbors(cur, &mut nbs);
-            if nbs.is_empty() {
-                break;
-            }
-            cur = nbs[rng.random_range(0..nbs.len())];
-        }
-        Ok(g.format(cur))
+        kind::of(&p).scrambled(&Asked { db: self, p: &p }, moves, seed)
     }
+}
+
+/// [`Database::scrambled`] over the move graph `g`.
+pub(super) fn scramble(g: &dyn GraphPuzzle, moves: u32, seed: u64) -> String {
+    let mut rng = generator(seed);
+    let goals = g.goals();
+    let mut cur = goals[rng.random_range(0..goals.len())];
+    let mut nbs = Vec::new();
+    for _ in 0..moves {
+        nbs.clear();
+        g.neighbors(cur, &mut nbs);
+        if nbs.is_empty() {
+            break;
+        }
+        cur = nbs[rng.random_range(0..nbs.len())];
+    }
+    g.format(cur)
 }

@@ -8,8 +8,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::Question;
+use super::kind::{self, Asked};
 use super::packed::PackedReader;
-use super::{Database, QueryError, Result, Solutions, StateAnswer, Stop};
+use super::{Database, QueryError, Result, SearchAnswer, Solutions, StateAnswer, Stop, known};
+use crate::core::space::GraphPuzzle;
 use crate::store::Storage;
 
 /// The longest message a refusal is shown with, in characters.
@@ -49,15 +52,31 @@ pub fn default_stop() -> Stop {
 
 #[warn(missing_docs)]
 impl Database {
+    /// Whether `name` (built in, or a user's puzzle rebuilt from its stored definition)
+    /// is answered by search over pattern databases rather than read.
+    pub fn answers_by_search(&self, name: &str) -> bool {
+        self.known(name)
+            .is_ok_and(|p| kind::of(&p).answered_by_search())
+    }
+
+    /// An optimal solution of the position written `text`, by IDA* over the strongest
+    /// stored partition with the reflected lookup. The text is checked before the file.
+    pub fn search(&self, name: &str, text: &str) -> Result<SearchAnswer> {
+        self.search_until(name, text, &Stop::default())
+    }
+
+    /// [`Database::search`] that gives up when `stop` says so (a deadline, a client gone).
+    pub fn search_until(&self, name: &str, text: &str, stop: &Stop) -> Result<SearchAnswer> {
+        let p = known(&self.conn, name)?;
+        kind::of(&p).search(&Asked { db: self, p: &p }, text, stop)
+    }
+
     /// The answer about the position written `text`: stored, or found by search for a
     /// puzzle answered by search. `None` when the position is legal but cannot reach the
     /// goal.
     pub fn answer(&self, name: &str, text: &str, stop: &Stop) -> Result<Option<StateAnswer>> {
-        let answer = if self.answers_by_search(name) {
-            self.search_until(name, text, stop).map(StateAnswer::from)
-        } else {
-            self.state(name, text)
-        };
+        let p = self.known(name)?;
+        let answer = kind::of(&p).answer(&Asked { db: self, p: &p }, text, stop);
         match answer {
             Ok(a) => Ok(Some(a)),
             Err(QueryError::Unreachable(_)) => Ok(None),
@@ -72,11 +91,19 @@ impl Database {
     /// searched, a peg board's position walked.
     pub fn distance(&self, name: &str, text: &str, stop: &Stop) -> Result<Option<u32>> {
         let p = self.known(name)?;
-        let Some(g) = p.as_graph() else {
-            return Ok(self.answer(name, text, stop)?.map(|a| a.distance));
-        };
+        kind::of(&p).distance(&Asked { db: self, p: &p }, text, stop)
+    }
+
+    /// [`Database::distance`] of a move puzzle: one lookup.
+    pub(super) fn graph_distance(
+        &self,
+        q: &Asked,
+        g: &dyn GraphPuzzle,
+        text: &str,
+    ) -> Result<Option<u32>> {
+        let name = q.name();
         let rank = g.parse(text)?;
-        let info = self.info(&p)?;
+        let info = q.info()?;
         let distance = if info.storage == Storage::Packed {
             PackedReader::open(self, g)?.distance(rank)?
         } else {
@@ -113,15 +140,9 @@ impl Database {
     /// by the positions of the path.
     pub fn path_moves(&self, name: &str, text: &str, stop: &Stop) -> Result<Option<Vec<String>>> {
         let p = self.known(name)?;
-        if !p.as_graph().is_some_and(|g| g.names_moves()) {
+        if !kind::of(&p).names_moves() {
             self.info(&p)?;
-            return Err(QueryError::NotApplicable {
-                option: "move names (path_moves, pb_path_moves)".to_string(),
-                puzzle: name.to_string(),
-                family: p.family().to_string(),
-                applies: "its path (path, pb_path): its moves are told by the cells that change"
-                    .to_string(),
-            });
+            return Err(self.not_applicable(Question::MoveNames, &p));
         }
         Ok(self
             .answer(name, text, stop)?
@@ -152,7 +173,7 @@ impl Database {
         let p = self.known(name)?;
         match p.stored_key(text) {
             Some(key) => Ok(key?),
-            None => Err(self.not_applicable("a rank", &p)),
+            None => Err(self.not_applicable(Question::Rank, &p)),
         }
     }
 
@@ -160,23 +181,6 @@ impl Database {
     /// notation. Refused for a rank outside the puzzle's space.
     pub fn unrank(&self, name: &str, rank: u64) -> Result<String> {
         let p = self.known(name)?;
-        let outside = |last: u64| {
-            QueryError::State(crate::core::space::StateError::RankOutside {
-                rank,
-                puzzle: name.to_string(),
-                last,
-            })
-        };
-        if let Some(g) = p.as_graph() {
-            return (rank < g.size())
-                .then(|| g.format(rank))
-                .ok_or_else(|| outside(g.size().saturating_sub(1)));
-        }
-        if let Some(board) = p.as_peg() {
-            return (board.holes >= 64 || rank >> board.holes == 0)
-                .then(|| board.format(rank))
-                .ok_or_else(|| outside((1u64 << board.holes.min(63)) - 1));
-        }
-        Err(self.not_applicable("a rank", &p))
+        kind::of(&p).unrank(&Asked { db: self, p: &p }, rank)
     }
 }

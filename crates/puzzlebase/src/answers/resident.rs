@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use super::{Database, Result, known};
 use crate::core::packed::{ChunkLayout, ChunkRun, CountLayout, DistanceLayout};
 use crate::core::space::GraphPuzzle;
+use crate::families::Puzzle;
 use crate::store::{PositionRow, PuzzleInfo, Storage};
 
 /// Largest rank space whose rows are copied (24 bytes a rank plus the state texts:
@@ -207,26 +208,7 @@ impl Database {
         if shared.settled(name) {
             return Ok(shared.holds(name));
         }
-        let tables = if let Some(g) = p.as_graph() {
-            // Whatever fails here fails the same way when the file is read per lookup,
-            // which is where those answers then come from: a group whose digest does not
-            // hold is refused there, group by group, as every reader refuses it. The
-            // rows are read first: reading them keeps their digest groups, which the
-            // check then takes rather than reading every row again.
-            let tables = self
-                .snapshot(|db| {
-                    let info = db.info(&p)?;
-                    db.read_tables(g, &info)
-                })
-                .ok()
-                .flatten();
-            tables.filter(|_| matches!(self.conn.digest_difference(name), Ok(None)))
-        } else if p.as_patterns().is_some() {
-            // The tables every search reads, checked as a search checks them.
-            (self.pattern_tables(name, None, true).ok()).map(|t| Tables::Patterns(Arc::new(t)))
-        } else {
-            None
-        };
+        let tables = self.resident_tables_of(&p);
         let held = tables.is_some();
         if let Ok(mut t) = shared.tables.write() {
             t.insert(name.to_string(), tables);
@@ -243,6 +225,30 @@ impl Database {
             Tables::Patterns(t) => Some(t),
             _ => None,
         }
+    }
+
+    /// [`Kind::resident_tables`](super::kind::Kind::resident_tables) of a move puzzle:
+    /// its rows or packed table, when every digest group holds.
+    pub(super) fn resident_graph(&self, p: &Puzzle, g: &dyn GraphPuzzle) -> Option<Tables> {
+        let name = p.name();
+        // Whatever fails here fails the same way when the file is read per lookup,
+        // which is where those answers then come from: a group whose digest does not
+        // hold is refused there, group by group, as every reader refuses it. The
+        // rows are read first: reading them keeps their digest groups, which the
+        // check then takes rather than reading every row again.
+        let tables = self
+            .snapshot(|db| {
+                let info = db.info(p)?;
+                db.read_tables(g, &info)
+            })
+            .ok()
+            .flatten();
+        tables.filter(|_| matches!(self.conn.digest_difference(name), Ok(None)))
+    }
+
+    /// The pattern tables every search of `name` reads, checked as a search checks them.
+    pub(super) fn resident_search(&self, name: &str) -> Option<Tables> {
+        (self.pattern_tables(name, None, true).ok()).map(|t| Tables::Patterns(Arc::new(t)))
     }
 
     fn read_tables(&self, g: &dyn GraphPuzzle, info: &PuzzleInfo) -> Result<Option<Tables>> {

@@ -6,12 +6,14 @@
 //! maximum distance, the matrix fits the board, and every canonical solution obeys the
 //! puzzle's rule.
 
+use super::Question;
+use super::kind::{self, Asked};
 use super::packed::PackedReader;
-use super::{Database, Histogram, ListAnswer, LongestAnswer, QueryError, Result};
+use super::{Database, Histogram, ListAnswer, LongestAnswer, Result};
 use crate::core::progress::Silent;
+use crate::core::space::GraphPuzzle;
 use crate::solvers::peg;
 use crate::store::{self, PositionRow, PuzzleInfo, Storage};
-use crate::verify::consistency::{self, RowError};
 
 #[warn(missing_docs)]
 impl Database {
@@ -32,15 +34,23 @@ impl Database {
         name: &str,
         classes: bool,
     ) -> Result<Vec<store::PegLayerRow>> {
-        let (p, info) = self.puzzle(name)?;
-        let p = &*p;
+        let p = self.known(name)?;
+        kind::of(&p).layers(&Asked { db: self, p: &p }, classes)
+    }
+
+    /// [`Database::checked_layers`] of a peg board.
+    pub(super) fn peg_layers(
+        &self,
+        q: &Asked,
+        board: &peg::Board,
+        classes: bool,
+    ) -> Result<Vec<store::PegLayerRow>> {
+        let name = q.name();
+        let info = q.info()?;
         let rows = self.conn.peg_layers(name).map_err(self.sql())?;
         if rows.is_empty() {
-            return Err(self.not_applicable("--layers", p));
+            return Err(q.not_applicable(Question::Layers));
         }
-        let Some(board) = p.as_peg() else {
-            return Err(self.inconsistent(format!("{name} has peg layers")));
-        };
         let syms = board.symmetries().len() as u128;
         let mut totals = (0u128, 0u128);
         for l in &rows {
@@ -107,10 +117,16 @@ impl Database {
 
     /// The start x finish matrix of a peg board.
     pub fn matrix(&self, name: &str) -> Result<Vec<Vec<Option<u8>>>> {
-        let (p, _) = self.puzzle(name)?;
-        let p = &*p;
-        if !p.as_peg().is_some_and(|b| b.matrix) {
-            return Err(self.not_applicable("--matrix", p));
+        let p = self.known(name)?;
+        kind::of(&p).matrix(&Asked { db: self, p: &p })
+    }
+
+    /// [`Database::matrix`] of a peg board.
+    pub(super) fn peg_matrix(&self, q: &Asked, board: &peg::Board) -> Result<Vec<Vec<Option<u8>>>> {
+        let name = q.name();
+        q.info()?;
+        if !board.matrix {
+            return Err(q.not_applicable(Question::Matrix));
         }
         if let Some(m) = self.matrices.borrow().get(name) {
             return Ok(m.clone());
@@ -119,21 +135,18 @@ impl Database {
         if m.is_empty() {
             return Err(self.inconsistent(format!("{name}: the matrix is missing")));
         }
-        if let Some(board) = p.as_peg()
-            && (m.len() != board.holes
-                || m.iter()
-                    .flatten()
-                    .flatten()
-                    .any(|&d| d as usize > board.holes))
+        if m.len() != board.holes
+            || m.iter()
+                .flatten()
+                .flatten()
+                .any(|&d| d as usize > board.holes)
         {
             return Err(self.inconsistent(format!("{name}: the matrix does not fit the board")));
         }
         // No entry depends on another, so nothing short of solving checks one: the
         // boards with a matrix have at most 21 holes, and re-deriving it costs what
         // building it did (0.5 s on triangle21), once per connection.
-        if let Some(board) = p.as_peg()
-            && peg::matrix(board, &Silent) != m
-        {
+        if peg::matrix(board, &Silent) != m {
             return Err(
                 self.inconsistent(format!("{name}: the matrix is not the one its board gives"))
             );
@@ -144,84 +157,76 @@ impl Database {
         Ok(m)
     }
 
-    /// Refuses options that need a full table for a puzzle answered by search.
-    fn full_table(&self, option: &str, name: &str) -> Result<()> {
-        if self.known(name)?.as_patterns().is_some() {
-            return Err(QueryError::NoFullTable {
-                option: option.into(),
-                puzzle: name.into(),
-            });
-        }
-        Ok(())
-    }
-
     /// The positions at the maximum distance. Each served state must parse back to its
     /// rank and lie at the puzzle's maximum distance (for packed puzzles, by its own
     /// lookup in the distance table), and there must be as many as the histogram says.
     pub fn longest(&self, name: &str) -> Result<LongestAnswer> {
-        self.full_table("--longest", name)?;
-        let (p, info) = self.puzzle(name)?;
-        let p = &*p;
+        let p = self.known(name)?;
+        kind::of(&p).longest(&Asked { db: self, p: &p })
+    }
+
+    /// The histogram's row at the maximum distance.
+    fn at_max(&self, name: &str, info: &PuzzleInfo) -> Result<Option<store::HistogramRow>> {
+        Ok((self.conn.histogram(name).map_err(self.sql())?.into_iter())
+            .find(|h| Some(h.distance) == info.max_distance))
+    }
+
+    /// [`Database::longest`] of a move puzzle stored as a packed table.
+    pub(super) fn longest_packed(
+        &self,
+        g: &dyn GraphPuzzle,
+        info: &PuzzleInfo,
+    ) -> Result<LongestAnswer> {
+        let name = g.name();
         let max = info.max_distance;
-        let at_max = self
-            .conn
-            .histogram(name)
-            .map_err(self.sql())?
-            .into_iter()
-            .find(|h| Some(h.distance) == max);
-        if info.storage == Storage::PegLayers {
-            let Some(board) = p.as_peg() else {
-                return Err(self.inconsistent(format!("{name} is stored as peg layers")));
-            };
-            return self.longest_layers(board, max);
-        }
-        if info.storage == Storage::Packed {
-            let Some(g) = p.as_graph() else {
-                return Err(self.inconsistent(format!("{name} is stored packed")));
-            };
-            let tables = PackedReader::open(self, g)?;
-            self.digested(name, "farthest", "", 0)?;
-            let rows = self.conn.farthest(name).map_err(self.sql())?;
-            for r in &rows {
-                let row = PositionRow {
-                    rank: r.rank,
-                    state: r.state.clone(),
-                    distance: Some(r.distance),
-                    next_rank: None,
-                    solutions: None,
-                    mv: None,
-                };
-                self.check_state_text(name, &row, g.parse(&r.state).ok())?;
-                if r.rank >= g.size() || Some(r.distance) != max || tables.distance(r.rank)? != max
-                {
-                    return Err(self.inconsistent(format!(
-                        "{name}: the farthest position {} is not at the maximum distance",
-                        r.state
-                    )));
-                }
-            }
-            // A two-bit search keeps the ranks of its last level only up to
-            // FARTHEST_KEPT; above, the file holds none and the histogram says how many.
-            let count = at_max.map_or(0, |h| h.positions);
-            let all_or_too_many = count == rows.len() as u64
-                || (rows.is_empty() && count > crate::solvers::twobit::FARTHEST_KEPT);
-            let distance = max.filter(|_| all_or_too_many).ok_or_else(|| {
-                self.inconsistent(format!(
-                    "{name}: the farthest positions do not match the histogram"
-                ))
-            })?;
-            return Ok(LongestAnswer {
-                puzzle: name.to_string(),
-                distance,
-                count,
-                states: rows.into_iter().map(|r| r.state).collect(),
-            });
-        }
-        let (found, rows) = self.conn.longest(name).map_err(self.sql())?;
-        let distance = found.ok_or_else(|| self.not_applicable("--longest", p))?;
+        let at_max = self.at_max(name, info)?;
+        let tables = PackedReader::open(self, g)?;
+        self.digested(name, "farthest", "", 0)?;
+        let rows = self.conn.farthest(name).map_err(self.sql())?;
         for r in &rows {
-            let key = p.stored_key(&r.state).and_then(|k| k.ok());
-            self.check_state_text(name, r, key)?;
+            let row = PositionRow {
+                rank: r.rank,
+                state: r.state.clone(),
+                distance: Some(r.distance),
+                next_rank: None,
+                solutions: None,
+                mv: None,
+            };
+            self.check_state_text(name, &row, g.parse(&r.state).ok())?;
+            if r.rank >= g.size() || Some(r.distance) != max || tables.distance(r.rank)? != max {
+                return Err(self.inconsistent(format!(
+                    "{name}: the farthest position {} is not at the maximum distance",
+                    r.state
+                )));
+            }
+        }
+        // A two-bit search keeps the ranks of its last level only up to
+        // FARTHEST_KEPT; above, the file holds none and the histogram says how many.
+        let count = at_max.map_or(0, |h| h.positions);
+        let all_or_too_many = count == rows.len() as u64
+            || (rows.is_empty() && count > crate::solvers::twobit::FARTHEST_KEPT);
+        let distance = max.filter(|_| all_or_too_many).ok_or_else(|| {
+            self.inconsistent(format!(
+                "{name}: the farthest positions do not match the histogram"
+            ))
+        })?;
+        Ok(LongestAnswer {
+            puzzle: name.to_string(),
+            distance,
+            count,
+            states: rows.into_iter().map(|r| r.state).collect(),
+        })
+    }
+
+    /// [`Database::longest`] of a puzzle stored as rows.
+    pub(super) fn longest_rows(&self, q: &Asked, info: &PuzzleInfo) -> Result<LongestAnswer> {
+        let name = q.name();
+        let max = info.max_distance;
+        let at_max = self.at_max(name, info)?;
+        let (found, rows) = self.conn.longest(name).map_err(self.sql())?;
+        let distance = found.ok_or_else(|| q.not_applicable(Question::Longest))?;
+        for r in &rows {
+            kind::stored_key_matches(q, r)?;
         }
         if Some(distance) != max || at_max.is_none_or(|h| h.classes != rows.len() as u64) {
             return Err(self.inconsistent(format!(
@@ -241,19 +246,26 @@ impl Database {
     /// adding up to the puzzle's solvable positions. Magic triangle: canonical solutions
     /// per side sum, each checked against the rules.
     pub fn histogram(&self, name: &str) -> Result<Histogram> {
-        self.full_table("--histogram", name)?;
-        let (p, info) = self.puzzle(name)?;
-        let p = &*p;
-        if p.as_magic().is_some() {
-            let mut by_value = std::collections::BTreeMap::new();
-            for v in self.solutions(name, None)?.values {
-                *by_value.entry(v).or_insert(0u64) += 1;
-            }
-            return Ok(Histogram::ByValue(by_value.into_iter().collect()));
+        let p = self.known(name)?;
+        kind::of(&p).histogram(&Asked { db: self, p: &p })
+    }
+
+    /// [`Database::histogram`] of an enumeration with values: solutions per value.
+    pub(super) fn histogram_by_value(&self, q: &Asked) -> Result<Histogram> {
+        let mut by_value = std::collections::BTreeMap::new();
+        for v in self.solutions(q, None)?.values {
+            *by_value.entry(v).or_insert(0u64) += 1;
         }
+        Ok(Histogram::ByValue(by_value.into_iter().collect()))
+    }
+
+    /// [`Database::histogram`] from the stored rows of positions per distance.
+    pub(super) fn histogram_rows(&self, q: &Asked) -> Result<Histogram> {
+        let name = q.name();
+        let info = q.info()?;
         let rows = self.conn.histogram(name).map_err(self.sql())?;
         if rows.is_empty() {
-            return Err(self.not_applicable("--histogram", p));
+            return Err(q.not_applicable(Question::Histogram));
         }
         let max = info.max_distance.map_or(-1, i64::from);
         let shaped = rows.len() as i64 == max + 1
@@ -273,22 +285,14 @@ impl Database {
 
     /// Every solution of an enumeration puzzle, one per equivalence class.
     pub fn all(&self, name: &str) -> Result<ListAnswer> {
-        let (p, _) = self.puzzle(name)?;
-        let p = &*p;
-        if !p.is_enumeration() {
-            return Err(self.not_applicable("--all", p));
-        }
-        Ok(self.solutions(name, None)?.answer)
+        let p = self.known(name)?;
+        kind::of(&p).solutions(&Asked { db: self, p: &p }, None)
     }
 
     /// The canonical magic triangles with side sum `sum`.
     pub fn sum(&self, name: &str, sum: i64) -> Result<ListAnswer> {
-        let (p, _) = self.puzzle(name)?;
-        let p = &*p;
-        if p.as_magic().is_none() {
-            return Err(self.not_applicable("--sum", p));
-        }
-        Ok(self.solutions(name, Some(sum))?.answer)
+        let p = self.known(name)?;
+        kind::of(&p).solutions(&Asked { db: self, p: &p }, Some(sum))
     }
 
     /// Every solution found is stored: rows gone (or moved to another puzzle) would
@@ -308,21 +312,15 @@ impl Database {
     /// The canonical solutions (with `value` only those of that value). Every canonical
     /// row is checked against the puzzle's rule before any is served, so that a row
     /// whose stored value is wrong cannot silently drop out of a `--sum` answer.
-    fn solutions(&self, name: &str, value: Option<i64>) -> Result<CheckedSolutions> {
-        let (p, info) = self.puzzle(name)?;
-        let p = &*p;
+    pub(super) fn solutions(&self, q: &Asked, value: Option<i64>) -> Result<CheckedSolutions> {
+        let name = q.name();
+        let info = q.info()?;
         self.solutions_all_stored(name, &info)?;
         self.digested(name, "solutions", "", 0)?;
         let mut rows = self.conn.solutions(name, true, None).map_err(self.sql())?;
         for r in &rows {
-            let ok = if let Some(m) = p.as_magic() {
-                consistency::magic_row(m, r)
-            } else if let Some(board) = p.as_tour() {
-                consistency::tour_row(board, r)
-            } else {
-                Err(RowError::NotEnumeration)
-            };
-            ok.map_err(|why| self.inconsistent(format!("{name}: {why}")))?;
+            (kind::of(q.p).solution_rule(r))
+                .map_err(|why| self.inconsistent(format!("{name}: {why}")))?;
         }
         if value.is_some() {
             rows.retain(|r| r.value == value);
@@ -339,7 +337,7 @@ impl Database {
 }
 
 /// Canonical solutions that passed their rule, with their values.
-struct CheckedSolutions {
-    answer: ListAnswer,
-    values: Vec<i64>,
+pub(super) struct CheckedSolutions {
+    pub answer: ListAnswer,
+    pub values: Vec<i64>,
 }

@@ -6,6 +6,7 @@
 //! nor farther); served texts parse back to their ranks; and the first count is the sum
 //! over the optimal successors.
 
+use super::kind::{self, Asked};
 use super::moves::move_names;
 use super::packed::PackedReader;
 use super::{Database, QueryError, Result, Solutions, StateAnswer};
@@ -21,38 +22,22 @@ impl Database {
     /// even for a puzzle that has not been generated.
     pub fn state(&self, name: &str, text: &str) -> Result<StateAnswer> {
         let p = self.known(name)?;
-        let p = &*p;
-        if let Some(g) = p.as_graph() {
-            let rank = g.parse(text)?;
-            self.walk_graph(g, &self.info(p)?, rank, text)
-        } else if let Some(board) = p.as_peg() {
-            let bits = board.parse(text)?;
-            let info = self.info(p)?;
-            self.walk_peg_in(board, &info, bits)
-        } else if p.as_patterns().is_some() {
-            Ok(self.search(name, text)?.into())
-        } else {
-            self.info(p)?;
-            Err(self.not_applicable("--state", p))
-        }
+        kind::of(&p).state(&Asked { db: self, p: &p }, text)
     }
 
     /// Like [`Database::state`] for the puzzle's own starting position.
     pub fn start(&self, name: &str) -> Result<StateAnswer> {
-        let (p, info) = self.puzzle(name)?;
-        let p = &*p;
-        if let Some(g) = p.as_graph() {
-            let rank = g.start().ok_or_else(|| self.not_applicable("--start", p))?;
-            self.walk_graph(g, &info, rank, "start")
-        } else if let Some(board) = p.as_peg() {
-            self.walk_peg_in(board, &info, board.start)
-        } else {
-            Err(self.not_applicable("--start", p))
-        }
+        let p = self.known(name)?;
+        kind::of(&p).start(&Asked { db: self, p: &p })
     }
 
     /// An optimal path from a peg board's position, from wherever it is stored.
-    fn walk_peg_in(&self, board: &Board, info: &PuzzleInfo, bits: u64) -> Result<StateAnswer> {
+    pub(super) fn walk_peg_in(
+        &self,
+        board: &Board,
+        info: &PuzzleInfo,
+        bits: u64,
+    ) -> Result<StateAnswer> {
         match info.storage {
             Storage::PegLayers => self.walk_layers(board, bits),
             _ => self.walk_peg(board, bits),
@@ -60,7 +45,7 @@ impl Database {
     }
 
     /// An optimal path from `rank` of a move puzzle, from wherever it is stored.
-    fn walk_graph(
+    pub(super) fn walk_graph(
         &self,
         g: &dyn GraphPuzzle,
         info: &PuzzleInfo,

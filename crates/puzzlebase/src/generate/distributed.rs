@@ -231,7 +231,7 @@ fn run<'c>(
         Job::TwoBit { name, definition } => {
             let resolved = resolve_graph(name, definition);
             let puzzle = agree(comm, resolved, "rebuilding the puzzle from its definition")?;
-            let g = puzzle.as_graph().expect("resolve_graph gives move graphs");
+            let g = puzzle.as_ref();
             let key = format!("{name}-two-bit-{}", short_hash(definition));
             let dir = checkpoints.map(|c| c.dir.join(&key));
             two_bit_graph(comm, g, checkpoint(&dir, checkpoints), progress).map(|(out, stats)| {
@@ -247,7 +247,7 @@ fn run<'c>(
         } => {
             let resolved = resolve_graph(name, definition);
             let puzzle = agree(comm, resolved, "rebuilding the puzzle from its definition")?;
-            let g = puzzle.as_graph().expect("resolve_graph gives move graphs");
+            let g = puzzle.as_ref();
             let kind = if *packed { "packed" } else { "table" };
             let key = format!("{name}-{kind}-{}", short_hash(definition));
             let dir = checkpoints.map(|c| c.dir.join(&key));
@@ -288,18 +288,22 @@ fn short_hash(text: &str) -> String {
     hex(&Sha256::digest(text.as_bytes())[..6])
 }
 
-fn resolve_graph(name: &str, definition: &str) -> Result<Puzzle, BackendError> {
+/// The move graph a job names, rebuilt from the definition it carries: a job of the
+/// move-graph searches is refused for a puzzle of any other kind.
+fn resolve_graph(name: &str, definition: &str) -> Result<Box<dyn GraphPuzzle>, BackendError> {
     let p = catalog::lookup(name, Some(definition)).map_err(BackendError::Lookup)?;
     let want: serde_json::Value =
         serde_json::from_str(definition).map_err(BackendError::Definition)?;
-    match p.as_graph() {
-        Some(g) if g.definition() == want => Ok(p),
-        Some(_) => Err(BackendError::OtherDefinition {
+    match p {
+        Puzzle::Graph(g) if g.definition() == want => Ok(g),
+        Puzzle::Graph(_) => Err(BackendError::OtherDefinition {
             name: name.to_string(),
         }),
-        None => Err(BackendError::NotGraph {
-            name: name.to_string(),
-        }),
+        Puzzle::Peg(_) | Puzzle::Magic(_) | Puzzle::Tour(_) | Puzzle::Patterns(_) => {
+            Err(BackendError::NotGraph {
+                name: name.to_string(),
+            })
+        }
     }
 }
 

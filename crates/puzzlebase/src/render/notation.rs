@@ -37,7 +37,9 @@ fn entry(p: &Puzzle) -> Vec<String> {
     }
     text.push_str(". Asks:");
     let mut units: Vec<String> = text.split(' ').map(String::from).collect();
-    let options = p.query_options();
+    let options: Vec<&str> = (crate::answers::kind_questions(p).into_iter())
+        .filter_map(|q| q.option())
+        .collect();
     for (i, o) in options.iter().enumerate() {
         let comma = if i + 1 < options.len() { "," } else { "" };
         units.push(format!("{o}{comma}"));

@@ -15,13 +15,15 @@ pub mod columnar;
 pub mod formats;
 mod packed;
 
+use super::Question;
+use super::kind::{self, Asked};
 use super::layers::LayerReader;
 use super::{Database, QueryError, Result};
 use crate::core::records::PositionRow;
 use crate::core::space::GraphPuzzle;
 use crate::solvers::peg::Board;
 use crate::solvers::peg::layers::{self, Layout, table};
-use crate::store::{self, PuzzleInfo, Storage};
+use crate::store::{self, PuzzleInfo};
 use packed::PackedRows;
 
 /// Writes exported rows in one format; `finish` writes what comes after the last row
@@ -112,11 +114,10 @@ impl Database {
     /// here, before the first row.
     pub fn export_plan(&self, name: &str) -> Result<ExportPlan> {
         let (p, info) = self.puzzle(name)?;
-        if p.as_patterns().is_some() {
-            return Err(QueryError::NoFullTable {
-                option: "export".into(),
-                puzzle: name.into(),
-            });
+        let kind = kind::of(&p);
+        let q = Asked { db: self, p: &p };
+        if kind.answered_by_search() {
+            return Err(q.no_full_table(Question::Export));
         }
         let meta = self.conn.meta().map_err(self.sql())?;
         let recorded = store::integrity::contents(&meta)
@@ -139,19 +140,7 @@ impl Database {
             let i = store::DATA_TABLES.iter().position(|(t, _)| *t == table);
             i.map_or(0, |i| counts[i])
         };
-        let (kind, rows) = if p.is_enumeration() {
-            self.solutions_all_stored(name, &info)?;
-            (ExportKind::Solutions, table_rows("solutions"))
-        } else {
-            let rows = match (p.as_graph(), info.storage) {
-                (Some(g), Storage::Packed) => g.size(),
-                (_, Storage::PegLayers) => (self.checked_layers(name, false)?.iter())
-                    .map(|l| l.can_finish_classes)
-                    .sum(),
-                _ => table_rows("positions"),
-            };
-            (ExportKind::Positions, rows)
-        };
+        let (kind, rows) = kind.export_size(&q, &info, &table_rows)?;
         Ok(ExportPlan { info, kind, rows })
     }
 
@@ -166,55 +155,67 @@ impl Database {
         each: &mut dyn FnMut(ExportRow) -> std::io::Result<()>,
     ) -> Result<()> {
         let (p, info) = self.puzzle(name)?;
-        let write = |e: std::io::Error| QueryError::NotStored(format!("writing the export: {e}"));
-        if p.as_patterns().is_some() {
-            return Err(QueryError::NoFullTable {
-                option: "export".into(),
-                puzzle: name.into(),
-            });
+        kind::of(&p).export(&Asked { db: self, p: &p }, &info, each)
+    }
+
+    /// [`Database::export`] of an enumeration: every stored solution.
+    pub(super) fn export_solutions(
+        &self,
+        name: &str,
+        each: &mut dyn FnMut(ExportRow) -> std::io::Result<()>,
+    ) -> Result<()> {
+        self.digested(name, "solutions", "", 0)?;
+        for s in self.conn.solutions(name, false, None).map_err(self.sql())? {
+            each(ExportRow::Solution {
+                rank: s.rank,
+                state: s.state,
+                value: s.value,
+                canonical: s.canonical,
+            })
+            .map_err(write_error)?;
         }
-        if p.is_enumeration() {
-            self.digested(name, "solutions", "", 0)?;
-            for s in self.conn.solutions(name, false, None).map_err(self.sql())? {
-                each(ExportRow::Solution {
-                    rank: s.rank,
-                    state: s.state,
-                    value: s.value,
-                    canonical: s.canonical,
-                })
-                .map_err(write)?;
-            }
-            return Ok(());
+        Ok(())
+    }
+
+    /// [`Database::export`] of a move puzzle stored as a packed table: every rank.
+    pub(super) fn export_packed(
+        &self,
+        g: &dyn GraphPuzzle,
+        each: &mut dyn FnMut(ExportRow) -> std::io::Result<()>,
+    ) -> Result<()> {
+        let mut rows = PackedRows::open(self, g)?;
+        for rank in 0..g.size() {
+            let row = rows.row(rank)?;
+            each(row).map_err(write_error)?;
         }
-        match (p.as_graph(), p.as_peg(), info.storage) {
-            (Some(g), _, Storage::Packed) => {
-                let mut rows = PackedRows::open(self, g)?;
-                for rank in 0..g.size() {
-                    let row = rows.row(rank)?;
-                    each(row).map_err(write)?;
+        Ok(())
+    }
+
+    /// [`Database::export`] of a puzzle stored as rows (a move puzzle's `g`, or a peg
+    /// board's `board`).
+    pub(super) fn export_rows(
+        &self,
+        name: &str,
+        g: Option<&dyn GraphPuzzle>,
+        board: Option<&Board>,
+        each: &mut dyn FnMut(ExportRow) -> std::io::Result<()>,
+    ) -> Result<()> {
+        let mut failed = None;
+        self.conn
+            .for_each_position(name, |r| {
+                if failed.is_some() {
+                    return;
                 }
-                Ok(())
-            }
-            (_, Some(board), Storage::PegLayers) => self.export_layers(board, each),
-            (g, board, _) => {
-                let mut failed = None;
-                self.conn
-                    .for_each_position(name, |r| {
-                        if failed.is_some() {
-                            return;
-                        }
-                        let row = match self.position_row(g, board, r) {
-                            Ok(row) => row,
-                            Err(e) => return failed = Some(e),
-                        };
-                        if let Err(e) = each(row) {
-                            failed = Some(write(e));
-                        }
-                    })
-                    .map_err(self.sql())?;
-                failed.map_or(Ok(()), Err)
-            }
-        }
+                let row = match self.position_row(g, board, r) {
+                    Ok(row) => row,
+                    Err(e) => return failed = Some(e),
+                };
+                if let Err(e) = each(row) {
+                    failed = Some(write_error(e));
+                }
+            })
+            .map_err(self.sql())?;
+        failed.map_or(Ok(()), Err)
     }
 
     /// A stored row as exported: its next position is the one its `next_rank` names
@@ -263,12 +264,11 @@ impl Database {
 
     /// A board stored as layers: per peg count, chunk by chunk, the positions that can
     /// finish, each with the position after its first optimal move (as `query` walks).
-    fn export_layers(
+    pub(super) fn export_layers(
         &self,
         board: &Board,
         each: &mut dyn FnMut(ExportRow) -> std::io::Result<()>,
     ) -> Result<()> {
-        let write = |e: std::io::Error| QueryError::NotStored(format!("writing the export: {e}"));
         let reader = LayerReader::open(self, board)?;
         let layout = Layout::new(board);
         let per = reader.layout().ranks_per_chunk;
@@ -316,13 +316,18 @@ impl Database {
                         solutions: None,
                         next,
                     })
-                    .map_err(write)?;
+                    .map_err(write_error)?;
                 }
                 reader.keep_at_most(LAYER_CHUNKS_KEPT);
             }
         }
         Ok(())
     }
+}
+
+/// A failure of the caller's writer, as the export's error.
+fn write_error(e: std::io::Error) -> QueryError {
+    QueryError::NotStored(format!("writing the export: {e}"))
 }
 
 /// Layer chunks an export keeps for the next positions' lookups before it drops them
