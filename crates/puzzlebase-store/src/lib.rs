@@ -68,6 +68,7 @@ pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
 /// Why a file could not be opened or read (or written, by `generate`).
 #[derive(Debug, Error)]
 #[warn(missing_docs)]
+#[non_exhaustive]
 pub enum StoreError {
     /// No file at the path (shown absolute).
     #[error("no database at {0}")]

@@ -94,7 +94,7 @@ pub fn unknown_hint(name: &str, holds: Option<&[String]>, buildable: &[String]) 
             );
             let mut more = (buildable.iter()).filter(|b| !held.contains(b)).peekable();
             if more.peek().is_some() {
-                out += &format!("; `generate --puzzle NAME` builds {}", marked(&mut more));
+                out += &format!("; not in it but can be generated: {}", marked(&mut more));
             }
         }
         None => out += &format!("; known puzzles: {}", marked(&mut buildable.iter())),

@@ -150,8 +150,8 @@ impl Store {
                     store,
                     Found::Mismatch(format!(
                         "the checkpoint in {} was written by an older puzzlebase, in a format \
-                         without a version that this one does not read: remove it or run \
-                         without --resume",
+                         without a version that this one does not read: remove it or start \
+                         afresh without resuming",
                         unit.display()
                     )),
                 ));
@@ -161,7 +161,7 @@ impl Store {
                     store,
                     Found::Mismatch(format!(
                         "the checkpoint in {} is in another format ({}), this puzzlebase \
-                         reads {FORMAT}: remove it or run without --resume",
+                         reads {FORMAT}: remove it or start afresh without resuming",
                         unit.display(),
                         stored.lines().next().unwrap_or_default()
                     )),
@@ -173,7 +173,7 @@ impl Store {
                 return Ok((
                     store,
                     Found::Mismatch(format!(
-                        "the checkpoint in {} is of another problem ({}), not of this one ({meta}): remove it or run without --resume",
+                        "the checkpoint in {} is of another problem ({}), not of this one ({meta}): remove it or start afresh without resuming",
                         unit.display(),
                         stored.trim()
                     )),

@@ -334,7 +334,7 @@ pub fn solve<S: StateSpace + ?Sized>(
                         return Err(DistError::Resume(format!(
                             "level {d} of the checkpoint in {} was written with {width}-byte \
                              distances where this search keeps {}-byte ones: remove it or \
-                             run without --resume",
+                             start afresh without resuming",
                             c.dir.display(),
                             width_at(d)
                         )));

@@ -369,7 +369,7 @@ fn a_wide_search_resumes_across_the_widening() {
         panic!("a level of another width was read");
     };
     assert!(why.contains("level 300") && why.contains("1-byte"), "{why}");
-    assert!(why.contains(&dir.display().to_string()) && why.contains("--resume"));
+    assert!(why.contains(&dir.display().to_string()) && why.contains("without resuming"));
     assert!(!why.contains('\n'));
     assert!(refused[0].is_err());
 }
@@ -408,7 +408,10 @@ fn a_checkpoint_of_another_format_is_refused() {
             };
             assert!(why.contains(says), "{why}");
             assert!(why.contains(&dir.display().to_string()), "{why}");
-            assert!(why.contains("remove it or run without --resume"), "{why}");
+            assert!(
+                why.contains("remove it or start afresh without resuming"),
+                "{why}"
+            );
             assert!(!why.contains('\n'), "{why}");
         }
     }

@@ -121,7 +121,7 @@ pub fn solve_share<S: StateSpace + ?Sized>(
                     Err(e) => return Err(checkpoint_error(c.dir, e)),
                     Ok(None) => {
                         return Err(DistError::Resume(format!(
-                            "the snapshot of level {at} in {} is damaged or cut short: run without --resume to start afresh",
+                            "the snapshot of level {at} in {} is damaged or cut short: start afresh without resuming to start afresh",
                             c.dir.display()
                         )));
                     }
