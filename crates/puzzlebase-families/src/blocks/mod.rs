@@ -10,6 +10,9 @@
 //! only (the first cell in reading order is always a piece's top-left corner): the
 //! letters per group are enough to tell the pieces apart.
 
+pub mod layouts;
+#[cfg(test)]
+mod layouts_tests;
 pub mod rush;
 #[cfg(test)]
 mod rush_tests;
