@@ -288,3 +288,26 @@ fn small_board_neighbors_are_symmetric_and_stay_in_range() {
         }
     }
 }
+
+/// The slowest of 2,000 random layouts' cluster searches, printed (a release-build
+/// timing: `cargo test --release -p puzzlebase-families -- --ignored --nocapture
+/// slowest_cluster`).
+#[test]
+#[ignore]
+fn slowest_cluster_search_of_random_layouts() {
+    let layouts = Layouts::rush_hour();
+    let mut worst = (std::time::Duration::ZERO, 0, String::new());
+    for r in randoms(2026, 2000, layouts.count()) {
+        let board = layouts.unrank(r).unwrap().to_board().unwrap();
+        let t = std::time::Instant::now();
+        let cluster = rush::solve(&board).unwrap().cluster();
+        let took = t.elapsed();
+        if took > worst.0 {
+            worst = (took, cluster, board.notation());
+        }
+    }
+    println!(
+        "slowest: {:?} for a cluster of {} ({})",
+        worst.0, worst.1, worst.2
+    );
+}
