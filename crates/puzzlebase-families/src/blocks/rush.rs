@@ -88,6 +88,13 @@ pub enum RushError {
     /// `A` is a truck.
     #[error("the red car A has {len} cells: it must be a car (2 cells)")]
     RedNotCar { len: usize },
+    /// A piece of a board built by hand that leaves the board (`x`: a wall off it).
+    #[error("piece {piece} runs off the 6x6 board")]
+    OffBoard { piece: char },
+    /// A piece of a board built by hand on another or on a wall, or a letter used twice
+    /// or not an upper-case letter.
+    #[error("piece {piece} overlaps another piece or a wall, or its letter is taken or not A-Z")]
+    Overlap { piece: char },
     /// A move of a piece the board does not have, or one that is blocked.
     #[error("move {0} is not possible on this board")]
     BadMove(Move),
@@ -133,10 +140,17 @@ impl Piece {
     }
 
     /// Its cells as a mask, cell `row * 6 + col` the bit of that index.
+    /// Cells past the 64th (a piece built by hand off the board) are left out.
     pub fn mask(&self) -> u64 {
         let step = if self.horizontal { 1 } else { SIDE };
-        let first = self.row * SIDE + self.col;
-        (0..self.len).fold(0, |m, i| m | 1u64 << (first + i * step))
+        let first = self.row.saturating_mul(SIDE).saturating_add(self.col);
+        (0..self.len.min(SIDE)).fold(0, |m, i| {
+            let cell = first.saturating_add(i * step);
+            m | u32::try_from(cell)
+                .ok()
+                .and_then(|c| 1u64.checked_shl(c))
+                .unwrap_or(0)
+        })
     }
 }
 
@@ -229,21 +243,63 @@ impl Board {
     }
 
     /// The index of the red car in [`Board::pieces`].
-    fn red(&self) -> usize {
-        self.pieces
-            .iter()
-            .position(|p| p.letter == 'A')
-            .unwrap_or(0)
+    fn red(&self) -> Option<usize> {
+        self.pieces.iter().position(|p| p.letter == 'A')
+    }
+
+    /// Checks a board built by hand (its fields are public) as [`Board::parse`] would:
+    /// pieces of upper-case letters each once, cars and trucks on the board, no overlap
+    /// (with each other or a wall), and the red car in its place.
+    pub fn check(&self) -> Result<(), RushError> {
+        let mut seen = self.walls;
+        if self.walls >> CELLS != 0 {
+            return Err(RushError::OffBoard { piece: 'x' });
+        }
+        for (i, p) in self.pieces.iter().enumerate() {
+            if !p.letter.is_ascii_uppercase()
+                || self.pieces[..i].iter().any(|q| q.letter == p.letter)
+            {
+                return Err(RushError::Overlap { piece: p.letter });
+            }
+            if !(2..=3).contains(&p.len) {
+                return Err(RushError::BadLength {
+                    piece: p.letter,
+                    len: p.len,
+                });
+            }
+            let (along, across) = if p.horizontal {
+                (p.col, p.row)
+            } else {
+                (p.row, p.col)
+            };
+            if across >= SIDE || along > SIDE - p.len {
+                return Err(RushError::OffBoard { piece: p.letter });
+            }
+            if p.mask() & seen != 0 {
+                return Err(RushError::Overlap { piece: p.letter });
+            }
+            seen |= p.mask();
+        }
+        let red = self.pieces[self.red().ok_or(RushError::RedMissing)?];
+        match red {
+            Piece {
+                horizontal: false, ..
+            } => Err(RushError::RedVertical),
+            Piece { row, .. } if row != RED_ROW => Err(RushError::RedNotThirdRow { row: row + 1 }),
+            Piece { len, .. } if len != 2 => Err(RushError::RedNotCar { len }),
+            _ => Ok(()),
+        }
     }
 
     /// Whether the red car's right end is at the exit.
     pub fn is_solved(&self) -> bool {
-        let red = self.pieces[self.red()];
-        red.col + red.len == SIDE
+        self.red()
+            .is_some_and(|i| self.pieces[i].col + self.pieces[i].len == SIDE)
     }
 
     /// The board after `mv`, refused when the piece is missing or the way is blocked.
     pub fn apply(&self, mv: Move) -> Result<Board, RushError> {
+        self.check()?;
         let bad = || RushError::BadMove(mv);
         let i = self
             .pieces
@@ -347,7 +403,9 @@ pub fn solve(board: &Board) -> Result<Solved, RushError> {
 
 /// [`solve`], giving up past `limit` positions ([`RushError::ClusterTooLarge`]).
 pub fn solve_bounded(board: &Board, limit: usize) -> Result<Solved, RushError> {
-    let cluster = Cluster::new(board);
+    board.check()?;
+    let red = board.red().ok_or(RushError::RedMissing)?;
+    let cluster = Cluster::new(board, red);
     let start = cluster.key_of(board);
     let mut states = vec![start];
     let mut parent = vec![u32::MAX];
@@ -407,7 +465,7 @@ struct Cluster {
 }
 
 impl Cluster {
-    fn new(board: &Board) -> Cluster {
+    fn new(board: &Board, red: usize) -> Cluster {
         let masks = board
             .pieces
             .iter()
@@ -423,7 +481,7 @@ impl Cluster {
             walls: board.walls,
             pieces: board.pieces.clone(),
             masks,
-            red: board.red(),
+            red,
         }
     }
 

@@ -157,6 +157,38 @@ fn a_bad_move_is_refused() {
 }
 
 #[test]
+fn a_board_built_by_hand_is_checked_before_a_search() {
+    let board = Board {
+        walls: 0,
+        pieces: Vec::new(),
+    };
+    assert!(!board.is_solved());
+    assert_eq!(solve(&board), Err(RushError::RedMissing));
+    let good = Board::parse(&rows([E, E, "AA...B", ".....B", E, E])).unwrap();
+    assert_eq!(good.check(), Ok(()));
+    let mut b = good.clone();
+    b.pieces[1].row = 5;
+    assert_eq!(solve(&b), Err(RushError::OffBoard { piece: 'B' }));
+    b.pieces[1].row = usize::MAX;
+    let _ = b.notation();
+    assert_eq!(
+        b.apply(Move { piece: 'A', by: 1 }),
+        Err(RushError::OffBoard { piece: 'B' })
+    );
+    b.pieces[1].row = 2;
+    b.pieces[1].col = 1;
+    assert_eq!(solve(&b), Err(RushError::Overlap { piece: 'B' }));
+    b.pieces[1].letter = 'A';
+    assert_eq!(b.check(), Err(RushError::Overlap { piece: 'A' }));
+    let mut b = good.clone();
+    b.pieces[1].len = 7;
+    assert_eq!(solve(&b), Err(RushError::BadLength { piece: 'B', len: 7 }));
+    let mut b = good;
+    b.pieces[0].row = 0;
+    assert_eq!(solve(&b), Err(RushError::RedNotThirdRow { row: 1 }));
+}
+
+#[test]
 fn a_bounded_search_gives_up() {
     let b = Board::parse("BCDDE.BCF.EGB.FAAGHHHI.G..JIKKLLJMM.").unwrap();
     assert_eq!(solve_bounded(&b, 100), Err(RushError::ClusterTooLarge(100)));
