@@ -10,6 +10,12 @@
 //! only (the first cell in reading order is always a piece's top-left corner): the
 //! letters per group are enough to tell the pieces apart.
 
+pub mod layouts;
+#[cfg(test)]
+mod layouts_tests;
+pub mod rush;
+#[cfg(test)]
+mod rush_tests;
 pub mod spec;
 #[cfg(test)]
 mod tests;
@@ -20,8 +26,9 @@ use serde_json::json;
 
 /// The most placements a board may have: the table of packed placements (16 bytes
 /// each) then takes at most 256 MiB while it is built. Rush Hour's 6x6 board (about 49
-/// billion layouts) is far beyond it; its transfer-matrix rank would replace
-/// [`Blocks::rank_of`] and [`Blocks::key_of`] (the table) behind the same interface.
+/// billion layouts) is far beyond it: [`layouts`] ranks those by a transfer matrix
+/// instead, to replace [`Blocks::rank_of`] and [`Blocks::key_of`] (the table) behind the
+/// same interface.
 pub const MAX_PLACEMENTS: usize = 1 << 24;
 
 /// The most cells a board may have: a placement's covered cells are one `u128` mask.
