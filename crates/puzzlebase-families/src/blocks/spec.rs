@@ -233,6 +233,17 @@ fn groups(
                 owner[y * cols + x] = i;
             }
         }
+        // A new group of this piece's shape and moves, under `letter`: its index.
+        let new_group = |groups: &mut Vec<Group>, letter| {
+            groups.push(Group {
+                letter,
+                h: p.h,
+                w: p.w,
+                moves,
+                count: 0,
+            });
+            groups.len() - 1
+        };
         let g = match &p.letter {
             Some(text) => {
                 let mut chars = text.chars();
@@ -258,16 +269,7 @@ fn groups(
                         ));
                     }
                     Some(g) => g,
-                    None => {
-                        groups.push(Group {
-                            letter,
-                            h: p.h,
-                            w: p.w,
-                            moves,
-                            count: 0,
-                        });
-                        groups.len() - 1
-                    }
+                    None => new_group(&mut groups, letter),
                 }
             }
             // Unlettered pieces of one shape and way of moving are interchangeable;
@@ -282,14 +284,7 @@ fn groups(
                         let letter = spare.next().ok_or_else(|| {
                             problem("pieces", format!("piece {n}: no letter left for its group"))
                         })?;
-                        groups.push(Group {
-                            letter,
-                            h: p.h,
-                            w: p.w,
-                            moves,
-                            count: 0,
-                        });
-                        groups.len() - 1
+                        new_group(&mut groups, letter)
                     }
                 }
             }
