@@ -162,6 +162,28 @@ fn small_tws_samples_match_an_independent_search() {
     }
 }
 
+/// `twsearch -g FILE`'s counts per depth (rokicki/twsearch `268d1a3`, every power of a
+/// move one move, as it counts without `-q`; its `Dist D cnt N` lines up to the last
+/// depth with positions), for the samples small enough for a debug build. Each file is
+/// the sample as twsearch reads it, all its moves: `benches/twsearch.sh` reruns the
+/// comparison on every sample.
+const TWSEARCH_G: [(&str, &[u64]); 2] = [
+    ("pyramorphix", &[1, 6, 27, 42, 20]),
+    (
+        "lo33",
+        &[1, 12, 96, 736, 5208, 28674, 89497, 54741, 2475],
+    ),
+];
+
+#[test]
+fn small_tws_samples_have_twsearchs_counts() {
+    for (name, want) in TWSEARCH_G {
+        let def = tws::read(&sample(name)).unwrap();
+        let p = engine(&def, &name_from_stem(name));
+        assert_eq!(levels(&p), want, "{name}");
+    }
+}
+
 /// PuzzlerNovice: ten corners of two colours (six and four) and eleven edges (six and
 /// five), each around a ring: alike pieces, ranked as multisets, every rank a
 /// distinct position that parses back to it.
