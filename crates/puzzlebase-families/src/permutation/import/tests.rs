@@ -167,11 +167,21 @@ fn small_tws_samples_match_an_independent_search() {
 /// depth with positions), for the samples small enough for a debug build. Each file is
 /// the sample as twsearch reads it, all its moves: `benches/twsearch.sh` reruns the
 /// comparison on every sample.
-const TWSEARCH_G: [(&str, &[u64]); 2] = [
+const TWSEARCH_G: [(&str, &[u64]); 4] = [
     ("pyramorphix", &[1, 6, 27, 42, 20]),
+    ("lo33", &[1, 12, 96, 736, 5208, 28674, 89497, 54741, 2475]),
     (
-        "lo33",
-        &[1, 12, 96, 736, 5208, 28674, 89497, 54741, 2475],
+        "puzzlernovice",
+        &[
+            1, 5, 25, 98, 409, 1555, 5391, 14419, 28341, 30236, 13760, 2546, 213, 21,
+        ],
+    ),
+    (
+        "master_pyramorphix",
+        &[
+            1, 6, 27, 120, 519, 2088, 8368, 30798, 102953, 270312, 448817, 354276, 102484, 5910,
+            379, 42, 4,
+        ],
     ),
 ];
 
