@@ -95,8 +95,8 @@ else
     samples=("$src"/samples/main/*.tws)
 fi
 
-host=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
-[ -n "$host" ] || host=$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -1)
+host=$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -1)
+host="$host (family $(sed -n 's/^cpu family[^:]*: *//p' /proc/cpuinfo | head -1) model $(sed -n 's/^model[^a-z:]*: *//p' /proc/cpuinfo | head -1))"
 echo "Host: $host, $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB"
 echo "twsearch: $tws_commit, \`twsearch -M $mem -g FILE\`; ours: $("$pb" --version), \`generate --definitions DIR --puzzle NAME --db X\`"
 echo "Timeout: ${timeout_s} s per program and sample"
@@ -161,6 +161,10 @@ for f in "${samples[@]}"; do
     elif [ -s "$d/tws.counts" ]; then
         pos=$(paste -sd+ "$d/tws.counts" | bc)
         depth=$(($(wc -l < "$d/tws.counts") - 1))
+        if [ "$tws_rc" != 0 ]; then
+            # Cut short: what twsearch had counted, a lower bound.
+            pos="≥ $pos" depth="≥ $depth"
+        fi
     fi
     fmt() { if [ "$1" = 124 ]; then echo "> ${timeout_s}"; elif [ "$1" = 0 ]; then printf '%.2f' "$2"; else echo "failed ($1)"; fi; }
     if [ "$tws_rc" != 0 ] || [ -z "$ours" ]; then
