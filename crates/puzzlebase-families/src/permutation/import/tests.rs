@@ -162,6 +162,38 @@ fn small_tws_samples_match_an_independent_search() {
     }
 }
 
+/// `twsearch -g FILE`'s counts per depth (rokicki/twsearch `268d1a3`, every power of a
+/// move one move, as it counts without `-q`; its `Dist D cnt N` lines up to the last
+/// depth with positions), for the samples small enough for a debug build. Each file is
+/// the sample as twsearch reads it, all its moves: `benches/twsearch.sh` reruns the
+/// comparison on every sample.
+const TWSEARCH_G: [(&str, &[u64]); 4] = [
+    ("pyramorphix", &[1, 6, 27, 42, 20]),
+    ("lo33", &[1, 12, 96, 736, 5208, 28674, 89497, 54741, 2475]),
+    (
+        "puzzlernovice",
+        &[
+            1, 5, 25, 98, 409, 1555, 5391, 14419, 28341, 30236, 13760, 2546, 213, 21,
+        ],
+    ),
+    (
+        "master_pyramorphix",
+        &[
+            1, 6, 27, 120, 519, 2088, 8368, 30798, 102953, 270312, 448817, 354276, 102484, 5910,
+            379, 42, 4,
+        ],
+    ),
+];
+
+#[test]
+fn small_tws_samples_have_twsearchs_counts() {
+    for (name, want) in TWSEARCH_G {
+        let def = tws::read(&sample(name)).unwrap();
+        let p = engine(&def, &name_from_stem(name));
+        assert_eq!(levels(&p), want, "{name}");
+    }
+}
+
 /// PuzzlerNovice: ten corners of two colours (six and four) and eleven edges (six and
 /// five), each around a ring: alike pieces, ranked as multisets, every rank a
 /// distinct position that parses back to it.
