@@ -32,7 +32,6 @@ mod peg;
 mod peg_layers;
 mod permutation;
 mod progress;
-mod properties;
 mod rebuild;
 mod recovery;
 mod resident;

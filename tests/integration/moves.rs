@@ -296,7 +296,7 @@ fn query_help_lists_every_built_in_puzzle_with_its_notation() {
     let o = run(&["query", "--help"]);
     assert!(o.status.success());
     let help = String::from_utf8(o.stdout).unwrap();
-    for name in puzzlebase_families::catalog::names() {
+    for name in puzzlebase::puzzle_names() {
         assert!(
             help.contains(&format!("\n  {name} ")),
             "{name} missing:\n{help}"
@@ -316,7 +316,7 @@ fn shell_completions_offer_the_puzzle_names() {
         let o = run(&["completions", shell]);
         assert!(o.status.success(), "{shell}");
         let script = String::from_utf8(o.stdout).unwrap();
-        for name in puzzlebase_families::catalog::names() {
+        for name in puzzlebase::puzzle_names() {
             assert!(script.contains(&name), "{shell}: {name} is not completed");
         }
     }

@@ -5,8 +5,8 @@
 
 use std::sync::Mutex;
 
+use puzzlebase::Progress;
 use puzzlebase::{Observer, Options, Summary};
-use puzzlebase_core::progress::Progress;
 use puzzlebase_families::catalog;
 
 use crate::util::fixtures;

@@ -14,11 +14,9 @@
 use std::sync::OnceLock;
 
 use puzzlebase::{
-    Database, Definition, ExportRow, GraphFamily, GraphPuzzle, Options, Problem, Spec, StateError,
-    StateSpace,
+    Database, Definition, ExportRow, GraphAsk, GraphFamily, GraphPuzzle, Options, Problem,
+    RunLayout, Spec, StateError, StateSpace,
 };
-use puzzlebase_core::format::GraphAsk;
-use puzzlebase_core::packed::RunLayout;
 use serde::Deserialize;
 use serde_json::json;
 

@@ -48,6 +48,10 @@ pub use answers::{
 pub use catalog::{Definition, DefinitionError, UnknownPuzzle};
 pub use core::records::{HistogramRow, PegLayerRow, PuzzleInfo};
 pub use core::space::{GraphPuzzle, StateError, StateSpace};
+/// What a [`GraphPuzzle`] of a family defined outside the crate may return from
+/// [`GraphPuzzle::storage_asked`] and [`GraphPuzzle::packing`]: the storage it asks for,
+/// and the runs of ranks a packed table steps along.
+pub use core::{format::GraphAsk, packed::RunLayout};
 pub use families::GraphFamily;
 pub use families::registry::RegisterError;
 pub use families::spec::{Problem, Spec};
