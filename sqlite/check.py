@@ -171,7 +171,7 @@ def main(tmp):
     os.mkdir(defs)
     shutil.copy(SEARCHED, os.path.join(defs, "tiles8.toml"))
     puzzles = ["seven", "eight", "nine", "eleven", "english33", "magic-triangle", "tiles8",
-               "lights-out-5", "hanoi-3", "cube2"]
+               "lights-out-5", "hanoi-3", "cube2", "klotski", "rush-hour"]
     cmd = [PB, "generate", "--db", db, "--quiet", "--definitions", defs]
     for p in puzzles:
         cmd += ["--puzzle", p]
@@ -220,6 +220,20 @@ def main(tmp):
     if d != 1:
         fail("tiles8 and eight disagree")
     ok("tiles8 (search) and eight (table) agree")
+
+    # Sliding blocks: Klotski from its rows (the standard start, 81 moves, and the
+    # farthest), Rush Hour by searching each board's cluster (Fogleman's hardest boards,
+    # 51 and 60 moves, and a board no move solves: NULL, as query finds no distance).
+    same_answer(db, "klotski", "BAAB/BAAB/BCCB/BDDB/D..D")
+    for state in longest(db, "klotski")[:4]:
+        same_answer(db, "klotski", state)
+    for board in ["BCDDE.BCF.EGB.FAAGHHHI.G..JIKKLLJMM.", "IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM",
+                  "oooooooooooooAABBBoooooooooooooooooo"]:
+        same_answer(db, "rush-hour", board)
+    d, _ = sql(db, "pb_distance('rush-hour', 'BCDDE.BCF.EGB.FAAGHHHI.G..JIKKLLJMM.')")
+    if d != 51:
+        fail(f"rush-hour: Fogleman's hardest board is 51 moves, SQL says {d}")
+    ok("rush-hour: Fogleman's hardest board, 51 moves")
 
     # Lights Out (two-bit codes over the presses' span) and the Tower of Hanoi (rows),
     # rebuilt from their stored definitions: the start, the farthest and random ranks

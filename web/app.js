@@ -13,7 +13,8 @@ const app = {
   answer: null,     // the current position's answer
   line: [],         // positions played, in order
   at: 0,            // index of the current position in `line`
-  selected: null,   // selected cell (peg boards and tokens: choose the piece, then where)
+  selected: null,   // selected cell (peg boards, tokens, blocks: choose the piece, then where)
+  pieces: [],       // sliding blocks: the piece covering each cell of the position shown
   seq: 0,           // guards against answers arriving out of order
 };
 
@@ -44,17 +45,18 @@ async function api(path) {
 }
 
 // The cells of a position in its notation: comma-separated above ten cells, else one
-// character each; tours are space-separated squares.
+// character each; tours are space-separated squares; sliding blocks' rows are joined by
+// '/', which is no cell.
 function cellsOf(state) {
   if (state.includes(",")) return state.split(",");
   if (state.includes(" ")) return state.split(" ");
-  return state.split("");
+  return state.split("").filter((c) => c !== "/");
 }
 
 function family() { return app.puzzle ? app.puzzle.family : ""; }
 function isEnumeration() { return family() === "magic" || family() === "tour"; }
 // Pieces that are chosen first and then sent somewhere.
-function twoClick() { return family() === "peg" || family() === "tokens"; }
+function twoClick() { return family() === "peg" || family() === "tokens" || family() === "blocks"; }
 
 function verdict(d) {
   const cur = app.answer ? app.answer.distance : null;
@@ -209,6 +211,7 @@ function drawPosition() {
   svg.style.maxWidth = Math.min(svg.viewBox.baseVal.width, 640) + "px";
   const cells = cellsOf(a.state);
   const fam = family();
+  if (fam === "blocks" || fam === "rush-hour") app.pieces = blockPieces(cells);
   const moves = a.legal_moves || [];
   // Edges: the sliding graph and peg lines as lines; knight moves faintly.
   if (fam !== "tour") {
@@ -315,6 +318,8 @@ function drawCell(g, fam, v, i) {
                  fill: on ? "#ffeb3b" : "#37474f", stroke: on ? "#f9a825" : "#263238", "stroke-width": 2 }, g);
   } else if (fam === "permutation") {
     drawPermutationCell(g, v, i);
+  } else if (fam === "blocks" || fam === "rush-hour") {
+    drawBlockCell(g, v, i);
   } else if (fam === "tour") {
     el("rect", { x: -UNIT / 2, y: -UNIT / 2, width: UNIT, height: UNIT, fill: "none", stroke: "#bbb" }, g);
     el("text", { "text-anchor": "middle", y: UNIT * 0.38, "font-size": 10, fill: "#999" }, g, String(i));
@@ -361,6 +366,65 @@ function drawPermutationCell(g, v, i) {
     el("rect", { x: -r, y: -r, width: 2 * r, height: 2 * r, rx: 8, fill: "#c5e1a5", stroke: "#558b2f", "stroke-width": 2 }, g);
     el("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 22, fill: "#1b5e20" }, g, v);
   }
+}
+
+// ---------------------------------------------------------------------------------
+// Sliding blocks (Klotski): each cell filled with its piece's colour, a heavy line
+// where two pieces (or a piece and the board) meet, so that pieces of one letter stay
+// apart. Click a piece, then where it goes.
+
+// Which piece covers each cell (-1: empty or wall). Pieces never turn, so the first
+// cell of a letter in reading order not yet covered is a piece's top-left corner, and
+// its group's rectangle (the definition's `groups`) covers the rest: the rule by which
+// the engine reads a position. On a Rush Hour board each letter is one piece.
+function blockPieces(cells) {
+  const d = app.puzzle.definition, cols = d.cols, ids = cells.map(() => -1);
+  if (family() === "rush-hour") return cells.map((v) => (/[A-Z]/.test(v) ? v.charCodeAt(0) : -1));
+  const shape = new Map((d.groups || []).map((g) => [g.letter, g]));
+  let next = 0;
+  cells.forEach((v, i) => {
+    const g = shape.get(v);
+    if (!g || ids[i] >= 0) return;
+    for (let y = 0; y < g.h; y++) {
+      for (let x = 0; x < g.w; x++) {
+        const j = i + y * cols + x;
+        if (j < cells.length && cells[j] === v) ids[j] = next;
+      }
+    }
+    next++;
+  });
+  return ids;
+}
+
+const BLOCK_COLOURS = ["#c62828", "#1565c0", "#2e7d32", "#f9a825", "#6a1b9a", "#00838f", "#ef6c00", "#4e342e"];
+
+function drawBlockCell(g, v, i) {
+  const h = UNIT / 2, cols = app.puzzle.definition.cols, ids = app.pieces || [];
+  if (v === "#" || (v === "x" && family() === "rush-hour")) {
+    el("rect", { class: "wall", x: -h, y: -h, width: UNIT, height: UNIT, fill: "#37474f" }, g);
+    return;
+  }
+  if (v === "." || v === "o") {
+    el("rect", { x: -h, y: -h, width: UNIT, height: UNIT, fill: "#eceff1", stroke: "#cfd8dc" }, g);
+    return;
+  }
+  // The first group (Klotski's 2x2) and Rush Hour's red car A in red.
+  const letters = (app.puzzle.definition.groups || []).map((x) => x.letter);
+  const at = family() === "rush-hour" ? v.charCodeAt(0) - 65 : Math.max(0, letters.indexOf(v));
+  const fill = BLOCK_COLOURS[at % BLOCK_COLOURS.length];
+  el("rect", { class: "block", x: -h, y: -h, width: UNIT, height: UNIT, fill, "data-piece": ids[i] }, g);
+  const same = (j, ok) => ok && ids[j] === ids[i];
+  const sides = [
+    [!same(i - cols, i >= cols), -h, -h, h, -h],
+    [!same(i + cols, i + cols < ids.length), -h, h, h, h],
+    [!same(i - 1, i % cols > 0), -h, -h, -h, h],
+    [!same(i + 1, i % cols < cols - 1), h, -h, h, h],
+  ];
+  for (const [edge, x1, y1, x2, y2] of sides) {
+    if (edge) el("line", { x1, y1, x2, y2, stroke: "#fff", "stroke-width": 6 }, g);
+  }
+  el("text", { "text-anchor": "middle", "dominant-baseline": "central", "font-size": 20,
+               fill: "#fff", "font-weight": "bold" }, g, v);
 }
 
 // A closed tour as a path through the centres of its squares.
@@ -508,6 +572,9 @@ function drawInfo() {
   } else if (a.unsolvable) {
     html("p", { class: "error" }, info, a.unsolvable);
   }
+  if (a.cluster !== undefined) {
+    html("p", {}, info, `its cluster: ${a.cluster.toLocaleString()} positions reachable from it`);
+  }
   if (Array.isArray(a.moves) && a.moves.length) {
     // The optimal path's moves, by name (`R U2 F'`), or a peg's jumps.
     const names = a.moves.map((m) => (Array.isArray(m) ? "[" + m.join(",") + "]" : m));
@@ -573,7 +640,9 @@ function drawFigures() {
   // Enumerations store solutions (the arrangements that are magic, the tours), not
   // positions that lead somewhere.
   const counted = isEnumeration() ? "solutions" : "positions";
-  const f = [`${p.family}`, `${p.solvable.toLocaleString()} ${counted}`];
+  // A puzzle that stores nothing (Rush Hour) searches each board's cluster when asked.
+  const f = [`${p.family}`, p.answered_by === "cluster search" ? "each board's cluster searched when asked"
+                                                               : `${p.solvable.toLocaleString()} ${counted}`];
   if (p.max_distance !== null) f.push(`longest ${p.max_distance}`);
   $("figures").textContent = f.join(" · ");
   drawHistogram(p.histogram);
@@ -584,7 +653,8 @@ function drawFigures() {
   if (p.examples) {
     html("option", { value: "" }, examples, "examples\u2026");
     for (const x of p.examples) {
-      html("option", { value: x.state }, examples, `${x.name} (${x.distance} moves)`);
+      html("option", { value: x.state }, examples,
+           x.distance === undefined ? x.name : `${x.name} (${x.distance} moves)`);
     }
   }
   const longest = $("longest"), extra = $("extra");

@@ -409,7 +409,7 @@ impl PyDatabase {
 
     /// Every puzzle of the file, each checked as `puzzlebase list` checks it: dicts
     /// with `name`, `family`, `storage` (`positions`, `packed`, `solutions`,
-    /// `patterns`, `peg-layers`), `counts` (whether solution counts are stored),
+    /// `patterns`, `peg-layers`, `search`), `counts` (whether solution counts are stored),
     /// `states`, `solvable`, `max_distance`, `generated_at`, `checksum`, `seconds`.
     fn puzzles<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let infos = self.with(py, |db| db.listing())?;

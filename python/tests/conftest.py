@@ -11,6 +11,8 @@ is honoured). The file holds one puzzle of each storage kind the package reads:
     cross13-layers               a peg board stored as layers (`peg-layers`)
     magic-triangle               an enumeration (`solutions`)
     tiles8                       answered by search over pattern tables (`patterns`)
+    klotski                      sliding blocks' rows (`positions`)
+    rush-hour                    nothing stored, each board's cluster searched (`search`)
 """
 
 import json
@@ -36,6 +38,8 @@ PUZZLES = [
     "cross13-layers",
     "magic-triangle",
     "tiles8",
+    "klotski",
+    "rush-hour",
 ]
 
 

@@ -22,6 +22,7 @@ PER_PUZZLE = 12
 # the package answers None.
 UNREACHABLE = re.compile(
     r"has no entry in|cannot finish with one peg|cannot be solved: the goal is not reachable"
+    r"|cannot be solved: none of the \d+ positions of its cluster"
 )
 
 # Puzzles whose positions have a distance (all but the enumeration).
@@ -75,6 +76,12 @@ def positions(db, puzzle, rng):
     info = {p["name"]: p for p in db.puzzles()}[puzzle]
     if puzzle == "tiles8":
         return ["".join(rng.sample("012345678", 9)) for _ in range(PER_PUZZLE)]
+    if puzzle == "rush-hour":
+        # Nothing stored to draw from: boards along the start's path, Fogleman's hardest
+        # with a wall, and one no move solves (a truck right of the red car).
+        path = db.start(puzzle)["path"]
+        return rng.sample(path, 4) + ["IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM",
+                                      "oooooooooooooAABBBoooooooooooooooooo"]
     if info["family"] == "peg":
         start = db.start(puzzle)
         holes = len(start["state"])
@@ -167,7 +174,7 @@ def test_puzzles_are_list(cli, db):
                     "checksum", "storage", "counts"]:
             assert p[key] == q[key], (p["name"], key)
     assert {p["storage"] for p in mine} == {
-        "positions", "packed", "peg-layers", "solutions", "patterns"
+        "positions", "packed", "peg-layers", "solutions", "patterns", "search"
     }
 
 
@@ -280,3 +287,15 @@ def test_a_database_closes(db_path):
         assert db.file == db_path
     with pytest.raises(puzzlebase.Error, match="is closed"):
         db.distance("six", "0123456")
+
+
+def test_sliding_blocks(cli, db):
+    # Klotski from its rows, Rush Hour by searching each board's cluster: both as query.
+    start = "BAAB/BAAB/BCCB/BDDB/D..D"
+    assert db.distance("klotski", start) == 81
+    hardest = "BCDDE.BCF.EGB.FAAGHHHI.G..JIKKLLJMM."
+    assert db.distance("rush-hour", hardest) == 51
+    want = cli.json("query", "--puzzle", "rush-hour", "--state", hardest)
+    assert want["distance"] == 51 and want["cluster"] == 4780
+    # A truck right of the red car on its row: no position of its cluster is solved.
+    assert db.distance("rush-hour", "oooooooooooooAABBBoooooooooooooooooo") is None

@@ -2,6 +2,7 @@
 
 mod audit;
 mod bad_input;
+mod blocks;
 mod bounded;
 mod browser;
 mod cycles;

@@ -70,6 +70,9 @@ pub enum Storage {
     /// distances in `packed_tables`/`packed_chunks` (encoding `peg-layers`), the
     /// farthest in `farthest`; counts and moves are derived from the distances.
     PegLayers,
+    /// Nothing but the definition: every position is answered by searching it (Rush
+    /// Hour, by the board's cluster).
+    Search,
 }
 
 impl Storage {
@@ -80,6 +83,7 @@ impl Storage {
             Storage::Solutions => "solutions",
             Storage::Patterns => "patterns",
             Storage::PegLayers => "peg-layers",
+            Storage::Search => "search",
         }
     }
 
@@ -90,6 +94,7 @@ impl Storage {
             Storage::Solutions,
             Storage::Patterns,
             Storage::PegLayers,
+            Storage::Search,
         ]
         .into_iter()
         .find(|k| k.as_str() == s)

@@ -101,6 +101,9 @@ mod tests {
                 Puzzle::Magic(m) => m.positions(),
                 Puzzle::Tour(t) => t.squares(),
                 Puzzle::Patterns(f) => f.cells(),
+                Puzzle::Clusters(_) => {
+                    (def["rows"].as_u64().unwrap() * def["cols"].as_u64().unwrap()) as usize
+                }
             };
             assert_eq!(l.cells.len(), n, "{}", p.name());
             assert!(l.edges.iter().all(|&[a, b]| a < b && b < n), "{}", p.name());

@@ -43,6 +43,9 @@ pub enum Puzzle {
     /// A sliding puzzle too large to tabulate: pattern databases built by [`puzzlebase_solvers::bfs`],
     /// answered by search ([`puzzlebase_solvers::search`]).
     Patterns(fifteen::Fifteen),
+    /// Boards answered by searching each one's cluster, nothing tabulated (Rush Hour,
+    /// [`blocks::clusters`]).
+    Clusters(blocks::clusters::RushHour),
 }
 
 /// The accessors below serve code that already knows the kind it holds (a job of the
@@ -140,6 +143,7 @@ impl Puzzle {
             Puzzle::Magic(m) => m.name,
             Puzzle::Tour(b) => b.name,
             Puzzle::Patterns(f) => f.name(),
+            Puzzle::Clusters(r) => r.name(),
         }
     }
 
@@ -150,6 +154,7 @@ impl Puzzle {
             Puzzle::Magic(_) => "magic",
             Puzzle::Tour(_) => "tour",
             Puzzle::Patterns(_) => "sliding",
+            Puzzle::Clusters(_) => "rush-hour",
         }
     }
 
@@ -176,6 +181,7 @@ impl Puzzle {
                 "{} tiles' numbers in cell order, comma-separated, 0 = the blank; answered by IDA* over stored pattern databases",
                 f.cells()
             ),
+            Puzzle::Clusters(r) => r.notation(),
         }
     }
 
@@ -186,6 +192,7 @@ impl Puzzle {
             Puzzle::Graph(g) => Some(g.format(g.start().or_else(|| g.goals().first().copied())?)),
             Puzzle::Peg(b) => Some(b.format(b.start)),
             Puzzle::Patterns(f) => Some(f.format(&f.goal())),
+            Puzzle::Clusters(r) => Some(r.start().to_string()),
             Puzzle::Magic(_) | Puzzle::Tour(_) => None,
         }
     }
@@ -200,6 +207,7 @@ impl Puzzle {
             Puzzle::Magic(m) => m.definition(),
             Puzzle::Tour(b) => b.definition(),
             Puzzle::Patterns(f) => f.definition(),
+            Puzzle::Clusters(r) => r.definition(),
         }
     }
 }

@@ -24,6 +24,7 @@ pub const FAMILIES: &[Family] = &[
     hanoi::spec::FAMILY,
     permutation::spec::FAMILY,
     blocks::spec::FAMILY,
+    blocks::clusters::FAMILY,
 ];
 
 /// The families registered at run time, in the order they were registered. Entries are
@@ -209,7 +210,8 @@ mod tests {
                 "lights",
                 "hanoi",
                 "permutation",
-                "blocks"
+                "blocks",
+                "rush-hour"
             ]
         );
         for f in FAMILIES {

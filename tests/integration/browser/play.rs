@@ -530,3 +530,59 @@ fn browser_permutation_puzzles_draw_a_cube_a_stack_and_a_ring() {
         screenshot_board(&c, "cube2").await;
     });
 }
+
+/// Klotski and Rush Hour on the page: the pieces drawn (a cell per board cell, every
+/// covered cell filled with its piece), Klotski played by clicking a piece and then
+/// where it goes, Rush Hour's board searched and walked by its best moves, both pages
+/// fitting a phone and a desktop.
+#[test]
+#[ignore = "needs chromium and chromium-driver; run by .ci/run"]
+fn browser_sliding_blocks_drawn_and_played() {
+    let Some(d) = driver() else { return };
+    let addr = start_server(crate::blocks::db());
+    with_session(&d, move |c| async move {
+        open(&c, addr, "#/klotski").await;
+        wait_shown(&c, "klotski").await;
+        wait_distance(&c, 81).await;
+        assert_eq!(position(&c).await, "BAAB/BAAB/BCCB/BDDB/D..D");
+        let count = |sel: &'static str| {
+            let c = c.clone();
+            async move {
+                js(
+                    &c,
+                    &format!("return document.querySelectorAll('{sel}').length;"),
+                )
+                .await
+                .as_u64()
+                .unwrap()
+            }
+        };
+        assert_eq!(count("#board g.cell").await, 20);
+        assert_eq!(count("#board rect.block").await, 18);
+        // The single at the bottom left (cell 16), then the empty cell next to it (17):
+        // one move of the path metric, to a neighbour 80 or 82 moves from the goal.
+        click_cell(&c, 16).await;
+        click_cell(&c, 17).await;
+        wait_until("the single to move", || async {
+            position(&c).await == "BAAB/BAAB/BCCB/BDDB/.D.D"
+        })
+        .await;
+        let d = distance(&c).await.as_u64().unwrap();
+        assert!(d == 80 || d == 82, "{d}");
+        screenshot_board(&c, "klotski").await;
+        assert_page_fits(&c, "klotski", "").await;
+        // Rush Hour: Fogleman's hardest board, searched, walked by its best moves.
+        open(&c, addr, "#/rush-hour").await;
+        wait_shown(&c, "rush-hour").await;
+        wait_distance(&c, 51).await;
+        assert_eq!(count("#board g.cell").await, 36);
+        // Seven empty cells on that board.
+        assert_eq!(count("#board rect.block").await, 29);
+        for left in [50, 49, 48] {
+            click_id(&c, "best").await;
+            wait_distance(&c, left).await;
+        }
+        screenshot_board(&c, "rush-hour").await;
+        assert_page_fits(&c, "rush-hour", "").await;
+    });
+}

@@ -1,4 +1,4 @@
-//! Sliding-block puzzles (Klotski, and later Rush Hour) defined as data: rectangular
+//! Sliding-block puzzles (Klotski; Rush Hour's boards in [`clusters`]) defined as data: rectangular
 //! pieces on a rectangular board with walls, pieces of a group interchangeable, moved in
 //! one of three metrics. The engine ranks every placement of the pieces densely
 //! (an enumerated, sorted table searched by binary search) and gives the moves between
@@ -10,6 +10,7 @@
 //! only (the first cell in reading order is always a piece's top-left corner): the
 //! letters per group are enough to tell the pieces apart.
 
+pub mod clusters;
 pub mod layouts;
 #[cfg(test)]
 mod layouts_tests;

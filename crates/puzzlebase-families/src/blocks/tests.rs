@@ -7,8 +7,12 @@ use puzzlebase_core::progress::Silent;
 use puzzlebase_solvers::bfs::{self, Outputs};
 use std::collections::{HashSet, VecDeque};
 
+/// A built-in definition's text (`data/puzzles/NAME.toml`).
 fn file(name: &str) -> String {
-    let path = format!("{}/tests/data/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../../data/puzzles/{name}.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(path).unwrap()
 }
 

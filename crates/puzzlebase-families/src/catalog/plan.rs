@@ -23,6 +23,7 @@ pub fn storage(p: &Puzzle) -> (Storage, bool) {
         },
         Puzzle::Magic(_) | Puzzle::Tour(_) => (Storage::Solutions, false),
         Puzzle::Patterns(_) => (Storage::Patterns, false),
+        Puzzle::Clusters(_) => (Storage::Search, false),
     }
 }
 
@@ -150,6 +151,13 @@ pub fn plan(p: &Puzzle) -> Plan {
         }
         Puzzle::Tour(_) => Plan {
             storage: "solutions",
+            ..base
+        },
+        // Nothing is built: each board is searched when asked.
+        Puzzle::Clusters(_) => Plan {
+            storage: "search",
+            seconds: Some(0.0),
+            memory_bytes: Some(0),
             ..base
         },
         Puzzle::Patterns(f) => {

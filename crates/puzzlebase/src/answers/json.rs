@@ -42,6 +42,9 @@ pub fn state(a: &StateAnswer) -> Value {
     if let Some(names) = &a.move_names {
         obj["moves"] = json!(names);
     }
+    if let Some(cluster) = a.cluster {
+        obj["cluster"] = json!(cluster);
+    }
     obj
 }
 

@@ -184,6 +184,7 @@ impl Database {
             path,
             moves: Some(moves),
             move_names: None,
+            cluster: None,
         })
     }
 

@@ -118,13 +118,15 @@ pub enum QueryError {
     },
     /// The question needs a table of every position, and the puzzle is answered by search.
     #[error(
-        "{puzzle} has no table of every position to give {question} from: its positions are answered by search over pattern databases"
+        "{puzzle} has no table of every position to give {question} from: its positions are answered by {by}"
     )]
     NoFullTable {
         /// The question asked.
         question: Question,
         /// The puzzle.
         puzzle: String,
+        /// How its positions are answered instead, in words.
+        by: &'static str,
     },
     /// The file could not be opened or read, or its pages fail their checksums.
     #[error(transparent)]
@@ -226,6 +228,9 @@ pub struct StateAnswer {
     /// move leading to each next position (`R`, `U2`, `press 1,2`, `1: A→C`), one fewer
     /// than the positions of `path`.
     pub move_names: Option<Vec<String>>,
+    /// Puzzles answered by searching the position's cluster (Rush Hour): how many
+    /// positions the cluster has, the position itself included.
+    pub cluster: Option<u64>,
 }
 
 #[warn(missing_docs)]
@@ -248,6 +253,7 @@ impl From<SearchAnswer> for StateAnswer {
             path: a.path,
             moves: None,
             move_names: None,
+            cluster: None,
         }
     }
 }

@@ -15,17 +15,21 @@ use crate::solvers::peg::layers::{self, Layout};
 use crate::store::Storage;
 
 /// The cells of a move puzzle's notation: comma-separated above ten cells, else one
-/// character each.
+/// character each; the '/' that joins sliding blocks' rows is no cell.
 fn cell_tokens(state: &str) -> Vec<&str> {
     if state.contains(',') {
         state.split(',').collect()
     } else {
-        (0..state.len()).map(|i| &state[i..i + 1]).collect()
+        (0..state.len())
+            .map(|i| &state[i..i + 1])
+            .filter(|&t| t != "/")
+            .collect()
     }
 }
 
+/// An empty cell: a sliding tile's blank `0`, a token board's `-`, a block board's `.`.
 fn is_empty_cell(t: &str) -> bool {
-    t == "0" || t == "-"
+    t == "0" || t == "-" || t == "."
 }
 
 /// The names of the moves along a path of ranks (each next to the one before), for a

@@ -139,6 +139,7 @@ impl Database {
             path,
             moves: None,
             move_names: move_names(g, &ranks),
+            cluster: None,
         })
     }
 
@@ -317,6 +318,7 @@ impl Database {
             path,
             moves: None,
             move_names: move_names(g, &ranks),
+            cluster: None,
         })
     }
 
@@ -467,6 +469,7 @@ impl Database {
             path,
             moves: Some(moves),
             move_names: None,
+            cluster: None,
         })
     }
 

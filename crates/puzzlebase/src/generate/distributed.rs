@@ -299,11 +299,13 @@ fn resolve_graph(name: &str, definition: &str) -> Result<Box<dyn GraphPuzzle>, B
         Puzzle::Graph(_) => Err(BackendError::OtherDefinition {
             name: name.to_string(),
         }),
-        Puzzle::Peg(_) | Puzzle::Magic(_) | Puzzle::Tour(_) | Puzzle::Patterns(_) => {
-            Err(BackendError::NotGraph {
-                name: name.to_string(),
-            })
-        }
+        Puzzle::Peg(_)
+        | Puzzle::Magic(_)
+        | Puzzle::Tour(_)
+        | Puzzle::Patterns(_)
+        | Puzzle::Clusters(_) => Err(BackendError::NotGraph {
+            name: name.to_string(),
+        }),
     }
 }
 

@@ -89,6 +89,11 @@ pub fn compute<'a>(
             let table = |p: &Pattern| backend.pattern_table(p, progress);
             crate::families::fifteen::record(f, base, &table, progress)?
         }
+        // Only the definition: each board is searched when asked.
+        Puzzle::Clusters(_) => PuzzleRecord {
+            storage: Storage::Search,
+            ..base
+        },
     };
     Ok(PuzzleRecord {
         seconds: started.elapsed().as_secs_f64(),

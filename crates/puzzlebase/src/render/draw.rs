@@ -9,7 +9,7 @@ fn glyph(family: &str, token: &str) -> String {
     match (family, token) {
         ("peg", "1") => "●".into(),
         ("peg", _) => "○".into(),
-        ("sliding", "0") | (_, "-") => "·".into(),
+        ("sliding", "0") | ("rush-hour", "o") | (_, "-") => "·".into(),
         ("lights", "1") => "■".into(),
         ("lights", _) => "□".into(),
         _ => token.to_string(),
@@ -17,7 +17,7 @@ fn glyph(family: &str, token: &str) -> String {
 }
 
 /// The cells of a position in its notation: comma- or space-separated lists, else one
-/// character per cell.
+/// character per cell (the '/' between sliding blocks' rows is none).
 fn tokens(state: &str) -> Vec<&str> {
     if state.contains(',') {
         state.split(',').map(str::trim).collect()
@@ -32,6 +32,7 @@ fn tokens(state: &str) -> Vec<&str> {
                     .unwrap_or(state.len());
                 &state[i..end]
             })
+            .filter(|&t| t != "/")
             .collect()
     }
 }

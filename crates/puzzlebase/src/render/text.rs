@@ -34,6 +34,11 @@ pub fn state(db: &Database, a: &StateAnswer, plain: bool) -> Vec<String> {
             }
         ),
     ];
+    if let Some(cluster) = a.cluster {
+        out.push(format!(
+            "cluster:   {cluster} positions reachable from it (itself included)"
+        ));
+    }
     if let Some(moves) = &a.moves {
         out.push(format!("moves:     {}", Board::format_moves(moves)));
     }

@@ -117,7 +117,7 @@ impl Database {
         let kind = kind::of(&p);
         let q = Asked { db: self, p: &p };
         if kind.answered_by_search() {
-            return Err(q.no_full_table(Question::Export));
+            return Err(q.no_full_table(Question::Export, kind::BY_PATTERNS));
         }
         let meta = self.conn.meta().map_err(self.sql())?;
         let recorded = store::integrity::contents(&meta)

@@ -9,6 +9,7 @@
 //! public [`Database`] methods look the puzzle up and hand the question to its kind.
 
 mod arrangements;
+mod clusters;
 mod graph;
 mod peg;
 mod search;
@@ -57,14 +58,21 @@ impl Asked<'_> {
     }
 
     /// The refusal of a question that needs a table of every position, for a puzzle
-    /// answered by search.
-    pub fn no_full_table(&self, question: Question) -> QueryError {
+    /// answered `by` a search (in words: "search over pattern databases").
+    pub fn no_full_table(&self, question: Question, by: &'static str) -> QueryError {
         QueryError::NoFullTable {
             question,
             puzzle: self.name().into(),
+            by,
         }
     }
 }
+
+/// How a puzzle answered by search over pattern tables answers its positions, for the
+/// refusals of what needs a table of every position ([`Asked::no_full_table`]).
+pub(super) const BY_PATTERNS: &str = "search over pattern databases";
+/// [`BY_PATTERNS`] of a puzzle whose boards are answered by searching their clusters.
+pub(super) const BY_CLUSTER: &str = "searching each board's cluster";
 
 /// Every question a kind of puzzle is asked, answered or refused by the kind itself.
 pub(crate) trait Kind {
@@ -146,6 +154,7 @@ pub(crate) fn of(p: &Puzzle) -> &dyn Kind {
         Puzzle::Magic(m) => m,
         Puzzle::Tour(board) => board,
         Puzzle::Patterns(f) => f,
+        Puzzle::Clusters(r) => r,
     }
 }
 

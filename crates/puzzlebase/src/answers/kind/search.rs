@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{Asked, Kind, no_layers, no_solutions};
+use super::{Asked, BY_PATTERNS, Kind, no_layers, no_solutions};
 use crate::answers::resident::Tables;
 use crate::answers::{
     ArrangementAnswer, ExportKind, ExportRow, Histogram, ListAnswer, LongestAnswer, MoveOption,
@@ -70,11 +70,11 @@ impl Kind for Fifteen {
     }
 
     fn longest(&self, q: &Asked) -> Result<LongestAnswer> {
-        Err(q.no_full_table(Question::Longest))
+        Err(q.no_full_table(Question::Longest, BY_PATTERNS))
     }
 
     fn histogram(&self, q: &Asked) -> Result<Histogram> {
-        Err(q.no_full_table(Question::Histogram))
+        Err(q.no_full_table(Question::Histogram, BY_PATTERNS))
     }
 
     fn solutions(&self, q: &Asked, sum: Option<i64>) -> Result<ListAnswer> {
@@ -100,7 +100,7 @@ impl Kind for Fifteen {
         _: &PuzzleInfo,
         _: &dyn Fn(&str) -> u64,
     ) -> Result<(ExportKind, u64)> {
-        Err(q.no_full_table(Question::Export))
+        Err(q.no_full_table(Question::Export, BY_PATTERNS))
     }
 
     fn export(
@@ -109,7 +109,7 @@ impl Kind for Fifteen {
         _: &PuzzleInfo,
         _: &mut dyn FnMut(ExportRow) -> std::io::Result<()>,
     ) -> Result<()> {
-        Err(q.no_full_table(Question::Export))
+        Err(q.no_full_table(Question::Export, BY_PATTERNS))
     }
 
     fn position_json(&self, q: &Asked, text: &str, stop: &Stop) -> Result<Value> {
