@@ -32,6 +32,10 @@ EXT, PB = (os.path.abspath(a) for a in sys.argv[1:3])
 PYTHON = sys.argv[3] if len(sys.argv) > 3 else None
 CHECKS = 0
 
+# A puzzle read from twsearch's own `.tws` file (its sample, kept as test data).
+TWS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "crates",
+                   "puzzlebase-families", "tests", "data", "pyramorphix.tws")
+
 # The 8-puzzle answered by search over pattern tables (shared with python/tests), so
 # its answers must agree with eight's table.
 SEARCHED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
@@ -170,8 +174,9 @@ def main(tmp):
     defs = os.path.join(tmp, "defs")
     os.mkdir(defs)
     shutil.copy(SEARCHED, os.path.join(defs, "tiles8.toml"))
+    shutil.copy(TWS, os.path.join(defs, "pyramorphix.tws"))
     puzzles = ["seven", "eight", "nine", "eleven", "english33", "magic-triangle", "tiles8",
-               "lights-out-5", "hanoi-3", "cube2", "klotski", "rush-hour"]
+               "lights-out-5", "hanoi-3", "cube2", "klotski", "rush-hour", "pyramorphix"]
     cmd = [PB, "generate", "--db", db, "--quiet", "--definitions", defs]
     for p in puzzles:
         cmd += ["--puzzle", p]
@@ -234,6 +239,17 @@ def main(tmp):
     if d != 51:
         fail(f"rush-hour: Fogleman's hardest board is 51 moves, SQL says {d}")
     ok("rush-hour: Fogleman's hardest board, 51 moves")
+
+    # A puzzle imported from twsearch's `.tws` text: its farthest positions and random
+    # ranks answer as query does, moves by name included.
+    for state in longest(db, "pyramorphix")[:4]:
+        same_answer(db, "pyramorphix", state)
+    size, _ = sql(db, "(SELECT states FROM puzzles WHERE name = 'pyramorphix')")
+    for _ in range(4):
+        state, e = sql(db, f"pb_unrank('pyramorphix', {rng.randrange(size)})")
+        if e:
+            fail(f"pb_unrank pyramorphix: {e}")
+        same_answer(db, "pyramorphix", state)
 
     # Lights Out (two-bit codes over the presses' span) and the Tower of Hanoi (rows),
     # rebuilt from their stored definitions: the start, the farthest and random ranks

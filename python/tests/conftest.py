@@ -13,6 +13,7 @@ is honoured). The file holds one puzzle of each storage kind the package reads:
     tiles8                       answered by search over pattern tables (`patterns`)
     klotski                      sliding blocks' rows (`positions`)
     rush-hour                    nothing stored, each board's cluster searched (`search`)
+    pyramorphix                  a puzzle read from twsearch's own `.tws` file (rows)
 """
 
 import json
@@ -40,7 +41,12 @@ PUZZLES = [
     "tiles8",
     "klotski",
     "rush-hour",
+    "pyramorphix",
 ]
+
+# A ksolve/twsearch definition as the community writes it (a copy of twsearch's sample,
+# kept as the families crate's test data).
+TWS = ROOT / "crates" / "puzzlebase-families" / "tests" / "data" / "pyramorphix.tws"
 
 
 def target_dir():
@@ -112,6 +118,7 @@ def db_path(tmp_path_factory, binary):
     defs.mkdir()
     for name in ["tiles8", "eight-packed"]:
         (defs / f"{name}.toml").write_text((FIXTURES / f"{name}.toml").read_text())
+    (defs / "pyramorphix.tws").write_text(TWS.read_text())
     # A small peg board in the storage of the French boards (docs/definitions.md).
     cross = (ROOT / "data" / "puzzles" / "examples" / "cross13.toml").read_text()
     (defs / "cross13-layers.toml").write_text(

@@ -87,7 +87,7 @@ pub fn name_from_stem(stem: &str) -> String {
 
 impl Imported {
     /// The permutation spec of this puzzle named `name`: the sets' positions numbered
-    /// one after the other, every move with its powers (`metric = "face"`: each power
+    /// one after the other (drawn as one row of pieces per set), every move with its powers (`metric = "face"`: each power
     /// counts one move, as twsearch counts them), `extra` keys (such as `storage`)
     /// added. The spec is checked when it is built, as any definition is.
     pub fn to_spec(&self, name: &str, extra: &[(&str, Value)]) -> Result<Spec, ReadError> {
@@ -138,10 +138,15 @@ impl Imported {
             }
             moves.push(m);
         }
+        // The drawing: each set a row of its pieces, in the order the file gives them.
+        let cells: Vec<[f64; 2]> = (self.sets.iter().enumerate())
+            .flat_map(|(row, s)| (0..s.size).map(move |j| [j as f64, row as f64]))
+            .collect();
         let mut spec = json!({
             "name": name,
             "family": "permutation",
             "points": n,
+            "cells": cells,
             "metric": "face",
             "moves": moves,
         });

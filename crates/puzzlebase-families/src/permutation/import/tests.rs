@@ -300,6 +300,27 @@ fn the_catalog_reads_both_formats() {
     let d = g.definition();
     let again = crate::registry::from_definition(&d).unwrap();
     assert_eq!(again.definition(), d);
+    // Drawn as one row of pieces per set (the page and the terminal's boards): the
+    // pocket cube's 8 corners on row 0.
+    let l = crate::layout::layout(&p).unwrap();
+    assert_eq!(l.cells.len(), 8);
+    assert!(
+        l.cells
+            .iter()
+            .enumerate()
+            .all(|(i, c)| *c == [i as f64, 0.0])
+    );
+    // The pyramorphix's sets, each its own row, in the file's order.
+    let pyra = all.iter().find(|p| p.name() == "pyra-morphix").unwrap();
+    let def = tws::read(&sample("pyramorphix")).unwrap();
+    let rows: Vec<f64> = (crate::layout::layout(pyra).unwrap().cells.iter())
+        .map(|c| c[1])
+        .collect();
+    let want: Vec<f64> = (def.sets.iter().enumerate())
+        .flat_map(|(r, s)| std::iter::repeat_n(r as f64, s.size))
+        .collect();
+    assert_eq!(rows, want);
+    assert!(def.sets.len() > 1);
     std::fs::write(dir.join("bad.tws"), "Set A 2 1\nIllegal\nEnd\n").unwrap();
     let e = crate::catalog::check_file(&dir.join("bad.tws"))
         .err()
