@@ -254,3 +254,37 @@ fn the_page_draws_both_boards_and_offers_their_moves() {
     );
     assert!((moves.iter()).all(|m| [50, 51, 52].contains(&m["distance"].as_u64().unwrap())));
 }
+
+/// A distance alone (what the SQLite extension's `pb_distance` and Python's
+/// `db.distance` ask) of a position with no row: Klotski's rank space holds placements
+/// that never reach the goal, which have no row and are answered "no distance", as
+/// `query --state` answers them, not as damage. Every rank is asked both ways.
+#[test]
+fn a_distance_alone_agrees_with_the_walk_on_every_klotski_placement() {
+    use puzzlebase::{Database, Stop};
+    let Some(puzzlebase_families::Puzzle::Graph(g)) = crate::util::find("klotski") else {
+        panic!("klotski is a move puzzle")
+    };
+    let db = Database::open(db()).unwrap();
+    let stop = Stop::default();
+    let (mut with, mut without) = (0, 0);
+    for rank in 0..g.size() {
+        let text = g.format(rank);
+        let alone = db.distance("klotski", &text, &stop).unwrap();
+        let walked = db
+            .answer("klotski", &text, &stop)
+            .unwrap()
+            .map(|a| a.distance);
+        assert_eq!(alone, walked, "{text}");
+        if alone.is_some() {
+            with += 1
+        } else {
+            without += 1
+        }
+    }
+    // The histogram's total reach the goal; the other placements do not.
+    let listed = listed("klotski");
+    assert_eq!(with, listed["solvable"].as_u64().unwrap());
+    assert_eq!(with + without, 65_880);
+    assert!(without > 0);
+}

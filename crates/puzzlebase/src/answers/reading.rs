@@ -107,8 +107,13 @@ impl Database {
         let distance = if info.storage == Storage::Packed {
             PackedReader::open(self, g)?.distance(rank)?
         } else {
-            let row = (self.row(name, rank)?)
-                .ok_or_else(|| self.inconsistent(format!("{name}: rank {rank} has no row")))?;
+            // A missing row is an unsolvable position, or damage: as the walk reads it.
+            let Some(row) = self.row(name, rank)? else {
+                return match self.no_row(g, &info, rank, text) {
+                    QueryError::Unreachable(_) => Ok(None),
+                    e => Err(e),
+                };
+            };
             self.check_state_text(name, &row, g.parse(&row.state).ok())?;
             row.distance
         };

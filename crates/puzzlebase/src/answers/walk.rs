@@ -198,6 +198,41 @@ impl Database {
         Ok(())
     }
 
+    /// Why the rank `rank` of a move puzzle stored as rows has no row: only solvable
+    /// positions are rows, so it cannot be solved ([`QueryError::Unreachable`]) unless
+    /// every rank reaches the goal or one of its neighbours has a row, which the file
+    /// cannot both say (damage, [`QueryError::Inconsistent`]). The one rule by which a
+    /// walk and a distance read a missing row.
+    pub(super) fn no_row(
+        &self,
+        g: &dyn GraphPuzzle,
+        info: &PuzzleInfo,
+        rank: u64,
+        text: &str,
+    ) -> QueryError {
+        let name = g.name();
+        if info.solvable == info.states {
+            return self.inconsistent(format!(
+                "{name}: {} (rank {rank}) has no row, but every position of {name} \
+                 reaches the goal",
+                g.format(rank)
+            ));
+        }
+        let rows = self.rows(name);
+        self.unsolvable(
+            g,
+            rank,
+            text,
+            |nb| Ok(rows.facts(nb)?.is_some()),
+            |nb| {
+                format!(
+                    "{name}: {} has no row but its neighbour of rank {nb} has one",
+                    g.format(rank)
+                )
+            },
+        )
+    }
+
     /// Follows `next_rank` from `rank` to the goal. Each step reads every neighbour's
     /// row: `next_rank` must be the smallest-ranked neighbour one move closer, no
     /// neighbour may be more than one move closer or farther, every served state text
@@ -214,27 +249,7 @@ impl Database {
         let rows = self.rows(name);
         let mut nbs = Vec::new();
         let Some(first) = rows.get(rank)? else {
-            // Only solvable positions are rows: where every rank reaches the goal, a
-            // missing row is damage, never an unsolvable position.
-            if info.solvable == info.states {
-                return Err(self.inconsistent(format!(
-                    "{name}: {} (rank {rank}) has no row, but every position of {name} \
-                     reaches the goal",
-                    g.format(rank)
-                )));
-            }
-            return Err(self.unsolvable(
-                g,
-                rank,
-                text,
-                |nb| Ok(rows.facts(nb)?.is_some()),
-                |nb| {
-                    format!(
-                        "{name}: {} has no row but its neighbour of rank {nb} has one",
-                        g.format(rank)
-                    )
-                },
-            ));
+            return Err(self.no_row(g, info, rank, text));
         };
         self.check_state_text(name, &first, g.parse(&first.state).ok())?;
         // A move puzzle's rows are exactly the positions that reach the goal, so a row
