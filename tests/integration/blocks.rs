@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::serve::{raw_at, start_server};
+use crate::serve::{ok_at, start_server};
 use crate::util::{assert_clean_failure, assert_legal_path, generate_into, run};
 
 const BUILT: &[&str] = &["klotski", "klotski-step", "rush-hour"];
@@ -213,10 +213,7 @@ fn server() -> SocketAddr {
 }
 
 fn get(path: &str) -> Value {
-    let (status, _, body) = raw_at(server(), path.as_bytes(), "GET");
-    let v: Value = serde_json::from_slice(&body).unwrap();
-    assert_eq!(status, 200, "{path}: {v}");
-    v
+    ok_at(server(), path)
 }
 
 #[test]

@@ -14,7 +14,7 @@ use puzzlebase_families::lights::Span;
 use puzzlebase_solvers::bfs;
 use serde_json::Value;
 
-use crate::serve::{raw_at, start_server};
+use crate::serve::{ok_at, raw_at, start_server};
 use crate::util::{assert_clean_failure, assert_legal_path, find, generate_into, run};
 
 /// The four puzzles of this module that the default tests build (the 4-peg tower of 13
@@ -276,10 +276,7 @@ fn server() -> SocketAddr {
 }
 
 fn get(path: &str) -> Value {
-    let (status, _, body) = raw_at(server(), path.as_bytes(), "GET");
-    let v: Value = serde_json::from_slice(&body).unwrap();
-    assert_eq!(status, 200, "{path}: {v}");
-    v
+    ok_at(server(), path)
 }
 
 #[test]

@@ -91,6 +91,15 @@ pub fn raw_at(addr: SocketAddr, target: &[u8], method: &str) -> (u16, String, Ve
     (status, ctype, resp[end + 4..].to_vec())
 }
 
+/// GETs `path` from the server at `addr` and parses its JSON answer, which must be a
+/// 200 (the other modules' servers of their own files).
+pub fn ok_at(addr: SocketAddr, path: &str) -> Value {
+    let (status, _, body) = raw_at(addr, path.as_bytes(), "GET");
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(status, 200, "{path}: {v}");
+    v
+}
+
 /// GETs `path` and parses the JSON answer, with its status.
 fn get(path: &str) -> (u16, Value) {
     let (status, ctype, body) = raw(path.as_bytes(), "GET");
