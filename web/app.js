@@ -408,10 +408,10 @@ function drawBlockCell(g, v, i) {
     el("rect", { x: -h, y: -h, width: UNIT, height: UNIT, fill: "#eceff1", stroke: "#cfd8dc" }, g);
     return;
   }
-  // The first group (Klotski's 2x2) and Rush Hour's red car A in red.
+  // The first group (Klotski's 2x2) and Rush Hour's red car A in red, and no other.
   const letters = (app.puzzle.definition.groups || []).map((x) => x.letter);
   const at = family() === "rush-hour" ? v.charCodeAt(0) - 65 : Math.max(0, letters.indexOf(v));
-  const fill = BLOCK_COLOURS[at % BLOCK_COLOURS.length];
+  const fill = BLOCK_COLOURS[at === 0 ? 0 : 1 + (at - 1) % (BLOCK_COLOURS.length - 1)];
   el("rect", { class: "block", x: -h, y: -h, width: UNIT, height: UNIT, fill, "data-piece": ids[i] }, g);
   const same = (j, ok) => ok && ids[j] === ids[i];
   const sides = [
