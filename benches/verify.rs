@@ -4,8 +4,7 @@
 
 use std::time::Instant;
 
-use puzzlebase::{Observer, Options, Summary};
-use puzzlebase_core::progress::{Progress, Silent};
+use puzzlebase::{Observer, Options, Progress, Silent, Summary};
 
 struct Quiet;
 impl Observer for Quiet {

@@ -40,7 +40,9 @@ pub fn every_kind() -> &'static Path {
             "name = \"hoppers\"",
             "name = \"hoppers-layers\"\nstorage = \"layers\"",
         );
-        let (_, layers) = puzzlebase_families::catalog::load("hoppers-layers.toml", &text).unwrap();
+        let layers = puzzlebase::Definition::from_toml("hoppers-layers.toml", &text)
+            .unwrap()
+            .into_puzzle();
         let opts = puzzlebase::Options {
             db: path.clone(),
             only: vec![HOPPERS_LAYERS.to_string()],

@@ -6,8 +6,7 @@
 use std::sync::Mutex;
 
 use puzzlebase::Progress;
-use puzzlebase::{Observer, Options, Summary};
-use puzzlebase_families::catalog;
+use puzzlebase::{Definition, Observer, Options, Summary};
 
 use crate::util::fixtures;
 
@@ -73,7 +72,11 @@ fn phases_of(only: &[&str], defs: &[(&str, &str)]) -> Vec<Phase> {
     for (name, toml) in defs {
         std::fs::write(defs_dir.join(format!("{name}.toml")), toml).unwrap();
     }
-    extra.extend(catalog::load_dir(&defs_dir).expect("the definitions load"));
+    extra.extend(
+        (Definition::read_dir(&defs_dir).expect("the definitions load"))
+            .into_iter()
+            .map(Definition::into_puzzle),
+    );
     let recorder = Recorder::default();
     puzzlebase::generate_job(&opts, crate::util::job(extra, true), &recorder).expect("generate");
     let phases = recorder.0.into_inner().unwrap();
