@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use crate::serve::{ok_at, start_server};
-use crate::util::{assert_clean_failure, assert_legal_path, generate_into, run};
+use crate::util::{assert_clean_failure, assert_legal_path, assert_verifies, generate_into, run};
 
 const BUILT: &[&str] = &["klotski", "klotski-step", "rush-hour"];
 
@@ -192,19 +192,7 @@ fn rush_hour_refuses_bad_boards_in_one_line() {
 
 #[test]
 fn verify_passes_on_klotski_and_rush_hour() {
-    let o = run(&["verify", "--db", db().to_str().unwrap()]);
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        o.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    for name in BUILT {
-        assert!(
-            text.lines().any(|l| l.starts_with(&format!("{name} "))),
-            "{text}"
-        );
-    }
+    assert_verifies(db(), BUILT);
 }
 
 fn server() -> SocketAddr {

@@ -15,7 +15,9 @@ use puzzlebase_solvers::bfs;
 use serde_json::Value;
 
 use crate::serve::{ok_at, raw_at, start_server};
-use crate::util::{assert_clean_failure, assert_legal_path, find, generate_into, run};
+use crate::util::{
+    assert_clean_failure, assert_legal_path, assert_verifies, find, generate_into, run,
+};
 
 /// The four puzzles of this module that the default tests build (the 4-peg tower of 13
 /// discs, about ten seconds, is built by an ignored test).
@@ -254,20 +256,7 @@ fn list_shows_them_and_verify_rederives_them() {
         let row = rows.iter().find(|r| r["puzzle"] == name).unwrap();
         assert_eq!(row["family"], family, "{name}");
     }
-    let o = run(&["verify", "--db", d]);
-    let text = String::from_utf8_lossy(&o.stdout).to_string();
-    assert!(
-        o.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    for name in BUILT {
-        assert!(
-            text.lines()
-                .any(|l| l.starts_with(&format!("{name} ")) && l.contains(" ok ")),
-            "{text}"
-        );
-    }
+    assert_verifies(db(), BUILT);
 }
 
 fn server() -> SocketAddr {

@@ -168,6 +168,24 @@ pub fn run(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `verify` of the whole file `db` passes, with an ` ok ` line for each of `names`.
+pub fn assert_verifies(db: &Path, names: &[&str]) {
+    let o = run(&["verify", "--db", db.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for name in names {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("{name} ")) && l.contains(" ok ")),
+            "{name}: {text}"
+        );
+    }
+}
+
 /// Runs a query against the shared database and parses its one-line JSON answer.
 pub fn query_json(args: &[&str]) -> serde_json::Value {
     query_json_in(shared_db(), args)
