@@ -356,7 +356,8 @@ impl PyDatabase {
     /// The puzzle's start position answered as `query --start --json` answers it: a
     /// dict with `puzzle`, `state`, `distance`, `solutions`, `solutions_stored`, `path`
     /// (and `moves`: on a peg board the jumps of each step, for a puzzle whose moves
-    /// have names the name of each, as `path_moves` gives them).
+    /// have names the name of each, as `path_moves` gives them; and `cluster` for Rush
+    /// Hour, the positions reachable from the board).
     fn start<'py>(&self, py: Python<'py>, puzzle: &str) -> PyResult<Bound<'py, PyDict>> {
         let a = self.with(py, |db| db.start(puzzle))?;
         Ok(to_python(py, &a.json())?.cast_into::<PyDict>()?)

@@ -297,5 +297,6 @@ def test_sliding_blocks(cli, db):
     assert db.distance("rush-hour", hardest) == 51
     want = cli.json("query", "--puzzle", "rush-hour", "--state", hardest)
     assert want["distance"] == 51 and want["cluster"] == 4780
+    assert db.start("rush-hour")["cluster"] == 4780
     # A truck right of the red car on its row: no position of its cluster is solved.
     assert db.distance("rush-hour", "oooooooooooooAABBBoooooooooooooooooo") is None
