@@ -103,12 +103,13 @@ impl Puzzle {
     }
 
     /// The position written `text` in the puzzle's own notation (the user may have
-    /// typed spaces or lower case), or why it is no position; `None` for puzzles whose
-    /// answers are not kept by position (enumerations, puzzles answered by search).
+    /// typed spaces, lower case or Rush Hour's `.` for `o`), or why it is no position;
+    /// `None` for enumerations and the puzzles answered by search over pattern tables.
     pub fn normalized(&self, text: &str) -> Option<Result<String, StateError>> {
         match self {
             Puzzle::Graph(g) => Some(g.parse(text).map(|r| g.format(r))),
             Puzzle::Peg(b) => Some(b.parse(text).map(|bits| b.format(bits))),
+            Puzzle::Clusters(r) => Some(r.normalized(text)),
             _ => None,
         }
     }

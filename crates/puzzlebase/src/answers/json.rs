@@ -147,8 +147,9 @@ pub fn position_until(db: &Database, name: &str, text: &str, stop: &Stop) -> Res
     kind::of(&p).position_json(&Asked { db, p: &p }, text, stop)
 }
 
-/// [`position`] of a puzzle answered from a table of positions (a move puzzle, a peg
-/// board): its `--state` answer and every legal move.
+/// [`position`] of a puzzle answered position by position (from a table, as a move
+/// puzzle or a peg board is, or by searching the position's cluster, as Rush Hour is):
+/// its `--state` answer and every legal move.
 pub(super) fn stored_position(db: &Database, p: &Puzzle, text: &str) -> Result<Value> {
     let name = p.name();
     let moves = db.moves(name, text)?;

@@ -170,17 +170,9 @@ impl Kind for RushHour {
     }
 
     fn position_json(&self, q: &Asked, text: &str, _: &Stop) -> Result<Value> {
-        let moves = q.db.moves(q.name(), text)?;
-        let mut obj = match searched(self, q, text) {
-            Ok(a) => json::state(&a),
-            Err(QueryError::Unreachable(why)) => {
-                json!({ "puzzle": q.name(), "state": self.normalized(text)?, "distance": null,
-                        "solutions": null, "path": [], "unsolvable": why })
-            }
-            Err(e) => return Err(e),
-        };
-        obj["legal_moves"] = moves.iter().map(json::move_option).collect();
-        Ok(obj)
+        // Its `--state` answer and every legal move, as a tabulated puzzle's page has
+        // them: the answers come from the search, through this kind.
+        json::stored_position(q.db, q.p, text)
     }
 
     fn page_json(&self, _: &Asked, page: &mut Value) -> Result<()> {
