@@ -8,9 +8,10 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::rush::{self, Board, RushError, Solved};
+use super::spec::grid_layout;
 use crate::spec::{Problem, Spec, common, problem};
 use crate::{Family, Puzzle};
-use puzzlebase_core::definition::{Source, layout};
+use puzzlebase_core::definition::Source;
 use puzzlebase_core::space::StateError;
 
 /// The `rush-hour` family in the registry.
@@ -155,28 +156,13 @@ pub fn rush_hour(spec: &Spec) -> Result<RushHour, Problem> {
     let board = Board::parse(start)
         .and_then(|b| b.check().map(|_| b))
         .map_err(|e| problem("start", format!("start {start:?}: {e}")))?;
-    let n = rush::SIDE;
-    let coords: Vec<[f64; 2]> = (0..n * n)
-        .map(|i| [(i % n) as f64, (i / n) as f64])
-        .collect();
-    let adjacency: Vec<Vec<usize>> = (0..n * n)
-        .map(|i| {
-            let mut v = Vec::new();
-            if i % n + 1 < n {
-                v.push(i + 1);
-            }
-            if i + n < n * n {
-                v.push(i + n);
-            }
-            v
-        })
-        .collect();
     Ok(RushHour {
         name: spec.name.clone(),
         start: board.notation(),
         source: Source::new(
             serde_json::to_value(spec).unwrap_or(serde_json::Value::Null),
-            layout(coords, &adjacency),
+            // Walls differ from board to board: the drawing is the bare grid.
+            grid_layout(rush::SIDE, rush::SIDE, &[false; rush::CELLS]),
         ),
     })
 }

@@ -110,26 +110,9 @@ pub fn blocks(spec: &Spec) -> Result<Blocks, Problem> {
         "where a piece must be, `LETTER at ROW,COL`",
     )?;
     let goal_at = goal(goal_text, rows, cols, &wall, &groups)?;
-    let coords: Vec<[f64; 2]> = (0..rows * cols)
-        .map(|i| [(i % cols) as f64, (i / cols) as f64])
-        .collect();
-    // The drawing's edges join neighbouring cells that are not walls.
-    let adjacency: Vec<Vec<usize>> = (0..rows * cols)
-        .map(|i| {
-            let (r, c) = (i / cols, i % cols);
-            let mut v = Vec::new();
-            if c + 1 < cols && !wall[i] && !wall[i + 1] {
-                v.push(i + 1);
-            }
-            if r + 1 < rows && !wall[i] && !wall[i + cols] {
-                v.push(i + cols);
-            }
-            v
-        })
-        .collect();
     let source = Source::new(
         serde_json::to_value(spec).unwrap_or(serde_json::Value::Null),
-        layout(coords, &adjacency),
+        grid_layout(rows, cols, &wall),
     );
     let mut b = Blocks {
         name: spec.name.clone(),
@@ -163,6 +146,26 @@ pub fn blocks(spec: &Spec) -> Result<Blocks, Problem> {
         ));
     }
     Ok(b)
+}
+
+/// The drawing of a `rows` x `cols` board, row by row: a cell a unit square, the edges
+/// joining neighbouring cells that are not walls (`wall`, a flag per cell).
+pub(super) fn grid_layout(rows: usize, cols: usize, wall: &[bool]) -> serde_json::Value {
+    let coords = (0..rows * cols).map(|i| [(i % cols) as f64, (i / cols) as f64]);
+    let adjacency: Vec<Vec<usize>> = (0..rows * cols)
+        .map(|i| {
+            let (r, c) = (i / cols, i % cols);
+            let mut v = Vec::new();
+            if c + 1 < cols && !wall[i] && !wall[i + 1] {
+                v.push(i + 1);
+            }
+            if r + 1 < rows && !wall[i] && !wall[i + cols] {
+                v.push(i + cols);
+            }
+            v
+        })
+        .collect();
+    layout(coords, &adjacency)
 }
 
 /// The groups of interchangeable pieces and the start (each piece's group and top-left
