@@ -35,7 +35,7 @@ pub use export::RowWriter;
 pub use export::formats::Format as ExportFormat;
 pub use export::{ExportKind, ExportPlan, ExportRow};
 pub use fifteen::{LoadedTables, SearchAnswer, solvable_within, solve_loaded, solve_loaded_until};
-pub use moves::cells_move;
+pub use moves::{cell_tokens, cells_move};
 pub use question::Question;
 pub use random::fresh_seed;
 pub use reading::{SEARCH_SECONDS, default_stop, one_line};

@@ -14,14 +14,24 @@ use crate::solvers::peg::Board;
 use crate::solvers::peg::layers::{self, Layout};
 use crate::store::Storage;
 
-/// The cells of a move puzzle's notation: comma-separated above ten cells, else one
-/// character each; the '/' that joins sliding blocks' rows is no cell.
-fn cell_tokens(state: &str) -> Vec<&str> {
+/// The cells of a position in its notation, in cell order: comma- or space-separated
+/// lists (above ten cells; tours), else one character each, the '/' that joins sliding
+/// blocks' rows being no cell. The one reading of cells that moves and drawn boards
+/// share.
+pub fn cell_tokens(state: &str) -> Vec<&str> {
     if state.contains(',') {
-        state.split(',').collect()
+        state.split(',').map(str::trim).collect()
+    } else if state.contains(' ') {
+        state.split_whitespace().collect()
     } else {
         (0..state.len())
-            .map(|i| &state[i..i + 1])
+            .filter(|&i| state.is_char_boundary(i))
+            .map(|i| {
+                let end = (i + 1..=state.len())
+                    .find(|&e| state.is_char_boundary(e))
+                    .unwrap_or(state.len());
+                &state[i..end]
+            })
             .filter(|&t| t != "/")
             .collect()
     }

@@ -16,27 +16,6 @@ fn glyph(family: &str, token: &str) -> String {
     }
 }
 
-/// The cells of a position in its notation: comma- or space-separated lists, else one
-/// character per cell (the '/' between sliding blocks' rows is none).
-fn tokens(state: &str) -> Vec<&str> {
-    if state.contains(',') {
-        state.split(',').map(str::trim).collect()
-    } else if state.contains(' ') {
-        state.split_whitespace().collect()
-    } else {
-        (0..state.len())
-            .filter(|&i| state.is_char_boundary(i))
-            .map(|i| {
-                let end = (i + 1..=state.len())
-                    .find(|&e| state.is_char_boundary(e))
-                    .unwrap_or(state.len());
-                &state[i..end]
-            })
-            .filter(|&t| t != "/")
-            .collect()
-    }
-}
-
 /// The smallest gap between distinct coordinates (1 when all are equal).
 fn step(values: impl Iterator<Item = f64>) -> f64 {
     let mut v: Vec<f64> = values.collect();
@@ -55,7 +34,7 @@ pub fn board(family: &str, layout: &Layout, state: &str) -> Vec<String> {
     if family == "hanoi" {
         return pegs(layout.cells.len(), state);
     }
-    let toks = tokens(state);
+    let toks = crate::answers::cell_tokens(state);
     let n = layout.cells.len();
     let shown: Vec<String> = if family == "tour" {
         // The tour lists squares in visiting order; show each square's turn.
