@@ -426,9 +426,9 @@ const BAD: [(&str, usize, &str); 20] = [
     ("jump-off-board", 5, "over 2 to 7 leaves the board"),
     ("not-toml", 5, "expected `,`"),
     (
-        "packed-not-bipartite",
+        "storage-unknown",
         16,
-        "storage \"packed\": this board cannot be packed",
+        "storage \"compressed\": a sliding puzzle may ask for \"rows\"",
     ),
     ("hanoi-no-discs", 5, "0 discs; give 1 to 64"),
     ("hanoi-two-pegs", 4, "2 pegs; the puzzle needs 3 to 26"),

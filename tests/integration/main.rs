@@ -5,6 +5,7 @@ mod bad_input;
 mod blocks;
 mod bounded;
 mod browser;
+mod coded;
 mod cycles;
 mod damage;
 mod definitions;

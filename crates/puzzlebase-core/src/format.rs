@@ -29,16 +29,18 @@ pub fn add_known_counts(a: Option<u64>, b: Option<u64>) -> Option<u64> {
     }
 }
 
-/// Move graphs of more ranks than this are stored packed when they have a packing
-/// layout; up to it, a row per position, which any SQLite client reads with a plain
-/// `SELECT` (`nine`, the 2x5, has 1,814,400). Rows cost about 1.3 µs each to write,
-/// against 0.2 µs to compute, and some 50 bytes each on disk.
-pub const PACK_ABOVE: u64 = 1 << 22;
+/// Move graphs of more ranks than this are stored packed; up to it, a row per position,
+/// which any SQLite client reads with a plain `SELECT`. Rows cost about 1.3 µs each to
+/// write, against 0.2 µs to compute, and some 50 bytes each on disk, against a few bits
+/// packed. A definition may ask for rows above it (`storage = "rows"`: the seeds' `eight`
+/// and `nine`, read by plain SQL) or for packed tables below it.
+pub const PACK_ABOVE: u64 = 1 << 17;
 /// Move graphs with at most this many ranks may be stored a row per position (the solver
 /// holds 13 bytes per rank; the rows take some 50 bytes each on disk).
 pub const MAX_POSITION_RANKS: u64 = 1 << 26;
 /// Move graphs stored packed keep a byte per rank while solving up to this many ranks
-/// (`twelve` has 239,500,800) and their distances as `run-steps`; above it, two bits.
+/// (`twelve` has 239,500,800) and their distances as `run-steps` (or, without runs,
+/// two-bit codes beside the counts); above it, the two-bit search.
 pub const MAX_PACKED_RANKS: u64 = 1 << 31;
 /// Move graphs may have at most this many ranks: two bits each while solving, 17.2 GB
 /// (`fourteen`, the 2x7, has 43,589,145,600).
@@ -52,29 +54,63 @@ pub enum GraphAsk {
     /// Nothing: the storage follows from the size.
     #[default]
     BySize,
-    /// `storage = "packed"`: packed chunks at any size (the graph needs a packing layout).
+    /// `storage = "packed"`: packed chunks at any size.
     Packed,
-    /// `storage = "two-bit"`: packed two-bit distance codes at any size.
+    /// `storage = "two-bit"`: two-bit distance codes from the two-bit search at any size,
+    /// and no counts.
     TwoBit,
+    /// `storage = "rows"`: a row per position at any size up to [`MAX_POSITION_RANKS`],
+    /// for readers with plain SQL.
+    Rows,
 }
 
-/// Which storage a move graph of `size` ranks gets: packed when it is larger than
-/// [`PACK_ABOVE`] (or its definition asks) and has a packing layout, or when its
-/// distances are two-bit codes ([`two_bit_distances`]); rows otherwise.
-pub fn graph_storage(size: u64, has_packing: bool, asked: GraphAsk) -> Storage {
-    let packed_asked = asked == GraphAsk::Packed || size > PACK_ABOVE;
-    if two_bit_distances(size, asked) || (packed_asked && has_packing) {
+impl GraphAsk {
+    /// The ask a definition's `storage` value names; `None` for a value that names no
+    /// move-graph storage. Every family without a storage of its own reads it here.
+    pub fn parse(value: Option<&str>) -> Option<GraphAsk> {
+        match value {
+            None => Some(GraphAsk::BySize),
+            Some("packed") => Some(GraphAsk::Packed),
+            Some("two-bit") => Some(GraphAsk::TwoBit),
+            Some("rows") => Some(GraphAsk::Rows),
+            Some(_) => None,
+        }
+    }
+}
+
+/// The one-line help on the values of a move graph's `storage` key, for refusals.
+pub const GRAPH_STORAGE_VALUES: &str = "\"rows\" (a row per position, the default up to 131,072 positions), \"packed\" (distances and counts in chunks, the default above), \"two-bit\" (two bits per position, no counts)";
+
+/// Which storage a move graph of `size` ranks gets: rows when its definition asks; packed
+/// when it is larger than [`PACK_ABOVE`], when its definition asks, or when the two-bit
+/// search solves it ([`two_bit_search`]); rows otherwise. How a packed graph keeps its
+/// distances is [`two_bit_distances`]'s to say.
+pub fn graph_storage(size: u64, asked: GraphAsk) -> Storage {
+    let packed = match asked {
+        GraphAsk::Rows => false,
+        GraphAsk::Packed | GraphAsk::TwoBit => true,
+        GraphAsk::BySize => size > PACK_ABOVE || two_bit_search(size, asked),
+    };
+    if packed {
         Storage::Packed
     } else {
         Storage::Positions
     }
 }
 
+/// Whether a move graph is solved by the two-bit search (two bits per rank while solving,
+/// no counts): above [`MAX_PACKED_RANKS`], or when its definition asks
+/// (`storage = "two-bit"`). The others are solved a byte per rank, with their counts.
+pub fn two_bit_search(size: u64, asked: GraphAsk) -> bool {
+    asked == GraphAsk::TwoBit || (size > MAX_PACKED_RANKS && asked != GraphAsk::Rows)
+}
+
 /// Whether a packed move graph keeps its distances as two-bit codes (`mod4`/`mod3`, see
-/// [`crate::packed`]) rather than `run-steps`: above [`MAX_PACKED_RANKS`], or when
-/// its definition asks (`storage = "two-bit"`).
-pub fn two_bit_distances(size: u64, asked: GraphAsk) -> bool {
-    asked == GraphAsk::TwoBit || size > MAX_PACKED_RANKS
+/// [`crate::packed`]) rather than `run-steps`: when the two-bit search solves it, or when
+/// it is packed without a run layout (a permutation puzzle, Klotski: the codes then sit
+/// beside the counts the byte-per-rank search found).
+pub fn two_bit_distances(size: u64, has_packing: bool, asked: GraphAsk) -> bool {
+    two_bit_search(size, asked) || (!has_packing && graph_storage(size, asked) == Storage::Packed)
 }
 
 /// Peg boards with more holes than this are tabulated by the layer solver and stored
@@ -101,10 +137,10 @@ pub fn storage_limit(storage: Storage) -> u64 {
 }
 
 /// Whether a packed move graph of `size` ranks stores solution counts: not above
-/// [`COUNTS_MAX_STATES`], and never beside two-bit distances (that search counts
+/// [`COUNTS_MAX_STATES`], and never when the two-bit search solves it (that search counts
 /// nothing).
 pub fn packed_counts(size: u64, asked: GraphAsk) -> bool {
-    size <= COUNTS_MAX_STATES && !two_bit_distances(size, asked)
+    size <= COUNTS_MAX_STATES && !two_bit_search(size, asked)
 }
 
 #[cfg(test)]
@@ -123,35 +159,45 @@ mod tests {
     }
 
     #[test]
-    fn storage_is_packed_only_above_the_line_and_with_a_layout() {
+    fn storage_is_rows_only_below_the_line_or_when_asked() {
         use GraphAsk::*;
-        // The seeds' 3x3 and 2x5 stay rows that a plain SELECT reads.
-        const { assert!(PACK_ABOVE >= 1_814_400) };
-        assert_eq!(graph_storage(PACK_ABOVE, true, BySize), Storage::Positions);
-        assert_eq!(graph_storage(PACK_ABOVE + 1, true, BySize), Storage::Packed);
-        assert_eq!(
-            graph_storage(PACK_ABOVE + 1, false, BySize),
-            Storage::Positions
-        );
-        // Asked for, packed at any size, but only with a layout.
-        assert_eq!(graph_storage(10, true, Packed), Storage::Packed);
-        assert_eq!(graph_storage(10, false, Packed), Storage::Positions);
-        assert!(!two_bit_distances(10, Packed));
+        assert_eq!(graph_storage(PACK_ABOVE, BySize), Storage::Positions);
+        // Without runs, packed too: two-bit codes beside the counts.
+        assert_eq!(graph_storage(PACK_ABOVE + 1, BySize), Storage::Packed);
+        assert!(two_bit_distances(PACK_ABOVE + 1, false, BySize));
+        assert!(!two_bit_distances(PACK_ABOVE + 1, true, BySize));
+        assert!(!two_bit_search(PACK_ABOVE + 1, BySize));
+        assert!(packed_counts(PACK_ABOVE + 1, BySize));
+        assert!(!two_bit_distances(PACK_ABOVE, false, BySize));
+        // The seeds' 3x3 and 2x5 ask for rows, which a plain SELECT reads.
+        assert_eq!(graph_storage(1_814_400, Rows), Storage::Positions);
+        assert!(!two_bit_distances(1_814_400, true, Rows));
+        // Asked for, packed at any size: runs where there are runs, codes otherwise.
+        assert_eq!(graph_storage(10, Packed), Storage::Packed);
+        assert!(!two_bit_distances(10, true, Packed));
+        assert!(two_bit_distances(10, false, Packed));
         assert!(packed_counts(10, Packed));
         assert_eq!(storage_limit(Storage::Packed), MAX_TWO_BIT_RANKS);
         assert_eq!(storage_limit(Storage::Positions), MAX_POSITION_RANKS);
-        // Two-bit codes above a byte per rank, or when asked, with or without a layout,
-        // and never with counts.
-        assert!(!two_bit_distances(MAX_PACKED_RANKS, BySize));
-        assert!(two_bit_distances(MAX_PACKED_RANKS + 1, BySize));
-        assert!(two_bit_distances(10, TwoBit));
-        assert_eq!(graph_storage(10, false, TwoBit), Storage::Packed);
-        assert_eq!(
-            graph_storage(MAX_PACKED_RANKS + 1, false, BySize),
-            Storage::Packed
-        );
+        // The two-bit search above a byte per rank, or when asked, with or without a
+        // layout, and never with counts.
+        assert!(!two_bit_search(MAX_PACKED_RANKS, BySize));
+        assert!(two_bit_search(MAX_PACKED_RANKS + 1, BySize));
+        assert!(two_bit_distances(MAX_PACKED_RANKS + 1, true, BySize));
+        assert!(two_bit_search(10, TwoBit));
+        assert!(two_bit_distances(10, true, TwoBit));
+        assert_eq!(graph_storage(10, TwoBit), Storage::Packed);
         assert!(packed_counts(COUNTS_MAX_STATES, BySize));
         assert!(!packed_counts(COUNTS_MAX_STATES + 1, BySize));
         assert!(!packed_counts(1000, TwoBit));
+        for (value, ask) in [
+            (None, BySize),
+            (Some("rows"), Rows),
+            (Some("packed"), Packed),
+        ] {
+            assert_eq!(GraphAsk::parse(value), Some(ask));
+        }
+        assert_eq!(GraphAsk::parse(Some("two-bit")), Some(TwoBit));
+        assert_eq!(GraphAsk::parse(Some("row")), None);
     }
 }

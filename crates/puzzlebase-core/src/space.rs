@@ -161,9 +161,8 @@ pub trait GraphPuzzle: StateSpace + Send {
     }
     /// The packed distance layout for this rank space, if it has one: blocks of
     /// consecutive ranks whose runs are paths in a bipartite move graph (the `run-steps`
-    /// layout of the file format). Large spaces with a layout are stored packed. `None`
-    /// (the default) for a puzzle without one: it is stored a row per position (up to
-    /// 2^26 ranks), or as two-bit distances (above 2^31 ranks, or when asked).
+    /// layout of the file format), which a packed table then uses. `None` (the default)
+    /// for a puzzle without one: packed, its distances are two-bit codes.
     fn packing(&self) -> Option<RunLayout> {
         None
     }
@@ -186,9 +185,9 @@ pub trait GraphPuzzle: StateSpace + Send {
     fn notation(&self) -> String {
         format!("positions as the {} family writes them", self.family())
     }
-    /// What the definition asks of the storage: packed or two-bit distances even below
-    /// the sizes that get them (the file format's storage rule). The default asks
-    /// nothing: the size decides.
+    /// What the definition asks of the storage: rows, packed tables or two-bit distances
+    /// whatever the size (the file format's storage rule). The default asks nothing: the
+    /// size decides.
     fn storage_asked(&self) -> crate::format::GraphAsk {
         crate::format::GraphAsk::BySize
     }
@@ -200,8 +199,8 @@ pub fn graph_tables(g: &dyn GraphPuzzle) -> (crate::records::Storage, bool, bool
     use crate::format;
     let (size, asked) = (g.size(), g.storage_asked());
     (
-        format::graph_storage(size, g.packing().is_some(), asked),
-        format::two_bit_distances(size, asked),
+        format::graph_storage(size, asked),
+        format::two_bit_distances(size, g.packing().is_some(), asked),
         format::packed_counts(size, asked),
     )
 }

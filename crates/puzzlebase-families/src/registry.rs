@@ -151,12 +151,7 @@ fn build_registered(family: &GraphFamily, spec: &Spec) -> Result<Puzzle, Problem
             "does not hold its spec in its definition (under \"spec\")".to_string(),
         ));
     }
-    graph_storage(
-        Some(g.size()),
-        g.packing().as_ref(),
-        g.storage_asked(),
-        "name",
-    )?;
+    graph_storage(Some(g.size()), g.storage_asked(), "name")?;
     Ok(Puzzle::Graph(g))
 }
 

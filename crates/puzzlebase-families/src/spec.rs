@@ -10,7 +10,6 @@ use serde_json::Value;
 
 use puzzlebase_core::definition::{Source, layout};
 use puzzlebase_core::format;
-use puzzlebase_core::packed::RunLayout;
 
 /// How pieces move between cells with integer coordinates `[x, y]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -436,7 +435,6 @@ pub fn check_adjacency(adj: &[Vec<usize>], n: usize) -> Result<(), Problem> {
 /// beyond that storage's limit.
 pub fn graph_storage(
     size: Option<u64>,
-    packing: Option<&RunLayout>,
     asked: format::GraphAsk,
     key: &'static str,
 ) -> Result<&'static str, Problem> {
@@ -446,7 +444,7 @@ pub fn graph_storage(
             "the state space has more than 2^64 ranks; too large for any storage",
         ));
     };
-    let storage = format::graph_storage(size, packing.is_some(), asked);
+    let storage = format::graph_storage(size, asked);
     let limit = format::storage_limit(storage);
     if size > limit {
         return Err(problem(
@@ -460,29 +458,20 @@ pub fn graph_storage(
     Ok(storage.as_str())
 }
 
-/// What a family without a packed layout (its graph has no runs of neighbouring ranks)
-/// asks of the storage: `storage = "two-bit"` at any size, and two-bit codes by default
-/// above [`format::PACK_ABOVE`] positions, where a row per position (tens of bytes each)
-/// would outweigh the table; a row per position below. `what` names the puzzle kind in
-/// the refusal of any other value.
-pub fn two_bit_or_rows(
-    spec: &Spec,
-    size: Option<u64>,
-    what: &str,
-) -> Result<format::GraphAsk, Problem> {
-    use format::GraphAsk;
-    match spec.storage.as_deref() {
-        None if size.is_none_or(|s| s > format::PACK_ABOVE) => Ok(GraphAsk::TwoBit),
-        None => Ok(GraphAsk::BySize),
-        Some("two-bit") => Ok(GraphAsk::TwoBit),
-        Some(other) => Err(problem(
+/// What a move graph's definition asks of the storage (its `storage` key, read by
+/// [`format::GraphAsk::parse`]); `what` names the puzzle kind in the refusal of a value
+/// that names no storage.
+pub fn graph_ask(spec: &Spec, what: &str) -> Result<format::GraphAsk, Problem> {
+    format::GraphAsk::parse(spec.storage.as_deref()).ok_or_else(|| {
+        problem(
             "storage",
             format!(
-                "storage {other:?}: {what} may ask for \"two-bit\" (two bits per position, the default above {} positions); leave it out otherwise",
-                format::PACK_ABOVE
+                "storage {:?}: {what} may ask for {}; leave it out to let the size decide",
+                spec.storage.as_deref().unwrap_or_default(),
+                format::GRAPH_STORAGE_VALUES
             ),
-        )),
-    }
+        )
+    })
 }
 
 pub fn source<T: Copy>(spec: &Spec, coords: Vec<[f64; 2]>, adjacency: &[Vec<T>]) -> Source

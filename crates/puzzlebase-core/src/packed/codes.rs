@@ -101,6 +101,32 @@ impl CodeLayout {
         chunk
     }
 
+    /// Chunk `c` from each of its ranks' distances (`None` where the goal is out of
+    /// reach), as the two-bit search would write it: the distance modulo the modulus,
+    /// `3` in `mod3` where the goal is out of reach, the bits past the last rank clear.
+    /// `Err` for a rank out of reach in a `mod4` table, which has no code for it.
+    pub fn encode_chunk_with(
+        &self,
+        c: u64,
+        distance: impl Fn(u64) -> Option<u32>,
+    ) -> Result<Vec<u8>, PackError> {
+        let first = c * CODE_RANKS_PER_CHUNK;
+        let mut chunk = vec![0u8; self.chunk_bytes(c) as usize];
+        for r in first..first + self.ranks_in(c) {
+            let code = match distance(r) {
+                Some(d) => (d % self.modulus as u32) as u8,
+                None if self.modulus == 3 => 3,
+                None => {
+                    return Err(PackError::BadLayout(format!(
+                        "mod4 has no code for rank {r}, which cannot reach the goal"
+                    )));
+                }
+            };
+            chunk[((r - first) / 4) as usize] |= code << (2 * (r % 4));
+        }
+        Ok(chunk)
+    }
+
     /// Clears the bits past the last rank in the last chunk.
     fn clear_unused(&self, last: &mut [u8]) {
         let used = self.ranks % 4;

@@ -71,6 +71,47 @@ fn two_bit_codes_pack_four_ranks_to_a_byte() {
     assert!(CodeLayout::from_description(&other).is_err());
 }
 
+/// Codes made from distances are the codes the two-bit search's words give: the distance
+/// modulo 4 or 3, `3` out of reach in `mod3` (refused in `mod4`), unused bits clear.
+#[test]
+fn codes_from_distances_are_the_searchs_codes() {
+    let ranks = CODE_RANKS_PER_CHUNK + 6;
+    let distance = |r: u64| (r % 11 != 5).then_some((r * 13 % 97) as u32);
+    for modulus in [3u8, 4] {
+        let l = CodeLayout::new(ranks, modulus).unwrap();
+        let code = |r: u64| match distance(r) {
+            Some(d) => d as u64 % modulus as u64,
+            None => 3,
+        };
+        let word = |w: u64| {
+            (0..32).fold(0u64, |acc, i| {
+                let r = w * 32 + i;
+                acc | (if r < ranks { code(r) } else { 3 }) << (2 * i)
+            })
+        };
+        for c in 0..l.chunks() {
+            let made = l.encode_chunk_with(c, distance);
+            if modulus == 4 {
+                // Rank 5 (of chunk 0) is out of reach; chunk 1 has none.
+                assert_eq!(made.is_err(), c == 0, "mod4 has no code for out of reach");
+                continue;
+            }
+            let made = made.unwrap();
+            assert_eq!(made, l.chunk_from_words(c, word), "chunk {c}");
+            assert_eq!(made.len() as u64, l.chunk_bytes(c));
+        }
+    }
+    let l = CodeLayout::new(ranks, 4).unwrap();
+    let all = |r: u64| Some((r % 9) as u32);
+    let last = l.encode_chunk_with(1, all).unwrap();
+    assert_eq!(last.len(), 2);
+    assert_eq!(last[1] >> 4, 0, "bits past the last rank are clear");
+    assert_eq!(
+        l.code(&last, CODE_RANKS_PER_CHUNK + 5),
+        Ok(Some(((CODE_RANKS_PER_CHUNK + 5) % 9 % 4) as u8))
+    );
+}
+
 /// The rule every reader of chunks shares: in order from the run's start, each of
 /// its size and none empty, all of them and nothing after.
 #[test]

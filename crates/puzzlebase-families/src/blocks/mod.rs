@@ -121,6 +121,8 @@ pub struct Blocks {
     goals: Vec<u64>,
     /// The goal as the definition gives it, for the stored definition.
     goal_text: String,
+    /// What the definition asks of the storage (`klotski` asks for packed tables).
+    storage: puzzlebase_core::format::GraphAsk,
     source: Source,
 }
 
@@ -497,6 +499,10 @@ impl StateSpace for Blocks {
 impl GraphPuzzle for Blocks {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn storage_asked(&self) -> puzzlebase_core::format::GraphAsk {
+        self.storage
     }
 
     fn family(&self) -> &str {

@@ -6,15 +6,16 @@
 use serde::Deserialize;
 
 use super::{Blocks, Group, MAX_CELLS, MAX_PLACEMENTS, Metric, Moves, Pieces, placements};
-use crate::spec::{Problem, Spec, common, graph_storage, problem, required};
+use crate::spec::{Problem, Spec, common, graph_ask, graph_storage, problem, required};
 use crate::{Family, Puzzle};
 use puzzlebase_core::definition::{Source, layout};
-use puzzlebase_core::format::GraphAsk;
 
 /// The `blocks` family in the registry.
 pub const FAMILY: Family = Family {
     name: "blocks",
-    keys: &["rows", "cols", "walls", "pieces", "metric", "goal"],
+    keys: &[
+        "rows", "cols", "walls", "pieces", "metric", "goal", "storage",
+    ],
     build: |spec| Ok(Puzzle::Graph(Box::new(blocks(spec)?))),
 };
 
@@ -103,7 +104,8 @@ pub fn blocks(spec: &Spec) -> Result<Blocks, Problem> {
             format!("more than {MAX_PLACEMENTS} placements of the pieces; too many for the table"),
         )
     })?;
-    graph_storage(Some(table.len() as u64), None, GraphAsk::BySize, "pieces")?;
+    let storage = graph_ask(spec, "a sliding-block puzzle")?;
+    graph_storage(Some(table.len() as u64), storage, "pieces")?;
     let goal_text = required(
         &spec.goal,
         "goal",
@@ -126,6 +128,7 @@ pub fn blocks(spec: &Spec) -> Result<Blocks, Problem> {
         start: 0,
         goals: Vec::new(),
         goal_text: goal_text.clone(),
+        storage,
         source,
     };
     let key = b.key_of(&start);

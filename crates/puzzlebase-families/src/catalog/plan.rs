@@ -32,8 +32,8 @@ pub(super) fn nightly(p: &Puzzle) -> bool {
     match p {
         Puzzle::Peg(b) => b.storage() != Storage::PegLayers,
         Puzzle::Graph(g) => {
-            use puzzlebase_core::format::{GraphAsk, two_bit_distances};
-            !two_bit_distances(g.size(), GraphAsk::BySize)
+            use puzzlebase_core::format::{GraphAsk, two_bit_search};
+            !two_bit_search(g.size(), GraphAsk::BySize)
         }
         _ => true,
     }
@@ -93,10 +93,13 @@ pub fn plan(p: &Puzzle) -> Plan {
     match p {
         Puzzle::Graph(g) => {
             let size = g.size();
-            let (storage, two_bit, _) = puzzlebase_core::space::graph_tables(g.as_ref());
+            let (storage, _, counts) = puzzlebase_core::space::graph_tables(g.as_ref());
+            let two_bit = puzzlebase_core::format::two_bit_search(size, g.storage_asked());
             // Two bits: fourteen's 43.6 G ranks in about 15 min (docs/performance.md).
             let (rate, bytes) = match storage {
                 Storage::Packed if two_bit => (48e6, 0.26),
+                // A byte per rank and the counts (8 bytes each) while solving.
+                Storage::Packed if counts => (11e6, 11.0),
                 Storage::Packed => (11e6, 3.0),
                 _ => (0.6e6, 13.0),
             };

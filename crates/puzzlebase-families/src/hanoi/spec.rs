@@ -4,7 +4,7 @@
 use serde::Deserialize;
 
 use super::{Hanoi, MAX_DISCS, MAX_PEGS, rank_space};
-use crate::spec::{Problem, Spec, common, graph_storage, problem, two_bit_or_rows};
+use crate::spec::{Problem, Spec, common, graph_ask, graph_storage, problem};
 use crate::{Family, Puzzle};
 
 /// The `hanoi` family in the registry.
@@ -50,8 +50,8 @@ pub fn hanoi(spec: &Spec) -> Result<Hanoi, Problem> {
     }
     let (pegs, discs) = (pegs as usize, discs as usize);
     let size = rank_space(pegs, discs);
-    let asked = two_bit_or_rows(spec, size, "the Tower of Hanoi")?;
-    graph_storage(size, None, asked, "discs")?;
+    let asked = graph_ask(spec, "the Tower of Hanoi")?;
+    graph_storage(size, asked, "discs")?;
     // The drawing: the pegs in a row, any peg to any other.
     let coords: Vec<[f64; 2]> = (0..pegs).map(|p| [p as f64, 0.0]).collect();
     let adjacency: Vec<Vec<usize>> = (0..pegs)

@@ -2,9 +2,7 @@
 //! and built into a [`Lights`] engine.
 
 use super::{Lights, MAX_CELLS, grid_neighbours};
-use crate::spec::{
-    Problem, Spec, common, graph_storage, problem, required, source, two_bit_or_rows,
-};
+use crate::spec::{Problem, Spec, common, graph_ask, graph_storage, problem, required, source};
 use crate::{Family, Puzzle};
 
 /// The `lights` family in the registry.
@@ -28,8 +26,8 @@ pub fn lights(spec: &Spec) -> Result<Lights, Problem> {
     let size = 1u64
         .checked_shl(span.dimension() as u32)
         .filter(|_| span.dimension() < 64);
-    let asked = two_bit_or_rows(spec, size, "Lights Out")?;
-    graph_storage(size, None, asked, "rows")?;
+    let asked = graph_ask(spec, "Lights Out")?;
+    graph_storage(size, asked, "rows")?;
     let coords: Vec<[f64; 2]> = (0..rows * cols)
         .map(|i| [(i % cols) as f64, (i / cols) as f64])
         .collect();

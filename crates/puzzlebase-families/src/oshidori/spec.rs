@@ -46,7 +46,7 @@ pub fn oshidori(spec: &Spec) -> Result<Oshidori, Problem> {
             ));
         }
     }
-    graph_storage(super::rank_space(n, black), None, GraphAsk::BySize, "start")?;
+    graph_storage(super::rank_space(n, black), GraphAsk::BySize, "start")?;
     let adjacency: Vec<Vec<usize>> = (0..n)
         .map(|i| {
             [i.checked_sub(1), (i + 1 < n).then_some(i + 1)]

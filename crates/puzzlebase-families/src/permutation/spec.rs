@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use super::{MAX_ORBIT, MAX_POINTS, Move, Notation, Permutation};
-use crate::spec::{Problem, Spec, common, graph_storage, problem, two_bit_or_rows};
+use crate::spec::{Problem, Spec, common, graph_ask, graph_storage, problem};
 use crate::{Family, Puzzle};
 use puzzlebase_core::definition::{Source, layout};
 use puzzlebase_core::format::GraphAsk;
@@ -332,8 +332,8 @@ pub fn permutation(spec: &Spec) -> Result<Permutation, Problem> {
         serde_json::to_value(spec).unwrap_or(serde_json::Value::Null),
         layout(coords, &edges),
     );
-    // Refused before the analysis if it names no storage; decided by the size after.
-    two_bit_or_rows(spec, Some(0), "a permutation puzzle")?;
+    // Refused before the analysis if it names no storage.
+    let storage = graph_ask(spec, "a permutation puzzle")?;
     // Before the group's order is computed (Schreier-Sims, seconds to minutes on large
     // orbits): the orbits and the count of positions alone refuse what cannot be
     // ranked or stored, at once.
@@ -350,8 +350,7 @@ pub fn permutation(spec: &Spec) -> Result<Permutation, Problem> {
             ));
         }
     }
-    let storage = two_bit_or_rows(spec, analysis.size, "a permutation puzzle")?;
-    graph_storage(analysis.size, None, storage, "points")?;
+    graph_storage(analysis.size, storage, "points")?;
     let mut p = Permutation::new(
         &spec.name,
         modulus,

@@ -4,10 +4,11 @@
 use serde::Deserialize;
 
 use super::{MAX_CELLS, Sliding, parse_values};
-use crate::spec::{MoveRule, Problem, Spec, cell_graph, common, graph_storage, problem, source};
+use crate::spec::{
+    MoveRule, Problem, Spec, cell_graph, common, graph_ask, graph_storage, problem, source,
+};
 use crate::{Family, Puzzle};
-use puzzlebase_core::format::{self, GraphAsk};
-use puzzlebase_core::space::{GraphPuzzle, StateSpace};
+use puzzlebase_core::space::StateSpace;
 
 /// The `sliding` family in the registry.
 pub const FAMILY: Family = Family {
@@ -85,34 +86,14 @@ pub fn sliding(spec: &Spec) -> Result<Sliding, Problem> {
         .iter()
         .map(|l| l.iter().map(|&c| c as u8).collect())
         .collect();
-    let asked = match spec.storage.as_deref() {
-        None => GraphAsk::BySize,
-        Some("packed") => GraphAsk::Packed,
-        Some("two-bit") => GraphAsk::TwoBit,
-        Some(other) => {
-            return Err(problem(
-                "storage",
-                format!(
-                    "storage {other:?}: a sliding puzzle may ask for \"packed\" (chunks of runs, as above {} positions) or \"two-bit\" (distances modulo 4 or 3, two bits per position); leave it out otherwise",
-                    format::PACK_ABOVE
-                ),
-            ));
-        }
-    };
+    let asked = graph_ask(spec, "a sliding puzzle")?;
     let p = match keys.rank_order {
         None => Sliding::new(&spec.name, adj8, goal),
         Some(order) => Sliding::with_rank_order(&spec.name, adj8, goal, rank_order(&order, n)?),
     }
     .with_storage(asked);
-    if asked == GraphAsk::Packed && p.packing().is_none() {
-        return Err(problem(
-            "storage",
-            "storage \"packed\": this board cannot be packed (its moves do not alternate between two colours of cells, which the run encoding needs); leave it out",
-        ));
-    }
     graph_storage(
         Some(p.size()),
-        p.packing().as_ref(),
         asked,
         if spec.cells.is_some() {
             "cells"

@@ -31,7 +31,6 @@ pub fn tokens(spec: &Spec) -> Result<KnightSwap, Problem> {
     let (start, goal, black, white) = start_and_goal(spec, n)?;
     graph_storage(
         super::rank_space(n, black, white),
-        None,
         GraphAsk::BySize,
         "start",
     )?;

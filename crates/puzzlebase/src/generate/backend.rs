@@ -11,7 +11,9 @@ use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::catalog::LookupError;
-use crate::core::packed::{ChunkLayout, CodeLayout, CountLayout, PackError, RunLayout};
+use crate::core::packed::{
+    ChunkLayout, CodeLayout, CountLayout, DistanceLayout, PackError, RunLayout,
+};
 use crate::core::progress::Progress;
 use crate::core::records::Chunks;
 use crate::core::space::GraphPuzzle;
@@ -93,10 +95,12 @@ pub enum BackendError {
 
 /// A move graph stored packed, as its backend hands it over: the layout of its distance
 /// table (the puzzle's runs, in the narrowest `run-steps` width that holds its largest
-/// distance) and every chunk of it (and of the count table when counts were asked for),
-/// in chunk order, with the level sizes and the ranks at the maximum distance (sorted).
+/// distance; or two-bit codes for a graph without runs) and every chunk of it (and of
+/// the count table when counts were asked for), in chunk order, with the level sizes and
+/// the ranks at the maximum distance (sorted; for codes, empty when that level has more
+/// than [`twobit::FARTHEST_KEPT`], as the two-bit search keeps them).
 pub struct PackedGraph {
-    pub layout: RunLayout,
+    pub layout: DistanceLayout,
     pub distance: Vec<Vec<u8>>,
     pub counts: Option<(CountLayout, Vec<Vec<u8>>)>,
     /// Positions per distance, from 0 to the maximum.
@@ -156,6 +160,25 @@ pub trait Backend: Sync {
         counts: bool,
         progress: &dyn Progress,
     ) -> Result<PackedGraph, BackendError>;
+    /// A move graph without runs stored packed with its solution counts: the search of
+    /// a byte per rank, its distances written as two-bit codes (modulo 4 or 3, as the
+    /// two-bit search writes them) beside the counts. By default on this machine's cores:
+    /// these graphs fit one machine (at most [`crate::core::format::COUNTS_MAX_STATES`]
+    /// ranks).
+    fn coded_graph(
+        &self,
+        g: &dyn GraphPuzzle,
+        progress: &dyn Progress,
+    ) -> Result<PackedGraph, BackendError> {
+        let outputs = Outputs {
+            next: false,
+            counts: true,
+        };
+        match bfs::solve_any(g, outputs, progress)? {
+            Solved::Narrow(t) => pack_codes(g, t, UNREACHED, progress),
+            Solved::Wide(t) => pack_codes(g, t, bfs::WIDE_UNREACHED, progress),
+        }
+    }
     /// A move graph whose distances are stored as two-bit codes: every rank's distance
     /// modulo 4 or 3 ([`twobit`]). Its chunks may be made as they are read, by this
     /// backend.
@@ -231,17 +254,68 @@ fn pack<D: Copy + Into<u32> + Eq + Send + Sync>(
             blob
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let counts = (!table.count.is_empty()).then(|| {
-        let most = table.count.par_iter().copied().max().unwrap_or(0);
+    let counts = count_chunks(g, &table.count);
+    Ok(PackedGraph {
+        layout: DistanceLayout::Runs(layout),
+        distance,
+        counts,
+        levels: table.levels,
+        farthest,
+    })
+}
+
+/// The count table's layout (the narrowest that holds `count`) and chunks; `None` when no
+/// counts were computed.
+fn count_chunks(g: &dyn GraphPuzzle, count: &[u64]) -> Option<(CountLayout, Vec<Vec<u8>>)> {
+    (!count.is_empty()).then(|| {
+        let most = count.par_iter().copied().max().unwrap_or(0);
         let l = CountLayout::for_counts(g.size(), most);
         let chunks = (0..l.chunks())
             .into_par_iter()
-            .map(|c| l.encode_chunk(c, &table.count))
+            .map(|c| l.encode_chunk(c, count))
             .collect();
         (l, chunks)
-    });
+    })
+}
+
+/// A solved table of a graph without runs packed: its distances (`D`, `unreached` where
+/// the goal is out of reach) as two-bit codes, modulo 4 or 3 by the two-bit search's rule
+/// ([`twobit::modulus_of`]), its counts, and the ranks at the maximum distance when there
+/// are at most [`twobit::FARTHEST_KEPT`] (the two-bit search's rule, which `verify`
+/// applies to both).
+fn pack_codes<D: Copy + Into<u32> + Eq + Send + Sync>(
+    g: &dyn GraphPuzzle,
+    table: bfs::DistanceTable<D>,
+    unreached: D,
+    progress: &dyn Progress,
+) -> Result<PackedGraph, BackendError> {
+    let dist = &table.dist;
+    let max = (table.levels.len() - 1) as u32;
+    let layout = CodeLayout::new(g.size(), twobit::modulus_of(g, table.levels.iter().sum()))?;
+    let mut farthest = Vec::new();
+    if table.levels[max as usize] <= twobit::FARTHEST_KEPT {
+        farthest = (dist.par_iter().enumerate())
+            .filter(|&(_, &d)| d != unreached && d.into() == max)
+            .map(|(r, _)| r as u64)
+            .collect();
+        farthest.sort_unstable();
+    }
+    progress.phase("packing", layout.chunks());
+    let distance = (0..layout.chunks())
+        .into_par_iter()
+        .map(|c| {
+            let blob = layout.encode_chunk_with(c, |r| {
+                Some(dist[r as usize])
+                    .filter(|&d| d != unreached)
+                    .map(Into::into)
+            });
+            progress.advance(1);
+            blob
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let counts = count_chunks(g, &table.count);
     Ok(PackedGraph {
-        layout,
+        layout: DistanceLayout::Codes(layout),
         distance,
         counts,
         levels: table.levels,

@@ -523,7 +523,7 @@ fn packed_graph(
         return Ok((None, stats));
     };
     let mut done = PackedGraph {
-        layout,
+        layout: crate::core::packed::DistanceLayout::Runs(layout),
         distance: Vec::new(),
         counts: None,
         levels: share.levels,

@@ -14,7 +14,7 @@ use crate::core::progress::Progress;
 use crate::core::rank::FACT;
 use crate::core::space::GraphPuzzle;
 use crate::families::Puzzle;
-use crate::generate::backend::{Backend, BackendError};
+use crate::generate::backend::{Backend, BackendError, PackedGraph};
 use crate::solvers::bfs::{COUNT_OVERFLOW, NO_NEXT};
 use crate::solvers::enumerate;
 use crate::solvers::pattern::Pattern;
@@ -118,7 +118,11 @@ fn graph<'a>(
     backend: &'a dyn Backend,
     progress: &dyn Progress,
 ) -> Result<PuzzleRecord<'a>, SolveFailure> {
-    let (storage, two_bit, _) = crate::core::space::graph_tables(g);
+    let (storage, two_bit, counts) = crate::core::space::graph_tables(g);
+    if storage == Storage::Packed && two_bit && counts {
+        let done = backend.coded_graph(g, progress)?;
+        return Ok(packed_record(g, done, base));
+    }
     if storage == Storage::Packed && two_bit {
         return two_bit_graph(g, base, backend, progress);
     }
@@ -217,7 +221,18 @@ fn packed_graph<'a>(
     }
     let counts = format::packed_counts(g.size(), g.storage_asked());
     let done = backend.packed_graph(g, &layout, counts, progress)?;
+    Ok(packed_record(g, done, base))
+}
+
+/// The record of a packed move graph: its distance table (`run-steps` or two-bit codes),
+/// its count table when it has one, the histogram and the farthest positions.
+fn packed_record<'a>(
+    g: &dyn GraphPuzzle,
+    done: PackedGraph,
+    base: PuzzleRecord<'a>,
+) -> PuzzleRecord<'a> {
     let max = done.max_distance();
+    let counts = done.counts.is_some();
     let mut packed = vec![PackedTable::of(
         "distance",
         &done.layout,
@@ -226,7 +241,7 @@ fn packed_graph<'a>(
     if let Some((l, chunks)) = done.counts {
         packed.push(PackedTable::of("solutions", &l, chunks.into()));
     }
-    Ok(PuzzleRecord {
+    PuzzleRecord {
         storage: Storage::Packed,
         counts,
         states: g.size(),
@@ -236,7 +251,7 @@ fn packed_graph<'a>(
         farthest: farthest_rows(g, done.farthest, max),
         packed,
         ..base
-    })
+    }
 }
 
 /// A peg board: canonical rows, per-layer figures and (small boards) the matrix.

@@ -524,29 +524,39 @@ fn histogram_is(conn: &Reader, name: &str, levels: &[u64]) -> Check<()> {
     same_rows("histogram", &key, &stored, &histogram)
 }
 
-/// Packed storage with two-bit distances (`mod4`/`mod3`): one distance table and the
+/// Packed storage with two-bit distances (`mod4`/`mod3`): one distance table (and, for a
+/// graph without runs solved a byte per rank, the count table beside it) and the
 /// `farthest` rows. Every chunk must be whole, with the bits past the last rank clear;
 /// the codes then lead a breadth-first search from the goals
 /// ([`twobit_led::Codes::check`]) that proves each is its rank's distance modulo 4 or 3
 /// (or, in `mod3`, that the goal is out of reach), and gives the histogram and the
-/// farthest positions. The modulus must be the one the solver's rule gives
-/// ([`twobit::modulus_of`]). Returns, beside what the rows give, their checksum, taken in
-/// the same read of the file as the codes.
+/// farthest positions; the counts must follow the codes
+/// ([`super::coded::counts_follow_codes`]). The modulus must be the one the solver's rule
+/// gives ([`twobit::modulus_of`]). Returns, beside what the rows give, their checksum,
+/// taken in the same read of the file as the tables.
 pub(super) fn two_bit_graph(
     conn: &Reader,
     name: &str,
     g: &dyn GraphPuzzle,
+    counts: bool,
     progress: &dyn Progress,
 ) -> Check<(Derived, String)> {
     must_be_empty(conn, name, UNUSED_WHEN_PACKED)?;
     let n = g.size();
     let stored = packed_table_rows(conn, name)?;
-    let [s] = stored.as_slice() else {
+    let want = if counts { 2 } else { 1 };
+    if stored.len() != want {
         return bad(format!(
-            "packed_tables: {} tables, the rules give one (distance)",
-            stored.len()
+            "packed_tables: {} tables, the rules give {want} ({})",
+            stored.len(),
+            if counts {
+                "distance, solutions"
+            } else {
+                "distance"
+            }
         ));
-    };
+    }
+    let s = &stored[0];
     same("packed_tables distance kind", s.kind.as_str(), "distance")?;
     let modulus = match s.encoding.as_str() {
         "mod4" => 4,
@@ -559,7 +569,21 @@ pub(super) fn two_bit_graph(
     };
     let layout = CodeLayout::new(n, modulus).or_else(|e| bad(e.to_string()))?;
     table_is(s, &layout)?;
-    let extra = conn.chunks_outside_move_tables(name, false)?;
+    let count_layout = match stored.get(1) {
+        Some(s) => {
+            same("packed_tables solutions kind", s.kind.as_str(), "solutions")?;
+            let Some(l) = CountLayout::with_encoding(n, &s.encoding) else {
+                return bad(format!(
+                    "packed_tables solutions encoding: {} is not a count encoding",
+                    s.encoding
+                ));
+            };
+            table_is(s, &l)?;
+            Some(l)
+        }
+        None => None,
+    };
+    let extra = conn.chunks_outside_move_tables(name, counts)?;
     if extra != 0 {
         return bad(format!("packed_chunks: {extra} chunks of no table"));
     }
@@ -571,7 +595,20 @@ pub(super) fn two_bit_graph(
     progress.phase("reading the codes", layout.chunks());
     let mut codes = twobit_led::Codes::new(g, modulus);
     let mut order = ChunkOrder::new("distance", layout.chunks());
-    let sum = conn.checksum_reading(name, &["distance"], |_, chunk, data| {
+    // With counts (at most a byte-per-rank graph's size): the codes kept as bytes too,
+    // for the counts' check, and the counts decoded.
+    let mut coded = super::coded::Tables::new(count_layout);
+    let mut count_order = ChunkOrder::new("solutions", count_layout.map_or(0, |l| l.chunks()));
+    let kinds: &[&str] = if counts {
+        &["distance", "solutions"]
+    } else {
+        &["distance"]
+    };
+    let sum = conn.checksum_reading(name, kinds, |kind, chunk, data| {
+        if kind == 1 {
+            let (c, blob) = count_order.next(chunk, data)?;
+            return coded.counts_chunk(c, blob);
+        }
         let (c, blob) = order.next(chunk, data)?;
         let want = layout.chunk_bytes(c);
         if blob.len() as u64 != want {
@@ -590,10 +627,12 @@ pub(super) fn two_bit_graph(
             ));
         }
         codes.extend(blob);
+        coded.codes_chunk(blob);
         progress.advance(1);
         Ok(())
     })?;
     order.end()?;
+    count_order.end()?;
 
     let led = codes.check(progress).or_else(|f| {
         if f.rank >= n {
@@ -615,6 +654,7 @@ pub(super) fn two_bit_graph(
             "packed_tables distance encoding: mod{modulus}, but the rules give mod{rule} (the goals' parities and the ranks reached decide)"
         ));
     }
+    coded.counts_follow_codes(g, &layout, progress)?;
     histogram_is(conn, name, &led.levels)?;
     let max = (led.levels.len() - 1) as u32;
     farthest_rows_are(conn, name, &led.farthest, Some(max), &|r| g.format(r))?;

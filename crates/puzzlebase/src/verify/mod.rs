@@ -14,6 +14,7 @@
 //! first failure reported is the one at the smallest rank, whatever the thread count.
 
 mod check;
+mod coded;
 pub mod consistency;
 mod enumeration;
 mod file;
@@ -322,7 +323,7 @@ fn verify_puzzle(conn: &Reader, path: &Path, name: &str, progress: &dyn Progress
             let (_, two_bit, _) = crate::core::space::graph_tables(g);
             match g.packing().filter(|_| storage == Storage::Packed) {
                 _ if storage == Storage::Packed && two_bit => {
-                    let (derived, read) = two_bit_graph(conn, name, g, progress)?;
+                    let (derived, read) = two_bit_graph(conn, name, g, counts, progress)?;
                     sum = Some(read);
                     derived
                 }

@@ -109,7 +109,7 @@ impl Kind for Box<dyn GraphPuzzle> {
 
     fn counts_absent(&self, name: &str) -> String {
         let g = self.as_ref();
-        if crate::core::space::graph_tables(g).1 {
+        if crate::core::format::two_bit_search(g.size(), g.storage_asked()) {
             format!("{name} is stored as a two-bit table, which keeps distances only")
         } else {
             format!(

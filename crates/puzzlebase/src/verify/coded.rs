@@ -1,0 +1,120 @@
+//! The solution counts stored beside two-bit codes (a packed move graph without runs,
+//! solved a byte per rank): read in the same pass as the codes, then checked against
+//! them rank by rank. Once the codes are proven (the search they lead), the neighbours
+//! one move closer are exactly those whose code is one less, so a count is right when it
+//! is the sum of theirs; goals have 1 and ranks out of reach 0.
+
+use super::check::{Check, bad, first_failure, show_count};
+use crate::core::format::{COUNT_OVERFLOW, add_counts};
+use crate::core::packed::{ChunkLayout, CodeLayout, CountLayout};
+use crate::core::progress::Progress;
+use crate::core::space::GraphPuzzle;
+
+/// The count table as read, with the codes' bytes kept beside it; empty where the
+/// puzzle stores no counts.
+pub(super) struct Tables {
+    counts: Option<(CountLayout, Vec<u64>)>,
+    /// The distance chunks laid end to end (four ranks to a byte), kept only with counts.
+    codes: Vec<u8>,
+}
+
+impl Tables {
+    pub(super) fn new(layout: Option<CountLayout>) -> Tables {
+        Tables {
+            counts: layout.map(|l| (l, Vec::with_capacity(l.ranks() as usize))),
+            codes: Vec::new(),
+        }
+    }
+
+    /// A distance chunk, as it is read (in order).
+    pub(super) fn codes_chunk(&mut self, blob: &[u8]) {
+        if self.counts.is_some() {
+            self.codes.extend_from_slice(blob);
+        }
+    }
+
+    /// Count chunk `c`, as it is read (in order): its size must be its layout's.
+    pub(super) fn counts_chunk(&mut self, c: u64, blob: &[u8]) -> Check<()> {
+        let Some((l, count)) = &mut self.counts else {
+            return bad(format!("solutions chunk {c}: the rules give no counts"));
+        };
+        let want = l.chunk_bytes(c);
+        if blob.len() as u64 != want {
+            return bad(format!(
+                "solutions chunk {c}: {} bytes, {want} expected",
+                blob.len()
+            ));
+        }
+        let first = c * l.ranks_per_chunk();
+        for r in first..first + l.ranks_in(c) {
+            match l.count(blob, r) {
+                Ok(v) => count.push(v.unwrap_or(COUNT_OVERFLOW)),
+                Err(e) => return bad(format!("solutions chunk {c}: {e}")),
+            }
+        }
+        Ok(())
+    }
+
+    /// Every stored count is the number of shortest solutions the proven `layout` codes
+    /// give, and the counts are stored in the narrowest encoding that holds them. Nothing
+    /// to check without counts.
+    pub(super) fn counts_follow_codes(
+        &self,
+        g: &dyn GraphPuzzle,
+        layout: &CodeLayout,
+        progress: &dyn Progress,
+    ) -> Check<()> {
+        let Some((l, count)) = &self.counts else {
+            return Ok(());
+        };
+        let code = |r: u64| match self.codes[(r / 4) as usize] >> (2 * (r % 4)) & 3 {
+            3 if layout.modulus() == 3 => None,
+            c => Some(c),
+        };
+        let mut goals = g.goals();
+        goals.sort_unstable();
+        let at = |r: u64| {
+            format!(
+                "rank {r} (state {}, solutions chunk {})",
+                g.format(r),
+                l.locate(r).chunk
+            )
+        };
+        progress.phase("checking the counts", g.size());
+        first_failure(g.size(), progress, |r, nbs| {
+            let stored = count[r as usize];
+            let want = match code(r) {
+                None => 0,
+                Some(_) if goals.binary_search(&r).is_ok() => 1,
+                Some(c) => {
+                    let closer = layout.closer(c);
+                    nbs.clear();
+                    g.neighbors(r, nbs);
+                    (nbs.iter())
+                        .filter(|&&nb| code(nb) == Some(closer))
+                        .fold(0, |s, &nb| add_counts(s, count[nb as usize]))
+                }
+            };
+            if stored != want {
+                return bad(format!(
+                    "{}: {} shortest solutions stored, but {} by its neighbours one move closer",
+                    at(r),
+                    show_count(stored),
+                    show_count(want)
+                ));
+            }
+            Ok(())
+        })?;
+        let most = count.iter().copied().max().unwrap_or(0);
+        let narrowest = CountLayout::for_counts(g.size(), most);
+        if narrowest != *l {
+            return bad(format!(
+                "packed_tables solutions encoding: {}, but counts up to {} take {}",
+                l.encoding(),
+                show_count(most),
+                narrowest.encoding()
+            ));
+        }
+        Ok(())
+    }
+}
