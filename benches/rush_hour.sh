@@ -12,8 +12,11 @@
 #   DB=path          a file holding rush-hour (default: generated into a temporary
 #                    directory with `generate --puzzle rush-hour`, which writes only its
 #                    definition)
+#   PORT=n           the port of the server whose position pages are timed (default 18874)
 # Prints one line per board: the seconds, the distance, the cluster's size; then the
-# host's CPU model.
+# position page of three boards from `serve` (the answer and every legal move with its
+# distance: one search of the cluster for all the moves), three times each, with curl;
+# then the host's CPU model.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-5}"
@@ -56,4 +59,20 @@ time_one "HHoooooooEEoAAoooBGGGooBIDDoooICCoFF"
 "$PB" query --db "$DB" --puzzle rush-hour --start --json |
     python3 -c 'import json,sys,random; p=json.load(sys.stdin)["path"]; random.seed(74); print("\n".join(random.sample(p, min(int(sys.argv[1]), len(p)))))' "$N" |
     while read -r board; do time_one "$board"; done
+# The position pages: the answer and every legal move with its distance.
+PORT="${PORT:-18874}"
+"$PB" serve --db "$DB" --addr "127.0.0.1:$PORT" 2>/dev/null &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null; rm -rf "$TMP"' EXIT
+for _ in $(seq 50); do
+    curl -s -o /dev/null "http://127.0.0.1:$PORT/api/puzzles" && break
+    sleep 0.1
+done
+for board in HHoooooooEEoAAoooBGGGooBIDDoooICCoFF BCDDE.BCF.EGB.FAAGHHHI.G..JIKKLLJMM. IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM; do
+    times=""
+    for _ in 1 2 3; do
+        times="$times $(curl -s -o "$TMP/page.json" -w '%{time_total}' "http://127.0.0.1:$PORT/api/puzzles/rush-hour/positions/$board")"
+    done
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("page", sys.argv[2], "s  ", len(d["legal_moves"]), "legal moves, distance", d["distance"], "cluster", d["cluster"], sys.argv[3])' "$TMP/page.json" "$times" "$board"
+done
 echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"

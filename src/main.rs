@@ -520,8 +520,11 @@ fn query_answer(db: &Database, q: &QueryArgs) -> Result<(Vec<String>, serde_json
             let a = db.search_until(name, s, &stop)?;
             (text::search(db, &a, q.plain), json::search(&a))
         } else if q.state.is_some() || q.start {
+            // A board answered by searching its cluster (Rush Hour) is bounded as
+            // fifteen's search is.
+            let stop = Stop::new(Some(Instant::now() + Duration::from_secs_f64(q.timeout)));
             let a = match &q.state {
-                Some(s) => db.state(name, s)?,
+                Some(s) => db.state_until(name, s, &stop)?,
                 None => db.start(name)?,
             };
             (text::state(db, &a, q.plain), json::state(&a))

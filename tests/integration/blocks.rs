@@ -190,6 +190,29 @@ fn rush_hour_refuses_bad_boards_in_one_line() {
     assert!(err.contains("cluster"), "{err}");
 }
 
+/// The cluster's search is bounded as `fifteen`'s is: `--timeout` stops it, in one line
+/// (exit 1) that says how to allow more time.
+#[test]
+fn rush_hour_search_stops_at_its_timeout() {
+    // 117,090 positions: tens of milliseconds in a release build.
+    let large = "HHoooooooEEoAAoooBGGGooBIDDoooICCoFF";
+    let err = query_fails(
+        &[
+            "--puzzle",
+            "rush-hour",
+            "--state",
+            large,
+            "--timeout",
+            "0.001",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("ran out of time") && err.contains("--timeout"),
+        "{err}"
+    );
+}
+
 #[test]
 fn verify_passes_on_klotski_and_rush_hour() {
     assert_verifies(db(), BUILT);

@@ -13,6 +13,7 @@ use crate::spec::{Problem, Spec, common, problem};
 use crate::{Family, Puzzle};
 use puzzlebase_core::definition::Source;
 use puzzlebase_core::space::StateError;
+use puzzlebase_solvers::search::{Stop, Stopped};
 
 /// The `rush-hour` family in the registry.
 pub const FAMILY: Family = Family {
@@ -25,6 +26,25 @@ pub const FAMILY: Family = Family {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Keys {}
+
+/// Every board one slide from `board` (a checked board), with its move.
+fn next_boards(board: &Board) -> Vec<(rush::Move, Board)> {
+    let mut out = Vec::new();
+    for piece in &board.pieces {
+        for by in -5..=5i8 {
+            let mv = rush::Move {
+                piece: piece.letter,
+                by,
+            };
+            if by != 0
+                && let Ok(next) = board.apply(mv)
+            {
+                out.push((mv, next));
+            }
+        }
+    }
+    out
+}
 
 /// Rush Hour boards, each answered by a search of its cluster.
 pub struct RushHour {
@@ -50,8 +70,27 @@ pub struct ClusterAnswer {
     pub cluster: u64,
 }
 
-fn refused(text: &str, e: RushError) -> StateError {
+/// Why a board's search gives no answer: the board is none or cannot be solved (one
+/// line), or the search was stopped (its deadline passed, its caller went away).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClusterError {
+    /// The board is malformed, its cluster too large, or it cannot be solved.
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// The search gave up.
+    #[error(transparent)]
+    Stopped(Stopped),
+}
+
+fn malformed(text: &str, e: RushError) -> StateError {
     StateError::malformed(text, e.to_string())
+}
+
+fn refused(text: &str, e: RushError) -> ClusterError {
+    match e {
+        RushError::Stopped(why) => ClusterError::Stopped(why),
+        e => ClusterError::State(malformed(text, e)),
+    }
 }
 
 impl RushHour {
@@ -67,7 +106,7 @@ impl RushHour {
     /// The board written `text`, or why it is none (one line, never a panic).
     pub fn read(&self, text: &str) -> Result<Board, StateError> {
         let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-        Board::parse(&squeezed).map_err(|e| refused(text, e))
+        Board::parse(&squeezed).map_err(|e| malformed(text, e))
     }
 
     /// The board written `text` in the notation every answer uses.
@@ -76,12 +115,18 @@ impl RushHour {
     }
 
     /// The distance, an optimal path and the cluster of the board written `text`,
-    /// searching at most `limit` positions: [`StateError::Unsolvable`] when no position
-    /// of its cluster is solved, [`StateError::Malformed`] for a board that is none or a
-    /// cluster above `limit`.
-    pub fn solve(&self, text: &str, limit: usize) -> Result<ClusterAnswer, StateError> {
+    /// searching at most `limit` positions until `stop` says to give up:
+    /// [`StateError::Unsolvable`] when no position of its cluster is solved,
+    /// [`StateError::Malformed`] for a board that is none or a cluster above `limit`,
+    /// [`ClusterError::Stopped`] when stopped.
+    pub fn solve(
+        &self,
+        text: &str,
+        limit: usize,
+        stop: &Stop,
+    ) -> Result<ClusterAnswer, ClusterError> {
         let board = self.read(text)?;
-        match rush::solve_bounded(&board, limit).map_err(|e| refused(text, e))? {
+        match rush::solve_bounded(&board, limit, stop).map_err(|e| refused(text, e))? {
             Solved::Solution {
                 distance,
                 moves,
@@ -98,29 +143,34 @@ impl RushHour {
                 format!(
                     "none of the {cluster} positions of its cluster has the red car A at the exit"
                 ),
-            )),
+            )
+            .into()),
         }
     }
 
     /// The boards one move from the board written `text`, with their moves.
     pub fn next(&self, text: &str) -> Result<Vec<(String, String)>, StateError> {
         let board = self.read(text)?;
-        board.check().map_err(|e| refused(text, e))?;
-        let mut out = Vec::new();
-        for piece in &board.pieces {
-            for by in -5..=5i8 {
-                let mv = rush::Move {
-                    piece: piece.letter,
-                    by,
-                };
-                if by != 0
-                    && let Ok(next) = board.apply(mv)
-                {
-                    out.push((mv.to_string(), next.notation()));
-                }
-            }
-        }
-        Ok(out)
+        board.check().map_err(|e| malformed(text, e))?;
+        Ok((next_boards(&board).into_iter())
+            .map(|(mv, next)| (mv.to_string(), next.notation()))
+            .collect())
+    }
+
+    /// [`RushHour::next`] with each next board's distance (`None`: it cannot be solved),
+    /// from one search of the board's cluster (bounded as [`RushHour::solve`] is): the
+    /// next boards are in the same cluster.
+    pub fn next_with_distances(
+        &self,
+        text: &str,
+        limit: usize,
+        stop: &Stop,
+    ) -> Result<Vec<(String, String, Option<u32>)>, ClusterError> {
+        let board = self.read(text)?;
+        let table = rush::cluster_distances(&board, limit, stop).map_err(|e| refused(text, e))?;
+        Ok((next_boards(&board).into_iter())
+            .map(|(mv, next)| (mv.to_string(), next.notation(), table.distance(&next)))
+            .collect())
     }
 
     pub fn notation(&self) -> String {
@@ -186,14 +236,31 @@ mod tests {
     #[test]
     fn the_built_in_start_is_foglemans_hardest_board() {
         let r = built_in();
-        let a = r.solve(r.start(), rush::MAX_CLUSTER).unwrap();
+        let a = r
+            .solve(r.start(), rush::MAX_CLUSTER, &Stop::default())
+            .unwrap();
         assert_eq!((a.distance, a.cluster), (51, 4_780));
         assert_eq!(a.path.len(), 52);
         assert_eq!(a.moves.len(), 51);
-        // Each move of the path is one of the board's next boards.
+        // Each move of the path is one of the board's next boards, one move closer by
+        // the cluster's table; the others are at most one move farther.
         for (i, mv) in a.moves.iter().enumerate() {
             let next = r.next(&a.path[i]).unwrap();
             assert!(next.contains(&(mv.clone(), a.path[i + 1].clone())), "{mv}");
+            let d = 51 - i as u32;
+            let with = r.next_with_distances(&a.path[i], rush::MAX_CLUSTER, &Stop::default());
+            let with = with.unwrap();
+            assert_eq!(with.len(), next.len());
+            for (m, board, distance) in with {
+                let distance = distance.unwrap();
+                assert!(
+                    distance + 1 >= d && distance <= d + 1,
+                    "{m}: {distance} from {d}"
+                );
+                if m == *mv {
+                    assert_eq!((board.as_str(), distance), (a.path[i + 1].as_str(), d - 1));
+                }
+            }
         }
     }
 
@@ -219,18 +286,37 @@ mod tests {
     fn unsolvable_and_malformed_boards_are_told_apart() {
         let r = built_in();
         let stuck = "oooooooooooooAABBBoooooooooooooooooo";
-        match r.solve(stuck, rush::MAX_CLUSTER) {
-            Err(StateError::Unsolvable { reason, .. }) => {
+        match r.solve(stuck, rush::MAX_CLUSTER, &Stop::default()) {
+            Err(ClusterError::State(StateError::Unsolvable { reason, .. })) => {
                 assert!(reason.contains("cluster"), "{reason}")
             }
             other => panic!("{other:?}"),
         }
-        match r.solve("AA", rush::MAX_CLUSTER) {
-            Err(StateError::Malformed { reason, .. }) => {
+        match r.solve("AA", rush::MAX_CLUSTER, &Stop::default()) {
+            Err(ClusterError::State(StateError::Malformed { reason, .. })) => {
                 assert!(reason.contains("36 characters"), "{reason}")
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_search_past_its_deadline_is_stopped_not_answered() {
+        let r = built_in();
+        let past = Stop::new(Some(std::time::Instant::now()));
+        assert_eq!(
+            r.solve(r.start(), rush::MAX_CLUSTER, &past),
+            Err(ClusterError::Stopped(Stopped::Deadline))
+        );
+        assert_eq!(
+            r.next_with_distances(r.start(), rush::MAX_CLUSTER, &past),
+            Err(ClusterError::Stopped(Stopped::Deadline))
+        );
+        // A malformed board is told as such before any search.
+        assert!(matches!(
+            r.solve("AA", rush::MAX_CLUSTER, &past),
+            Err(ClusterError::State(StateError::Malformed { .. }))
+        ));
     }
 
     #[test]

@@ -24,6 +24,8 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use puzzlebase_solvers::search::{Stop, Stopped};
+
 /// The search's positions (a `u64` key each) by their index, Fx-hashed (one multiply per
 /// key): with SipHash, the default, a large cluster took about 60% longer to search than
 /// with a hand-written multiply hasher of the same kind, which this crate replaced.
@@ -83,6 +85,9 @@ pub enum RushError {
     /// The cluster has more positions than the search may visit.
     #[error("the board's cluster has more than {0} positions: search given up")]
     ClusterTooLarge(usize),
+    /// The search was stopped (its deadline passed, or its caller went away).
+    #[error(transparent)]
+    Stopped(#[from] Stopped),
 }
 
 /// One piece: its letter, its line and where it lies on it.
@@ -380,11 +385,128 @@ pub fn path(board: &Board, moves: &[Move]) -> Result<Vec<String>, RushError> {
 /// Searches `board`'s cluster ([`MAX_CLUSTER`] positions at most): see the module's
 /// documentation.
 pub fn solve(board: &Board) -> Result<Solved, RushError> {
-    solve_bounded(board, MAX_CLUSTER)
+    solve_bounded(board, MAX_CLUSTER, &Stop::default())
 }
 
-/// [`solve`], giving up past `limit` positions ([`RushError::ClusterTooLarge`]).
-pub fn solve_bounded(board: &Board, limit: usize) -> Result<Solved, RushError> {
+/// How many positions the search takes from its queue between two looks at its stop:
+/// a few hundred microseconds' work.
+const STOP_EVERY: usize = 1 << 12;
+
+/// [`solve`], giving up past `limit` positions ([`RushError::ClusterTooLarge`]) or when
+/// `stop` says so ([`RushError::Stopped`]).
+pub fn solve_bounded(board: &Board, limit: usize, stop: &Stop) -> Result<Solved, RushError> {
+    let seen = explore(board, limit, stop)?;
+    let size = seen.states.len();
+    let Some(mut at) = seen.first_solved else {
+        return Ok(Solved::Unsolvable { cluster: size });
+    };
+    let mut chain = vec![seen.states[at]];
+    while seen.parent[at] != u32::MAX {
+        at = seen.parent[at] as usize;
+        chain.push(seen.states[at]);
+    }
+    chain.reverse();
+    let moves: Vec<Move> = chain
+        .windows(2)
+        .map(|w| seen.cluster.move_between(w[0], w[1]))
+        .collect();
+    Ok(Solved::Solution {
+        distance: moves.len() as u32,
+        moves,
+        cluster: size,
+    })
+}
+
+/// Every position of a board's cluster with its distance to the nearest solved one
+/// ([`cluster_distances`]): one search answers the distance of every position one move
+/// from the board (a page's legal moves), where a search per position would explore
+/// the same cluster again for each.
+pub struct ClusterDistances {
+    cluster: Cluster,
+    index: KeyMap,
+    /// By index; `u32::MAX` where no solved position is reachable.
+    dist: Vec<u32>,
+}
+
+impl ClusterDistances {
+    /// The distance of `board`, a position of the cluster (the searched board's pieces
+    /// moved); `None` when the cluster has no solved position, or `board` is not in it.
+    pub fn distance(&self, board: &Board) -> Option<u32> {
+        let key = self.cluster.key_of(board);
+        let &i = self.index.get(&key)?;
+        Some(self.dist[i as usize]).filter(|&d| d != u32::MAX)
+    }
+
+    /// The cluster's size.
+    pub fn len(&self) -> usize {
+        self.dist.len()
+    }
+
+    /// Whether the cluster is empty (never: it holds the board).
+    pub fn is_empty(&self) -> bool {
+        self.dist.is_empty()
+    }
+}
+
+/// The distances of `board`'s whole cluster: explored from the board, then searched
+/// breadth first back from every solved position (the moves are reversible). Bounded as
+/// [`solve_bounded`] is.
+pub fn cluster_distances(
+    board: &Board,
+    limit: usize,
+    stop: &Stop,
+) -> Result<ClusterDistances, RushError> {
+    let seen = explore(board, limit, stop)?;
+    let mut dist = vec![u32::MAX; seen.states.len()];
+    let mut queue: Vec<u32> = Vec::new();
+    for (i, &key) in seen.states.iter().enumerate() {
+        if seen.cluster.solved(key) {
+            dist[i] = 0;
+            queue.push(i as u32);
+        }
+    }
+    let (mut head, mut next) = (0, Vec::new());
+    while head < queue.len() {
+        if head % STOP_EVERY == 0
+            && let Some(why) = stop.why()
+        {
+            return Err(why.into());
+        }
+        let i = queue[head] as usize;
+        next.clear();
+        seen.cluster.neighbors(seen.states[i], &mut next);
+        for n in &next {
+            let j = seen.index[n] as usize;
+            if dist[j] == u32::MAX {
+                dist[j] = dist[i] + 1;
+                queue.push(j as u32);
+            }
+        }
+        head += 1;
+    }
+    Ok(ClusterDistances {
+        cluster: seen.cluster,
+        index: seen.index,
+        dist,
+    })
+}
+
+/// A board's cluster as the breadth-first search from it found it.
+struct Explored {
+    cluster: Cluster,
+    /// Every position, in the order found (the board first).
+    states: Vec<u64>,
+    /// Each position's index in `states`.
+    index: KeyMap,
+    /// The index of the position each was found from (`u32::MAX` for the board).
+    parent: Vec<u32>,
+    /// The first solved position found: one nearest the board.
+    first_solved: Option<usize>,
+}
+
+/// Every position reachable from `board`, breadth first, giving up past `limit`
+/// positions or when `stop` says so.
+fn explore(board: &Board, limit: usize, stop: &Stop) -> Result<Explored, RushError> {
     board.check()?;
     let red = board.red().ok_or(RushError::RedMissing)?;
     let cluster = Cluster::new(board, red);
@@ -393,13 +515,18 @@ pub fn solve_bounded(board: &Board, limit: usize) -> Result<Solved, RushError> {
     let mut parent = vec![u32::MAX];
     let mut index = KeyMap::default();
     index.insert(start, 0u32);
-    let mut found = None;
+    let mut first_solved = None;
     let mut head = 0;
     let mut next = Vec::new();
     while head < states.len() {
+        if head % STOP_EVERY == 0
+            && let Some(why) = stop.why()
+        {
+            return Err(why.into());
+        }
         let key = states[head];
-        if found.is_none() && cluster.solved(key) {
-            found = Some(head);
+        if first_solved.is_none() && cluster.solved(key) {
+            first_solved = Some(head);
         }
         next.clear();
         cluster.neighbors(key, &mut next);
@@ -415,24 +542,12 @@ pub fn solve_bounded(board: &Board, limit: usize) -> Result<Solved, RushError> {
         }
         head += 1;
     }
-    let size = states.len();
-    let Some(mut at) = found else {
-        return Ok(Solved::Unsolvable { cluster: size });
-    };
-    let mut chain = vec![states[at]];
-    while parent[at] != u32::MAX {
-        at = parent[at] as usize;
-        chain.push(states[at]);
-    }
-    chain.reverse();
-    let moves: Vec<Move> = chain
-        .windows(2)
-        .map(|w| cluster.move_between(w[0], w[1]))
-        .collect();
-    Ok(Solved::Solution {
-        distance: moves.len() as u32,
-        moves,
-        cluster: size,
+    Ok(Explored {
+        cluster,
+        states,
+        index,
+        parent,
+        first_solved,
     })
 }
 

@@ -3,6 +3,7 @@
 
 use super::rush::*;
 use proptest::prelude::*;
+use puzzlebase_solvers::search::Stop;
 
 fn solved(text: &str) -> Solved {
     solve(&Board::parse(text).unwrap()).unwrap()
@@ -191,7 +192,10 @@ fn a_board_built_by_hand_is_checked_before_a_search() {
 #[test]
 fn a_bounded_search_gives_up() {
     let b = Board::parse("BCDDE.BCF.EGB.FAAGHHHI.G..JIKKLLJMM.").unwrap();
-    assert_eq!(solve_bounded(&b, 100), Err(RushError::ClusterTooLarge(100)));
+    assert_eq!(
+        solve_bounded(&b, 100, &Stop::default()),
+        Err(RushError::ClusterTooLarge(100))
+    );
 }
 
 proptest! {
@@ -199,7 +203,7 @@ proptest! {
     fn parse_never_panics(text in "[.oxABCDEFGHIJKLMNOPQRSTUVWXYZa#é]{30,40}") {
         if let Ok(b) = Board::parse(&text) {
             prop_assert_eq!(Board::parse(&b.notation()).unwrap(), b.clone());
-            let _ = solve_bounded(&b, 200_000);
+            let _ = solve_bounded(&b, 200_000, &Stop::default());
         }
     }
 

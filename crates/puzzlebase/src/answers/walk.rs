@@ -9,7 +9,7 @@
 use super::kind::{self, Asked};
 use super::moves::move_names;
 use super::packed::PackedReader;
-use super::{Database, QueryError, Result, Solutions, StateAnswer};
+use super::{Database, QueryError, Result, Solutions, StateAnswer, Stop};
 use crate::core::format;
 use crate::core::space::GraphPuzzle;
 use crate::solvers::peg::Board;
@@ -23,6 +23,13 @@ impl Database {
     pub fn state(&self, name: &str, text: &str) -> Result<StateAnswer> {
         let p = self.known(name)?;
         kind::of(&p).state(&Asked { db: self, p: &p }, text)
+    }
+
+    /// [`Database::state`], giving up when `stop` says so where the answer is a search
+    /// (a Rush Hour board's cluster, a `fifteen` position): `query --timeout`.
+    pub fn state_until(&self, name: &str, text: &str, stop: &Stop) -> Result<StateAnswer> {
+        let p = self.known(name)?;
+        kind::of(&p).answer(&Asked { db: self, p: &p }, text, stop)
     }
 
     /// Like [`Database::state`] for the puzzle's own starting position.

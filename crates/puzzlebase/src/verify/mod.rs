@@ -378,7 +378,8 @@ fn verify_puzzle(conn: &Reader, path: &Path, name: &str, progress: &dyn Progress
 /// the rows' checksum (taken by the caller) is that of no rows, and the search still
 /// solves its start.
 fn clusters(r: &crate::families::blocks::clusters::RushHour) -> Check<Derived> {
-    if let Err(e) = r.solve(r.start(), crate::families::blocks::rush::MAX_CLUSTER) {
+    let stop = crate::solvers::search::Stop::default();
+    if let Err(e) = r.solve(r.start(), crate::families::blocks::rush::MAX_CLUSTER, &stop) {
         return bad(format!("its start board is not solved by the search: {e}"));
     }
     Ok(Derived {

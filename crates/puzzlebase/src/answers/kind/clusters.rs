@@ -3,6 +3,8 @@
 //! path and cluster size come from the search, and nothing that needs a table of every
 //! position applies.
 
+use std::time::Instant;
+
 use serde_json::{Value, json};
 
 use super::{Asked, BY_CLUSTER, Kind, no_layers, no_solutions};
@@ -12,17 +14,33 @@ use crate::answers::{
     MoveOption, QueryError, Question, Result, SearchAnswer, Solutions, StateAnswer, Stop, json,
 };
 use crate::core::space::StateError;
-use crate::families::blocks::clusters::RushHour;
+use crate::families::blocks::clusters::{ClusterError, RushHour};
 use crate::families::blocks::rush::MAX_CLUSTER;
 use crate::store::{PegLayerRow, PuzzleInfo, SolutionRow};
 use crate::verify::consistency::RowError;
 
-/// The search's answer, in the answers' terms: a board that cannot reach the goal is
+/// The search's failure in the answers' terms: a board that cannot reach the goal is
 /// [`QueryError::Unreachable`] (`NULL` to the readers), a malformed one a
-/// [`StateError`].
-fn searched(r: &RushHour, q: &Asked, text: &str) -> Result<StateAnswer> {
+/// [`StateError`], a search past its deadline [`QueryError::Stopped`].
+fn refusal(q: &Asked, e: ClusterError, stop: &Stop, started: Instant) -> QueryError {
+    match e {
+        ClusterError::State(StateError::Unsolvable { text, reason }) => {
+            QueryError::Unreachable(format!("{text} in {} cannot be solved: {reason}", q.name()))
+        }
+        ClusterError::State(e) => e.into(),
+        ClusterError::Stopped(why) => QueryError::Stopped {
+            puzzle: q.name().to_string(),
+            why,
+            after: stop.seconds_since_start(started),
+        },
+    }
+}
+
+/// The search's answer, in the answers' terms ([`refusal`]).
+fn searched(r: &RushHour, q: &Asked, text: &str, stop: &Stop) -> Result<StateAnswer> {
     q.info()?;
-    match r.solve(text, MAX_CLUSTER) {
+    let started = Instant::now();
+    match r.solve(text, MAX_CLUSTER, stop) {
         Ok(a) => Ok(StateAnswer {
             puzzle: q.name().to_string(),
             state: a.state,
@@ -33,11 +51,7 @@ fn searched(r: &RushHour, q: &Asked, text: &str) -> Result<StateAnswer> {
             move_names: Some(a.moves),
             cluster: Some(a.cluster),
         }),
-        Err(StateError::Unsolvable { text, reason }) => Err(QueryError::Unreachable(format!(
-            "{text} in {} cannot be solved: {reason}",
-            q.name()
-        ))),
-        Err(e) => Err(e.into()),
+        Err(e) => Err(refusal(q, e, stop, started)),
     }
 }
 
@@ -47,11 +61,11 @@ impl Kind for RushHour {
     }
 
     fn state(&self, q: &Asked, text: &str) -> Result<StateAnswer> {
-        searched(self, q, text)
+        searched(self, q, text, &Stop::default())
     }
 
     fn start(&self, q: &Asked) -> Result<StateAnswer> {
-        searched(self, q, self.start())
+        searched(self, q, self.start(), &Stop::default())
     }
 
     fn answered_by_search(&self) -> bool {
@@ -66,12 +80,12 @@ impl Kind for RushHour {
         )))
     }
 
-    fn answer(&self, q: &Asked, text: &str, _: &Stop) -> Result<StateAnswer> {
-        searched(self, q, text)
+    fn answer(&self, q: &Asked, text: &str, stop: &Stop) -> Result<StateAnswer> {
+        searched(self, q, text, stop)
     }
 
-    fn distance(&self, q: &Asked, text: &str, _: &Stop) -> Result<Option<u32>> {
-        match searched(self, q, text) {
+    fn distance(&self, q: &Asked, text: &str, stop: &Stop) -> Result<Option<u32>> {
+        match searched(self, q, text, stop) {
             Ok(a) => Ok(Some(a.distance)),
             Err(QueryError::Unreachable(_)) => Ok(None),
             Err(e) => Err(e),
@@ -80,20 +94,17 @@ impl Kind for RushHour {
 
     fn moves(&self, q: &Asked, text: &str) -> Result<Vec<MoveOption>> {
         q.info()?;
-        let mut out = Vec::new();
-        for (name, state) in self.next(text)? {
-            let distance = match self.solve(&state, MAX_CLUSTER) {
-                Ok(a) => Some(a.distance),
-                Err(StateError::Unsolvable { .. }) => None,
-                Err(e) => return Err(e.into()),
-            };
-            out.push(MoveOption {
+        // One search of the cluster gives every next board's distance.
+        let (stop, started) = (Stop::default(), Instant::now());
+        let next = (self.next_with_distances(text, MAX_CLUSTER, &stop))
+            .map_err(|e| refusal(q, e, &stop, started))?;
+        Ok((next.into_iter())
+            .map(|(name, state, distance)| MoveOption {
                 mv: Move::Named(name),
                 state,
                 distance,
-            });
-        }
-        Ok(out)
+            })
+            .collect())
     }
 
     fn arrangement(&self, q: &Asked, _: &str) -> Result<ArrangementAnswer> {
