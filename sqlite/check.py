@@ -273,16 +273,23 @@ def main(tmp):
         same_answer(db, "english33", mirrored(state, english))
     same_answer(db, "english33", "1" * 32 + "0")
 
-    # A permutation puzzle (the pocket cube, rows), rebuilt from its stored definition:
-    # R then U from solved is two face turns; the antipodes answer as query does; a plain
-    # SELECT reads its rows; a corner twisted in place is refused with query's line.
+    # A permutation puzzle (the pocket cube, packed: two-bit codes beside u8 counts),
+    # rebuilt from its stored definition: R then U from solved is two face turns; the
+    # antipodes answer as query does; plain SQL reads its code and count at the rank the
+    # extension gives, as docs/file-format.md shows; a corner twisted in place is refused
+    # with query's line.
     for state in ["UUFFUBRRRRFDDBDBFDLLLLUB"] + longest(db, "cube2"):
         same_answer(db, "cube2", state)
-    rows = plain(db, "SELECT distance FROM positions WHERE puzzle = 'cube2' "
-                     "AND state = 'UUFFUBRRRRFDDBDBFDLLLLUB'")
-    if rows != [{"distance": 2}]:
-        fail(f"plain SELECT cube2: {rows}")
-    ok("plain SELECT cube2 UUFFUBRRRRFDDBDBFDLLLLUB: distance 2")
+    rank, _ = sql(db, "pb_rank('cube2', 'UUFFUBRRRRFDDBDBFDLLLLUB')")
+    rows = plain(db, "SELECT (SELECT hex(substr(data, 1 + (%d %% 16000) / 4, 1)) "
+                     "FROM packed_chunks WHERE puzzle = 'cube2' AND kind = 'distance' AND "
+                     "chunk = %d / 16000) AS byte, (SELECT hex(substr(data, 1 + %d %% 4000, "
+                     "1)) FROM packed_chunks WHERE puzzle = 'cube2' AND kind = 'solutions' "
+                     "AND chunk = %d / 4000) AS count" % (rank, rank, rank, rank))
+    code = (int(rows[0]["byte"], 16) >> (2 * (rank % 4))) & 3 if rows else None
+    if code != 2 or rows[0]["count"] != "01":
+        fail(f"plain SQL cube2 at rank {rank}: {rows}")
+    ok(f"plain SQL cube2 rank {rank}: code 2 (distance 2 mod 3), count 1")
     same_error(db, "cube2", "UUUFURRRFRFFDDDDLLLLBBBB")
 
     # Refusals carry query's line.

@@ -11,7 +11,7 @@ is honoured). The file holds one puzzle of each storage kind the package reads:
     cross13-layers               a peg board stored as layers (`peg-layers`)
     magic-triangle               an enumeration (`solutions`)
     tiles8                       answered by search over pattern tables (`patterns`)
-    klotski                      sliding blocks' rows (`positions`)
+    klotski                      sliding blocks, packed: two-bit codes beside counts
     rush-hour                    nothing stored, each board's cluster searched (`search`)
     pyramorphix                  a puzzle read from twsearch's own `.tws` file (rows)
 """

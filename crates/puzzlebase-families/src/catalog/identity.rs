@@ -12,7 +12,7 @@ use puzzlebase_core::records::PuzzleInfo;
 /// Changes whenever the solvers' output for an unchanged definition may change; part of
 /// every definition hash, so a new generator recomputes everything once.
 pub const GENERATOR_VERSION: &str =
-    concat!("puzzlebase ", env!("CARGO_PKG_VERSION"), " / tables 4");
+    concat!("puzzlebase ", env!("CARGO_PKG_VERSION"), " / tables 5");
 
 /// sha256 of the generator version, the puzzle's name and its definition.
 pub fn definition_hash(p: &Puzzle) -> String {
