@@ -62,6 +62,7 @@ mod group;
 pub mod import;
 mod names;
 pub mod spec;
+mod tables;
 
 pub use group::{Analysis, NONE, Orbit, analyse, group_order, multinomial};
 use group::{multiset_rank, multiset_unrank};
@@ -144,6 +145,9 @@ pub struct Permutation {
     metric: String,
     storage: GraphAsk,
     source: Source,
+    /// The move tables ([`tables`]), built at the first neighbours asked for (after the
+    /// goal, which they depend on, is set); `None` inside when too large.
+    tables: std::sync::OnceLock<Option<tables::MoveTables>>,
 }
 
 /// A position: the piece at each point and its orientation.
@@ -200,6 +204,7 @@ impl Permutation {
             metric: metric.to_string(),
             storage,
             source,
+            tables: std::sync::OnceLock::new(),
         }
     }
 
@@ -222,6 +227,7 @@ impl Permutation {
         p.piece[..self.n].copy_from_slice(&self.goal_pieces);
         p.orient[..self.n].copy_from_slice(&self.goal_orient);
         self.goal = self.rank(&p);
+        self.tables = std::sync::OnceLock::new();
         Ok(self)
     }
 
@@ -595,6 +601,16 @@ impl StateSpace for Permutation {
         vec![self.goal]
     }
     fn neighbors(&self, rank: u64, out: &mut Vec<u64>) {
+        match self.tables.get_or_init(|| tables::MoveTables::of(self)) {
+            Some(t) => t.neighbors(self, rank, out),
+            None => self.neighbors_direct(rank, out),
+        }
+    }
+}
+
+impl Permutation {
+    /// [`StateSpace::neighbors`] without the move tables: unrank, move, rank.
+    fn neighbors_direct(&self, rank: u64, out: &mut Vec<u64>) {
         let mut p = Self::empty();
         self.unrank(rank, &mut p);
         let mut q = p;

@@ -313,3 +313,52 @@ fn definitions_too_large_are_refused_before_the_group_is_computed() {
     let err = from_text(&four).err().expect("refused").to_string();
     assert!(err.contains("too large") || err.contains("2^64"), "{err}");
 }
+
+/// The move tables give exactly the neighbours the direct way gives (unrank, move,
+/// rank), in the same order, at ranks spread over the whole space: the built-in cubes
+/// and the twsearch samples kept in `tests/data/` (orientations, alike pieces, orbits
+/// whose parity follows from the others').
+#[test]
+fn move_tables_give_the_direct_neighbours() {
+    let mut puzzles: Vec<(String, Permutation)> = ["cube2", "cube2-qtm"]
+        .iter()
+        .map(|n| (n.to_string(), built(n)))
+        .collect();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    for sample in [
+        "2x2x2",
+        "skewb",
+        "master_pyramorphix",
+        "lo33",
+        "puzzlernovice",
+        "pyramorphix",
+    ] {
+        let text = std::fs::read_to_string(dir.join(format!("{sample}.tws"))).unwrap();
+        let def = import::tws::read(&text).unwrap();
+        let spec = def.to_spec(&import::name_from_stem(sample), &[]).unwrap();
+        puzzles.push((sample.to_string(), spec::permutation(&spec).unwrap()));
+    }
+    let mut tabled = 0;
+    for (name, p) in &puzzles {
+        let Some(t) = tables::MoveTables::of(p) else {
+            continue;
+        };
+        tabled += 1;
+        let (mut fast, mut direct) = (Vec::new(), Vec::new());
+        let step = (p.size() / 20_011).max(1);
+        for rank in (0..p.size())
+            .step_by(step as usize)
+            .chain([p.goal, p.size() - 1])
+        {
+            fast.clear();
+            direct.clear();
+            t.neighbors(p, rank, &mut fast);
+            p.neighbors_direct(rank, &mut direct);
+            assert_eq!(fast, direct, "{name} rank {rank}");
+        }
+    }
+    assert!(
+        tabled >= 6,
+        "the tables are built for most of them: {tabled}"
+    );
+}
