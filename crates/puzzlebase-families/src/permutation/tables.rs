@@ -34,13 +34,12 @@ struct OrbitTables {
     /// (`None` without orientations: no digit).
     arrangements: u64,
     orientations: Option<u64>,
-    /// Full arrangement coordinates: `k!`, or the multiset's count.
-    full: usize,
-    /// `arr[m * full + a]`: the full arrangement after move `m` from arrangement `a`.
+    /// `arr[a * moves + m]`: the full arrangement after move `m` from arrangement `a`
+    /// (a rank's moves side by side: one cache line for all of them).
     arr: Vec<u32>,
     /// Bit `a` set when full arrangement `a` is an odd permutation (not alike).
     odd: Vec<u64>,
-    /// `ori[m * orientations + c]`: the orientation digit after move `m` from `c`.
+    /// `ori[c * moves + m]`: the orientation digit after move `m` from `c`.
     ori: Vec<u32>,
 }
 
@@ -54,6 +53,8 @@ impl OrbitTables {
 pub(super) struct MoveTables {
     orbits: Vec<OrbitTables>,
     moves: usize,
+    /// The orbits whose parity is fixed, as a mask ([`Permutation::fixed_mask`]).
+    fixed: u64,
 }
 
 impl MoveTables {
@@ -86,7 +87,11 @@ impl MoveTables {
         let orbits = (p.analysis.orbits.iter().enumerate())
             .map(|(o, orbit)| OrbitTables::of(p, o, orbit))
             .collect();
-        Some(MoveTables { orbits, moves })
+        Some(MoveTables {
+            orbits,
+            moves,
+            fixed: p.fixed_mask(),
+        })
     }
 
     /// The ranks one move from `rank`, in the order of the moves: what
@@ -107,8 +112,8 @@ impl MoveTables {
         // The full arrangements: free orbits first, whose parities decide the fixed
         // orbits' missing bit, exactly as `unrank` decides it.
         let mut free = 0u64;
-        let fixed = p.fixed_mask();
-        for pass in 0..2 {
+        let fixed = self.fixed;
+        for pass in 0..if fixed == 0 { 1 } else { 2 } {
             for (o, t) in self.orbits.iter().enumerate() {
                 if t.parity_fixed != (pass == 1) {
                     continue;
@@ -132,16 +137,22 @@ impl MoveTables {
                 }
             }
         }
-        for m in 0..self.moves {
-            let mut next = 0u64;
-            for (o, t) in self.orbits[..count].iter().enumerate() {
-                let a = t.arr[m * t.full + arr[o] as usize] as u64;
-                next = next * t.arrangements + if t.parity_fixed { a / 2 } else { a };
-                if let Some(n) = t.orientations {
-                    next = next * n + t.ori[m * n as usize + ori[o] as usize] as u64;
+        let moves = self.moves;
+        let first = out.len();
+        out.resize(first + moves, 0);
+        let next = &mut out[first..];
+        for (o, t) in self.orbits[..count].iter().enumerate() {
+            let arrs = &t.arr[arr[o] as usize * moves..][..moves];
+            let shift = t.parity_fixed as u32;
+            for (r, &a) in next.iter_mut().zip(arrs) {
+                *r = *r * t.arrangements + (a >> shift) as u64;
+            }
+            if let Some(n) = t.orientations {
+                let oris = &t.ori[ori[o] as usize * moves..][..moves];
+                for (r, &c) in next.iter_mut().zip(oris) {
+                    *r = *r * n + c as u64;
                 }
             }
-            out.push(next);
         }
     }
 }
@@ -178,7 +189,7 @@ impl OrbitTables {
                 for i in 0..k {
                     moved[to[i]] = local[i];
                 }
-                arr[m * full + a] = if orbit.alike {
+                arr[a * p.moves.len() + m] = if orbit.alike {
                     multiset_rank(&moved[..k], &orbit.counts)
                 } else {
                     perm_rank(&moved[..k])
@@ -221,7 +232,7 @@ impl OrbitTables {
                     }
                     sum += after[k - 1];
                     let last = ((sum + m - goal_sum % m) % m) / g;
-                    ori[mv_i * n + c as usize] = (digits * o_index + last) as u32;
+                    ori[c as usize * p.moves.len() + mv_i] = (digits * o_index + last) as u32;
                 }
             }
         }
@@ -231,7 +242,6 @@ impl OrbitTables {
             parity_fixed: orbit.parity_fixed,
             arrangements: orbit.arrangements,
             orientations,
-            full,
             arr,
             odd,
             ori,
