@@ -289,11 +289,11 @@ fn small_board_neighbors_are_symmetric_and_stay_in_range() {
     }
 }
 
-/// The slowest of 2,000 random layouts' cluster searches, printed (a release-build
-/// timing: `cargo test --release -p puzzlebase-families -- --ignored --nocapture
-/// slowest_cluster`).
+/// 2,000 random layouts of the complete table each search their cluster to the end
+/// (none above the search's bound), and the slowest is printed (`cargo test -p
+/// puzzlebase-families --lib slowest_cluster -- --nocapture`; 5 s in all on Xeon
+/// 6/207, the slowest 95 ms for a cluster of 286,412).
 #[test]
-#[ignore]
 fn slowest_cluster_search_of_random_layouts() {
     let layouts = Layouts::rush_hour();
     let mut worst = (std::time::Duration::ZERO, 0, String::new());
