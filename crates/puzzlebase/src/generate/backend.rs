@@ -175,8 +175,8 @@ pub trait Backend: Sync {
             counts: true,
         };
         match bfs::solve_any(g, outputs, progress)? {
-            Solved::Narrow(t) => pack_codes(g, t, UNREACHED, progress),
-            Solved::Wide(t) => pack_codes(g, t, bfs::WIDE_UNREACHED, progress),
+            Solved::Narrow(t) => pack(g, None, t, UNREACHED, progress),
+            Solved::Wide(t) => pack(g, None, t, bfs::WIDE_UNREACHED, progress),
         }
     }
     /// A move graph whose distances are stored as two-bit codes: every rank's distance
@@ -224,98 +224,63 @@ pub trait Backend: Sync {
 }
 
 /// A solved table packed: its distances (`D`, `unreached` where the goal is out of
-/// reach) in the narrowest `run-steps` width of `layout`'s runs that holds them, its
-/// counts where they were computed, and the ranks at the maximum distance.
+/// reach) in the narrowest `run-steps` width of `runs` that holds them, or, for a graph
+/// without runs, as two-bit codes modulo 4 or 3 by the two-bit search's rule
+/// ([`twobit::modulus_of`]); its counts where they were computed; and the ranks at the
+/// maximum distance (beside codes only when there are at most
+/// [`twobit::FARTHEST_KEPT`], the two-bit search's rule, which `verify` applies to both).
 fn pack<D: Copy + Into<u32> + Eq + Send + Sync>(
     g: &dyn GraphPuzzle,
-    layout: &RunLayout,
+    runs: Option<&RunLayout>,
     table: bfs::DistanceTable<D>,
     unreached: D,
     progress: &dyn Progress,
 ) -> Result<PackedGraph, BackendError> {
     let dist = &table.dist;
     let max = (table.levels.len() - 1) as u32;
-    let layout = layout.fitting(max);
-    let mut farthest: Vec<u64> = (dist.par_iter().enumerate())
-        .filter(|&(_, &d)| d != unreached && d.into() == max)
-        .map(|(r, _)| r as u64)
-        .collect();
-    farthest.sort_unstable();
-    progress.phase("packing", layout.chunks());
-    let distance = (0..layout.chunks())
-        .into_par_iter()
-        .map(|c| {
-            let blob = layout.encode_chunk_with(c, |r| {
-                Some(dist[r as usize])
-                    .filter(|&d| d != unreached)
-                    .map(Into::into)
-            });
-            progress.advance(1);
-            blob
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let counts = count_chunks(g, &table.count);
-    Ok(PackedGraph {
-        layout: DistanceLayout::Runs(layout),
-        distance,
-        counts,
-        levels: table.levels,
-        farthest,
-    })
-}
-
-/// The count table's layout (the narrowest that holds `count`) and chunks; `None` when no
-/// counts were computed.
-fn count_chunks(g: &dyn GraphPuzzle, count: &[u64]) -> Option<(CountLayout, Vec<Vec<u8>>)> {
-    (!count.is_empty()).then(|| {
-        let most = count.par_iter().copied().max().unwrap_or(0);
-        let l = CountLayout::for_counts(g.size(), most);
-        let chunks = (0..l.chunks())
-            .into_par_iter()
-            .map(|c| l.encode_chunk(c, count))
-            .collect();
-        (l, chunks)
-    })
-}
-
-/// A solved table of a graph without runs packed: its distances (`D`, `unreached` where
-/// the goal is out of reach) as two-bit codes, modulo 4 or 3 by the two-bit search's rule
-/// ([`twobit::modulus_of`]), its counts, and the ranks at the maximum distance when there
-/// are at most [`twobit::FARTHEST_KEPT`] (the two-bit search's rule, which `verify`
-/// applies to both).
-fn pack_codes<D: Copy + Into<u32> + Eq + Send + Sync>(
-    g: &dyn GraphPuzzle,
-    table: bfs::DistanceTable<D>,
-    unreached: D,
-    progress: &dyn Progress,
-) -> Result<PackedGraph, BackendError> {
-    let dist = &table.dist;
-    let max = (table.levels.len() - 1) as u32;
-    let layout = CodeLayout::new(g.size(), twobit::modulus_of(g, table.levels.iter().sum()))?;
+    let layout = match runs {
+        Some(l) => DistanceLayout::Runs(l.fitting(max)),
+        None => DistanceLayout::Codes(CodeLayout::new(
+            g.size(),
+            twobit::modulus_of(g, table.levels.iter().sum()),
+        )?),
+    };
     let mut farthest = Vec::new();
-    if table.levels[max as usize] <= twobit::FARTHEST_KEPT {
+    if runs.is_some() || table.levels[max as usize] <= twobit::FARTHEST_KEPT {
         farthest = (dist.par_iter().enumerate())
             .filter(|&(_, &d)| d != unreached && d.into() == max)
             .map(|(r, _)| r as u64)
             .collect();
         farthest.sort_unstable();
     }
+    let distance_of = |r: u64| {
+        Some(dist[r as usize])
+            .filter(|&d| d != unreached)
+            .map(Into::into)
+    };
     progress.phase("packing", layout.chunks());
     let distance = (0..layout.chunks())
         .into_par_iter()
         .map(|c| {
-            let blob = layout.encode_chunk_with(c, |r| {
-                Some(dist[r as usize])
-                    .filter(|&d| d != unreached)
-                    .map(Into::into)
-            });
+            let blob = match &layout {
+                DistanceLayout::Runs(l) => l.encode_chunk_with(c, distance_of),
+                DistanceLayout::Codes(l) => l.encode_chunk_with(c, distance_of),
+            };
             progress.advance(1);
             blob
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let counts = count_chunks(g, &table.count);
+    let counts = (!table.count.is_empty()).then(|| {
+        let most = table.count.par_iter().copied().max().unwrap_or(0);
+        let l = CountLayout::for_counts(g.size(), most);
+        let chunks = (0..l.chunks())
+            .into_par_iter()
+            .map(|c| l.encode_chunk(c, &table.count))
+            .collect();
+        (l, chunks)
+    });
     Ok(PackedGraph {
-        layout: DistanceLayout::Codes(layout),
+        layout,
         distance,
         counts,
         levels: table.levels,
@@ -349,8 +314,8 @@ impl Backend for Local {
         // A search past distance 254 goes on over four bytes a rank, and its entries
         // widen to match; one within a byte keeps the byte table and layout.
         match bfs::solve_any(g, outputs, progress)? {
-            Solved::Narrow(t) => pack(g, layout, t, UNREACHED, progress),
-            Solved::Wide(t) => pack(g, layout, t, bfs::WIDE_UNREACHED, progress),
+            Solved::Narrow(t) => pack(g, Some(layout), t, UNREACHED, progress),
+            Solved::Wide(t) => pack(g, Some(layout), t, bfs::WIDE_UNREACHED, progress),
         }
     }
 
