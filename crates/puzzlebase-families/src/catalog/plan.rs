@@ -93,8 +93,10 @@ pub fn plan(p: &Puzzle) -> Plan {
     match p {
         Puzzle::Graph(g) => {
             let size = g.size();
-            let (storage, _, counts) = puzzlebase_core::space::graph_tables(g.as_ref());
-            let two_bit = puzzlebase_core::format::two_bit_search(size, g.storage_asked());
+            let (storage, codes, counts) = puzzlebase_core::space::graph_tables(g.as_ref());
+            // Codes without counts come from the two-bit search (asked, above 2^31
+            // ranks, or a graph without runs above the counts' limit).
+            let two_bit = codes && !counts;
             // Two bits: fourteen's 43.6 G ranks in about 15 min (docs/performance.md).
             let (rate, bytes) = match storage {
                 Storage::Packed if two_bit => (48e6, 0.26),
