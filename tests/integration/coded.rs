@@ -9,12 +9,9 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
-use puzzlebase::Options;
-use puzzlebase_families::catalog;
+use puzzlebase::{Definition, Job, Options};
 
-use crate::util::{
-    Quiet, assert_clean_failure, assert_verifies, damaged_copy, job, query_json_in, run,
-};
+use crate::util::{Quiet, assert_clean_failure, assert_verifies, damaged_copy, query_json_in, run};
 
 /// The hexagonal `six` (5,040 positions, rows by default) and its twin asking for
 /// packed tables, built into a fresh file through the library (so that a test may edit
@@ -37,8 +34,11 @@ fn six_and_its_packed_twin(dir: &Path) -> std::path::PathBuf {
         only: vec!["six".to_string(), "six-packed".to_string()],
         force: false,
     };
-    let twin = catalog::load_dir(&defs).unwrap();
-    puzzlebase::generate_job(&opts, job(twin, false), &Quiet).expect("generate");
+    let job = Job {
+        definitions: Definition::read_dir(&defs).unwrap(),
+        ..Job::default()
+    };
+    puzzlebase::generate_job(&opts, job, &Quiet).expect("generate");
     db
 }
 
