@@ -56,8 +56,8 @@ impl Tables {
     }
 
     /// Every stored count is the number of shortest solutions the proven `layout` codes
-    /// give, and the counts are stored in the narrowest encoding that holds them. Nothing
-    /// to check without counts.
+    /// give, and the counts are stored in the narrowest encoding that holds them
+    /// ([`super::graph::counts_in_narrowest`]). Nothing to check without counts.
     pub(super) fn counts_follow_codes(
         &self,
         g: &dyn GraphPuzzle,
@@ -105,16 +105,7 @@ impl Tables {
             }
             Ok(())
         })?;
-        let most = count.iter().copied().max().unwrap_or(0);
-        let narrowest = CountLayout::for_counts(g.size(), most);
-        if narrowest != *l {
-            return bad(format!(
-                "packed_tables solutions encoding: {}, but counts up to {} take {}",
-                l.encoding(),
-                show_count(most),
-                narrowest.encoding()
-            ));
-        }
+        super::graph::counts_in_narrowest(l, count)?;
         Ok(())
     }
 }

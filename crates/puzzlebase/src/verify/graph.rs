@@ -464,20 +464,7 @@ fn packed_distances<D: Dist>(
         ));
     }
     if let Some(count_layout) = count_layout {
-        let most = t.count.par_iter().copied().max().unwrap_or(0);
-        let narrowest = CountLayout::for_counts(n, most);
-        if narrowest != *count_layout {
-            let most = if most == COUNT_OVERFLOW {
-                "above 2^63 - 1".to_string()
-            } else {
-                most.to_string()
-            };
-            return bad(format!(
-                "packed_tables solutions encoding: {}, but counts up to {most} take {}",
-                count_layout.encoding(),
-                narrowest.encoding()
-            ));
-        }
+        counts_in_narrowest(count_layout, &t.count)?;
     }
 
     histogram_is(conn, name, &levels)?;
@@ -501,6 +488,26 @@ fn packed_distances<D: Dist>(
         solvable: levels.iter().sum(),
         max_distance: max,
     })
+}
+
+/// The counts `count` (one per rank) are stored in `layout`, the narrowest count
+/// encoding that holds them (beside `run-steps` or two-bit codes alike).
+pub(super) fn counts_in_narrowest(layout: &CountLayout, count: &[u64]) -> Check<()> {
+    let most = count.par_iter().copied().max().unwrap_or(0);
+    let narrowest = CountLayout::for_counts(layout.ranks(), most);
+    if narrowest != *layout {
+        let most = if most == COUNT_OVERFLOW {
+            "above 2^63 - 1".to_string()
+        } else {
+            most.to_string()
+        };
+        return bad(format!(
+            "packed_tables solutions encoding: {}, but counts up to {most} take {}",
+            layout.encoding(),
+            narrowest.encoding()
+        ));
+    }
+    Ok(())
 }
 
 /// A move graph's `packed_tables` row is `layout`'s, its description included.
