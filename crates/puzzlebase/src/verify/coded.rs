@@ -57,7 +57,7 @@ impl Tables {
 
     /// Every stored count is the number of shortest solutions the proven `layout` codes
     /// give, and the counts are stored in the narrowest encoding that holds them
-    /// ([`super::graph::counts_in_narrowest`]). Nothing to check without counts.
+    /// ([`super::check::counts_in_narrowest`]). Nothing to check without counts.
     pub(super) fn counts_follow_codes(
         &self,
         g: &dyn GraphPuzzle,
@@ -105,7 +105,7 @@ impl Tables {
             }
             Ok(())
         })?;
-        super::graph::counts_in_narrowest(l, count)?;
+        super::check::counts_in_narrowest(l, count)?;
         Ok(())
     }
 }

@@ -15,7 +15,9 @@ use crate::store::Reader;
 use crate::store::Value;
 use rayon::prelude::*;
 
-use super::check::{Check, Derived, bad, first_failure, same, show_count, show_dist, show_opt};
+use super::check::{
+    Check, Derived, bad, counts_in_narrowest, first_failure, same, show_count, show_dist, show_opt,
+};
 use super::stored::{
     ChunkOrder, UNUSED_WHEN_PACKED, farthest_rows_are, int, int_in, int_rows, must_be_empty,
     packed_table_rows, read_chunks, same_rows, table_columns_are, text,
@@ -488,26 +490,6 @@ fn packed_distances<D: Dist>(
         solvable: levels.iter().sum(),
         max_distance: max,
     })
-}
-
-/// The counts `count` (one per rank) are stored in `layout`, the narrowest count
-/// encoding that holds them (beside `run-steps` or two-bit codes alike).
-pub(super) fn counts_in_narrowest(layout: &CountLayout, count: &[u64]) -> Check<()> {
-    let most = count.par_iter().copied().max().unwrap_or(0);
-    let narrowest = CountLayout::for_counts(layout.ranks(), most);
-    if narrowest != *layout {
-        let most = if most == COUNT_OVERFLOW {
-            "above 2^63 - 1".to_string()
-        } else {
-            most.to_string()
-        };
-        return bad(format!(
-            "packed_tables solutions encoding: {}, but counts up to {most} take {}",
-            layout.encoding(),
-            narrowest.encoding()
-        ));
-    }
-    Ok(())
 }
 
 /// A move graph's `packed_tables` row is `layout`'s, its description included.
