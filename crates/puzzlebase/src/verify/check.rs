@@ -108,6 +108,26 @@ pub(super) fn show_dist(d: Option<impl std::fmt::Display>) -> String {
     d.map_or("none: it is not stored".to_string(), |d| d.to_string())
 }
 
+/// The counts `count` (one per rank) are stored in `layout`, the narrowest count
+/// encoding that holds them (beside `run-steps` or two-bit codes alike).
+pub(super) fn counts_in_narrowest(layout: &CountLayout, count: &[u64]) -> Check<()> {
+    let most = count.par_iter().copied().max().unwrap_or(0);
+    let narrowest = CountLayout::for_counts(layout.ranks(), most);
+    if narrowest != *layout {
+        let most = if most == COUNT_OVERFLOW {
+            "above 2^63 - 1".to_string()
+        } else {
+            most.to_string()
+        };
+        return bad(format!(
+            "packed_tables solutions encoding: {}, but counts up to {most} take {}",
+            layout.encoding(),
+            narrowest.encoding()
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,24 +149,4 @@ mod tests {
         }
         assert!(first_failure(1 << 20, &crate::core::progress::Silent, |_, _| Ok(())).is_ok());
     }
-}
-
-/// The counts `count` (one per rank) are stored in `layout`, the narrowest count
-/// encoding that holds them (beside `run-steps` or two-bit codes alike).
-pub(super) fn counts_in_narrowest(layout: &CountLayout, count: &[u64]) -> Check<()> {
-    let most = count.par_iter().copied().max().unwrap_or(0);
-    let narrowest = CountLayout::for_counts(layout.ranks(), most);
-    if narrowest != *layout {
-        let most = if most == COUNT_OVERFLOW {
-            "above 2^63 - 1".to_string()
-        } else {
-            most.to_string()
-        };
-        return bad(format!(
-            "packed_tables solutions encoding: {}, but counts up to {most} take {}",
-            layout.encoding(),
-            narrowest.encoding()
-        ));
-    }
-    Ok(())
 }
