@@ -12,8 +12,7 @@
 
 use std::time::Instant;
 
-use puzzlebase::distributed::Mpi;
-use puzzlebase_solvers::distributed::{Comm, Reduce};
+use puzzlebase::distributed::{Comm, Mpi, Reduce};
 
 fn main() {
     let Some(comm) = Mpi::init() else {

@@ -106,7 +106,7 @@ pub mod distributed {
     pub use crate::generate::distributed::{Checkpoints, Processes, work};
     #[cfg(feature = "mpi")]
     pub use crate::generate::mpi::Mpi;
-    pub use crate::solvers::distributed::{Comm, Solo};
+    pub use crate::solvers::distributed::{Comm, Reduce, Solo};
 }
 
 /// Adds a family defined outside the crate to this process's registry, after the

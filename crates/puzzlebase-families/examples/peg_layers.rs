@@ -2,7 +2,7 @@
 //! the layers (reachable and can-finish, positions and classes), the histogram and the
 //! stored bytes per class. Scratch files go to the second argument (default `.`).
 //!
-//! `cargo run --release --example peg_layers -- french37-c1 /tmp`
+//! `cargo run --release -p puzzlebase-families --example peg_layers -- french37-c1 /tmp`
 
 use std::sync::Mutex;
 use std::time::Instant;

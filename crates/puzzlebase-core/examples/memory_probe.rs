@@ -3,7 +3,7 @@
 //! `lscpu` describes alike have run it in 14.9 and in 22 minutes.
 //!
 //! ```sh
-//! cargo run --release --example memory_probe -- 10.2 3
+//! cargo run --release -p puzzlebase-core --example memory_probe -- 10.2 3
 //! ```
 //!
 //! A table of `G` GiB (10.2 unless given: `fourteen`'s) is allocated as the search

@@ -6,8 +6,8 @@
 //! of the way into the ranks, 64 ranks per call as the two-bit search asks.
 //!
 //! ```sh
-//! cargo run --release --example far_neighbours -- 0.05 20000000
-//! cargo run --release --example far_neighbours -- 0.05 20000000 row-major
+//! cargo run --release -p puzzlebase-families --example far_neighbours -- 0.05 20000000
+//! cargo run --release -p puzzlebase-families --example far_neighbours -- 0.05 20000000 row-major
 //! ```
 //!
 //! Prints, for three rounds, the nanoseconds per rank and a sum of the neighbours (the

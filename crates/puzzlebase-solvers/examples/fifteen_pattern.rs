@@ -1,5 +1,5 @@
 //! Builds one pattern database of the 4x4 and prints its size, time and peak memory:
-//! `cargo run --release --example fifteen_pattern -- 1,5,6,9,10,13`.
+//! `cargo run --release -p puzzlebase-solvers --example fifteen_pattern -- 1,5,6,9,10,13`.
 
 use std::time::Instant;
 

@@ -1,6 +1,6 @@
 //! Solves the English 33-hole central game and prints the figures.
 //!
-//! `cargo run --release --example peg_english33` (run under `/usr/bin/time -v` to see
+//! `cargo run --release -p puzzlebase-families --example peg_english33` (run under `/usr/bin/time -v` to see
 //! the peak memory).
 
 use puzzlebase_core::progress::Progress;
