@@ -7,11 +7,9 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, params};
 
 use crate::util::{
-    LIGHT, PACKED, assert_clean_failure, assert_no_temporaries, damaged_copy, generate_into, run,
-    shared_db,
+    LIGHT, PACKED, assert_clean_failure, assert_no_temporaries, damaged_copy, generate_into, graph,
+    run, shared_db,
 };
-use puzzlebase_families::Puzzle;
-use puzzlebase_families::catalog;
 
 /// A copy of the shared file, damaged by `sql` (statements with their parameters).
 fn damaged(sql: &[(&str, &[i64])]) -> (tempfile::TempDir, PathBuf) {
@@ -59,13 +57,6 @@ fn one(sql: &str, params: impl rusqlite::Params) -> i64 {
         .unwrap()
 }
 
-fn graph(name: &str) -> Box<dyn puzzlebase_core::space::GraphPuzzle> {
-    match catalog::find(name) {
-        Some(Puzzle::Graph(g)) => g,
-        _ => panic!("{name} is a move puzzle"),
-    }
-}
-
 #[test]
 fn a_fresh_file_verifies_with_one_line_per_puzzle() {
     let db = shared_db().to_str().unwrap();
@@ -78,7 +69,7 @@ fn a_fresh_file_verifies_with_one_line_per_puzzle() {
     );
     assert!(o.stderr.is_empty());
     // The catalog's puzzles in its order, then the fixtures (puzzles of the file's own).
-    let names: Vec<String> = (catalog::names().into_iter())
+    let names: Vec<String> = (puzzlebase::puzzle_names().into_iter())
         .filter(|n| LIGHT.contains(&n.as_str()))
         .chain(PACKED.iter().map(|n| n.to_string()))
         .collect();
@@ -493,7 +484,7 @@ fn generate_verify_checks_the_new_file_before_the_rename() {
         [],
     )
     .unwrap();
-    let reader = puzzlebase_store::open_unchecked(&db).unwrap();
+    let reader = puzzlebase::open_unchecked(&db).unwrap();
     let sum = reader.checksum("nine-packed").unwrap();
     conn.execute(
         "UPDATE puzzles SET checksum = ?1 WHERE name = 'nine-packed'",
@@ -553,8 +544,8 @@ struct Recorded {
 }
 
 impl puzzlebase::Observer for Recorded {
-    fn progress(&self, _: &str) -> Box<dyn puzzlebase_core::progress::Progress + '_> {
-        Box::new(puzzlebase_core::progress::Silent)
+    fn progress(&self, _: &str) -> Box<dyn puzzlebase::Progress + '_> {
+        Box::new(puzzlebase::Silent)
     }
     fn done(&self, _: &puzzlebase::Summary) {}
     fn verified(&self, r: &puzzlebase::Report) {

@@ -29,7 +29,7 @@ fn plain(db: &Path) -> Result<Database, String> {
         "unix",
     )
     .map_err(|e| e.to_string())?;
-    let reader = puzzlebase_store::borrowing(conn).map_err(|e| e.to_string())?;
+    let reader = puzzlebase::borrowing(conn).map_err(|e| e.to_string())?;
     Ok(Database::over(reader))
 }
 
@@ -152,7 +152,7 @@ fn changed(v: &rusqlite::types::Value, r: &mut Seeded) -> rusqlite::types::Value
 /// One SQL change to a copy (an `UPDATE` of one value, or a `DELETE` of one row),
 /// written through puzzlebase's checksum VFS so that its pages carry fresh sums.
 fn sql_change(path: &Path, r: &mut Seeded, delete: bool) -> Option<(String, Target)> {
-    puzzlebase_store::pagesum::install().unwrap();
+    puzzlebase::install_page_checksums().unwrap();
     let conn = rusqlite::Connection::open(path).unwrap();
     let (table, cols, key) = pick_row(&conn, r);
     let target = target_of(table, &cols, &key, &conn);
@@ -335,7 +335,7 @@ fn an_update_with_fresh_page_sums_is_refused_by_query_and_verify() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.sqlite");
     generate_into(&path, &["eight"], false);
-    puzzlebase_store::pagesum::install().unwrap();
+    puzzlebase::install_page_checksums().unwrap();
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute(
         "UPDATE positions SET distance = 33 WHERE puzzle = 'eight' AND state = '867254301'",

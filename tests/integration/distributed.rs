@@ -5,10 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use puzzlebase::distributed::{Checkpoints, Processes, work};
-use puzzlebase::{Job, Options};
-use puzzlebase_families::catalog;
-use puzzlebase_solvers::distributed::{Comm, Threads};
+use puzzlebase::distributed::{Checkpoints, Comm, Processes, Threads, work};
+use puzzlebase::{Definition, Job, Options};
 
 use crate::util::{Quiet, fixtures, generate_into};
 
@@ -152,7 +150,7 @@ fn two_bit_tables_across_processes_write_the_plain_checksums() {
     let extra = || {
         crate::util::two_bit_definitions()
             .into_iter()
-            .map(|(file, text)| catalog::load(file, &text).unwrap().1)
+            .map(|(file, text)| Definition::from_toml(file, &text).unwrap())
             .collect::<Vec<_>>()
     };
     let opts = |db: &Path| Options {

@@ -2,11 +2,9 @@
 //! known minimum of 18 moves, a full solution that replays, and the published sizes of
 //! the reachable and can-finish sets.
 
-use puzzlebase_families::Puzzle;
-use puzzlebase_families::catalog;
-
 use crate::util::{
-    all_but_eleven, assert_clean_failure, assert_replays, generate_into, query_json_in, run,
+    all_but_eleven, assert_clean_failure, assert_replays, generate_into, peg_board, query_json_in,
+    run,
 };
 
 #[test]
@@ -36,9 +34,7 @@ fn central_game_from_the_file_and_an_unchanged_nightly_run() {
         a["distance"], 18,
         "the central game's minimum number of moves"
     );
-    let Some(Puzzle::Peg(b)) = catalog::find("english33") else {
-        panic!("english33 is a peg board")
-    };
+    let b = peg_board("english33");
     assert_replays(&b, &a);
 
     let l = query_json_in(&db, &["--puzzle", "english33", "--layers"]);

@@ -40,9 +40,7 @@ pub fn every_kind() -> &'static Path {
             "name = \"hoppers\"",
             "name = \"hoppers-layers\"\nstorage = \"layers\"",
         );
-        let layers = puzzlebase::Definition::from_toml("hoppers-layers.toml", &text)
-            .unwrap()
-            .into_puzzle();
+        let layers = puzzlebase::Definition::from_toml("hoppers-layers.toml", &text).unwrap();
         let opts = puzzlebase::Options {
             db: path.clone(),
             only: vec![HOPPERS_LAYERS.to_string()],

@@ -51,7 +51,7 @@ fn the_file_says_what_wrote_it_and_carries_its_checksum_and_statistics() {
     assert_eq!(get("generator_version"), Some(env!("CARGO_PKG_VERSION")));
     assert_eq!(
         get("schema_version"),
-        Some(puzzlebase_store::SCHEMA_VERSION.to_string().as_str())
+        Some(puzzlebase::SCHEMA_VERSION.to_string().as_str())
     );
     assert_eq!(get("puzzles"), Some("six,oshidori"));
     let created = get("created_at").unwrap();
@@ -60,11 +60,7 @@ fn the_file_says_what_wrote_it_and_carries_its_checksum_and_statistics() {
         "{created}"
     );
     // Present exactly when the build could ask git, and then a full commit id.
-    assert_eq!(
-        get("git_commit"),
-        puzzlebase_store::integrity::GIT_COMMIT,
-        "{m:?}"
-    );
+    assert_eq!(get("git_commit"), puzzlebase::GIT_COMMIT, "{m:?}");
     if let Some(c) = get("git_commit") {
         assert!(c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit()));
     }
@@ -175,7 +171,7 @@ fn an_older_schema_is_migrated_with_every_puzzle_carried_over() {
         let v: i32 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(v, puzzlebase_store::SCHEMA_VERSION);
+        assert_eq!(v, puzzlebase::SCHEMA_VERSION);
         // The carried puzzles still answer (and from the same rows as before).
         let a = crate::util::query_json_in(&db, &["--puzzle", "seven", "--longest"]);
         assert_eq!(a["distance"], 36);

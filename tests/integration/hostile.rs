@@ -5,28 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use puzzlebase_core::packed::ChunkLayout;
-use puzzlebase_core::space::GraphPuzzle;
-use puzzlebase_families::Puzzle;
-use puzzlebase_families::catalog;
-use puzzlebase_solvers::peg::Board;
+use puzzlebase::{ChunkLayout, PegBoard as Board};
 use rusqlite::{Connection, params};
 
-use crate::util::{damaged_copy, rank_of, run, shared_db};
-
-fn graph(name: &str) -> Box<dyn GraphPuzzle> {
-    match catalog::find(name) {
-        Some(Puzzle::Graph(g)) => g,
-        _ => panic!("{name} is a move puzzle"),
-    }
-}
-
-fn peg(name: &str) -> Board {
-    match catalog::find(name) {
-        Some(Puzzle::Peg(b)) => b,
-        _ => panic!("{name} is a peg board"),
-    }
-}
+use crate::util::{damaged_copy, graph, peg_board as peg, rank_of, run, shared_db};
 
 /// A damaged copy of the shared database; the directory lives as long as the test.
 struct Damaged {

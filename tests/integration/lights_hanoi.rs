@@ -6,17 +6,13 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use puzzlebase_core::progress::Silent;
-use puzzlebase_core::space::StateSpace;
-use puzzlebase_families::Puzzle;
-use puzzlebase_families::hanoi::Hanoi;
-use puzzlebase_families::lights::Span;
-use puzzlebase_solvers::bfs;
+use puzzlebase::Definition;
 use serde_json::Value;
 
 use crate::serve::{ok_at, raw_at, start_server};
 use crate::util::{
-    assert_clean_failure, assert_legal_path, assert_verifies, find, generate_into, run,
+    UNREACHED, assert_clean_failure, assert_legal_path, assert_verifies, find, generate_into, run,
+    solve_apart,
 };
 
 /// The four puzzles of this module that the default tests build (the 4-peg tower of 13
@@ -78,7 +74,26 @@ fn lights_out_5_has_2_to_the_23_solvable_patterns_at_most_15_presses() {
     assert_eq!(h.iter().sum::<u64>(), 1 << 23);
     // The whole distribution, counted independently of the search: every one of the
     // 2^25 sets of presses, the fewest cells making each pattern.
-    let span = Span::grid(5, 5);
+    // A press toggles its cell and the cells beside it (bit 5 * row + column).
+    let presses: Vec<u64> = (0..25)
+        .map(|i: usize| {
+            let (r, c) = (i / 5, i % 5);
+            let mut m = 1u64 << i;
+            if r > 0 {
+                m |= 1 << (i - 5);
+            }
+            if r < 4 {
+                m |= 1 << (i + 5);
+            }
+            if c > 0 {
+                m |= 1 << (i - 1);
+            }
+            if c < 4 {
+                m |= 1 << (i + 1);
+            }
+            m
+        })
+        .collect();
     let mut fewest = vec![u8::MAX; 1 << 25];
     let (mut set, mut pattern) = (0u32, 0u64);
     for i in 1u32..=1 << 25 {
@@ -89,7 +104,7 @@ fn lights_out_5_has_2_to_the_23_solvable_patterns_at_most_15_presses() {
         // Gray code: one press toggled per step.
         let cell = i.trailing_zeros() as usize;
         set ^= 1 << cell;
-        pattern ^= span.presses[cell];
+        pattern ^= presses[cell];
     }
     let mut counted = vec![0u64; 16];
     for &f in fewest.iter().filter(|&&f| f != u8::MAX) {
@@ -201,17 +216,18 @@ fn hanoi_4_towers_take_the_frame_stewart_numbers() {
     // built-in `hanoi-4`, end to end in the ignored test below. The goal is a tower, so
     // the largest distance in the table is the tower's radius that Korf searched.
     for (n, &moves) in FRAME_STEWART.iter().enumerate().take(12).skip(1) {
-        let h = Hanoi::new(
-            "t",
-            4,
-            n,
-            puzzlebase_core::format::GraphAsk::BySize,
-            Default::default(),
+        let toml = format!("name = \"t\"\nfamily = \"hanoi\"\npegs = 4\ndiscs = {n}\n");
+        let d = Definition::from_toml("t.toml", &toml).unwrap();
+        let g = d.graph().unwrap();
+        let t = solve_apart(g);
+        let tower = g.parse(&"A".repeat(n)).unwrap();
+        assert_eq!(t.dist[tower as usize] as u64, moves, "{n} discs");
+        assert!(
+            t.dist.iter().all(|&d| d != UNREACHED),
+            "every position reaches the tower"
         );
-        let t = bfs::solve(&h, &Silent).unwrap();
-        assert_eq!(t.dist[0] as u64, moves, "{n} discs");
-        assert_eq!(t.reached(), h.size(), "every position reaches the tower");
-        assert_eq!(t.max_distance() as u64, KORF_RADIUS[n], "{n} discs: radius");
+        let radius = *t.dist.iter().max().unwrap();
+        assert_eq!(radius as u64, KORF_RADIUS[n], "{n} discs: radius");
     }
 }
 
@@ -278,9 +294,7 @@ fn the_api_names_presses_and_hops() {
     let a = get("/api/puzzles/lights-out-3/positions/111111111");
     let moves = a["legal_moves"].as_array().unwrap();
     assert_eq!(moves.len(), 9);
-    let Some(Puzzle::Graph(g)) = find("lights-out-3") else {
-        unreachable!()
-    };
+    let g = crate::util::graph("lights-out-3");
     let from = g.parse("111111111").unwrap();
     for m in moves {
         let to = g.parse(m["state"].as_str().unwrap()).unwrap();
@@ -325,11 +339,11 @@ fn the_hanoi_engine_rebuilt_from_the_file_is_the_catalogs() {
             )
             .unwrap();
         let def: Value = serde_json::from_str(&def).unwrap();
-        let p = puzzlebase_families::registry::from_definition(&def).unwrap();
-        let g = p.as_graph().unwrap();
+        let p = Definition::from_stored(&def).unwrap();
+        let g = p.graph().unwrap();
         let built = find(name).unwrap();
-        assert_eq!(g.size(), built.as_graph().unwrap().size(), "{name}");
-        assert_eq!(p.definition(), built.definition(), "{name}");
+        assert_eq!(g.size(), built.graph().unwrap().size(), "{name}");
+        assert_eq!(p.stored(), built.stored(), "{name}");
     }
 }
 

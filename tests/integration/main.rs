@@ -54,7 +54,7 @@ mod wide_runs;
 #[unsafe(link_section = ".init_array")]
 static INSTALL_PAGE_CHECKSUMS: extern "C" fn() = {
     extern "C" fn install() {
-        puzzlebase_store::pagesum::install().expect("the checksum VFS installs");
+        puzzlebase::install_page_checksums().expect("the checksum VFS installs");
     }
     install
 };

@@ -182,7 +182,7 @@ fn a_carried_over_puzzle_whose_rows_no_longer_match_is_refused() {
 #[test]
 fn stored_checksums_are_those_of_the_rows_in_the_file() {
     let db = crate::util::shared_db();
-    let conn = puzzlebase_store::open_unchecked(db).unwrap();
+    let conn = puzzlebase::open_unchecked(db).unwrap();
     let stored = checksums(db);
     assert_eq!(
         stored.len(),

@@ -3,22 +3,12 @@
 //! another tool would, with plain SQL and the layout documented in the README, and
 //! checked against a fresh solve and against the distance invariant.
 
-use puzzlebase_core::space::GraphPuzzle;
-use puzzlebase_families::Puzzle;
-use puzzlebase_solvers::bfs::{self, COUNT_OVERFLOW, UNREACHED};
 use rusqlite::Connection;
 
 use crate::util::{
-    assert_clean_failure, assert_legal_path, histogram_total, query_json, query_json_in, run,
-    shared_db,
+    COUNT_OVERFLOW, UNREACHED, assert_clean_failure, assert_legal_path, graph, histogram_total,
+    query_json, query_json_in, run, shared_db, solve_apart,
 };
-
-fn graph(name: &str) -> Box<dyn GraphPuzzle> {
-    match crate::util::find(name) {
-        Some(Puzzle::Graph(g)) => g,
-        _ => panic!("{name} is a graph puzzle"),
-    }
-}
 
 /// A packed distance table decoded with nothing but the README's description: the
 /// layout JSON, and per run two bytes (first distance, step bits).
@@ -182,7 +172,7 @@ fn packed_with_counts_keeps_the_invariants(conn: &Connection, name: &str) {
 
     let g = graph(name);
     let file = decode_all(conn, name);
-    let fresh = bfs::solve(g.as_ref(), &puzzlebase_core::progress::Silent).unwrap();
+    let fresh = solve_apart(g.as_ref());
     assert_eq!(file.dist, fresh.dist, "{name}");
 
     // Solution counts, `entry_bytes` little-endian bytes per rank, the narrowest of 1, 2,

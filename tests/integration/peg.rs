@@ -1,19 +1,12 @@
 //! Peg solitaire from the file: the seeds' figures, solutions that replay jump by jump,
 //! the distance and count recurrences over every stored row, symmetry handling.
 
-use puzzlebase_families::Puzzle;
-use puzzlebase_families::catalog;
-use puzzlebase_solvers::peg::Board;
+use puzzlebase::PegBoard as Board;
 use rusqlite::{Connection, OptionalExtension};
 
-use crate::util::{assert_clean_failure, assert_replays, query_json, run, shared_db};
-
-fn board(name: &str) -> Board {
-    match catalog::find(name) {
-        Some(Puzzle::Peg(b)) => b,
-        _ => panic!("{name} is a peg board"),
-    }
-}
+use crate::util::{
+    assert_clean_failure, assert_replays, peg_board as board, query_json, run, shared_db,
+};
 
 /// (distance, solutions) of the stored row for `bits`, looked up by its canonical form.
 fn stored(conn: &Connection, b: &Board, bits: u64) -> Option<(Option<u8>, Option<u64>)> {

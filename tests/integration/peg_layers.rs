@@ -7,11 +7,9 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
-use puzzlebase_families::Puzzle;
-use puzzlebase_families::catalog;
-use puzzlebase_solvers::peg::{self, Board};
+use puzzlebase::PegBoard as Board;
 
-use crate::util::{assert_clean_failure, assert_replays, query_json_in, run};
+use crate::util::{assert_clean_failure, assert_replays, peg_board, query_json_in, run};
 
 /// A copy of the built-in board `name` as a user's definition `<name>-layers` stored as
 /// layers.
@@ -70,9 +68,7 @@ fn boards_stored_as_layers_answer_as_their_row_twins() {
 
     let conn = Connection::open(&db).unwrap();
     for (b, n) in boards.iter().zip(&names) {
-        let Some(Puzzle::Peg(board)) = catalog::find(b) else {
-            panic!("{b} is a peg board")
-        };
+        let board = peg_board(b);
         let storage: String = conn
             .query_row("SELECT storage FROM puzzles WHERE name = ?1", [n], |r| {
                 r.get(0)
@@ -173,25 +169,6 @@ const MEYRIGNAC_C1: [u64; 36] = [
     4,
 ];
 
-/// The first eleven of Meyrignac's levels, counted by the small boards' forward search
-/// (each jump's share of the pair it makes, [`peg::reachable_layers`]) on the reachable
-/// layers of `french37-c1` cut after twelve layers: a published figure in the default
-/// tests, a second or two.
-#[test]
-fn french37_c1_first_levels_are_meyrignacs() {
-    let Some(Puzzle::Peg(board)) = catalog::find("french37-c1") else {
-        panic!("french37-c1 is a peg board")
-    };
-    let pairs = peg::reachable_layers(&board, 12, &puzzlebase_core::progress::Silent).counts;
-    let top = board.start.count_ones() as usize;
-    let by_level: Vec<u64> = (0..11).map(|n| pairs[top - n].pairs).collect();
-    assert_eq!(by_level, MEYRIGNAC_C1[..11]);
-}
-
-/// The French board from c1 (`french37-c1`): J.-C. Meyrignac's table from the file,
-/// every level, their sum and the widest. Most of an hour and 17.2 GB of scratch disk:
-/// `cargo test --release --test integration french37 -- --ignored --nocapture`
-/// (`PUZZLEBASE_FRENCH_DB=path` reuses a file that holds it).
 #[test]
 #[ignore]
 fn french37_c1_reaches_meyrignacs_figures() {
@@ -234,50 +211,4 @@ fn french37_c1_reaches_meyrignacs_figures() {
     assert_eq!(reachable, 3_049_878_082);
     let start = query_json_in(&db, &["--puzzle", "french37-c1", "--start"]);
     assert!(start["distance"].as_u64().unwrap() > 0);
-}
-
-/// Both French boards' reachable layers from 36 pegs down to 22, counted again by the
-/// small boards' solver (sorted vectors of canonical positions, a method of its own),
-/// against the file. About a minute and 5 GiB per board:
-/// `PUZZLEBASE_FRENCH_DB=path cargo test --release --test integration french37 -- --ignored`
-#[test]
-#[ignore]
-fn french37_layers_agree_with_the_hash_set_solver() {
-    let Some(db) = std::env::var_os("PUZZLEBASE_FRENCH_DB") else {
-        panic!("set PUZZLEBASE_FRENCH_DB to a file holding french37 and french37-c1");
-    };
-    let db = std::path::PathBuf::from(db);
-    for name in ["french37", "french37-c1"] {
-        let Some(Puzzle::Peg(board)) = catalog::find(name) else {
-            panic!("{name} is a peg board")
-        };
-        let a = query_json_in(&db, &["--puzzle", name, "--layers"]);
-        let stored: Vec<(u64, u64, u64)> = a["layers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|l| {
-                let n = |k: &str| l[k].as_u64().unwrap();
-                (n("pegs"), n("reachable"), n("reachable_classes"))
-            })
-            .collect();
-        let mut seen = 0;
-        puzzlebase_solvers::peg::for_each_reachable_layer(
-            &board,
-            15,
-            &puzzlebase_core::progress::Silent,
-            |pegs, layer, counts| {
-                let positions: u64 = layer.iter().map(|&b| board.class_size(b) as u64).sum();
-                assert_eq!(counts.positions, positions, "{name}: {pegs} pegs");
-                let row = stored.iter().find(|l| l.0 == pegs as u64).unwrap();
-                assert_eq!(
-                    (row.1, row.2),
-                    (positions, layer.len() as u64),
-                    "{name}: {pegs} pegs"
-                );
-                seen += 1;
-            },
-        );
-        assert_eq!(seen, 15);
-    }
 }

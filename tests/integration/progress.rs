@@ -72,11 +72,7 @@ fn phases_of(only: &[&str], defs: &[(&str, &str)]) -> Vec<Phase> {
     for (name, toml) in defs {
         std::fs::write(defs_dir.join(format!("{name}.toml")), toml).unwrap();
     }
-    extra.extend(
-        (Definition::read_dir(&defs_dir).expect("the definitions load"))
-            .into_iter()
-            .map(Definition::into_puzzle),
-    );
+    extra.extend(Definition::read_dir(&defs_dir).expect("the definitions load"));
     let recorder = Recorder::default();
     puzzlebase::generate_job(&opts, crate::util::job(extra, true), &recorder).expect("generate");
     let phases = recorder.0.into_inner().unwrap();

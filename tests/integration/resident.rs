@@ -5,14 +5,12 @@
 
 use std::path::Path;
 
+use puzzlebase::ChunkLayout;
 use puzzlebase::json;
 use puzzlebase::{Database, Resident};
-use puzzlebase_core::packed::ChunkLayout;
-use puzzlebase_families::Puzzle;
-use puzzlebase_families::catalog;
 use rusqlite::{Connection, params};
 
-use crate::util::{damaged_copy, rank_of, shared_db};
+use crate::util::{damaged_copy, graph, peg_board, rank_of, shared_db};
 
 /// seven's farthest position (36 moves), stored as a row.
 const SEVEN_SEED: &str = "07214365";
@@ -37,9 +35,7 @@ fn answer(db: &Database, name: &str, state: &str) -> String {
 
 /// Positions spread over a move puzzle's ranks, and its goals and start.
 fn sample(name: &str, count: u64) -> Vec<String> {
-    let Some(Puzzle::Graph(g)) = crate::util::find(name) else {
-        panic!("{name} is a move puzzle")
-    };
+    let g = graph(name);
     let step = (g.size() / count).max(1);
     let mut out: Vec<String> = (0..g.size())
         .step_by(step as usize)
@@ -76,9 +72,7 @@ fn answers_from_memory_are_the_files_answers() {
     // Peg boards and enumerations keep reading the file, with the same answers.
     let (memory, held) = in_memory(shared_db(), &["hoppers", "magic-triangle"]);
     assert_eq!(held, vec![false, false]);
-    let Some(Puzzle::Peg(hoppers)) = catalog::find("hoppers") else {
-        panic!("hoppers is a peg board")
-    };
+    let hoppers = peg_board("hoppers");
     let start = hoppers.format(hoppers.start);
     for (name, state) in [("hoppers", start.as_str()), ("magic-triangle", "168524937")] {
         let a = answer(&memory, name, state);
@@ -151,9 +145,7 @@ fn damaged_rows_are_refused_from_memory_as_from_the_file() {
 
 #[test]
 fn damaged_chunks_are_refused_from_memory_as_from_the_file() {
-    let Some(Puzzle::Graph(g)) = catalog::find("nine") else {
-        panic!()
-    };
+    let g = graph("nine");
     let slot = g.packing().unwrap().locate(g.parse(NINE_FAR).unwrap());
     let chunk = |c: &Connection| -> Vec<u8> {
         c.query_row(

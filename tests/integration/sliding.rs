@@ -1,20 +1,9 @@
 //! The sliding puzzles from the file: the seeds' figures, legal paths, the distance
 //! invariant over every stored row.
 
-use puzzlebase_core::space::GraphPuzzle;
-use puzzlebase_families::Puzzle;
-use puzzlebase_families::catalog;
-use puzzlebase_solvers::bfs::NO_NEXT;
 use rusqlite::Connection;
 
-use crate::util::{assert_legal_path, histogram_total, query_json, shared_db};
-
-fn graph(name: &str) -> Box<dyn GraphPuzzle> {
-    match catalog::find(name) {
-        Some(Puzzle::Graph(g)) => g,
-        _ => panic!("{name} is a graph puzzle"),
-    }
-}
+use crate::util::{assert_legal_path, graph, histogram_total, query_json, shared_db};
 
 #[test]
 fn eight_seed_position_has_31_moves_and_40_solutions() {
@@ -65,7 +54,8 @@ fn every_stored_distance_is_one_more_than_the_best_neighbour() {
     for name in ["six", "seven"] {
         let g = graph(name);
         let mut dist = vec![u8::MAX; g.size() as usize];
-        let mut next = vec![NO_NEXT as i64; g.size() as usize];
+        // -1: no next rank stored (NULL), which no neighbour's rank equals.
+        let mut next = vec![-1i64; g.size() as usize];
         let mut count = vec![0i64; g.size() as usize];
         let mut st = conn
             .prepare("SELECT rank, state, distance, next_rank, solutions FROM positions WHERE puzzle = ?1")
@@ -80,10 +70,7 @@ fn every_stored_distance_is_one_more_than_the_best_neighbour() {
                 "state column matches the rank"
             );
             dist[rank as usize] = r.get(2).unwrap();
-            next[rank as usize] = r
-                .get::<_, Option<i64>>(3)
-                .unwrap()
-                .unwrap_or(NO_NEXT as i64);
+            next[rank as usize] = r.get::<_, Option<i64>>(3).unwrap().unwrap_or(-1);
             count[rank as usize] = r.get(4).unwrap();
         }
         let mut nbs = Vec::new();

@@ -4,11 +4,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use puzzlebase::{Definition, Job, Observer, Options, Summary};
-use puzzlebase_core::progress::{Progress, Silent};
-use puzzlebase_families::Puzzle;
-use puzzlebase_families::catalog;
-use puzzlebase_solvers::peg::Board;
+use puzzlebase::{
+    Definition, GraphPuzzle, Job, Observer, Options, PegBoard as Board, Progress, Silent, Summary,
+};
 
 /// Puzzles cheap enough to build for every test run.
 pub const LIGHT: &[&str] = &[
@@ -33,25 +31,39 @@ pub const LIGHT: &[&str] = &[
 pub const PACKED: &[&str] = &["eight-packed", "nine-packed"];
 
 /// The test fixtures' definitions (`tests/fixtures/definitions/`): built when named.
-pub fn fixtures() -> Vec<Puzzle> {
+pub fn fixtures() -> Vec<Definition> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/definitions");
-    catalog::load_dir(&dir).expect("the fixture definitions load")
+    Definition::read_dir(&dir).expect("the fixture definitions load")
 }
 
 /// A run building the test partition ([`TEST_PARTITION`]) and the puzzles `extra`,
 /// verified when `verify`.
-pub fn job(extra: Vec<Puzzle>, verify: bool) -> Job<'static> {
+pub fn job(extra: Vec<Definition>, verify: bool) -> Job<'static> {
     Job {
         partitions: vec![TEST_PARTITION.to_string()],
-        definitions: extra.into_iter().map(Definition::of_puzzle).collect(),
+        definitions: extra,
         verify,
         ..Job::default()
     }
 }
 
 /// The catalog's puzzle `name`, or the fixture of that name.
-pub fn find(name: &str) -> Option<Puzzle> {
-    catalog::find(name).or_else(|| fixtures().into_iter().find(|p| p.name() == name))
+pub fn find(name: &str) -> Option<Definition> {
+    Definition::builtin(name).or_else(|| fixtures().into_iter().find(|p| p.name() == name))
+}
+
+/// The move graph of the built-in puzzle or fixture `name`.
+pub fn graph(name: &str) -> Box<dyn GraphPuzzle> {
+    find(name)
+        .and_then(Definition::into_graph)
+        .unwrap_or_else(|| panic!("{name} is a move puzzle"))
+}
+
+/// The board of the built-in peg puzzle or fixture `name`.
+pub fn peg_board(name: &str) -> Board {
+    find(name)
+        .and_then(Definition::into_peg_board)
+        .unwrap_or_else(|| panic!("{name} is a peg board"))
 }
 
 /// A copy of the database `from` in a fresh directory, changed by `damage` on its own
@@ -87,8 +99,8 @@ pub fn all_but_eleven() -> Vec<&'static str> {
     static NAMES: OnceLock<Vec<String>> = OnceLock::new();
     NAMES
         .get_or_init(|| {
-            (catalog::registry().iter())
-                .filter(|p| catalog::nightly(p))
+            (Definition::builtins().iter())
+                .filter(|p| p.in_default_run())
                 .map(|p| p.name().to_string())
                 .filter(|n| !["eleven", "twelve", "hanoi-4"].contains(&n.as_str()))
                 .collect()
@@ -242,9 +254,7 @@ pub fn assert_clean_failure(o: &Output, code: i32) -> String {
 /// Checks that `path` (a JSON array of states) is a chain of legal single moves of the
 /// move puzzle `name` ending at a goal.
 pub fn assert_legal_path(name: &str, path: &[serde_json::Value]) {
-    let Some(Puzzle::Graph(g)) = find(name) else {
-        panic!("{name} is a move puzzle")
-    };
+    let g = graph(name);
     let ranks: Vec<u64> = path
         .iter()
         .map(|s| g.parse(s.as_str().unwrap()).unwrap())
@@ -369,4 +379,54 @@ pub fn count_from_env(var: &str, default: usize) -> usize {
             .unwrap_or_else(|_| panic!("{var}={v:?} is not a count")),
         Err(_) => default,
     }
+}
+
+/// A move graph solved here, apart from the library's solvers: for every rank, its
+/// distance to the nearest goal ([`UNREACHED`] where none is reachable) and its number
+/// of shortest paths to a goal (saturating at [`COUNT_OVERFLOW`]).
+pub struct Solved {
+    pub dist: Vec<u8>,
+    pub count: Vec<u64>,
+}
+
+/// The file format's "not reachable" distance byte (`docs/file-format.md`).
+pub const UNREACHED: u8 = u8::MAX;
+/// The file format's solution count that stands for "more than fits" (`docs/file-format.md`).
+pub const COUNT_OVERFLOW: u64 = u64::MAX;
+
+/// [`Solved`] by a plain breadth-first search from the goals, level by level: a rank's
+/// count is the sum of the counts of its neighbours one move closer (the moves of the
+/// built-in graphs are reversible, so their distances from the goals are distances to
+/// them). For graphs whose distances fit a byte.
+pub fn solve_apart(g: &dyn GraphPuzzle) -> Solved {
+    let n = g.size() as usize;
+    let mut dist = vec![UNREACHED; n];
+    let mut count = vec![0u64; n];
+    let mut frontier = g.goals();
+    for &r in &frontier {
+        dist[r as usize] = 0;
+        count[r as usize] = 1;
+    }
+    let mut nbs = Vec::new();
+    let mut d = 0u8;
+    while !frontier.is_empty() {
+        let mut next = Vec::new();
+        for &r in &frontier {
+            nbs.clear();
+            g.neighbors(r, &mut nbs);
+            for &s in &nbs {
+                let s = s as usize;
+                if dist[s] == UNREACHED {
+                    dist[s] = d + 1;
+                    next.push(s as u64);
+                }
+                if dist[s] == d + 1 {
+                    count[s] = count[s].saturating_add(count[r as usize]);
+                }
+            }
+        }
+        frontier = next;
+        d += 1;
+    }
+    Solved { dist, count }
 }

@@ -51,18 +51,42 @@ pub use core::space::{GraphPuzzle, StateError, StateSpace};
 /// What a [`GraphPuzzle`] of a family defined outside the crate may return from
 /// [`GraphPuzzle::storage_asked`] and [`GraphPuzzle::packing`]: the storage it asks for,
 /// and the runs of ranks a packed table steps along.
-pub use core::{format::GraphAsk, packed::RunLayout};
+pub use core::{
+    format::GraphAsk,
+    packed::{ChunkLayout, RunLayout},
+};
 pub use families::GraphFamily;
-pub use families::registry::RegisterError;
+pub use families::registry::{RebuildError, RegisterError};
 pub use families::spec::{Problem, Spec};
 pub use generate::{
     GenerateError, Job, Observer, Options, Summary, generate, generate_and_verify,
     generate_definitions, generate_job, remove_temporaries,
 };
-/// A [`Reader`] over a connection another program opened (the SQLite extension's host).
-#[cfg(feature = "loadable")]
+/// A peg solitaire board ([`Definition::peg_board`]): its holes and jumps, positions as
+/// bitboards (bit `i` a peg in hole `i`), their notation, moves and symmetries.
+pub use solvers::peg::Board as PegBoard;
+/// The file's schema version (`PRAGMA user_version`) this build reads and writes.
+pub use store::SCHEMA_VERSION;
+/// A [`Reader`] over a connection another program opened (the SQLite extension's host,
+/// or a program reading through SQLite's own VFS, without page checksums).
 pub use store::borrowing;
+/// The commit this library was built from (`PUZZLEBASE_GIT_COMMIT` at build time), as
+/// `generate` records it in the `meta` table; `None` when the build did not know it.
+pub use store::integrity::GIT_COMMIT;
+/// Opens a file read-only as it is, whatever its schema version or checksums: what a
+/// tool inspecting a damaged or older file reads it through ([`Database::open`] refuses
+/// such a file).
+pub use store::open_unchecked;
 pub use store::{Reader, StoreError};
+
+/// Makes puzzlebase's page-checksum VFS this process's default SQLite VFS, once: every
+/// SQLite connection the process opens afterwards, through any crate, reads and writes
+/// through it, so that a program editing a file with its own SQL keeps every page's
+/// checksum valid (`docs/file-format.md`). Opening a file through [`Database`] installs
+/// it too; this is for programs that open connections of their own first.
+pub fn install_page_checksums() -> Result<(), StoreError> {
+    store::pagesum::install().map_err(StoreError::Checksums)
+}
 pub use verify::{Bars, Checked, Report, VerifyError, verify_file, verify_file_with};
 
 // What the `puzzlebase` command and its server use besides the above, documented as for
@@ -106,7 +130,7 @@ pub mod distributed {
     pub use crate::generate::distributed::{Checkpoints, Processes, work};
     #[cfg(feature = "mpi")]
     pub use crate::generate::mpi::Mpi;
-    pub use crate::solvers::distributed::{Comm, Reduce, Solo};
+    pub use crate::solvers::distributed::{Comm, Reduce, Solo, Threads};
 }
 
 /// Adds a family defined outside the crate to this process's registry, after the

@@ -247,47 +247,8 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Puzzle>, DefinitionError> {
     Ok(out)
 }
 
-/// A user's definition, read and checked by its family ([`load`]), with a name no
-/// built-in puzzle has: what `generate --definitions DIR` adds to a run, and what a
-/// program gives `puzzlebase::generate_definitions`. Its
-/// family may be one the program registered (`puzzlebase::register_family`).
-#[warn(missing_docs)]
-pub struct Definition(Puzzle);
-
-impl Definition {
-    /// The definition in `text`, a definition file's TOML (`file` names it in a
-    /// refusal): checked as `check-definition` checks a user's file, so a built-in
-    /// puzzle's name is refused.
-    pub fn from_toml(file: &str, text: &str) -> Result<Definition, DefinitionError> {
-        let (spec, puzzle) = load(file, text)?;
-        if definitions_builtin(&spec.name) {
-            return Err(builtin_name(Path::new(file), text, &spec.name));
-        }
-        Ok(Definition(puzzle))
-    }
-
-    /// Every `*.toml` and `*.tws` file in `dir`, in file-name order, as `generate --definitions DIR`
-    /// reads them: each checked, and a name built in or given by two files refused.
-    pub fn read_dir(dir: &Path) -> Result<Vec<Definition>, DefinitionError> {
-        Ok(load_dir(dir)?.into_iter().map(Definition).collect())
-    }
-
-    /// The puzzle's name.
-    pub fn name(&self) -> &str {
-        self.0.name()
-    }
-
-    /// A puzzle built by the families' own constructors (tests and tools that make a
-    /// variant of a built-in puzzle in code), as a definition a run builds.
-    pub fn of_puzzle(puzzle: Puzzle) -> Definition {
-        Definition(puzzle)
-    }
-
-    /// The puzzle it builds.
-    pub fn into_puzzle(self) -> Puzzle {
-        self.0
-    }
-}
+mod definition;
+pub use definition::Definition;
 
 /// The built-in files' names, in build order (including boards not tabulated).
 pub fn builtin_names() -> impl Iterator<Item = &'static str> {
