@@ -6,7 +6,7 @@
 //! definition's rank order, or row-major with `-- fourteen row-major`), printing wall
 //! time, CPU seconds per million positions, peak memory and the levels. Figures only,
 //! never asserted: the levels of `fourteen` are checked against OEIS A346736 by `cargo
-//! test --release --test integration fourteen -- --ignored`.
+//! test --release -p puzzlebase-families --test fourteen -- --ignored`.
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;

@@ -7,20 +7,40 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use puzzlebase::{Database, LoadedTables, solve_loaded};
-use puzzlebase_core::space::{GraphPuzzle, StateSpace};
-use puzzlebase_families::fifteen::{self, Fifteen};
-use puzzlebase_solvers::pattern;
 
-use crate::util::{assert_clean_failure, damaged_copy, generate_into, query_json_in, run};
+use crate::util::{assert_clean_failure, damaged_copy, generate_into, korf100, query_json_in, run};
 
 const NAME: &str = "fifteen";
 
-/// The built-in `fifteen`, as its definition file describes it.
-fn puzzle() -> Fifteen {
-    match puzzlebase_families::catalog::find(NAME) {
-        Some(puzzlebase_families::Puzzle::Patterns(f)) => f,
-        _ => panic!("{NAME} is a built-in pattern-database puzzle"),
-    }
+/// The goal: tiles 1 to 15 in cell order, the blank last.
+fn goal() -> Vec<u8> {
+    (1..=16).map(|t| (t % 16) as u8).collect()
+}
+
+/// The cells of a position in fifteen's notation (tiles in cell order, 0 the blank,
+/// commas or spaces between), checked to be an arrangement of the 16 pieces.
+fn cells_of(text: &str) -> Vec<u8> {
+    let cells: Vec<u8> = (text.split([',', ' ']))
+        .filter(|t| !t.is_empty())
+        .map(|t| t.parse().unwrap())
+        .collect();
+    let mut sorted = cells.clone();
+    sorted.sort();
+    assert_eq!(sorted, (0..16).collect::<Vec<u8>>(), "{text}");
+    cells
+}
+
+/// Whether the goal can be reached from `cells`: a move keeps the parity of the
+/// tiles' inversions plus the blank's row (a row move changes neither, a column move
+/// both by an odd number), which is odd at the goal.
+fn solvable(cells: &[u8]) -> bool {
+    let tiles: Vec<u8> = cells.iter().copied().filter(|&t| t != 0).collect();
+    let inversions = (0..tiles.len())
+        .flat_map(|i| (i + 1..tiles.len()).map(move |j| (i, j)))
+        .filter(|&(i, j)| tiles[i] > tiles[j])
+        .count();
+    let blank_row = cells.iter().position(|&t| t == 0).unwrap() / 4;
+    (inversions + blank_row) % 2 == 1
 }
 
 /// A file holding `fifteen` with its default (6-6-3) tables, built once per test run.
@@ -47,9 +67,7 @@ fn tables() -> &'static LoadedTables {
 
 /// Korf's instances, turned to this goal, with their published optimal lengths.
 fn korf() -> Vec<(u32, u32, Vec<u8>)> {
-    fifteen::korf_instances(fifteen::KORF100)
-        .unwrap()
-        .into_iter()
+    (korf100().into_iter())
         .map(|k| (k.number, k.length, k.cells))
         .collect()
 }
@@ -72,7 +90,7 @@ fn assert_moves(path: &[Vec<u8>]) {
         undone.swap(a, b);
         assert!(adjacent && undone == w[0], "{:?} -> {:?}", w[0], w[1]);
     }
-    assert_eq!(path.last().unwrap(), &puzzle().goal());
+    assert_eq!(path.last().unwrap(), &goal());
 }
 
 #[test]
@@ -80,26 +98,12 @@ fn korf_data_is_the_published_list() {
     let all = korf();
     assert_eq!(all.len(), 100);
     assert_eq!(all.iter().map(|k| k.1).sum::<u32>(), 5305);
-    let f = puzzle();
     for (id, _, cells) in &all {
         // A permutation of 0..15 in the solvable class, once turned to this goal.
-        assert!(f.parse(&cells_text(cells)).is_ok(), "instance {id}");
+        assert_eq!(&cells_of(&cells_text(cells)), cells, "instance {id}");
+        assert!(solvable(cells), "instance {id}");
     }
     assert_eq!((all[0].0, all[0].1), (1, 57));
-}
-
-#[test]
-fn stored_tables_are_consistent() {
-    for (p, t) in tables().heuristic.tables() {
-        pattern::check_local(p, t).unwrap();
-    }
-    // The 3-tile pattern is cheap enough to check against its BFS-defining relation.
-    let (p, t) = tables()
-        .heuristic
-        .tables()
-        .find(|(p, _)| p.tiles().len() == 3)
-        .unwrap();
-    pattern::check(p, t).unwrap();
 }
 
 #[test]
@@ -109,49 +113,53 @@ fn easier_korf_instances_have_their_published_lengths() {
         let (_, published, cells) = &korf()[id - 1];
         let a = solve_loaded(tables(), NAME, cells).unwrap();
         assert_eq!(a.distance, *published, "instance {id}");
-        let f = puzzle();
-        let path: Vec<Vec<u8>> = a.path.iter().map(|s| f.parse(s).unwrap()).collect();
+        let path: Vec<Vec<u8>> = a.path.iter().map(|s| cells_of(s)).collect();
         assert_eq!(path.len(), *published as usize + 1);
         assert_eq!(&path[0], cells);
         assert_moves(&path);
     }
 }
 
-/// Breadth-first search from the goal over whole 4x4 positions, to `depth` moves.
-fn near_goal(depth: u8) -> HashMap<u64, u8> {
-    let g = puzzle();
-    let grid = g.grid();
-    let goal = grid.goals()[0];
-    let mut dist = HashMap::from([(goal, 0u8)]);
-    let mut frontier = vec![goal];
-    let mut nbs = Vec::new();
+/// Breadth-first search from the goal over whole 4x4 positions, to `depth` moves: each
+/// position with its distance, in the order reached.
+fn near_goal(depth: u8) -> Vec<(Vec<u8>, u8)> {
+    let mut seen = HashMap::from([(goal(), 0u8)]);
+    let mut order = vec![(goal(), 0u8)];
+    let mut frontier = vec![goal()];
     for d in 1..=depth {
         let mut next = Vec::new();
-        for &r in &frontier {
-            nbs.clear();
-            grid.neighbors(r, &mut nbs);
-            for &n in &nbs {
-                dist.entry(n).or_insert_with(|| {
-                    next.push(n);
-                    d
-                });
+        for cells in &frontier {
+            let blank = cells.iter().position(|&t| t == 0).unwrap();
+            let (row, col) = (blank / 4, blank % 4);
+            let beside = [
+                (row > 0).then(|| blank - 4),
+                (row < 3).then(|| blank + 4),
+                (col > 0).then(|| blank - 1),
+                (col < 3).then(|| blank + 1),
+            ];
+            for to in beside.into_iter().flatten() {
+                let mut moved = cells.clone();
+                moved.swap(blank, to);
+                if !seen.contains_key(&moved) {
+                    seen.insert(moved.clone(), d);
+                    order.push((moved.clone(), d));
+                    next.push(moved);
+                }
             }
         }
         frontier = next;
     }
-    dist
+    order
 }
 
 #[test]
 fn positions_near_the_goal_match_breadth_first_search() {
-    let dist = near_goal(14);
-    let grid = puzzle();
+    let near = near_goal(14);
     let mut by_depth = vec![0; 15];
-    for (&r, &d) in dist.iter().filter(|(r, _)| *r % 97 == 0) {
-        let cells = grid.grid().unrank(r);
-        let a = solve_loaded(tables(), NAME, &cells).unwrap();
-        assert_eq!(a.distance, d as u32, "{}", cells_text(&cells));
-        by_depth[d as usize] += 1;
+    for (cells, d) in near.iter().step_by(97) {
+        let a = solve_loaded(tables(), NAME, cells).unwrap();
+        assert_eq!(a.distance, *d as u32, "{}", cells_text(cells));
+        by_depth[*d as usize] += 1;
     }
     assert!(by_depth[10..].iter().all(|&n| n > 0), "{by_depth:?}");
 }
@@ -166,9 +174,8 @@ fn query_answers_with_an_optimal_path_nodes_and_seconds() {
     assert_eq!(a["distance"], *published);
     assert_eq!(a["partition"], "6-6-3");
     assert!(a["nodes"].as_u64().unwrap() > 0 && a["seconds"].as_f64().is_some());
-    let f = puzzle();
     let path: Vec<Vec<u8>> = (a["path"].as_array().unwrap().iter())
-        .map(|s| f.parse(s.as_str().unwrap()).unwrap())
+        .map(|s| cells_of(s.as_str().unwrap()))
         .collect();
     assert_moves(&path);
     // Spaces as separators, and text output.
@@ -239,25 +246,6 @@ fn bad_fifteen_queries_are_refused_cleanly() {
         2,
     );
     assert!(err.contains("unknown partition"), "{err}");
-}
-
-#[test]
-fn four_by_four_ranks_and_notation_round_trip() {
-    let f = puzzle();
-    let g = f.grid();
-    assert_eq!(g.size(), 16 * 653_837_184_000);
-    let mut x = 12345u64;
-    for _ in 0..5000 {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let r = (x >> 11) % g.size();
-        let cells = g.unrank(r);
-        assert_eq!(g.rank_of(&cells), r);
-        let text = f.format(&cells);
-        assert_eq!(f.parse(&text).unwrap(), cells);
-        assert_eq!(g.parse(&text), Ok(r));
-    }
 }
 
 /// All of Korf's 100 instances with the 6-6-3 tables (a few seconds in release; the
@@ -526,9 +514,8 @@ fn the_server_answers_by_search() {
 #[test]
 fn every_legal_move_carries_its_distance() {
     let database = Database::open(db()).unwrap();
-    let f = puzzle();
     let easy: Vec<_> = korf().into_iter().filter(|k| k.1 <= 45).take(2).collect();
-    let goal = f.goal();
+    let goal = goal();
     for (id, published, cells) in easy
         .iter()
         .map(|(i, p, c)| (*i, *p as u64, c.clone()))
@@ -546,7 +533,7 @@ fn every_legal_move_carries_its_distance() {
         assert!(moves.len() >= 2);
         for m in moves {
             let d = m["distance"].as_u64().unwrap();
-            let next = f.parse(m["state"].as_str().unwrap()).unwrap();
+            let next = cells_of(m["state"].as_str().unwrap());
             assert_eq!(
                 d,
                 solve_loaded(tables(), NAME, &next).unwrap().distance as u64
@@ -587,13 +574,16 @@ fn hardest_positions_need_80_moves() {
         .pattern_tables(NAME, None, true)
         .unwrap();
     assert_eq!(loaded.partition.name, "7-8", "the default file's partition");
-    let f = puzzle();
-    let all = f.positions(fifteen::HARDEST80).unwrap();
+    let all: Vec<Vec<u8>> = include_str!("../../data/fifteen/hardest80.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(cells_of)
+        .collect();
     assert_eq!(all.len(), 17);
     for cells in &all {
         let a = solve_loaded(&loaded, NAME, cells).unwrap();
         assert_eq!(a.distance, 80, "{}", cells_text(cells));
-        let path: Vec<Vec<u8>> = a.path.iter().map(|s| f.parse(s).unwrap()).collect();
+        let path: Vec<Vec<u8>> = a.path.iter().map(|s| cells_of(s)).collect();
         assert_moves(&path);
         eprintln!(
             "{}: 80 moves, {:.3} s, {} nodes",

@@ -1,170 +1,27 @@
-//! The 2x7 sliding puzzle (`fourteen`, 43,589,145,600 states) by the two-bit search:
-//! its levels are OEIS A346736 term by term, and a walk through the table's codes
-//! finds the distance of the farthest position. About half an hour and 11 GiB: ignored
-//! by default, run with `cargo test --release --test integration fourteen -- --ignored
-//! --nocapture`.
+//! The 2x7 sliding puzzle (`fourteen`, 43,589,145,600 states) from the file: its
+//! histogram is OEIS A346736 term by term, and `query` walks the farthest position to
+//! the goal (ignored: an hour of building, or a file named by `PUZZLEBASE_FOURTEEN_DB`);
+//! the two-bit search alone against the same list is puzzlebase-families'
+//! `tests/fourteen.rs`. The two-bit pipeline on `nine` and `six`, in every run.
 
-use puzzlebase_core::progress::Silent;
-use puzzlebase_core::space::{GraphPuzzle, StateSpace};
-use puzzlebase_families::catalog::builtin_spec;
-use puzzlebase_families::sliding::spec::sliding;
-use puzzlebase_solvers::twobit;
-
-/// OEIS A346736: positions of the 2x7 puzzle at each distance from the goal (blank in a
-/// corner), 0 to 108. Korf computed it; the full list is Ben Whitmore's table on the
-/// OEIS, and lightln2/SlidingTilesSolver's log of its GPU run prints the same 109 terms.
-const A346736: [u64; 109] = [
-    1,
-    2,
-    3,
-    6,
-    11,
-    20,
-    37,
-    67,
-    117,
-    198,
-    329,
-    557,
-    942,
-    1575,
-    2597,
-    4241,
-    6724,
-    10_535,
-    16_396,
-    25_515,
-    39_362,
-    60_532,
-    92_089,
-    138_969,
-    207_274,
-    307_725,
-    453_000,
-    664_240,
-    964_874,
-    1_392_975,
-    1_992_353,
-    2_832_063,
-    3_988_528,
-    5_586_275,
-    7_756_511,
-    10_698_721,
-    14_621_717,
-    19_840_724,
-    26_676_629,
-    35_605_683,
-    47_083_756,
-    61_775_128,
-    80_280_617,
-    103_437_923,
-    131_954_019,
-    166_799_476,
-    208_715_971,
-    258_659_945,
-    317_168_280,
-    384_949_885,
-    462_104_381,
-    548_743_615,
-    644_208_445,
-    747_728_714,
-    857_838_218,
-    972_826_409,
-    1_090_524_780,
-    1_208_492_639,
-    1_324_294_771,
-    1_435_166_611,
-    1_538_445_477,
-    1_631_318_167,
-    1_711_407_623,
-    1_776_313_778,
-    1_824_122_769,
-    1_853_119_548,
-    1_862_320_864,
-    1_851_238_359,
-    1_820_042_135,
-    1_769_350_453,
-    1_700_564_453,
-    1_615_557_458,
-    1_516_675_570,
-    1_406_502_343,
-    1_288_154_452,
-    1_164_716_069,
-    1_039_257_451,
-    914_718_314,
-    793_783_415,
-    678_934_877,
-    571_912_137,
-    474_232_181,
-    386_713_150,
-    309_907_682,
-    243_779_436,
-    188_010_782,
-    142_009_132,
-    104_838_064,
-    75_576_381,
-    52_999_438,
-    36_159_280,
-    23_830_790,
-    15_194_456,
-    9_260_117,
-    5_426_429,
-    3_003_444,
-    1_590_744,
-    784_126,
-    369_889,
-    159_376,
-    65_645,
-    23_761,
-    8357,
-    2499,
-    779,
-    198,
-    43,
-    8,
-    1,
-];
-
-#[test]
-fn the_published_list_is_whole() {
-    assert_eq!(A346736.iter().sum::<u64>(), 43_589_145_600);
-    assert_eq!(A346736[66], 1_862_320_864);
-    assert_eq!(A346736.iter().max(), Some(&1_862_320_864));
-    assert_eq!(A346736[108], 1);
+/// OEIS A346736 (`data/oeis/A346736.txt`): positions of the 2x7 puzzle at each
+/// distance from the goal, 0 to 108.
+fn a346736() -> Vec<u64> {
+    include_str!("../../data/oeis/A346736.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.parse().unwrap())
+        .collect()
 }
 
 #[test]
-#[ignore = "the whole 2x7 space: about half an hour and 11 GiB"]
-fn fourteen_levels_are_a346736() {
-    // The built-in definition, in its rank order (what `generate` builds).
-    let g = sliding(&builtin_spec("fourteen").unwrap()).unwrap();
-    assert_eq!(g.size(), 43_589_145_600);
-    let t = twobit::solve(&g, &Silent).unwrap();
-    assert_eq!(t.levels.len(), A346736.len(), "radius");
-    for (d, (&ours, &published)) in t.levels.iter().zip(&A346736).enumerate() {
-        assert_eq!(ours, published, "level {d}");
-    }
-    // The one position at 108 moves: the OEIS gives its tiles in cell order.
-    assert_eq!(t.farthest.len(), 1);
-    let far = g.format(t.farthest[0]);
-    let tiles: Vec<&str> = far.split(',').filter(|&c| c != "0").collect();
-    assert_eq!(tiles.join(","), "7,6,12,4,3,9,1,13,5,11,10,2,8", "{far}");
-    // Every rank is reached, so the table holds distances mod 4 (the 2x7 is bipartite).
-    assert_eq!(t.modulus, 4);
-    // Walking to a neighbour one level closer (code minus one) reaches the goal in
-    // exactly 108 steps, and every step has such a neighbour.
-    let (mut r, mut steps, mut nbs) = (t.farthest[0], 0, Vec::new());
-    while !g.goals().contains(&r) {
-        let want = (t.get(r) + t.modulus - 1) % t.modulus;
-        nbs.clear();
-        g.neighbors(r, &mut nbs);
-        r = *nbs
-            .iter()
-            .find(|&&nb| t.get(nb) == want)
-            .expect("a neighbour one closer");
-        steps += 1;
-    }
-    assert_eq!(steps, 108);
+fn the_published_list_is_whole() {
+    let a = a346736();
+    assert_eq!(a.len(), 109);
+    assert_eq!(a.iter().sum::<u64>(), 43_589_145_600);
+    assert_eq!(a[66], 1_862_320_864);
+    assert_eq!(a.iter().max(), Some(&1_862_320_864));
+    assert_eq!(a[108], 1);
 }
 
 /// The stored table: `generate --puzzle fourteen` into the file named by
@@ -195,7 +52,7 @@ fn fourteen_file_answers_from_its_codes() {
         .iter())
     .map(|n| n.as_u64().unwrap())
     .collect();
-    assert_eq!(ours, A346736);
+    assert_eq!(ours, a346736());
     let l = crate::util::query_json_in(db, &["--puzzle", "fourteen", "--longest"]);
     assert_eq!(l["distance"], 108);
     let far = l["states"][0].as_str().unwrap().to_string();
@@ -215,19 +72,21 @@ fn fourteen_file_answers_from_its_codes() {
 mod small {
     use std::path::{Path, PathBuf};
 
-    use puzzlebase_core::space::GraphPuzzle;
-    use puzzlebase_families::Puzzle;
-    use puzzlebase_families::catalog;
-    use puzzlebase_solvers::bfs;
     use rusqlite::Connection;
 
-    use crate::util::{assert_clean_failure, query_json_in, run};
+    use crate::util::{
+        Solved, UNREACHED, assert_clean_failure, graph, query_json_in, redigest_chunk, run,
+        solve_apart,
+    };
 
-    fn graph(name: &str) -> Box<dyn GraphPuzzle> {
-        match catalog::find(name) {
-            Some(Puzzle::Graph(g)) => g,
-            _ => panic!("{name} is a graph puzzle"),
+    /// Positions per distance, 0 to the largest reached.
+    fn levels_of(t: &Solved) -> Vec<u64> {
+        let max = t.dist.iter().filter(|&&d| d != UNREACHED).max().copied();
+        let mut out = vec![0u64; max.map_or(0, |m| m as usize + 1)];
+        for &d in t.dist.iter().filter(|&&d| d != UNREACHED) {
+            out[d as usize] += 1;
         }
+        out
     }
 
     /// The file with `nine-codes`, `six-codes` and `nine-columns`, generated through the
@@ -298,12 +157,12 @@ mod small {
         let conn = Connection::open(&db).unwrap();
         for (name, like, modulus) in [("nine-codes", "nine", 4u8), ("six-codes", "six", 3)] {
             let g = graph(like);
-            let plain = bfs::solve(g.as_ref(), &puzzlebase_core::progress::Silent).unwrap();
+            let plain = solve_apart(g.as_ref());
             let (encoding, codes) = codes(&conn, name);
             assert_eq!(encoding, format!("mod{modulus}"));
             for r in 0..g.size() {
                 let d = plain.dist[r as usize];
-                let want = if d == bfs::UNREACHED { 3 } else { d % modulus };
+                let want = if d == UNREACHED { 3 } else { d % modulus };
                 assert_eq!(codes[r as usize], want, "{name} rank {r}");
             }
             let (storage, counts): (String, bool) = conn
@@ -316,22 +175,22 @@ mod small {
             assert_eq!((storage.as_str(), counts), ("packed", false));
             // The histogram is the plain solver's levels.
             let levels = histogram(&conn, name);
-            let want: Vec<i64> = plain.levels.iter().map(|&n| n as i64).collect();
+            let want: Vec<i64> = levels_of(&plain).iter().map(|&n| n as i64).collect();
             assert_eq!(levels, want, "{name}");
 
             // Queries walk the codes: the exact distance and an optimal path, here for
             // the farthest positions and a spread of others.
             let longest = query_json_in(&db, &["--puzzle", name, "--longest"]);
-            let max = plain.max_distance() as u64;
+            let max = levels_of(&plain).len() as u64 - 1;
             assert_eq!(longest["distance"], max);
             let mut states: Vec<String> = (longest["states"].as_array().unwrap().iter())
                 .map(|s| s.as_str().unwrap().to_string())
                 .collect();
-            assert_eq!(states.len() as u64, plain.levels[max as usize]);
+            assert_eq!(states.len() as u64, levels_of(&plain)[max as usize]);
             states.extend(
                 (0..g.size())
                     .step_by(g.size() as usize / 25)
-                    .filter(|&r| plain.dist[r as usize] != bfs::UNREACHED)
+                    .filter(|&r| plain.dist[r as usize] != UNREACHED)
                     .map(|r| g.format(r)),
             );
             for s in &states {
@@ -356,7 +215,7 @@ mod small {
         // `nine` at two bits in another rank order: the notation is nine's, and so are
         // the histogram and every answer, though the codes lie in another order.
         let g = graph("nine");
-        let plain = bfs::solve(g.as_ref(), &puzzlebase_core::progress::Silent).unwrap();
+        let plain = solve_apart(g.as_ref());
         let (_, codes) = codes(&conn, "nine-columns");
         assert_eq!(codes.len() as u64, g.size());
         assert_ne!(codes, self::codes(&conn, "nine-codes").1, "another order");
@@ -393,7 +252,7 @@ mod small {
         let page = get("/api/puzzles/nine-codes");
         assert_eq!(page["layout"]["cells"].as_array().unwrap().len(), 10);
         let g = graph("nine");
-        let plain = bfs::solve(g.as_ref(), &puzzlebase_core::progress::Silent).unwrap();
+        let plain = solve_apart(g.as_ref());
         for s in ["0532194876", "1234567809", "5123406789"] {
             let a = get(&format!("/api/puzzles/nine-codes/positions/{s}"));
             let r = g.parse(s).unwrap();
@@ -434,9 +293,9 @@ mod small {
         drop(conn);
         // Its digest recomputed too (as the format documents it), so that what refuses
         // below is the walk's own check, not the digest beside the chunk.
-        let writer = puzzlebase_store::rebuild::open_copy(&copy).unwrap();
-        writer.write_digests("nine-codes").unwrap();
-        drop(writer);
+        let conn = Connection::open(&copy).unwrap();
+        redigest_chunk(&conn, "nine-codes", "distance", (goal / 16_000) as i64);
+        drop(conn);
         let o = run(&["verify", "--db", copy.to_str().unwrap()]);
         assert!(!o.status.success());
         let err = String::from_utf8_lossy(&o.stderr);

@@ -430,3 +430,67 @@ pub fn solve_apart(g: &dyn GraphPuzzle) -> Solved {
     }
     Solved { dist, count }
 }
+
+/// Writes the digest of one `packed_chunks` row again from its bytes, as
+/// `docs/file-format.md#digests-a-check-beside-every-value` describes it: what a tool
+/// that edits a chunk and covers its tracks does.
+pub fn redigest_chunk(conn: &rusqlite::Connection, puzzle: &str, kind: &str, chunk: i64) {
+    use sha2::{Digest, Sha256};
+    let data: Vec<u8> = conn
+        .query_row(
+            "SELECT data FROM packed_chunks WHERE puzzle = ?1 AND kind = ?2 AND chunk = ?3",
+            rusqlite::params![puzzle, kind, chunk],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let mut h = Sha256::new();
+    h.update(b"packed_chunks\n");
+    for bytes in [puzzle.as_bytes(), kind.as_bytes()] {
+        h.update(b"\0T");
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    }
+    h.update(b"\0I");
+    h.update(chunk.to_le_bytes());
+    h.update(b"\0T");
+    h.update((data.len() as u64).to_le_bytes());
+    h.update(&data);
+    let changed = conn
+        .execute(
+            "UPDATE digests SET digest = ?4 WHERE puzzle = ?1 AND tbl = 'packed_chunks' AND kind = ?2 \
+             AND first <= ?3 AND ?3 < next",
+            rusqlite::params![puzzle, kind, chunk, h.finalize().to_vec()],
+        )
+        .unwrap();
+    assert_eq!(changed, 1, "one digest per chunk");
+}
+
+/// One of Korf's 100 random 15-puzzle instances (`data/fifteen/korf100.txt`): his
+/// number, the published optimal length, and the cells turned to puzzlebase's goal.
+pub struct Korf {
+    pub number: u32,
+    pub length: u32,
+    pub cells: Vec<u8>,
+}
+
+/// Korf's 100 instances, read from the data file as its header describes them: each
+/// board rotated 180 degrees and tile `t` relabelled `16 - t` (the blank stays 0), which
+/// turns his goal (blank top left) into puzzlebase's (blank bottom right).
+pub fn korf100() -> Vec<Korf> {
+    include_str!("../../data/fifteen/korf100.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let v: Vec<u32> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            assert_eq!(v.len(), 18, "{l}");
+            let cells = (v[2..].iter().rev())
+                .map(|&t| if t == 0 { 0 } else { 16 - t as u8 })
+                .collect();
+            Korf {
+                number: v[0],
+                length: v[1],
+                cells,
+            }
+        })
+        .collect()
+}

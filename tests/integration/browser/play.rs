@@ -97,12 +97,17 @@ fn browser_eight_best_moves_to_the_goal() {
 fn browser_screenshots_of_every_board() {
     let Some(d) = driver() else { return };
     let addr = start_server(shared_db());
+    // Each puzzle's cells, as its page's layout gives them.
+    let cells: Vec<u64> = (crate::util::LIGHT.iter())
+        .map(|name| {
+            let page = crate::serve::ok_at(addr, &format!("/api/puzzles/{name}"));
+            page["layout"]["cells"].as_array().unwrap().len() as u64
+        })
+        .collect();
     with_session(&d, move |c| async move {
-        for &name in crate::util::LIGHT {
+        for (&name, &cells) in crate::util::LIGHT.iter().zip(&cells) {
             // Wait for this puzzle's own board: one cell per cell of its layout (the
             // previous puzzle's board stays up until the new one is drawn).
-            let p = puzzlebase_families::catalog::find(name).unwrap();
-            let cells = puzzlebase_families::layout::layout(&p).unwrap().cells.len() as u64;
             open(&c, addr, &format!("#/{name}")).await;
             wait_until(&format!("{name}'s board"), || async {
                 js(
@@ -314,8 +319,7 @@ fn browser_fifteen_opens_scrambles_and_plays_korf_to_the_goal() {
             ..Default::default()
         },
     );
-    let korf = puzzlebase_families::fifteen::korf_instances(puzzlebase_families::fifteen::KORF100)
-        .unwrap();
+    let korf = crate::util::korf100();
     let state = |cells: &[u8]| {
         cells
             .iter()

@@ -343,3 +343,45 @@ fn inconsistent(puzzle: &str, at: &str) -> QueryError {
         at: at.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::generate::{Job, Observer, Options, Summary, generate_job};
+    use crate::solvers::pattern;
+
+    struct Quiet;
+    impl Observer for Quiet {
+        fn done(&self, _: &Summary) {}
+    }
+
+    /// The 6-6-3 tables as `generate` writes them and [`Database::pattern_tables`] reads
+    /// them back: every table keeps the rules checked on the table alone, and the 3-tile
+    /// table holds the breadth-first relation that defines it (`verify` re-derives all of
+    /// them, in an ignored test: tens of seconds).
+    #[test]
+    fn stored_tables_are_consistent() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("fifteen.sqlite");
+        let opts = Options {
+            db: db.clone(),
+            only: vec!["fifteen".to_string()],
+            force: false,
+        };
+        let job = Job {
+            partitions: vec!["6-6-3".to_string()],
+            ..Job::default()
+        };
+        generate_job(&opts, job, &Quiet).unwrap();
+        let loaded = super::Database::open(&db)
+            .unwrap()
+            .pattern_tables("fifteen", Some("6-6-3"), true)
+            .unwrap();
+        for (p, t) in loaded.heuristic.tables() {
+            pattern::check_local(p, t).unwrap();
+        }
+        let (p, t) = (loaded.heuristic.tables())
+            .find(|(p, _)| p.tiles().len() == 3)
+            .unwrap();
+        pattern::check(p, t).unwrap();
+    }
+}
