@@ -19,17 +19,15 @@ use std::time::{Duration, Instant};
 use http_body_util::{BodyExt, Empty};
 use hyper::body::Bytes;
 use hyper_util::rt::TokioIo;
-use puzzlebase_families::Puzzle;
-use puzzlebase_families::catalog;
+use puzzlebase::Definition;
 
 const CONNECTIONS: usize = 64;
 
 /// Random positions of a move puzzle in its notation: every rank of the sliding
 /// puzzles' spaces is a solvable arrangement.
 fn positions(name: &str, count: usize) -> Vec<String> {
-    let Some(Puzzle::Graph(g)) = catalog::find(name) else {
-        panic!("{name} is a move puzzle")
-    };
+    let d = Definition::builtin(name).expect("a built-in puzzle");
+    let g = d.graph().expect("a move puzzle");
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
     (0..count)
         .map(|_| {
@@ -133,7 +131,7 @@ fn run_case(rt: &tokio::runtime::Runtime, addr: SocketAddr, name: &str, seconds:
     let paths: Vec<hyper::Uri> = paths.iter().map(|p| p.parse().unwrap()).collect();
     let paths = Arc::new(paths);
     let stop = Arc::new(AtomicBool::new(false));
-    let cpu_before = puzzlebase_core::memory::cpu_seconds();
+    let cpu_before = cpu_seconds();
     let started = Instant::now();
     let outcomes: Vec<Outcome> = rt.block_on(async {
         let tasks: Vec<_> = (0..CONNECTIONS)
@@ -155,9 +153,7 @@ fn run_case(rt: &tokio::runtime::Runtime, addr: SocketAddr, name: &str, seconds:
         all
     });
     let wall = started.elapsed().as_secs_f64();
-    let cpu = puzzlebase_core::memory::cpu_seconds()
-        .zip(cpu_before)
-        .map(|(a, b)| a - b);
+    let cpu = cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
     let mut lat: Vec<u32> = outcomes
         .iter()
         .flat_map(|o| o.latencies_us.iter().copied())
@@ -361,4 +357,17 @@ fn under_searches(addr: SocketAddr, seconds: u64) {
         pct(0.99),
         times.last().copied().unwrap_or(0.0)
     );
+}
+
+/// The CPU seconds this process has used (user and system), from `/proc/self/stat`
+/// (Linux; `None` elsewhere).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // utime and stime, in clock ticks of 1/100 s, are the 12th and 13th fields after
+    // the command's name (in parentheses, which may hold spaces).
+    let after = &stat[stat.rfind(')')? + 2..];
+    let mut fields = after.split(' ').skip(11);
+    let user: f64 = fields.next()?.parse().ok()?;
+    let system: f64 = fields.next()?.parse().ok()?;
+    Some((user + system) / 100.0)
 }

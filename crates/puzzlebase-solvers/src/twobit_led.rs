@@ -113,7 +113,7 @@ pub fn check_as<S: StateSpace + ?Sized>(
 /// Whether [`check`] searches a `mod4` table of `space` in place (where the space knows
 /// its parities): where they are looked up in a short period ([`short_period`], a
 /// sliding puzzle's), and above 2^31 ranks whatever they cost (beside the codes, the
-/// marks would take 512 MiB or more). Both measured (`cargo bench --bench twobit`;
+/// marks would take 512 MiB or more). Both measured (`cargo bench -p puzzlebase-families --bench twobit`;
 /// `verify`): `twelve` as two bits 5.9 s in place against 10.5 s with the marks beside
 /// the codes; `lights-out-5`, whose parities are computed rank by rank, 0.45 s against
 /// 0.31 s.

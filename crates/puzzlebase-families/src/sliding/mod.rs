@@ -40,7 +40,7 @@
 //! start that early (at digit 0 or 2; the next start at digit 4, within 0.6 MB). The
 //! two-bit search claims a neighbour that far with a miss to memory, so this halves
 //! those misses
-//! (`cargo bench --bench twobit -- fourteen`, against `-- fourteen row-major`;
+//! (`cargo bench -p puzzlebase-families --bench twobit -- fourteen`, against `-- fourteen row-major`;
 //! `docs/performance.md`).
 
 mod far;

@@ -1,6 +1,6 @@
 //! Micro-benchmarks of the engine's inner loops (criterion): ranking and unranking,
 //! successor generation, and lookups, in memory and through the file.
-//! `cargo bench --bench engine` (add a filter such as `-- lookup` to run a group).
+//! `cargo bench -p puzzlebase --bench engine` (add a filter such as `-- lookup` to run a group).
 
 use std::hint::black_box;
 

@@ -1,6 +1,6 @@
 //! The two-bit breadth-first search (distance mod 4) against the one-byte solver, in the
-//! same run: `cargo bench --bench twobit` on `twelve` (239,500,800 states, both solvers,
-//! then the two-bit search again on one and on two threads), `cargo bench --bench twobit
+//! same run: `cargo bench -p puzzlebase-families --bench twobit` on `twelve` (239,500,800 states, both solvers,
+//! then the two-bit search again on one and on two threads), `cargo bench -p puzzlebase-families --bench twobit
 //! -- fourteen` on the 2x7 (43,589,145,600 states, two bits only: 10.9 GB, the one-byte
 //! solver would need 43.6 GB; its threads as `RAYON_NUM_THREADS` says; in the built-in
 //! definition's rank order, or row-major with `-- fourteen row-major`), printing wall
