@@ -8,7 +8,8 @@ use std::sync::OnceLock;
 
 use puzzlebase::{Database, LoadedTables, solve_loaded};
 
-use crate::util::{assert_clean_failure, damaged_copy, generate_into, korf100, query_json_in, run};
+use crate::korf::korf100;
+use crate::util::{assert_clean_failure, damaged_copy, generate_into, query_json_in, run};
 
 const NAME: &str = "fifteen";
 

@@ -22,6 +22,7 @@ mod hardened;
 mod hostile;
 mod http;
 mod journals;
+mod korf;
 mod lights_hanoi;
 mod limits;
 mod missing;

@@ -319,7 +319,7 @@ fn browser_fifteen_opens_scrambles_and_plays_korf_to_the_goal() {
             ..Default::default()
         },
     );
-    let korf = crate::util::korf100();
+    let korf = crate::korf::korf100();
     let state = |cells: &[u8]| {
         cells
             .iter()
