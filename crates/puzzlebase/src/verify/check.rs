@@ -128,6 +128,33 @@ pub(super) fn counts_in_narrowest(layout: &CountLayout, count: &[u64]) -> Check<
     Ok(())
 }
 
+/// Decodes solutions chunk `c` of `layout` into `out`, one count per rank of the chunk
+/// in rank order (a count stored as "too many" as [`COUNT_OVERFLOW`]), or says in one
+/// line why `blob` is not such a chunk: shared by the whole-table and the streaming
+/// checks, so both refuse a chunk alike.
+pub(super) fn decode_count_chunk(
+    layout: &CountLayout,
+    c: u64,
+    blob: &[u8],
+    out: &mut [u64],
+) -> Check<()> {
+    let want = layout.chunk_bytes(c);
+    if blob.len() as u64 != want {
+        return bad(format!(
+            "solutions chunk {c}: {} bytes, {want} expected",
+            blob.len()
+        ));
+    }
+    let lo = c * layout.ranks_per_chunk();
+    for (i, slot) in out.iter_mut().enumerate() {
+        match layout.count(blob, lo + i as u64) {
+            Ok(v) => *slot = v.unwrap_or(COUNT_OVERFLOW),
+            Err(e) => return bad(format!("solutions chunk {c}: {e}")),
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

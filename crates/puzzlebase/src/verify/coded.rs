@@ -4,8 +4,8 @@
 //! one move closer are exactly those whose code is one less, so a count is right when it
 //! is the sum of theirs; goals have 1 and ranks out of reach 0.
 
-use super::check::{Check, bad, first_failure, show_count};
-use crate::core::format::{COUNT_OVERFLOW, add_counts};
+use super::check::{Check, bad, decode_count_chunk, first_failure, show_count};
+use crate::core::format::add_counts;
 use crate::core::packed::{ChunkLayout, CodeLayout, CountLayout};
 use crate::core::progress::Progress;
 use crate::core::space::GraphPuzzle;
@@ -38,21 +38,9 @@ impl Tables {
         let Some((l, count)) = &mut self.counts else {
             return bad(format!("solutions chunk {c}: the rules give no counts"));
         };
-        let want = l.chunk_bytes(c);
-        if blob.len() as u64 != want {
-            return bad(format!(
-                "solutions chunk {c}: {} bytes, {want} expected",
-                blob.len()
-            ));
-        }
-        let first = c * l.ranks_per_chunk();
-        for r in first..first + l.ranks_in(c) {
-            match l.count(blob, r) {
-                Ok(v) => count.push(v.unwrap_or(COUNT_OVERFLOW)),
-                Err(e) => return bad(format!("solutions chunk {c}: {e}")),
-            }
-        }
-        Ok(())
+        let start = count.len();
+        count.resize(start + l.ranks_in(c) as usize, 0);
+        decode_count_chunk(l, c, blob, &mut count[start..])
     }
 
     /// Every stored count is the number of shortest solutions the proven `layout` codes

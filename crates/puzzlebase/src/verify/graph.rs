@@ -16,7 +16,8 @@ use crate::store::Value;
 use rayon::prelude::*;
 
 use super::check::{
-    Check, Derived, bad, counts_in_narrowest, first_failure, same, show_count, show_dist, show_opt,
+    Check, Derived, bad, counts_in_narrowest, decode_count_chunk, first_failure, same, show_count,
+    show_dist, show_opt,
 };
 use super::stored::{
     ChunkOrder, UNUSED_WHEN_PACKED, farthest_rows_are, int, int_in, int_rows, must_be_empty,
@@ -433,26 +434,10 @@ fn packed_distances<D: Dist>(
         let blobs = read_chunks(conn, name, "solutions", count_layout.chunks())?;
         let per = count_layout.ranks_per_chunk() as usize;
         let failure = (t.count.par_chunks_mut(per).zip(&blobs).enumerate()).find_map_first(
-            |(c, (count, blob))| {
-                let want = count_layout.chunk_bytes(c as u64);
-                if blob.len() as u64 != want {
-                    return Some(format!(
-                        "solutions chunk {c}: {} bytes, {want} expected",
-                        blob.len(),
-                    ));
-                }
-                let lo = (c * per) as u64;
-                for (i, slot) in count.iter_mut().enumerate() {
-                    match count_layout.count(blob, lo + i as u64) {
-                        Ok(v) => *slot = v.unwrap_or(COUNT_OVERFLOW),
-                        Err(e) => return Some(format!("solutions chunk {c}: {e}")),
-                    }
-                }
-                None
-            },
+            |(c, (count, blob))| decode_count_chunk(count_layout, c as u64, blob, count).err(),
         );
-        if let Some(fact) = failure {
-            return bad(fact);
+        if let Some(fail) = failure {
+            return Err(fail);
         }
     }
     let (levels, max) = check_graph(g, &t, Some(layout), progress)?;
