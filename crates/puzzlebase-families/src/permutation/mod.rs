@@ -283,6 +283,14 @@ impl Permutation {
             .collect()
     }
 
+    /// The parity (1: odd) that the parity-fixed orbit `o` must have in a position whose
+    /// free orbits have the parities `free` (a bit per orbit), `fixed` being
+    /// [`Permutation::fixed_mask`]: the bit a fixed orbit's rank leaves out, which
+    /// [`Permutation::unrank`] and the move tables (`tables.rs`) both recover this way.
+    pub(super) fn fixed_parity(&self, free: u64, fixed: u64, o: usize) -> u64 {
+        (self.goal_parity ^ self.completed_parity(free ^ (self.goal_parity & !fixed))) >> o & 1
+    }
+
     /// The parity each parity-fixed orbit must have, given the free orbits' parities in
     /// `v` (relative to the goal's, in and out).
     fn completed_parity(&self, v: u64) -> u64 {
@@ -363,10 +371,7 @@ impl Permutation {
                     multiset_unrank(arr[o], &orbit.counts, &mut local[..k]);
                     0
                 } else if orbit.parity_fixed {
-                    let want = (self.goal_parity
-                        ^ self.completed_parity(free ^ (self.goal_parity & !self.fixed_mask())))
-                        >> o
-                        & 1;
+                    let want = self.fixed_parity(free, self.fixed_mask(), o);
                     let got = perm_unrank(2 * arr[o], &mut local[..k]) as u64;
                     if got != want {
                         perm_unrank(2 * arr[o] + 1, &mut local[..k]);

@@ -121,9 +121,7 @@ impl MoveTables {
                 let par = if t.alike {
                     0
                 } else if t.parity_fixed {
-                    let want =
-                        (p.goal_parity ^ p.completed_parity(free ^ (p.goal_parity & !fixed))) >> o
-                            & 1;
+                    let want = p.fixed_parity(free, fixed, o);
                     arr[o] *= 2;
                     if t.odd(arr[o]) != want {
                         arr[o] += 1;
