@@ -452,11 +452,20 @@ impl Permutation {
     }
 
     fn apply(&self, mv: &Move, from: &Position, to: &mut Position) {
-        for a in 0..self.n {
-            let b = mv.perm[a] as usize;
+        let n = self.n;
+        let (perm, twist, modulus) = (&mv.perm[..n], &mv.twist[..n], &self.modulus[..n]);
+        for a in 0..n {
+            let b = perm[a] as usize;
             to.piece[b] = from.piece[a];
-            let m = self.modulus[b].max(1);
-            to.orient[b] = (from.orient[a] + mv.twist[b]) % m;
+            // An orientation and a twist are each below the point's modulus (the spec
+            // refuses larger twists, `Move::then` reduces them): one subtraction reduces
+            // their sum, where `%` cost a division per point and move.
+            let s = from.orient[a] + twist[b];
+            to.orient[b] = if s >= modulus[b].max(1) {
+                s - modulus[b]
+            } else {
+                s
+            };
         }
     }
 
