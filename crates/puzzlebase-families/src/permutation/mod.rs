@@ -454,8 +454,8 @@ impl Permutation {
     fn apply(&self, mv: &Move, from: &Position, to: &mut Position) {
         let n = self.n;
         let (perm, twist, modulus) = (&mv.perm[..n], &mv.twist[..n], &self.modulus[..n]);
-        for a in 0..n {
-            let b = perm[a] as usize;
+        for (a, &b) in perm.iter().enumerate() {
+            let b = b as usize;
             to.piece[b] = from.piece[a];
             // An orientation and a twist are each below the point's modulus (the spec
             // refuses larger twists, `Move::then` reduces them): one subtraction reduces
