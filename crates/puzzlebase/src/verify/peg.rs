@@ -508,4 +508,37 @@ mod tests {
         }
         assert!(taken >= 8, "positions taken out of {taken} layers");
     }
+
+    /// Both French boards' reachable layers from 36 pegs down to 22, counted again by the
+    /// small boards' solver (sorted vectors of canonical positions, a method of its own),
+    /// against the `peg_layers` rows of a file that holds both boards. About a minute and
+    /// 5 GiB per board: `PUZZLEBASE_FRENCH_DB=path cargo test --release -p puzzlebase
+    /// --lib french37_layers -- --ignored`.
+    #[test]
+    #[ignore = "heavy: needs a file holding french37 and french37-c1 (PUZZLEBASE_FRENCH_DB); .ci/run runs it with PUZZLEBASE_CI_HEAVY=1"]
+    fn french37_layers_agree_with_the_hash_set_solver() {
+        let Some(db) = std::env::var_os("PUZZLEBASE_FRENCH_DB") else {
+            panic!("set PUZZLEBASE_FRENCH_DB to a file holding french37 and french37-c1");
+        };
+        let database = crate::Database::open(std::path::Path::new(&db)).unwrap();
+        for name in ["french37", "french37-c1"] {
+            let Some(Puzzle::Peg(board)) = catalog::find(name) else {
+                panic!("{name} is a peg board")
+            };
+            let stored = database.layers(name).unwrap();
+            let mut seen = 0;
+            peg::for_each_reachable_layer(&board, 15, &Silent, |pegs, layer, counts| {
+                let positions: u64 = layer.iter().map(|&b| board.class_size(b) as u64).sum();
+                assert_eq!(counts.positions, positions, "{name}: {pegs} pegs");
+                let row = stored.iter().find(|l| l.pegs as usize == pegs).unwrap();
+                assert_eq!(
+                    (row.reachable, row.reachable_classes),
+                    (positions, layer.len() as u64),
+                    "{name}: {pegs} pegs"
+                );
+                seen += 1;
+            });
+            assert_eq!(seen, 15);
+        }
+    }
 }
