@@ -2,7 +2,7 @@
 //! checked, optimal solutions of Korf's easier instances and of positions near the goal
 //! (against a plain breadth-first search), and the refusals.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -124,7 +124,7 @@ fn easier_korf_instances_have_their_published_lengths() {
 /// Breadth-first search from the goal over whole 4x4 positions, to `depth` moves: each
 /// position with its distance, in the order reached.
 fn near_goal(depth: u8) -> Vec<(Vec<u8>, u8)> {
-    let mut seen = HashMap::from([(goal(), 0u8)]);
+    let mut seen = HashSet::from([goal()]);
     let mut order = vec![(goal(), 0u8)];
     let mut frontier = vec![goal()];
     for d in 1..=depth {
@@ -141,8 +141,7 @@ fn near_goal(depth: u8) -> Vec<(Vec<u8>, u8)> {
             for to in beside.into_iter().flatten() {
                 let mut moved = cells.clone();
                 moved.swap(blank, to);
-                if !seen.contains_key(&moved) {
-                    seen.insert(moved.clone(), d);
+                if seen.insert(moved.clone()) {
                     order.push((moved.clone(), d));
                     next.push(moved);
                 }

@@ -75,19 +75,8 @@ mod small {
     use rusqlite::Connection;
 
     use crate::util::{
-        Solved, UNREACHED, assert_clean_failure, graph, query_json_in, redigest_chunk, run,
-        solve_apart,
+        UNREACHED, assert_clean_failure, graph, query_json_in, redigest_chunk, run, solve_apart,
     };
-
-    /// Positions per distance, 0 to the largest reached.
-    fn levels_of(t: &Solved) -> Vec<u64> {
-        let max = t.dist.iter().filter(|&&d| d != UNREACHED).max().copied();
-        let mut out = vec![0u64; max.map_or(0, |m| m as usize + 1)];
-        for &d in t.dist.iter().filter(|&&d| d != UNREACHED) {
-            out[d as usize] += 1;
-        }
-        out
-    }
 
     /// The file with `nine-codes`, `six-codes` and `nine-columns`, generated through the
     /// command line.
@@ -174,19 +163,19 @@ mod small {
                 .unwrap();
             assert_eq!((storage.as_str(), counts), ("packed", false));
             // The histogram is the plain solver's levels.
-            let levels = histogram(&conn, name);
-            let want: Vec<i64> = levels_of(&plain).iter().map(|&n| n as i64).collect();
-            assert_eq!(levels, want, "{name}");
+            let levels = plain.levels();
+            let want: Vec<i64> = levels.iter().map(|&n| n as i64).collect();
+            assert_eq!(histogram(&conn, name), want, "{name}");
 
             // Queries walk the codes: the exact distance and an optimal path, here for
             // the farthest positions and a spread of others.
             let longest = query_json_in(&db, &["--puzzle", name, "--longest"]);
-            let max = levels_of(&plain).len() as u64 - 1;
+            let max = levels.len() as u64 - 1;
             assert_eq!(longest["distance"], max);
             let mut states: Vec<String> = (longest["states"].as_array().unwrap().iter())
                 .map(|s| s.as_str().unwrap().to_string())
                 .collect();
-            assert_eq!(states.len() as u64, levels_of(&plain)[max as usize]);
+            assert_eq!(states.len() as u64, levels[max as usize]);
             states.extend(
                 (0..g.size())
                     .step_by(g.size() as usize / 25)

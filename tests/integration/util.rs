@@ -389,6 +389,20 @@ pub struct Solved {
     pub count: Vec<u64>,
 }
 
+impl Solved {
+    /// Positions per distance, 0 to the largest reached.
+    pub fn levels(&self) -> Vec<u64> {
+        let mut out = Vec::new();
+        for &d in self.dist.iter().filter(|&&d| d != UNREACHED) {
+            if out.len() <= d as usize {
+                out.resize(d as usize + 1, 0);
+            }
+            out[d as usize] += 1;
+        }
+        out
+    }
+}
+
 /// The file format's "not reachable" distance byte (`docs/file-format.md`).
 pub const UNREACHED: u8 = u8::MAX;
 /// The file format's solution count that stands for "more than fits" (`docs/file-format.md`).
