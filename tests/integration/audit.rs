@@ -59,8 +59,8 @@ fn edited_and_dropped_meta_are_named() {
 #[test]
 fn a_dropped_index_is_named() {
     whole_file_damage_is_named(
-        "DROP INDEX positions_by_distance",
-        "the index positions_by_distance is missing",
+        "DROP INDEX solutions_by_value",
+        "the index solutions_by_value is missing",
     );
 }
 

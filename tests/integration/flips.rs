@@ -212,7 +212,7 @@ fn a_flip_in_an_index_page_is_refused_by_query_and_verify() {
     let conn = rusqlite::Connection::open(&path).unwrap();
     let root: i64 = conn
         .query_row(
-            "SELECT rootpage FROM sqlite_schema WHERE name = 'positions_by_distance'",
+            "SELECT rootpage FROM sqlite_schema WHERE name = 'sqlite_autoindex_packed_chunks_1'",
             [],
             |r| r.get(0),
         )
@@ -226,7 +226,15 @@ fn a_flip_in_an_index_page_is_refused_by_query_and_verify() {
     std::fs::write(&path, &bytes).unwrap();
     let db = path.to_str().unwrap();
     let err = assert_clean_failure(
-        &run(&["query", "--db", db, "--puzzle", "seven", "--longest"]),
+        &run(&[
+            "query",
+            "--db",
+            db,
+            "--puzzle",
+            "eight-packed",
+            "--state",
+            "867254301",
+        ]),
         1,
     );
     assert!(err.contains("damaged"), "{err}");

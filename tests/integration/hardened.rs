@@ -125,6 +125,10 @@ fn a_stale_sidecar_is_repaired_by_the_next_run_even_when_nothing_is_rebuilt() {
 fn as_older_schema(from: &Path, to: &Path, version: i32) {
     fs::copy(from, to).unwrap();
     let conn = rusqlite::Connection::open(to).unwrap();
+    if version < 6 {
+        conn.execute_batch("CREATE INDEX positions_by_distance ON positions (puzzle, distance)")
+            .unwrap();
+    }
     if version < 5 {
         conn.execute_batch("DROP TABLE digests").unwrap();
     }
@@ -151,7 +155,7 @@ fn an_older_schema_is_migrated_with_every_puzzle_carried_over() {
     let current = dir.path().join("current.sqlite");
     generate_into(&current, &["six", "seven", "hoppers"], false);
     let want = names(&current);
-    for version in [1, 2, 3, 4] {
+    for version in [1, 2, 3, 4, 5] {
         let db = dir.path().join(format!("v{version}.sqlite"));
         as_older_schema(&current, &db, version);
         let o = run(&[

@@ -60,6 +60,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0005_digests",
         include_str!("../../../migrations/0005_digests.sql"),
     ),
+    (
+        "0006_no_distance_index",
+        include_str!("../../../migrations/0006_no_distance_index.sql"),
+    ),
 ];
 
 /// Schema version this build writes and reads.
@@ -285,23 +289,12 @@ impl Writer {
     }
 
     /// Prepares a new file for a bulk load: a page cache that holds a small puzzle's rows,
-    /// and no secondary index, so that [`Writer::finish_bulk_load`] builds it once by sorting rather
-    /// than updating it row by row (that was a third of the cost of writing 181,440 rows).
+    /// and temporary tables in memory.
     pub fn begin_bulk_load(&self) -> Result<()> {
         let path = self.path();
-        let conn = self.conn();
-        conn.execute_batch(
-            "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;
-         DROP INDEX positions_by_distance;",
-        )
-        .map_err(sql(path))
-    }
-
-    /// Restores what [`Writer::begin_bulk_load`] removed; the schema is then as the migrations left it.
-    pub fn finish_bulk_load(&self) -> Result<()> {
-        let path = self.path();
-        let conn = self.conn();
-        conn.execute_batch(POSITIONS_INDEX).map_err(sql(path))
+        self.conn()
+            .execute_batch("PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;")
+            .map_err(sql(path))
     }
 
     /// Writes one puzzle's rows (inside the caller's transaction) and records its
@@ -480,9 +473,6 @@ impl Writer {
         Ok(())
     }
 }
-
-/// The secondary index of `positions`, exactly as migration 0001 creates it.
-const POSITIONS_INDEX: &str = "CREATE INDEX positions_by_distance ON positions (puzzle, distance)";
 
 /// Checks that `conn` is a puzzlebase file of exactly this build's schema version.
 fn check_identity(conn: &Connection, path: &Path) -> Result<()> {

@@ -168,27 +168,17 @@ impl Reader {
         .map_err(SqlError::from)
     }
 
-    /// The positions at the puzzle's maximum distance, by rank.
-    pub fn longest(&self, puzzle: &str) -> Sql<(Option<u32>, Vec<PositionRow>)> {
-        let max: Option<u32> = self.query_row(
-            "SELECT max(distance) FROM positions WHERE puzzle = ?1",
-            [puzzle],
-            |r| r.get(0),
-        )?;
-        let Some(max) = max else {
-            return Ok((None, Vec::new()));
-        };
+    /// The positions at `distance` or farther, by rank: one read of the puzzle's rows
+    /// (there is no index by distance, schema 6), so a row past the puzzle's maximum
+    /// distance comes back too, for the caller to refuse.
+    pub fn at_or_beyond(&self, puzzle: &str, distance: u32) -> Sql<Vec<PositionRow>> {
         let mut st = self.prepare(
-            // Entries of the distance index are ordered by (puzzle, distance, rank): naming it
-            // makes this a range read, where the planner would otherwise walk every row of
-            // the puzzle in key order.
             "SELECT rank, state, distance, next_rank, solutions, move FROM positions
-         INDEXED BY positions_by_distance WHERE puzzle = ?1 AND distance = ?2 ORDER BY rank",
+         WHERE puzzle = ?1 AND distance >= ?2 ORDER BY rank",
         )?;
-        let rows = st
-            .query_map(params![puzzle, max], position_from_row)?
-            .collect::<rusqlite::Result<_>>()?;
-        Ok((Some(max), rows))
+        st.query_map(params![puzzle, distance], position_from_row)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(Into::into)
     }
 
     pub fn histogram(&self, puzzle: &str) -> Sql<Vec<HistogramRow>> {

@@ -223,12 +223,14 @@ impl Database {
         let name = q.name();
         let max = info.max_distance;
         let at_max = self.at_max(name, info)?;
-        let (found, rows) = self.conn.longest(name).map_err(self.sql())?;
-        let distance = found.ok_or_else(|| q.not_applicable(Question::Longest))?;
+        let distance = max.ok_or_else(|| q.not_applicable(Question::Longest))?;
+        let rows = (self.conn.at_or_beyond(name, distance)).map_err(self.sql())?;
         for r in &rows {
             kind::stored_key_matches(q, r)?;
         }
-        if Some(distance) != max || at_max.is_none_or(|h| h.classes != rows.len() as u64) {
+        if rows.iter().any(|r| r.distance != max)
+            || at_max.is_none_or(|h| h.classes != rows.len() as u64)
+        {
             return Err(self.inconsistent(format!(
                 "{name}: the positions at the largest stored distance do not match the puzzle's \
                  maximum distance and histogram"

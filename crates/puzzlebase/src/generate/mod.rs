@@ -541,7 +541,6 @@ fn write_new_file(
         observer.done(&summary);
         summaries.push(summary);
     }
-    conn.finish_bulk_load()?;
     // Read back from the file, so that they are the digests of what a reader will read
     // (and a puzzle copied from the previous file gets them too).
     conn.write_all_digests().map_err(sql(tmp))?;
