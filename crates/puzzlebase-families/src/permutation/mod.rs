@@ -460,12 +460,8 @@ impl Permutation {
             // An orientation and a twist are each below the point's modulus (the spec
             // refuses larger twists, `Move::then` reduces them): one subtraction reduces
             // their sum, where `%` cost a division per point and move.
-            let s = from.orient[a] + twist[b];
-            to.orient[b] = if s >= modulus[b].max(1) {
-                s - modulus[b]
-            } else {
-                s
-            };
+            let (s, m) = (from.orient[a] + twist[b], modulus[b].max(1));
+            to.orient[b] = if s >= m { s - m } else { s };
         }
     }
 
