@@ -10,6 +10,9 @@
 //! only (the first cell in reading order is always a piece's top-left corner): the
 //! letters per group are enough to tell the pieces apart.
 
+pub mod census;
+#[cfg(test)]
+mod census_tests;
 pub mod clusters;
 pub mod layouts;
 #[cfg(test)]

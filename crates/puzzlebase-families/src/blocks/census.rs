@@ -1,0 +1,744 @@
+//! Every Rush Hour layout without walls searched for its distance to the exit, a group
+//! of layouts at a time, in memory the group alone needs: the census behind the complete
+//! table's histogram (the layouts themselves are counted and ranked by [`super::layouts`]).
+//!
+//! **Why groups.** A piece never leaves its line (a horizontal piece its row, a vertical
+//! one its column) nor passes another piece of that line, so the sequence of piece
+//! lengths along each row is the same for every layout a move reaches. A *group* fixes
+//! those sequences for every row (the red car among its row's pieces); each column is
+//! then free to hold any vertical pieces its cells allow. Every move stays in its group,
+//! so a breadth-first search from the group's solved layouts (the red car against the
+//! right edge) finds every distance in it without looking at any other group: the
+//! search touches a few megabytes at a time instead of the whole 6x6 table (12.4 GB at
+//! two bits), and each layout is expanded once. A group whose red car has a piece to its
+//! right is never solved, and is only counted.
+//!
+//! **Inside a group.** A layout is its rows' placements `h` (mixed radix over each row's
+//! placements of its sequence) and each column's filling, chosen among the fillings that
+//! miss the cells `h` covers in that column: the layouts of `h` are numbered by a mixed
+//! radix over those lists, after the layouts of every earlier `h`. So the numbers are
+//! dense, a vertical move changes one digit, and a horizontal move changes `h` and
+//! renumbers the columns' digits by a table lookup each.
+//!
+//! What it gives ([`Histogram`]): the layouts of each distance, split by their number of
+//! pieces; how many are never solved; the deepest layouts found. Its sum over every
+//! group is checked against the transfer matrix's count ([`super::layouts::Layouts`]).
+
+use rayon::prelude::*;
+use strength_reduce::StrengthReducedU32;
+
+use super::layouts::{Cell, Layout, Layouts};
+use puzzlebase_core::progress::Progress;
+
+/// The most rows and columns a census board may have (a column's cells are a `u8`
+/// mask, a row's too).
+pub const MAX_SIDE: usize = 8;
+/// How many of the deepest layouts a census keeps as examples.
+pub const DEEPEST_KEPT: usize = 16;
+/// Never reached (yet), in a group's distances.
+const UNSEEN: u8 = u8::MAX;
+
+/// Why a census cannot be taken: one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CensusError {
+    /// Rows or columns outside `2..=MAX_SIDE`, or the red row outside the board.
+    #[error(
+        "a census of a {rows}x{cols} board with the red car on row {red_row} is not supported (2 to 8 rows and columns)"
+    )]
+    Shape {
+        rows: usize,
+        cols: usize,
+        red_row: usize,
+    },
+    /// A group with more layouts than its 32-bit numbers hold.
+    #[error("a group of {0} layouts is more than a census numbers (4,294,967,295)")]
+    GroupTooLarge(u64),
+    /// A distance past 254, which a group's byte per layout cannot hold.
+    #[error("a layout deeper than 254 moves: a group's byte per layout cannot hold it")]
+    TooDeep,
+}
+
+/// A line's pieces: one sequence of lengths, each placement of it along a line of
+/// `span` cells, and its moves.
+struct Line {
+    /// The number of pieces (the red car included).
+    pieces: u32,
+    /// Which piece is the red car, if the line holds it.
+    red: Option<usize>,
+    /// Each placement's first cells, piece by piece.
+    starts: Vec<Vec<u8>>,
+    lens: Vec<u8>,
+    /// Each placement's covered cells, bit `i` for cell `i` of the line.
+    masks: Vec<u16>,
+    /// Each placement's moves: (the placement reached, the cells the piece crosses or
+    /// lands on).
+    moves: Vec<Vec<(u32, u16)>>,
+}
+
+impl Line {
+    /// Every placement of pieces of lengths `lens` in order along `span` cells.
+    fn new(lens: &[u8], red: Option<usize>, span: usize) -> Line {
+        let mut starts = Vec::new();
+        fn go(
+            lens: &[u8],
+            k: usize,
+            from: usize,
+            span: usize,
+            cur: &mut Vec<u8>,
+            out: &mut Vec<Vec<u8>>,
+        ) {
+            if k == lens.len() {
+                out.push(cur.clone());
+                return;
+            }
+            let rest: usize = lens[k..].iter().map(|&l| l as usize).sum();
+            for s in from..=span.saturating_sub(rest) {
+                if s + rest > span {
+                    break;
+                }
+                cur.push(s as u8);
+                go(lens, k + 1, s + lens[k] as usize, span, cur, out);
+                cur.pop();
+            }
+        }
+        go(lens, 0, 0, span, &mut Vec::new(), &mut starts);
+        let mask = |st: &[u8]| {
+            st.iter()
+                .zip(lens)
+                .fold(0u16, |m, (&s, &l)| m | (((1u16 << l) - 1) << s))
+        };
+        let masks: Vec<u16> = starts.iter().map(|s| mask(s)).collect();
+        let index = |st: &[u8]| starts.binary_search_by(|x| x.as_slice().cmp(st)).ok();
+        let mut moves = Vec::with_capacity(starts.len());
+        for st in &starts {
+            let mut out = Vec::new();
+            for k in 0..lens.len() {
+                let lo = if k == 0 { 0 } else { st[k - 1] + lens[k - 1] };
+                let hi = if k + 1 == lens.len() {
+                    span as u8
+                } else {
+                    st[k + 1]
+                };
+                let l = lens[k];
+                for to in lo..=hi - l {
+                    if to == st[k] {
+                        continue;
+                    }
+                    let mut next = st.clone();
+                    next[k] = to;
+                    let (a, b) = (to.min(st[k]), to.max(st[k]) + l);
+                    let swept = ((1u16 << (b - a)) - 1) << a;
+                    let j = index(&next).expect("a slide keeps the placement valid");
+                    out.push((j as u32, swept));
+                }
+            }
+            moves.push(out);
+        }
+        Line {
+            pieces: lens.len() as u32,
+            red,
+            starts,
+            lens: lens.to_vec(),
+            masks,
+            moves,
+        }
+    }
+
+    /// The red car's first cell in placement `p`.
+    fn red_at(&self, p: usize) -> Option<u8> {
+        self.red.map(|k| self.starts[p][k])
+    }
+}
+
+/// Every sequence of piece lengths (2 and 3) that fits `span` cells.
+fn sequences(span: usize) -> Vec<Vec<u8>> {
+    let mut out = vec![Vec::new()];
+    let mut i = 0;
+    while i < out.len() {
+        let s = out[i].clone();
+        let used: usize = s.iter().map(|&l| l as usize).sum();
+        for l in [2u8, 3] {
+            if used + l as usize <= span {
+                let mut t = s.clone();
+                t.push(l);
+                out.push(t);
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A column's possible fillings by vertical pieces, and for each set of cells a row's
+/// pieces cover there, the fillings that miss them and the moves between those.
+struct Columns {
+    /// Each filling's covered cells (bit `r` for row `r`) and its number of pieces.
+    masks: Vec<u16>,
+    pieces: Vec<u32>,
+    /// Each filling's cells as layout digits, top to bottom.
+    cells: Vec<Vec<Cell>>,
+    /// `fits[m]`: the fillings that miss the cells `m`, ascending.
+    fits: Vec<Vec<u8>>,
+    /// `pos[m * F + f]`: filling `f`'s index in `fits[m]`, or `u8::MAX`.
+    pos: Vec<u8>,
+    /// The indices in `fits[m]` one vertical slide from `fits[m][i]`:
+    /// `moves[ends[first[m] + i]..ends[first[m] + i + 1]]`.
+    moves: Vec<u8>,
+    first: Vec<usize>,
+    ends: Vec<usize>,
+    /// `spread[f * MAX_SIDE + c]`: filling `f`'s cells in column `c` of the board, bit
+    /// `r * MAX_SIDE + c` for row `r`.
+    spread: Vec<u64>,
+}
+
+impl Columns {
+    fn new(rows: usize) -> Columns {
+        let mut lines = Vec::new();
+        for lens in sequences(rows) {
+            let line = Line::new(&lens, None, rows);
+            lines.push(line);
+        }
+        let (mut masks, mut pieces, mut cells, mut of) = (vec![], vec![], vec![], vec![]);
+        for (li, line) in lines.iter().enumerate() {
+            for (p, st) in line.starts.iter().enumerate() {
+                let mut c = vec![Cell::Empty; rows];
+                for (&s, &l) in st.iter().zip(&line.lens) {
+                    c[s as usize] = if l == 2 { Cell::VCar } else { Cell::VTruck };
+                    for x in 1..l as usize {
+                        c[s as usize + x] = Cell::Covered;
+                    }
+                }
+                masks.push(line.masks[p]);
+                pieces.push(line.pieces);
+                cells.push(c);
+                of.push((li, p));
+            }
+        }
+        let count = masks.len();
+        assert!(count < u8::MAX as usize, "at most 8 rows: 81 fillings");
+        let id = |li: usize, p: usize| of.iter().position(|&x| x == (li, p)).unwrap();
+        let all = 1usize << rows;
+        let mut fits = vec![Vec::new(); all];
+        let mut pos = vec![u8::MAX; all * count];
+        let (mut moves, mut first, mut ends) = (Vec::new(), Vec::new(), vec![0]);
+        for m in 0..all {
+            for f in 0..count {
+                if masks[f] as usize & m == 0 {
+                    pos[m * count + f] = fits[m].len() as u8;
+                    fits[m].push(f as u8);
+                }
+            }
+            first.push(ends.len() - 1);
+            for &f in &fits[m] {
+                let (li, p) = of[f as usize];
+                for &(j, swept) in &lines[li].moves[p] {
+                    if swept as usize & m == 0 {
+                        moves.push(pos[m * count + id(li, j as usize)]);
+                    }
+                }
+                ends.push(moves.len());
+            }
+        }
+        let spread = (0..count * MAX_SIDE)
+            .map(|k| {
+                let (f, c) = (k / MAX_SIDE, k % MAX_SIDE);
+                (0..rows)
+                    .filter(|&r| masks[f] >> r & 1 == 1)
+                    .fold(0u64, |v, r| v | 1 << (r * MAX_SIDE + c))
+            })
+            .collect();
+        Columns {
+            first,
+            ends,
+            spread,
+            masks,
+            pieces,
+            cells,
+            fits,
+            pos,
+            moves,
+        }
+    }
+}
+
+/// What a census found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Histogram {
+    /// Every layout, solved or not: the transfer matrix's count.
+    pub layouts: u64,
+    /// `by_distance[d][n]`: the layouts `d` moves from the exit with `n` pieces (the red
+    /// car included).
+    pub by_distance: Vec<Vec<u64>>,
+    /// The deepest layouts found (at most [`DEEPEST_KEPT`]), in no particular order.
+    pub deepest: Vec<Layout>,
+    /// The deepest distance and how many layouts are at it (0 before any is found).
+    pub deepest_distance: usize,
+    pub deepest_count: u64,
+}
+
+impl Histogram {
+    /// The layouts at each distance.
+    pub fn levels(&self) -> Vec<u64> {
+        self.by_distance.iter().map(|n| n.iter().sum()).collect()
+    }
+    /// The layouts the red car can leave from.
+    pub fn solvable(&self) -> u64 {
+        self.levels().iter().sum()
+    }
+
+    fn add_level(&mut self, d: usize, n: usize, count: u64) {
+        if self.by_distance.len() <= d {
+            self.by_distance.resize(d + 1, Vec::new());
+        }
+        let row = &mut self.by_distance[d];
+        if row.len() <= n {
+            row.resize(n + 1, 0);
+        }
+        row[n] += count;
+    }
+
+    fn merge(mut self, other: Histogram) -> Histogram {
+        self.layouts += other.layouts;
+        for (d, row) in other.by_distance.iter().enumerate() {
+            for (n, &c) in row.iter().enumerate() {
+                if c > 0 {
+                    self.add_level(d, n, c);
+                }
+            }
+        }
+        let key = |h: &Histogram| (h.deepest_count > 0).then_some(h.deepest_distance);
+        let (da, db) = (key(&self), key(&other));
+        if db > da {
+            self.deepest = other.deepest;
+            self.deepest_distance = other.deepest_distance;
+            self.deepest_count = other.deepest_count;
+        } else if db == da {
+            self.deepest_count += other.deepest_count;
+            let room = DEEPEST_KEPT.saturating_sub(self.deepest.len());
+            self.deepest.extend(other.deepest.into_iter().take(room));
+        }
+        self
+    }
+}
+
+/// A census of one board shape.
+pub struct Census {
+    rows: usize,
+    cols: usize,
+    red_row: usize,
+    columns: Columns,
+    /// The sequences a row other than the red car's may hold, and the red car's row's.
+    plain: Vec<Line>,
+    red: Vec<Line>,
+}
+
+impl Census {
+    /// Rush Hour's 6x6 board, the red car on the third row.
+    pub fn rush_hour() -> Census {
+        Census::new(6, 6, 2).expect("the 6x6 board is supported")
+    }
+
+    pub fn new(rows: usize, cols: usize, red_row: usize) -> Result<Census, CensusError> {
+        if !(2..=MAX_SIDE).contains(&rows) || !(2..=MAX_SIDE).contains(&cols) || red_row >= rows {
+            return Err(CensusError::Shape {
+                rows,
+                cols,
+                red_row,
+            });
+        }
+        let seqs = sequences(cols);
+        let plain = seqs.iter().map(|s| Line::new(s, None, cols)).collect();
+        let mut red = Vec::new();
+        for s in &seqs {
+            for k in 0..=s.len() {
+                let mut t = s.clone();
+                t.insert(k, 2);
+                if t.iter().map(|&l| l as usize).sum::<usize>() <= cols {
+                    red.push(Line::new(&t, Some(k), cols));
+                }
+            }
+        }
+        Ok(Census {
+            rows,
+            cols,
+            red_row,
+            columns: Columns::new(rows),
+            plain,
+            red,
+        })
+    }
+
+    /// The number of groups: every choice of a sequence per row.
+    pub fn groups(&self) -> u64 {
+        (self.plain.len() as u64).pow(self.rows as u32 - 1) * self.red.len() as u64
+    }
+
+    /// The rows' lines of group `g`.
+    fn lines(&self, g: u64) -> Vec<&Line> {
+        let mut rest = g;
+        let mut out = vec![None; self.rows];
+        for r in (0..self.rows).rev() {
+            let pool = if r == self.red_row {
+                &self.red
+            } else {
+                &self.plain
+            };
+            out[r] = Some(&pool[(rest % pool.len() as u64) as usize]);
+            rest /= pool.len() as u64;
+        }
+        out.into_iter()
+            .map(|l| l.expect("every row chosen"))
+            .collect()
+    }
+
+    /// Searches every group (in parallel), reporting the layouts of each group done to
+    /// `progress` (the phase's total is the transfer matrix's count, when it has one).
+    pub fn run(&self, progress: &dyn Progress) -> Result<Histogram, CensusError> {
+        progress.phase("layouts", layouts_of(self).unwrap_or(0));
+        (0..self.groups())
+            .into_par_iter()
+            .map(|g| {
+                let h = self.group(g)?;
+                progress.advance(h.layouts);
+                Ok(h)
+            })
+            .try_reduce(Histogram::default, |a, b| Ok(a.merge(b)))
+    }
+
+    /// The group of a layout of this board: the sequence of its horizontal pieces along
+    /// each row. `None` for a layout of another shape.
+    pub fn group_of(&self, layout: &Layout) -> Option<u64> {
+        if (layout.rows, layout.cols) != (self.rows, self.cols) {
+            return None;
+        }
+        let mut g = 0u64;
+        for r in 0..self.rows {
+            let mut lens = Vec::new();
+            let mut red = None;
+            for c in 0..self.cols {
+                match layout.cells[r * self.cols + c] {
+                    Cell::HCar => lens.push(2),
+                    Cell::HTruck => lens.push(3),
+                    Cell::Red => {
+                        red = Some(lens.len());
+                        lens.push(2)
+                    }
+                    _ => {}
+                }
+            }
+            let pool = if r == self.red_row {
+                &self.red
+            } else {
+                &self.plain
+            };
+            let k = pool.iter().position(|l| l.lens == lens && l.red == red)?;
+            g = g * pool.len() as u64 + k as u64;
+        }
+        Some(g)
+    }
+
+    /// Every group's layouts added up, without searching: the transfer matrix's count
+    /// when the groups miss no layout and count none twice.
+    pub fn count(&self) -> u64 {
+        (0..self.groups())
+            .into_par_iter()
+            .map(|g| self.group_size(g))
+            .sum()
+    }
+
+    /// The layouts of group `g`: for each placement of its rows, the product over the
+    /// columns of the fillings that fit.
+    fn group_size(&self, g: u64) -> u64 {
+        let lines = self.lines(g);
+        // The column masks of each row placement so far, with their multiplicities.
+        let mut partial: Vec<([u8; MAX_SIDE], u64)> = vec![([0; MAX_SIDE], 1)];
+        for (r, line) in lines.iter().enumerate() {
+            let mut next = Vec::with_capacity(partial.len() * line.masks.len());
+            for (cm, n) in &partial {
+                for &m in &line.masks {
+                    let mut cm2 = *cm;
+                    for (c, x) in cm2.iter_mut().enumerate().take(self.cols) {
+                        *x |= ((m >> c & 1) as u8) << r;
+                    }
+                    next.push((cm2, *n));
+                }
+            }
+            next.sort_unstable();
+            next.dedup_by(|a, b| {
+                let same = a.0 == b.0;
+                if same {
+                    b.1 += a.1;
+                }
+                same
+            });
+            partial = next;
+        }
+        partial
+            .iter()
+            .map(|(cm, n)| {
+                n * cm[..self.cols]
+                    .iter()
+                    .map(|&m| self.columns.fits[m as usize].len() as u64)
+                    .product::<u64>()
+            })
+            .sum()
+    }
+
+    /// Searches group `g` alone.
+    pub fn group(&self, g: u64) -> Result<Histogram, CensusError> {
+        Group::new(self, g)?.search()
+    }
+}
+
+/// One group being searched.
+struct Group<'a> {
+    census: &'a Census,
+    lines: Vec<&'a Line>,
+    /// Row `r`'s stride in the numbering of `h`.
+    hstride: Vec<u32>,
+    /// Per `h`: each column's covered cells (`cols` entries from `h * cols`).
+    colmask: Vec<u8>,
+    /// Per `h`: its first layout's number (`base[h]`; one more entry, the total).
+    base: Vec<u32>,
+    /// Per `h`: each column's stride in the numbering of `h`'s layouts, and its radix
+    /// (the fillings that fit), `MAX_SIDE` entries from `h * MAX_SIDE`.
+    stride: Vec<u32>,
+    radix: Vec<StrengthReducedU32>,
+    /// Per `h`: each row's placement, `MAX_SIDE` entries from `h * MAX_SIDE`.
+    places: Vec<u16>,
+    /// The pieces of the rows.
+    row_pieces: u32,
+}
+
+impl<'a> Group<'a> {
+    fn new(census: &'a Census, g: u64) -> Result<Group<'a>, CensusError> {
+        let lines = census.lines(g);
+        let (rows, cols) = (census.rows, census.cols);
+        let mut hstride = vec![1u32; rows];
+        for r in (0..rows - 1).rev() {
+            hstride[r] = hstride[r + 1] * lines[r + 1].starts.len() as u32;
+        }
+        let nh = hstride[0] as usize * lines[0].starts.len();
+        let mut colmask = vec![0u8; nh * cols];
+        let mut base = Vec::with_capacity(nh + 1);
+        let mut total = 0u64;
+        for h in 0..nh {
+            let cm = &mut colmask[h * cols..(h + 1) * cols];
+            for r in 0..rows {
+                let p = h / hstride[r] as usize % lines[r].starts.len();
+                let m = lines[r].masks[p];
+                for (c, x) in cm.iter_mut().enumerate() {
+                    *x |= ((m >> c & 1) as u8) << r;
+                }
+            }
+            base.push(total as u32);
+            total += cm
+                .iter()
+                .map(|&m| census.columns.fits[m as usize].len() as u64)
+                .product::<u64>();
+            if total > u32::MAX as u64 {
+                return Err(CensusError::GroupTooLarge(total));
+            }
+        }
+        base.push(total as u32);
+        let one = StrengthReducedU32::new(1);
+        let (mut stride, mut radix) = (vec![0u32; nh * MAX_SIDE], vec![one; nh * MAX_SIDE]);
+        for h in 0..nh {
+            let mut s = 1u32;
+            for c in (0..cols).rev() {
+                let m = colmask[h * cols + c] as usize;
+                let n = census.columns.fits[m].len() as u32;
+                stride[h * MAX_SIDE + c] = s;
+                radix[h * MAX_SIDE + c] = StrengthReducedU32::new(n.max(1));
+                s *= n;
+            }
+        }
+        let places = (0..nh * MAX_SIDE)
+            .map(|k| {
+                let (h, r) = (k / MAX_SIDE, k % MAX_SIDE);
+                if r < rows {
+                    (h / hstride[r] as usize % lines[r].starts.len()) as u16
+                } else {
+                    0
+                }
+            })
+            .collect();
+        Ok(Group {
+            places,
+            stride,
+            radix,
+            census,
+            row_pieces: lines.iter().map(|l| l.pieces).sum(),
+            lines,
+            hstride,
+            colmask,
+            base,
+        })
+    }
+
+    fn total(&self) -> u64 {
+        *self.base.last().expect("one entry at least") as u64
+    }
+
+    /// Whether the group holds solved layouts: its red car is last on its row.
+    fn solvable(&self) -> bool {
+        let l = self.lines[self.census.red_row];
+        l.red == Some(l.lens.len() - 1)
+    }
+
+    /// The row placement of row `r` in `h`.
+    fn place(&self, h: usize, r: usize) -> usize {
+        h / self.hstride[r] as usize % self.lines[r].starts.len()
+    }
+
+    fn search(&self) -> Result<Histogram, CensusError> {
+        let mut out = Histogram {
+            layouts: self.total(),
+            ..Histogram::default()
+        };
+        if !self.solvable() || self.total() == 0 {
+            return Ok(out);
+        }
+        let (cols, rr) = (self.census.cols, self.census.red_row);
+        let exit = (cols - 2) as u8;
+        let mut dist = vec![UNSEEN; self.total() as usize];
+        // A layout in the frontier: its `h` (high half) and its number (low half).
+        let mut front: Vec<u64> = Vec::new();
+        for h in 0..self.base.len() - 1 {
+            if self.lines[rr].red_at(self.place(h, rr)) == Some(exit) {
+                for i in self.base[h]..self.base[h + 1] {
+                    dist[i as usize] = 0;
+                    front.push((h as u64) << 32 | i as u64);
+                }
+            }
+        }
+        let col = &self.census.columns;
+        let nf = col.masks.len();
+        let rows = self.census.rows;
+        let mut next = Vec::new();
+        let mut d = 0u8;
+        let mut fill = [0usize; MAX_SIDE];
+        let mut digit = [0u32; MAX_SIDE];
+        let mut per_pieces = [0u64; MAX_SIDE * MAX_SIDE];
+        loop {
+            if d == UNSEEN - 1 {
+                return Err(CensusError::TooDeep);
+            }
+            per_pieces.fill(0);
+            for &e in &front {
+                let (h, i) = ((e >> 32) as usize, e as u32);
+                let cm = &self.colmask[h * cols..(h + 1) * cols];
+                let stride = &self.stride[h * MAX_SIDE..h * MAX_SIDE + cols];
+                let radix = &self.radix[h * MAX_SIDE..h * MAX_SIDE + cols];
+                let mut off = i - self.base[h];
+                let mut pieces = self.row_pieces;
+                let mut vert = 0u64;
+                for c in (0..cols).rev() {
+                    let (q, rem) = StrengthReducedU32::div_rem(off, radix[c]);
+                    digit[c] = rem;
+                    off = q;
+                    let f = col.fits[cm[c] as usize][rem as usize] as usize;
+                    fill[c] = f;
+                    pieces += col.pieces[f];
+                    vert |= col.spread[f * MAX_SIDE + c];
+                }
+                per_pieces[pieces as usize] += 1;
+                let mut visit = |hn: usize, n: u32| {
+                    let x = &mut dist[n as usize];
+                    if *x == UNSEEN {
+                        *x = d + 1;
+                        next.push((hn as u64) << 32 | n as u64);
+                    }
+                };
+                for c in 0..cols {
+                    let k = col.first[cm[c] as usize] + digit[c] as usize;
+                    for &j in &col.moves[col.ends[k]..col.ends[k + 1]] {
+                        let n = i as i64 + (j as i64 - digit[c] as i64) * stride[c] as i64;
+                        visit(h, n as u32);
+                    }
+                }
+                for r in 0..rows {
+                    let p = self.places[h * MAX_SIDE + r] as usize;
+                    let busy = (vert >> (r * MAX_SIDE)) as u16 & 0xff;
+                    for &(to, swept) in &self.lines[r].moves[p] {
+                        if swept & busy != 0 {
+                            continue;
+                        }
+                        let h2 =
+                            (h as i64 + (to as i64 - p as i64) * self.hstride[r] as i64) as usize;
+                        let cm2 = &self.colmask[h2 * cols..(h2 + 1) * cols];
+                        let stride2 = &self.stride[h2 * MAX_SIDE..h2 * MAX_SIDE + cols];
+                        let mut n = self.base[h2];
+                        for c in 0..cols {
+                            let k = col.pos[cm2[c] as usize * nf + fill[c]];
+                            debug_assert!(k != u8::MAX, "a slide over free cells fits");
+                            n += k as u32 * stride2[c];
+                        }
+                        visit(h2, n);
+                    }
+                }
+            }
+            for (n, &c) in per_pieces.iter().enumerate().filter(|(_, c)| **c > 0) {
+                out.add_level(d as usize, n, c);
+            }
+            if next.is_empty() {
+                out.deepest_distance = d as usize;
+                out.deepest_count = front.len() as u64;
+                out.deepest = front
+                    .iter()
+                    .take(DEEPEST_KEPT)
+                    .map(|&e| self.layout(e as u32))
+                    .collect();
+                return Ok(out);
+            }
+            std::mem::swap(&mut front, &mut next);
+            next.clear();
+            d += 1;
+        }
+    }
+
+    /// The layout numbered `i` in the group.
+    fn layout(&self, i: u32) -> Layout {
+        let (rows, cols) = (self.census.rows, self.census.cols);
+        let h = self.base.partition_point(|&b| b <= i) - 1;
+        let mut cells = vec![Cell::Empty; rows * cols];
+        let off = i - self.base[h];
+        let col = &self.census.columns;
+        for c in 0..cols {
+            let m = self.colmask[h * cols + c] as usize;
+            let k = off / self.stride[h * MAX_SIDE + c] % self.radix[h * MAX_SIDE + c].get();
+            let f = col.fits[m][k as usize] as usize;
+            for r in 0..rows {
+                if col.cells[f][r] != Cell::Empty {
+                    cells[r * cols + c] = col.cells[f][r];
+                }
+            }
+        }
+        for r in 0..rows {
+            let line = self.lines[r];
+            let p = self.place(h, r);
+            for (k, (&s, &l)) in line.starts[p].iter().zip(&line.lens).enumerate() {
+                let first = if line.red == Some(k) {
+                    Cell::Red
+                } else if l == 2 {
+                    Cell::HCar
+                } else {
+                    Cell::HTruck
+                };
+                cells[r * cols + s as usize] = first;
+                for x in 1..l as usize {
+                    cells[r * cols + s as usize + x] = Cell::Covered;
+                }
+            }
+        }
+        Layout { rows, cols, cells }
+    }
+}
+
+/// The number of layouts of the census's board by the transfer matrix, to check a
+/// census's sum against.
+pub fn layouts_of(census: &Census) -> Option<u64> {
+    Layouts::new(census.rows, census.cols, census.red_row)
+        .ok()
+        .map(|l| l.count())
+}
