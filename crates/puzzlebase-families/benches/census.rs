@@ -1,6 +1,7 @@
 //! The census of every Rush Hour layout without walls (`blocks::census`): `cargo bench
 //! -p puzzlebase-families --bench census` takes the 6x6 board (49,425,302,142 layouts;
-//! about three quarters of an hour on two cores), `-- ROWS COLS RED_ROW` another shape.
+//! about three quarters of an hour on two cores), `-- ROWS COLS RED_ROW` another shape;
+//! `--clusters` counts the solvable clusters too, by their deepest layout (a second walk).
 //! Prints progress to stderr, then the layouts at each distance, split by their number
 //! of pieces, the solvable and unsolvable counts, the deepest layouts (in Fogleman's
 //! notation on 6x6, else each cell's digit of the rank order), the wall time, CPU time and peak memory. Figures only, never
@@ -49,6 +50,11 @@ fn main() {
         eprintln!("error: {e}");
         std::process::exit(2)
     });
+    let census = if std::env::args().any(|a| a == "--clusters") {
+        census.with_clusters()
+    } else {
+        census
+    };
     let start = Instant::now();
     let cpu0 = memory::cpu_seconds().unwrap_or(0.0);
     let found = census
@@ -86,6 +92,13 @@ fn main() {
                     .collect::<Vec<String>>()
                     .join("/")
             ),
+        }
+    }
+    if !found.clusters.is_empty() {
+        println!("solvable clusters {}", found.clusters.iter().sum::<u64>());
+        println!("deepest distance,clusters");
+        for (d, n) in found.clusters.iter().enumerate() {
+            println!("{d},{n}");
         }
     }
     println!(

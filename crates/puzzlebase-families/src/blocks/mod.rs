@@ -11,8 +11,6 @@
 //! letters per group are enough to tell the pieces apart.
 
 pub mod census;
-#[cfg(test)]
-mod census_tests;
 pub mod clusters;
 pub mod layouts;
 #[cfg(test)]

@@ -30,6 +30,12 @@ use strength_reduce::StrengthReducedU32;
 use super::layouts::{Cell, Layout, Layouts};
 use puzzlebase_core::progress::Progress;
 
+mod lines;
+#[cfg(test)]
+mod tests;
+
+use lines::{Columns, Line, sequences};
+
 /// The most rows and columns a census board may have (a column's cells are a `u8`
 /// mask, a row's too).
 pub const MAX_SIDE: usize = 8;
@@ -37,6 +43,9 @@ pub const MAX_SIDE: usize = 8;
 pub const DEEPEST_KEPT: usize = 16;
 /// Never reached (yet), in a group's distances.
 const UNSEEN: u8 = u8::MAX;
+/// The mark of a layout already in a cluster (the high bit of its byte), when clusters
+/// are counted; a layout never reached is marked too, as it is never in one.
+const CLUSTERED: u8 = 0x80;
 
 /// Why a census cannot be taken: one line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -58,209 +67,6 @@ pub enum CensusError {
     TooDeep,
 }
 
-/// A line's pieces: one sequence of lengths, each placement of it along a line of
-/// `span` cells, and its moves.
-struct Line {
-    /// The number of pieces (the red car included).
-    pieces: u32,
-    /// Which piece is the red car, if the line holds it.
-    red: Option<usize>,
-    /// Each placement's first cells, piece by piece.
-    starts: Vec<Vec<u8>>,
-    lens: Vec<u8>,
-    /// Each placement's covered cells, bit `i` for cell `i` of the line.
-    masks: Vec<u16>,
-    /// Each placement's moves: (the placement reached, the cells the piece crosses or
-    /// lands on).
-    moves: Vec<Vec<(u32, u16)>>,
-}
-
-impl Line {
-    /// Every placement of pieces of lengths `lens` in order along `span` cells.
-    fn new(lens: &[u8], red: Option<usize>, span: usize) -> Line {
-        let mut starts = Vec::new();
-        fn go(
-            lens: &[u8],
-            k: usize,
-            from: usize,
-            span: usize,
-            cur: &mut Vec<u8>,
-            out: &mut Vec<Vec<u8>>,
-        ) {
-            if k == lens.len() {
-                out.push(cur.clone());
-                return;
-            }
-            let rest: usize = lens[k..].iter().map(|&l| l as usize).sum();
-            for s in from..=span.saturating_sub(rest) {
-                if s + rest > span {
-                    break;
-                }
-                cur.push(s as u8);
-                go(lens, k + 1, s + lens[k] as usize, span, cur, out);
-                cur.pop();
-            }
-        }
-        go(lens, 0, 0, span, &mut Vec::new(), &mut starts);
-        let mask = |st: &[u8]| {
-            st.iter()
-                .zip(lens)
-                .fold(0u16, |m, (&s, &l)| m | (((1u16 << l) - 1) << s))
-        };
-        let masks: Vec<u16> = starts.iter().map(|s| mask(s)).collect();
-        let index = |st: &[u8]| starts.binary_search_by(|x| x.as_slice().cmp(st)).ok();
-        let mut moves = Vec::with_capacity(starts.len());
-        for st in &starts {
-            let mut out = Vec::new();
-            for k in 0..lens.len() {
-                let lo = if k == 0 { 0 } else { st[k - 1] + lens[k - 1] };
-                let hi = if k + 1 == lens.len() {
-                    span as u8
-                } else {
-                    st[k + 1]
-                };
-                let l = lens[k];
-                for to in lo..=hi - l {
-                    if to == st[k] {
-                        continue;
-                    }
-                    let mut next = st.clone();
-                    next[k] = to;
-                    let (a, b) = (to.min(st[k]), to.max(st[k]) + l);
-                    let swept = ((1u16 << (b - a)) - 1) << a;
-                    let j = index(&next).expect("a slide keeps the placement valid");
-                    out.push((j as u32, swept));
-                }
-            }
-            moves.push(out);
-        }
-        Line {
-            pieces: lens.len() as u32,
-            red,
-            starts,
-            lens: lens.to_vec(),
-            masks,
-            moves,
-        }
-    }
-
-    /// The red car's first cell in placement `p`.
-    fn red_at(&self, p: usize) -> Option<u8> {
-        self.red.map(|k| self.starts[p][k])
-    }
-}
-
-/// Every sequence of piece lengths (2 and 3) that fits `span` cells.
-fn sequences(span: usize) -> Vec<Vec<u8>> {
-    let mut out = vec![Vec::new()];
-    let mut i = 0;
-    while i < out.len() {
-        let s = out[i].clone();
-        let used: usize = s.iter().map(|&l| l as usize).sum();
-        for l in [2u8, 3] {
-            if used + l as usize <= span {
-                let mut t = s.clone();
-                t.push(l);
-                out.push(t);
-            }
-        }
-        i += 1;
-    }
-    out
-}
-
-/// A column's possible fillings by vertical pieces, and for each set of cells a row's
-/// pieces cover there, the fillings that miss them and the moves between those.
-struct Columns {
-    /// Each filling's covered cells (bit `r` for row `r`) and its number of pieces.
-    masks: Vec<u16>,
-    pieces: Vec<u32>,
-    /// Each filling's cells as layout digits, top to bottom.
-    cells: Vec<Vec<Cell>>,
-    /// `fits[m]`: the fillings that miss the cells `m`, ascending.
-    fits: Vec<Vec<u8>>,
-    /// `pos[m * F + f]`: filling `f`'s index in `fits[m]`, or `u8::MAX`.
-    pos: Vec<u8>,
-    /// The indices in `fits[m]` one vertical slide from `fits[m][i]`:
-    /// `moves[ends[first[m] + i]..ends[first[m] + i + 1]]`.
-    moves: Vec<u8>,
-    first: Vec<usize>,
-    ends: Vec<usize>,
-    /// `spread[f * MAX_SIDE + c]`: filling `f`'s cells in column `c` of the board, bit
-    /// `r * MAX_SIDE + c` for row `r`.
-    spread: Vec<u64>,
-}
-
-impl Columns {
-    fn new(rows: usize) -> Columns {
-        let mut lines = Vec::new();
-        for lens in sequences(rows) {
-            let line = Line::new(&lens, None, rows);
-            lines.push(line);
-        }
-        let (mut masks, mut pieces, mut cells, mut of) = (vec![], vec![], vec![], vec![]);
-        for (li, line) in lines.iter().enumerate() {
-            for (p, st) in line.starts.iter().enumerate() {
-                let mut c = vec![Cell::Empty; rows];
-                for (&s, &l) in st.iter().zip(&line.lens) {
-                    c[s as usize] = if l == 2 { Cell::VCar } else { Cell::VTruck };
-                    for x in 1..l as usize {
-                        c[s as usize + x] = Cell::Covered;
-                    }
-                }
-                masks.push(line.masks[p]);
-                pieces.push(line.pieces);
-                cells.push(c);
-                of.push((li, p));
-            }
-        }
-        let count = masks.len();
-        assert!(count < u8::MAX as usize, "at most 8 rows: 81 fillings");
-        let id = |li: usize, p: usize| of.iter().position(|&x| x == (li, p)).unwrap();
-        let all = 1usize << rows;
-        let mut fits = vec![Vec::new(); all];
-        let mut pos = vec![u8::MAX; all * count];
-        let (mut moves, mut first, mut ends) = (Vec::new(), Vec::new(), vec![0]);
-        for m in 0..all {
-            for f in 0..count {
-                if masks[f] as usize & m == 0 {
-                    pos[m * count + f] = fits[m].len() as u8;
-                    fits[m].push(f as u8);
-                }
-            }
-            first.push(ends.len() - 1);
-            for &f in &fits[m] {
-                let (li, p) = of[f as usize];
-                for &(j, swept) in &lines[li].moves[p] {
-                    if swept as usize & m == 0 {
-                        moves.push(pos[m * count + id(li, j as usize)]);
-                    }
-                }
-                ends.push(moves.len());
-            }
-        }
-        let spread = (0..count * MAX_SIDE)
-            .map(|k| {
-                let (f, c) = (k / MAX_SIDE, k % MAX_SIDE);
-                (0..rows)
-                    .filter(|&r| masks[f] >> r & 1 == 1)
-                    .fold(0u64, |v, r| v | 1 << (r * MAX_SIDE + c))
-            })
-            .collect();
-        Columns {
-            first,
-            ends,
-            spread,
-            masks,
-            pieces,
-            cells,
-            fits,
-            pos,
-            moves,
-        }
-    }
-}
-
 /// What a census found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Histogram {
@@ -274,6 +80,10 @@ pub struct Histogram {
     /// The deepest distance and how many layouts are at it (0 before any is found).
     pub deepest_distance: usize,
     pub deepest_count: u64,
+    /// When counted ([`Census::with_clusters`]): `clusters[d]`, the solvable clusters
+    /// (layouts joined by moves, a solved one among them) whose deepest layout is `d`
+    /// moves from the exit. Empty when not counted.
+    pub clusters: Vec<u64>,
 }
 
 impl Histogram {
@@ -299,6 +109,12 @@ impl Histogram {
 
     fn merge(mut self, other: Histogram) -> Histogram {
         self.layouts += other.layouts;
+        if self.clusters.len() < other.clusters.len() {
+            self.clusters.resize(other.clusters.len(), 0);
+        }
+        for (d, &n) in other.clusters.iter().enumerate() {
+            self.clusters[d] += n;
+        }
         for (d, row) in other.by_distance.iter().enumerate() {
             for (n, &c) in row.iter().enumerate() {
                 if c > 0 {
@@ -330,6 +146,8 @@ pub struct Census {
     /// The sequences a row other than the red car's may hold, and the red car's row's.
     plain: Vec<Line>,
     red: Vec<Line>,
+    /// Whether clusters are counted.
+    clusters: bool,
 }
 
 impl Census {
@@ -365,6 +183,7 @@ impl Census {
             columns: Columns::new(rows),
             plain,
             red,
+            clusters: false,
         })
     }
 
@@ -486,7 +305,14 @@ impl Census {
 
     /// Searches group `g` alone.
     pub fn group(&self, g: u64) -> Result<Histogram, CensusError> {
-        Group::new(self, g)?.search()
+        Group::new(self, g)?.search(self.clusters)
+    }
+
+    /// Counts the solvable clusters too ([`Histogram::clusters`]): a second walk over
+    /// every solvable layout, about as long as the search.
+    pub fn with_clusters(mut self) -> Census {
+        self.clusters = true;
+        self
     }
 }
 
@@ -591,7 +417,61 @@ impl<'a> Group<'a> {
         h / self.hstride[r] as usize % self.lines[r].starts.len()
     }
 
-    fn search(&self) -> Result<Histogram, CensusError> {
+    /// Calls `visit(h2, n)` for every layout one move from layout `i` (of rows `h`),
+    /// and returns its number of pieces.
+    #[inline]
+    fn expand(&self, h: usize, i: u32, mut visit: impl FnMut(usize, u32)) -> u32 {
+        let cols = self.census.cols;
+        let col = &self.census.columns;
+        let nf = col.masks.len();
+        let mut fill = [0usize; MAX_SIDE];
+        let mut digit = [0u32; MAX_SIDE];
+        let cm = &self.colmask[h * cols..(h + 1) * cols];
+        let stride = &self.stride[h * MAX_SIDE..h * MAX_SIDE + cols];
+        let radix = &self.radix[h * MAX_SIDE..h * MAX_SIDE + cols];
+        let mut off = i - self.base[h];
+        let mut pieces = self.row_pieces;
+        // The cells the vertical pieces cover, bit `r * MAX_SIDE + c`.
+        let mut vert = 0u64;
+        for c in (0..cols).rev() {
+            let (q, rem) = StrengthReducedU32::div_rem(off, radix[c]);
+            digit[c] = rem;
+            off = q;
+            let f = col.fits[cm[c] as usize][rem as usize] as usize;
+            fill[c] = f;
+            pieces += col.pieces[f];
+            vert |= col.spread[f * MAX_SIDE + c];
+        }
+        for c in 0..cols {
+            let k = col.first[cm[c] as usize] + digit[c] as usize;
+            for &j in &col.moves[col.ends[k]..col.ends[k + 1]] {
+                let n = i as i64 + (j as i64 - digit[c] as i64) * stride[c] as i64;
+                visit(h, n as u32);
+            }
+        }
+        for r in 0..self.census.rows {
+            let p = self.places[h * MAX_SIDE + r] as usize;
+            let busy = (vert >> (r * MAX_SIDE)) as u16 & 0xff;
+            for &(to, swept) in &self.lines[r].moves[p] {
+                if swept & busy != 0 {
+                    continue;
+                }
+                let h2 = (h as i64 + (to as i64 - p as i64) * self.hstride[r] as i64) as usize;
+                let cm2 = &self.colmask[h2 * cols..(h2 + 1) * cols];
+                let stride2 = &self.stride[h2 * MAX_SIDE..h2 * MAX_SIDE + cols];
+                let mut n = self.base[h2];
+                for c in 0..cols {
+                    let k = col.pos[cm2[c] as usize * nf + fill[c]];
+                    debug_assert!(k != u8::MAX, "a slide over free cells fits");
+                    n += k as u32 * stride2[c];
+                }
+                visit(h2, n);
+            }
+        }
+        pieces
+    }
+
+    fn search(&self, clusters: bool) -> Result<Histogram, CensusError> {
         let mut out = Histogram {
             layouts: self.total(),
             ..Histogram::default()
@@ -612,71 +492,26 @@ impl<'a> Group<'a> {
                 }
             }
         }
-        let col = &self.census.columns;
-        let nf = col.masks.len();
-        let rows = self.census.rows;
         let mut next = Vec::new();
         let mut d = 0u8;
-        let mut fill = [0usize; MAX_SIDE];
-        let mut digit = [0u32; MAX_SIDE];
         let mut per_pieces = [0u64; MAX_SIDE * MAX_SIDE];
+        // Counting clusters marks a layout's byte with the high bit: distances stay below.
+        let deepest = if clusters { CLUSTERED - 1 } else { UNSEEN - 1 };
         loop {
-            if d == UNSEEN - 1 {
+            if d == deepest {
                 return Err(CensusError::TooDeep);
             }
             per_pieces.fill(0);
             for &e in &front {
                 let (h, i) = ((e >> 32) as usize, e as u32);
-                let cm = &self.colmask[h * cols..(h + 1) * cols];
-                let stride = &self.stride[h * MAX_SIDE..h * MAX_SIDE + cols];
-                let radix = &self.radix[h * MAX_SIDE..h * MAX_SIDE + cols];
-                let mut off = i - self.base[h];
-                let mut pieces = self.row_pieces;
-                let mut vert = 0u64;
-                for c in (0..cols).rev() {
-                    let (q, rem) = StrengthReducedU32::div_rem(off, radix[c]);
-                    digit[c] = rem;
-                    off = q;
-                    let f = col.fits[cm[c] as usize][rem as usize] as usize;
-                    fill[c] = f;
-                    pieces += col.pieces[f];
-                    vert |= col.spread[f * MAX_SIDE + c];
-                }
-                per_pieces[pieces as usize] += 1;
-                let mut visit = |hn: usize, n: u32| {
+                let pieces = self.expand(h, i, |h2, n| {
                     let x = &mut dist[n as usize];
                     if *x == UNSEEN {
                         *x = d + 1;
-                        next.push((hn as u64) << 32 | n as u64);
+                        next.push((h2 as u64) << 32 | n as u64);
                     }
-                };
-                for c in 0..cols {
-                    let k = col.first[cm[c] as usize] + digit[c] as usize;
-                    for &j in &col.moves[col.ends[k]..col.ends[k + 1]] {
-                        let n = i as i64 + (j as i64 - digit[c] as i64) * stride[c] as i64;
-                        visit(h, n as u32);
-                    }
-                }
-                for r in 0..rows {
-                    let p = self.places[h * MAX_SIDE + r] as usize;
-                    let busy = (vert >> (r * MAX_SIDE)) as u16 & 0xff;
-                    for &(to, swept) in &self.lines[r].moves[p] {
-                        if swept & busy != 0 {
-                            continue;
-                        }
-                        let h2 =
-                            (h as i64 + (to as i64 - p as i64) * self.hstride[r] as i64) as usize;
-                        let cm2 = &self.colmask[h2 * cols..(h2 + 1) * cols];
-                        let stride2 = &self.stride[h2 * MAX_SIDE..h2 * MAX_SIDE + cols];
-                        let mut n = self.base[h2];
-                        for c in 0..cols {
-                            let k = col.pos[cm2[c] as usize * nf + fill[c]];
-                            debug_assert!(k != u8::MAX, "a slide over free cells fits");
-                            n += k as u32 * stride2[c];
-                        }
-                        visit(h2, n);
-                    }
-                }
+                });
+                per_pieces[pieces as usize] += 1;
             }
             for (n, &c) in per_pieces.iter().enumerate().filter(|(_, c)| **c > 0) {
                 out.add_level(d as usize, n, c);
@@ -689,12 +524,51 @@ impl<'a> Group<'a> {
                     .take(DEEPEST_KEPT)
                     .map(|&e| self.layout(e as u32))
                     .collect();
-                return Ok(out);
+                break;
             }
             std::mem::swap(&mut front, &mut next);
             next.clear();
             d += 1;
         }
+        if clusters {
+            out.clusters = self.clusters(&mut dist);
+        }
+        Ok(out)
+    }
+
+    /// The solvable clusters (layouts joined by moves, a solved one among them) by their
+    /// deepest layout's distance: each reached layout not yet in a cluster starts one,
+    /// filled from it (a depth-first walk), its bytes marked with [`CLUSTERED`].
+    fn clusters(&self, dist: &mut [u8]) -> Vec<u64> {
+        let mut by_depth = Vec::new();
+        let mut stack: Vec<u64> = Vec::new();
+        for h in 0..self.base.len() - 1 {
+            for i in self.base[h]..self.base[h + 1] {
+                if dist[i as usize] >= CLUSTERED {
+                    continue;
+                }
+                let mut deepest = dist[i as usize];
+                dist[i as usize] |= CLUSTERED;
+                stack.push((h as u64) << 32 | i as u64);
+                while let Some(e) = stack.pop() {
+                    let (h, i) = ((e >> 32) as usize, e as u32);
+                    self.expand(h, i, |h2, n| {
+                        let x = &mut dist[n as usize];
+                        if *x < CLUSTERED {
+                            deepest = deepest.max(*x);
+                            *x |= CLUSTERED;
+                            stack.push((h2 as u64) << 32 | n as u64);
+                        }
+                    });
+                }
+                let d = deepest as usize;
+                if by_depth.len() <= d {
+                    by_depth.resize(d + 1, 0);
+                }
+                by_depth[d] += 1;
+            }
+        }
+        by_depth
     }
 
     /// The layout numbered `i` in the group.

@@ -2,9 +2,9 @@
 //! breadth-first search over the transfer matrix's ranks and their moves
 //! ([`Layouts::neighbors`]), which shares nothing with the census's groups.
 
-use super::census::*;
-use super::layouts::{Layout, Layouts};
-use super::rush::Board;
+use super::*;
+use crate::blocks::layouts::{Layout, Layouts};
+use crate::blocks::rush::Board;
 use puzzlebase_core::progress::Silent;
 
 /// The census's figures found the plain way: every rank, its moves, a search from every
@@ -60,8 +60,41 @@ fn trimmed(by: &[Vec<u64>]) -> Vec<Vec<u64>> {
         .collect()
 }
 
+/// The solvable clusters by their deepest layout's distance, found the plain way: the
+/// components of the moves between ranks (union-find), given every rank's distance.
+fn plain_clusters(rows: usize, cols: usize, red_row: usize, dist: &[u8]) -> Vec<u64> {
+    let l = Layouts::new(rows, cols, red_row).unwrap();
+    let mut parent: Vec<usize> = (0..dist.len()).collect();
+    fn root(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    for r in 0..dist.len() {
+        for m in l.neighbors(r as u64).unwrap() {
+            let (a, b) = (root(&mut parent, r), root(&mut parent, m as usize));
+            parent[a] = b;
+        }
+    }
+    let mut deepest = std::collections::HashMap::new();
+    for (r, &d) in dist.iter().enumerate().filter(|(_, d)| **d != u8::MAX) {
+        let e = deepest.entry(root(&mut parent, r)).or_insert(0u8);
+        *e = (*e).max(d);
+    }
+    let mut by = Vec::new();
+    for &d in deepest.values() {
+        if by.len() <= d as usize {
+            by.resize(d as usize + 1, 0);
+        }
+        by[d as usize] += 1;
+    }
+    by
+}
+
 fn agrees(rows: usize, cols: usize, red_row: usize) {
-    let census = Census::new(rows, cols, red_row).unwrap();
+    let census = Census::new(rows, cols, red_row).unwrap().with_clusters();
     let found = census.run(&Silent).unwrap();
     let (count, by, dist) = plain(rows, cols, red_row);
     assert_eq!(
@@ -79,6 +112,11 @@ fn agrees(rows: usize, cols: usize, red_row: usize) {
         "every deepest layout counted"
     );
     assert!(!found.deepest.is_empty());
+    assert_eq!(
+        found.clusters,
+        plain_clusters(rows, cols, red_row, &dist),
+        "{rows}x{cols}: clusters by their deepest layout"
+    );
     for layout in &found.deepest {
         let r = l.rank(layout).unwrap();
         assert_eq!(dist[r as usize] as usize, deepest, "{layout:?}");
