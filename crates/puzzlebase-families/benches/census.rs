@@ -1,7 +1,9 @@
 //! The census of every Rush Hour layout without walls (`blocks::census`): `cargo bench
 //! -p puzzlebase-families --bench census` takes the 6x6 board (49,425,302,142 layouts;
 //! about three quarters of an hour on two cores), `-- ROWS COLS RED_ROW` another shape;
-//! `--clusters` counts the solvable clusters too, by their deepest layout (a second walk).
+//! `--clusters` counts the solvable clusters too, by their deepest layout (a second walk);
+//! `--every N` searches one group in N, a sample to time (N times its wall time is about
+//! the whole census's; its progress has no total).
 //! Prints progress to stderr, then the layouts at each distance, split by their number
 //! of pieces, the solvable and unsolvable counts, the deepest layouts (in Fogleman's
 //! notation on 6x6, else each cell's digit of the rank order), the wall time, CPU time and peak memory. Figures only, never
@@ -40,6 +42,7 @@ impl Progress for Share {
 fn main() {
     let args: Vec<usize> = std::env::args()
         .skip(1)
+        .take_while(|a| a != "--every")
         .filter_map(|a| a.parse().ok())
         .collect();
     let census = match args[..] {
@@ -57,12 +60,19 @@ fn main() {
     };
     let start = Instant::now();
     let cpu0 = memory::cpu_seconds().unwrap_or(0.0);
-    let found = census
-        .run(&Share(start, Mutex::new((0, 0, 0))))
-        .unwrap_or_else(|e| {
-            eprintln!("error: {e}");
-            std::process::exit(1)
-        });
+    let every = std::env::args()
+        .skip_while(|a| a != "--every")
+        .nth(1)
+        .and_then(|n| n.parse::<u64>().ok());
+    let share = Share(start, Mutex::new((0, 0, 0)));
+    let found = match every {
+        Some(n) => census.run_every(n, &share),
+        None => census.run(&share),
+    };
+    let found = found.unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(1)
+    });
     let wall = start.elapsed().as_secs_f64();
     let cpu = memory::cpu_seconds().unwrap_or(0.0) - cpu0;
     println!("distance,layouts,by pieces (1, 2, ...)");
@@ -100,6 +110,12 @@ fn main() {
         for (d, n) in found.clusters.iter().enumerate() {
             println!("{d},{n}");
         }
+    }
+    if let Some(n) = every {
+        println!(
+            "a sample: one group in {n}; {n} times its wall time is {:.0} s",
+            wall * n as f64
+        );
     }
     println!(
         "wall {wall:.1} s, cpu {cpu:.1} s, peak {} kB, threads {}",

@@ -28,9 +28,11 @@ use rayon::prelude::*;
 use strength_reduce::StrengthReducedU32;
 
 use super::layouts::{Cell, Layout, Layouts};
+use puzzlebase_core::memory;
 use puzzlebase_core::progress::Progress;
 
 mod lines;
+mod order;
 #[cfg(test)]
 mod tests;
 
@@ -39,6 +41,9 @@ use lines::{Columns, Line, sequences};
 /// The most rows and columns a census board may have (a column's cells are a `u8`
 /// mask, a row's too).
 pub const MAX_SIDE: usize = 8;
+/// The frontier's layouts expanded together: their neighbours' bytes are prefetched
+/// before any is read.
+const BATCH: usize = 128;
 /// How many of the deepest layouts a census keeps as examples.
 pub const DEEPEST_KEPT: usize = 16;
 /// Never reached (yet), in a group's distances.
@@ -65,6 +70,12 @@ pub enum CensusError {
     /// A distance past 254, which a group's byte per layout cannot hold.
     #[error("a layout deeper than 254 moves: a group's byte per layout cannot hold it")]
     TooDeep,
+    /// Not a layout of the census's board.
+    #[error("not a layout of this board")]
+    NotALayout,
+    /// A rank at or past the census's count.
+    #[error("rank {rank} is outside the layouts: there are {count}")]
+    RankOutside { rank: u64, count: u64 },
 }
 
 /// What a census found.
@@ -214,8 +225,16 @@ impl Census {
     /// `progress` (the phase's total is the transfer matrix's count, when it has one).
     pub fn run(&self, progress: &dyn Progress) -> Result<Histogram, CensusError> {
         progress.phase("layouts", layouts_of(self).unwrap_or(0));
+        self.run_every(1, progress)
+    }
+
+    /// Searches one group in `every` (those whose number is a multiple of it): a sample
+    /// of the census, to time it (`every` times the sample's time is about the whole
+    /// census's). `every` 1 is [`Census::run`] without the progress's total.
+    pub fn run_every(&self, every: u64, progress: &dyn Progress) -> Result<Histogram, CensusError> {
         (0..self.groups())
             .into_par_iter()
+            .filter(|g| g % every.max(1) == 0)
             .map(|g| {
                 let h = self.group(g)?;
                 progress.advance(h.layouts);
@@ -492,7 +511,7 @@ impl<'a> Group<'a> {
                 }
             }
         }
-        let mut next = Vec::new();
+        let (mut next, mut seen) = (Vec::new(), Vec::new());
         let mut d = 0u8;
         let mut per_pieces = [0u64; MAX_SIDE * MAX_SIDE];
         // Counting clusters marks a layout's byte with the high bit: distances stay below.
@@ -502,16 +521,25 @@ impl<'a> Group<'a> {
                 return Err(CensusError::TooDeep);
             }
             per_pieces.fill(0);
-            for &e in &front {
-                let (h, i) = ((e >> 32) as usize, e as u32);
-                let pieces = self.expand(h, i, |h2, n| {
-                    let x = &mut dist[n as usize];
+            // A batch's neighbours are generated, their bytes prefetched, then claimed:
+            // in a large group the bytes are misses to memory, which then overlap.
+            for batch in front.chunks(BATCH) {
+                seen.clear();
+                for &e in batch {
+                    let (h, i) = ((e >> 32) as usize, e as u32);
+                    let pieces = self.expand(h, i, |h2, n| {
+                        memory::prefetch(&dist[n as usize]);
+                        seen.push((h2 as u64) << 32 | n as u64);
+                    });
+                    per_pieces[pieces as usize] += 1;
+                }
+                for &e in &seen {
+                    let x = &mut dist[e as u32 as usize];
                     if *x == UNSEEN {
                         *x = d + 1;
-                        next.push((h2 as u64) << 32 | n as u64);
+                        next.push(e);
                     }
-                });
-                per_pieces[pieces as usize] += 1;
+                }
             }
             for (n, &c) in per_pieces.iter().enumerate().filter(|(_, c)| **c > 0) {
                 out.add_level(d as usize, n, c);

@@ -168,6 +168,48 @@ fn foglemans_hardest_board_without_walls_is_deepest_in_its_group() {
 }
 
 #[test]
+fn the_census_order_ranks_every_layout_once() {
+    // Small boards: every census rank unranks to a layout the transfer matrix ranks, each
+    // once, and ranks back to itself.
+    for (rows, cols, red_row) in [(3, 3, 1), (4, 4, 1), (3, 5, 1), (4, 5, 2)] {
+        let census = Census::new(rows, cols, red_row).unwrap();
+        let offsets = census.offsets();
+        let l = Layouts::new(rows, cols, red_row).unwrap();
+        assert_eq!(*offsets.last().unwrap(), l.count());
+        let mut seen = vec![false; l.count() as usize];
+        for r in 0..l.count() {
+            let layout = census.unrank(&offsets, r).unwrap();
+            assert_eq!(census.rank(&offsets, &layout), Ok(r));
+            let t = l.rank(&layout).unwrap() as usize;
+            assert!(
+                !seen[t],
+                "{rows}x{cols}: rank {r} unranks to a layout twice"
+            );
+            seen[t] = true;
+        }
+        assert!(matches!(
+            census.unrank(&offsets, l.count()),
+            Err(CensusError::RankOutside { .. })
+        ));
+    }
+    // The 6x6: Fogleman's board and back.
+    let census = Census::rush_hour();
+    let offsets = census.offsets();
+    let board = Board::parse("BCDDE.BCF.EGB.FAAGHHHI.G..JIKKLLJMM.").unwrap();
+    let layout = Layout::from_board(&board).unwrap();
+    let r = census.rank(&offsets, &layout).unwrap();
+    assert_eq!(census.unrank(&offsets, r).unwrap(), layout);
+    // A layout of another board is refused.
+    let small = Census::new(4, 4, 1)
+        .unwrap()
+        .unrank(&Census::new(4, 4, 1).unwrap().offsets(), 0);
+    assert_eq!(
+        census.rank(&offsets, &small.unwrap()),
+        Err(CensusError::NotALayout)
+    );
+}
+
+#[test]
 fn shapes_outside_the_census_are_refused() {
     assert!(matches!(
         Census::new(9, 6, 2),
