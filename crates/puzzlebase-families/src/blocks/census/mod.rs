@@ -1,6 +1,7 @@
 //! Every Rush Hour layout without walls searched for its distance to the exit, a group
 //! of layouts at a time, in memory the group alone needs: the census behind the complete
-//! table's histogram (the layouts themselves are counted and ranked by [`super::layouts`]).
+//! table's histogram (the layouts themselves are counted and ranked by [`super::layouts`];
+//! `order` ranks them group by group too: [`Census::rank`]).
 //!
 //! **Why groups.** A piece never leaves its line (a horizontal piece its row, a vertical
 //! one its column) nor passes another piece of that line, so the sequence of piece
@@ -67,8 +68,11 @@ pub enum CensusError {
     /// A group with more layouts than its 32-bit numbers hold.
     #[error("a group of {0} layouts is more than a census numbers (4,294,967,295)")]
     GroupTooLarge(u64),
-    /// A distance past 254, which a group's byte per layout cannot hold.
-    #[error("a layout deeper than 254 moves: a group's byte per layout cannot hold it")]
+    /// A distance past what a group's byte per layout holds: 254, or 126 when clusters
+    /// are counted (their mark takes the high bit).
+    #[error(
+        "a layout deeper than a group's byte per layout holds (254 moves; 126 when clusters are counted)"
+    )]
     TooDeep,
     /// Not a layout of the census's board.
     #[error("not a layout of this board")]
