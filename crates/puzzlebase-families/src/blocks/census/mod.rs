@@ -29,6 +29,7 @@ use rayon::prelude::*;
 use strength_reduce::StrengthReducedU32;
 
 use super::layouts::{Cell, Layout, Layouts};
+use super::rush::{RED_ROW, SIDE};
 use puzzlebase_core::memory;
 use puzzlebase_core::progress::Progress;
 
@@ -168,9 +169,11 @@ pub struct Census {
 impl Census {
     /// Rush Hour's 6x6 board, the red car on the third row.
     pub fn rush_hour() -> Census {
-        Census::new(6, 6, 2).expect("the 6x6 board is supported")
+        Census::new(SIDE, SIDE, RED_ROW).expect("the 6x6 board is supported")
     }
 
+    /// The census of a `rows` x `cols` board with the red car on row `red_row` (0-based),
+    /// refused outside 2 to [`MAX_SIDE`] rows and columns.
     pub fn new(rows: usize, cols: usize, red_row: usize) -> Result<Census, CensusError> {
         if !(2..=MAX_SIDE).contains(&rows) || !(2..=MAX_SIDE).contains(&cols) || red_row >= rows {
             return Err(CensusError::Shape {
