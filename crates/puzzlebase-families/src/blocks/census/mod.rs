@@ -30,7 +30,6 @@ use strength_reduce::StrengthReducedU32;
 
 use super::layouts::{Cell, Layout, Layouts};
 use super::rush::{RED_ROW, SIDE};
-use puzzlebase_core::memory;
 use puzzlebase_core::progress::Progress;
 
 mod lines;
@@ -43,9 +42,6 @@ use lines::{Columns, Line, sequences};
 /// The most rows and columns a census board may have (a column's cells are a `u8`
 /// mask, a row's too).
 pub const MAX_SIDE: usize = 8;
-/// The frontier's layouts expanded together: their neighbours' bytes are prefetched
-/// before any is read.
-const BATCH: usize = 128;
 /// How many of the deepest layouts a census keeps as examples.
 pub const DEEPEST_KEPT: usize = 16;
 /// Never reached (yet), in a group's distances.
@@ -518,7 +514,7 @@ impl<'a> Group<'a> {
                 }
             }
         }
-        let (mut next, mut seen) = (Vec::new(), Vec::new());
+        let mut next = Vec::new();
         let mut d = 0u8;
         let mut per_pieces = [0u64; MAX_SIDE * MAX_SIDE];
         // Counting clusters marks a layout's byte with the high bit: distances stay below.
@@ -528,25 +524,16 @@ impl<'a> Group<'a> {
                 return Err(CensusError::TooDeep);
             }
             per_pieces.fill(0);
-            // A batch's neighbours are generated, their bytes prefetched, then claimed:
-            // in a large group the bytes are misses to memory, which then overlap.
-            for batch in front.chunks(BATCH) {
-                seen.clear();
-                for &e in batch {
-                    let (h, i) = ((e >> 32) as usize, e as u32);
-                    let pieces = self.expand(h, i, |h2, n| {
-                        memory::prefetch(&dist[n as usize]);
-                        seen.push((h2 as u64) << 32 | n as u64);
-                    });
-                    per_pieces[pieces as usize] += 1;
-                }
-                for &e in &seen {
-                    let x = &mut dist[e as u32 as usize];
+            for &e in &front {
+                let (h, i) = ((e >> 32) as usize, e as u32);
+                let pieces = self.expand(h, i, |h2, n| {
+                    let x = &mut dist[n as usize];
                     if *x == UNSEEN {
                         *x = d + 1;
-                        next.push(e);
+                        next.push((h2 as u64) << 32 | n as u64);
                     }
-                }
+                });
+                per_pieces[pieces as usize] += 1;
             }
             for (n, &c) in per_pieces.iter().enumerate().filter(|(_, c)| **c > 0) {
                 out.add_level(d as usize, n, c);
