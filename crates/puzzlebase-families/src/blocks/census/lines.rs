@@ -38,10 +38,10 @@ impl Line {
                 return;
             }
             let rest: usize = lens[k..].iter().map(|&l| l as usize).sum();
-            for s in from..=span.saturating_sub(rest) {
-                if s + rest > span {
-                    break;
-                }
+            if from + rest > span {
+                return;
+            }
+            for s in from..=span - rest {
                 cur.push(s as u8);
                 go(lens, k + 1, s + lens[k] as usize, span, cur, out);
                 cur.pop();
@@ -145,7 +145,11 @@ impl Columns {
             lines.push(line);
         }
         let (mut masks, mut pieces, mut cells, mut of) = (vec![], vec![], vec![], vec![]);
+        // The fillings are numbered line by line: line `li`'s placement `p` is
+        // `first_id[li] + p`.
+        let mut first_id = Vec::with_capacity(lines.len());
         for (li, line) in lines.iter().enumerate() {
+            first_id.push(masks.len());
             for (p, st) in line.starts.iter().enumerate() {
                 let mut c = vec![Cell::Empty; rows];
                 for (&s, &l) in st.iter().zip(&line.lens) {
@@ -162,7 +166,6 @@ impl Columns {
         }
         let count = masks.len();
         assert!(count < u8::MAX as usize, "at most 8 rows: 81 fillings");
-        let id = |li: usize, p: usize| of.iter().position(|&x| x == (li, p)).unwrap();
         let all = 1usize << rows;
         let mut fits = vec![Vec::new(); all];
         let mut pos = vec![u8::MAX; all * count];
@@ -179,7 +182,7 @@ impl Columns {
                 let (li, p) = of[f as usize];
                 for &(j, swept) in &lines[li].moves[p] {
                     if swept as usize & m == 0 {
-                        moves.push(pos[m * count + id(li, j as usize)]);
+                        moves.push(pos[m * count + first_id[li] + j as usize]);
                     }
                 }
                 ends.push(moves.len());

@@ -178,16 +178,18 @@ impl Census {
                 red_row,
             });
         }
-        let seqs = sequences(cols);
-        let plain = seqs.iter().map(|s| Line::new(s, None, cols)).collect();
+        let plain = sequences(cols)
+            .iter()
+            .map(|s| Line::new(s, None, cols))
+            .collect();
+        // The red car (a car) at each place among the other pieces of a row that leave
+        // it room.
         let mut red = Vec::new();
-        for s in &seqs {
+        for s in sequences(cols - 2) {
             for k in 0..=s.len() {
                 let mut t = s.clone();
                 t.insert(k, 2);
-                if t.iter().map(|&l| l as usize).sum::<usize>() <= cols {
-                    red.push(Line::new(&t, Some(k), cols));
-                }
+                red.push(Line::new(&t, Some(k), cols));
             }
         }
         Ok(Census {
@@ -206,22 +208,29 @@ impl Census {
         (self.plain.len() as u64).pow(self.rows as u32 - 1) * self.red.len() as u64
     }
 
-    /// The rows' lines of group `g`.
+    /// The lines row `r` may hold: the red car's row's, or the others'.
+    fn pool(&self, r: usize) -> &[Line] {
+        if r == self.red_row {
+            &self.red
+        } else {
+            &self.plain
+        }
+    }
+
+    /// The rows' lines of group `g` (row 0 its most significant digit).
     fn lines(&self, g: u64) -> Vec<&Line> {
         let mut rest = g;
-        let mut out = vec![None; self.rows];
-        for r in (0..self.rows).rev() {
-            let pool = if r == self.red_row {
-                &self.red
-            } else {
-                &self.plain
-            };
-            out[r] = Some(&pool[(rest % pool.len() as u64) as usize]);
-            rest /= pool.len() as u64;
-        }
-        out.into_iter()
-            .map(|l| l.expect("every row chosen"))
-            .collect()
+        let mut out: Vec<&Line> = (0..self.rows)
+            .rev()
+            .map(|r| {
+                let pool = self.pool(r);
+                let line = &pool[(rest % pool.len() as u64) as usize];
+                rest /= pool.len() as u64;
+                line
+            })
+            .collect();
+        out.reverse();
+        out
     }
 
     /// Searches every group (in parallel), reporting the layouts of each group done to
@@ -267,11 +276,7 @@ impl Census {
                     _ => {}
                 }
             }
-            let pool = if r == self.red_row {
-                &self.red
-            } else {
-                &self.plain
-            };
+            let pool = self.pool(r);
             let k = pool.iter().position(|l| l.lens == lens && l.red == red)?;
             g = g * pool.len() as u64 + k as u64;
         }
@@ -280,49 +285,8 @@ impl Census {
 
     /// Every group's layouts added up, without searching: the transfer matrix's count
     /// when the groups miss no layout and count none twice.
-    pub fn count(&self) -> u64 {
-        (0..self.groups())
-            .into_par_iter()
-            .map(|g| self.group_size(g))
-            .sum()
-    }
-
-    /// The layouts of group `g`: for each placement of its rows, the product over the
-    /// columns of the fillings that fit.
-    fn group_size(&self, g: u64) -> u64 {
-        let lines = self.lines(g);
-        // The column masks of each row placement so far, with their multiplicities.
-        let mut partial: Vec<([u8; MAX_SIDE], u64)> = vec![([0; MAX_SIDE], 1)];
-        for (r, line) in lines.iter().enumerate() {
-            let mut next = Vec::with_capacity(partial.len() * line.masks.len());
-            for (cm, n) in &partial {
-                for &m in &line.masks {
-                    let mut cm2 = *cm;
-                    for (c, x) in cm2.iter_mut().enumerate().take(self.cols) {
-                        *x |= ((m >> c & 1) as u8) << r;
-                    }
-                    next.push((cm2, *n));
-                }
-            }
-            next.sort_unstable();
-            next.dedup_by(|a, b| {
-                let same = a.0 == b.0;
-                if same {
-                    b.1 += a.1;
-                }
-                same
-            });
-            partial = next;
-        }
-        partial
-            .iter()
-            .map(|(cm, n)| {
-                n * cm[..self.cols]
-                    .iter()
-                    .map(|&m| self.columns.fits[m as usize].len() as u64)
-                    .product::<u64>()
-            })
-            .sum()
+    pub fn count(&self) -> Result<u64, CensusError> {
+        Ok(*self.offsets()?.last().expect("one entry at least"))
     }
 
     /// Searches group `g` alone.
@@ -367,50 +331,37 @@ impl<'a> Group<'a> {
             hstride[r] = hstride[r + 1] * lines[r + 1].starts.len() as u32;
         }
         let nh = hstride[0] as usize * lines[0].starts.len();
+        let mut places = vec![0u16; nh * MAX_SIDE];
         let mut colmask = vec![0u8; nh * cols];
+        let one = StrengthReducedU32::new(1);
+        let (mut stride, mut radix) = (vec![0u32; nh * MAX_SIDE], vec![one; nh * MAX_SIDE]);
         let mut base = Vec::with_capacity(nh + 1);
         let mut total = 0u64;
         for h in 0..nh {
             let cm = &mut colmask[h * cols..(h + 1) * cols];
             for r in 0..rows {
                 let p = h / hstride[r] as usize % lines[r].starts.len();
+                places[h * MAX_SIDE + r] = p as u16;
                 let m = lines[r].masks[p];
                 for (c, x) in cm.iter_mut().enumerate() {
                     *x |= ((m >> c & 1) as u8) << r;
                 }
             }
+            // The columns' digits, the last the least significant.
+            let mut size = 1u64;
+            for c in (0..cols).rev() {
+                let n = census.columns.fits[cm[c] as usize].len() as u64;
+                stride[h * MAX_SIDE + c] = size as u32;
+                radix[h * MAX_SIDE + c] = StrengthReducedU32::new(n.max(1) as u32);
+                size *= n;
+            }
             base.push(total as u32);
-            total += cm
-                .iter()
-                .map(|&m| census.columns.fits[m as usize].len() as u64)
-                .product::<u64>();
+            total += size;
             if total > u32::MAX as u64 {
                 return Err(CensusError::GroupTooLarge(total));
             }
         }
         base.push(total as u32);
-        let one = StrengthReducedU32::new(1);
-        let (mut stride, mut radix) = (vec![0u32; nh * MAX_SIDE], vec![one; nh * MAX_SIDE]);
-        for h in 0..nh {
-            let mut s = 1u32;
-            for c in (0..cols).rev() {
-                let m = colmask[h * cols + c] as usize;
-                let n = census.columns.fits[m].len() as u32;
-                stride[h * MAX_SIDE + c] = s;
-                radix[h * MAX_SIDE + c] = StrengthReducedU32::new(n.max(1));
-                s *= n;
-            }
-        }
-        let places = (0..nh * MAX_SIDE)
-            .map(|k| {
-                let (h, r) = (k / MAX_SIDE, k % MAX_SIDE);
-                if r < rows {
-                    (h / hstride[r] as usize % lines[r].starts.len()) as u16
-                } else {
-                    0
-                }
-            })
-            .collect();
         Ok(Group {
             places,
             stride,
@@ -436,7 +387,7 @@ impl<'a> Group<'a> {
 
     /// The row placement of row `r` in `h`.
     fn place(&self, h: usize, r: usize) -> usize {
-        h / self.hstride[r] as usize % self.lines[r].starts.len()
+        self.places[h * MAX_SIDE + r] as usize
     }
 
     /// Calls `visit(h2, n)` for every layout one move from layout `i` (of rows `h`),
@@ -472,7 +423,7 @@ impl<'a> Group<'a> {
             }
         }
         for r in 0..self.census.rows {
-            let p = self.places[h * MAX_SIDE + r] as usize;
+            let p = self.place(h, r);
             let busy = (vert >> (r * MAX_SIDE)) as u16 & 0xff;
             for &(to, swept) in &self.lines[r].moves[p] {
                 if swept & busy != 0 {

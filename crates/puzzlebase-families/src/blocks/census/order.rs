@@ -11,13 +11,13 @@ use crate::blocks::layouts::{Cell, Layout};
 
 impl Census {
     /// The first rank of each group, and the count after the last: `groups() + 1`
-    /// entries.
-    pub fn offsets(&self) -> Vec<u64> {
+    /// entries. A group too large to number is refused.
+    pub fn offsets(&self) -> Result<Vec<u64>, CensusError> {
         use rayon::prelude::*;
-        let sizes: Vec<u64> = (0..self.groups())
+        let sizes = (0..self.groups())
             .into_par_iter()
-            .map(|g| self.group_size(g))
-            .collect();
+            .map(|g| Ok(Group::new(self, g)?.total()))
+            .collect::<Result<Vec<u64>, CensusError>>()?;
         let mut out = Vec::with_capacity(sizes.len() + 1);
         let mut sum = 0u64;
         out.push(0);
@@ -25,7 +25,7 @@ impl Census {
             sum += s;
             out.push(sum);
         }
-        out
+        Ok(out)
     }
 
     /// The census rank of `layout`, given the census's [`Census::offsets`]. Refused when

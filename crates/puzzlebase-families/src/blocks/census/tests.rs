@@ -48,18 +48,6 @@ fn plain(rows: usize, cols: usize, red_row: usize) -> (u64, Vec<Vec<u64>>, Vec<u
     (l.count(), by, dist)
 }
 
-fn trimmed(by: &[Vec<u64>]) -> Vec<Vec<u64>> {
-    by.iter()
-        .map(|row| {
-            let mut row = row.clone();
-            while row.last() == Some(&0) {
-                row.pop();
-            }
-            row
-        })
-        .collect()
-}
-
 /// The solvable clusters by their deepest layout's distance, found the plain way: the
 /// components of the moves between ranks (union-find), given every rank's distance.
 fn plain_clusters(rows: usize, cols: usize, red_row: usize, dist: &[u8]) -> Vec<u64> {
@@ -101,8 +89,8 @@ fn agrees(rows: usize, cols: usize, red_row: usize) {
         found.layouts, count,
         "{rows}x{cols}: every layout in one group"
     );
-    assert_eq!(census.count(), count);
-    assert_eq!(trimmed(&found.by_distance), by, "{rows}x{cols}");
+    assert_eq!(census.count(), Ok(count));
+    assert_eq!(found.by_distance, by, "{rows}x{cols}");
     let l = Layouts::new(rows, cols, red_row).unwrap();
     let deepest = by.len() - 1;
     assert_eq!(found.deepest_distance, deepest);
@@ -151,7 +139,7 @@ fn the_6x6_groups_add_up_to_the_transfer_matrix_count() {
     let census = Census::rush_hour();
     assert_eq!(census.groups(), 8u64.pow(6));
     assert_eq!(layouts_of(&census), Some(49_425_302_142));
-    assert_eq!(census.count(), 49_425_302_142);
+    assert_eq!(census.count(), Ok(49_425_302_142));
 }
 
 #[test]
@@ -173,7 +161,7 @@ fn the_census_order_ranks_every_layout_once() {
     // once, and ranks back to itself.
     for (rows, cols, red_row) in [(3, 3, 1), (4, 4, 1), (3, 5, 1), (4, 5, 2)] {
         let census = Census::new(rows, cols, red_row).unwrap();
-        let offsets = census.offsets();
+        let offsets = census.offsets().unwrap();
         let l = Layouts::new(rows, cols, red_row).unwrap();
         assert_eq!(*offsets.last().unwrap(), l.count());
         let mut seen = vec![false; l.count() as usize];
@@ -194,19 +182,15 @@ fn the_census_order_ranks_every_layout_once() {
     }
     // The 6x6: Fogleman's board and back.
     let census = Census::rush_hour();
-    let offsets = census.offsets();
+    let offsets = census.offsets().unwrap();
     let board = Board::parse("BCDDE.BCF.EGB.FAAGHHHI.G..JIKKLLJMM.").unwrap();
     let layout = Layout::from_board(&board).unwrap();
     let r = census.rank(&offsets, &layout).unwrap();
     assert_eq!(census.unrank(&offsets, r).unwrap(), layout);
     // A layout of another board is refused.
-    let small = Census::new(4, 4, 1)
-        .unwrap()
-        .unrank(&Census::new(4, 4, 1).unwrap().offsets(), 0);
-    assert_eq!(
-        census.rank(&offsets, &small.unwrap()),
-        Err(CensusError::NotALayout)
-    );
+    let small = Census::new(4, 4, 1).unwrap();
+    let layout = small.unrank(&small.offsets().unwrap(), 0).unwrap();
+    assert_eq!(census.rank(&offsets, &layout), Err(CensusError::NotALayout));
 }
 
 #[test]
